@@ -1,0 +1,1 @@
+//! Splitting the final answer into claims and labelling each by its support.

@@ -1,0 +1,173 @@
+//! Opening traces that are not `tdn.run/1`: each importer turns one format into native run JSON,
+//! which then passes the same validation as a native file (`analysis::load`).
+//!
+//! One registry, [`IMPORTERS`], is walked to sniff a file's format, so users never need a flag;
+//! `--from` forces one. An importer is a pure function from parsed JSON to run JSON: no I/O.
+
+use crate::analysis::load::{Document, Warning};
+use serde_json::Value;
+
+/// Where a run came from (`run.source_format` in the report; `import --from` names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SourceFormat {
+    /// `tdn.run/1`.
+    Native,
+    /// OTLP JSON traces (GenAI semantic conventions or OpenInference attributes).
+    Otlp,
+    /// A Langfuse trace with its observations.
+    Langfuse,
+    /// A Who&When benchmark file.
+    WhoWhen,
+    /// τ-bench result records.
+    TauBench,
+}
+
+impl SourceFormat {
+    /// Every format, native first.
+    pub const ALL: [SourceFormat; 5] = [
+        SourceFormat::Native,
+        SourceFormat::Otlp,
+        SourceFormat::Langfuse,
+        SourceFormat::WhoWhen,
+        SourceFormat::TauBench,
+    ];
+
+    /// The name used by `--from` and `run.source_format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceFormat::Native => "tdn.run/1",
+            SourceFormat::Otlp => "otlp",
+            SourceFormat::Langfuse => "langfuse",
+            SourceFormat::WhoWhen => "whowhen",
+            SourceFormat::TauBench => "taubench",
+        }
+    }
+
+    /// Parses a `--from` name.
+    pub fn parse(s: &str) -> Option<Self> {
+        SourceFormat::ALL.into_iter().find(|f| f.name() == s)
+    }
+}
+
+impl std::fmt::Display for SourceFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One run produced by an importer, as `tdn.run/1` JSON, with the importer's own warnings.
+#[derive(Clone, Debug)]
+pub struct ImportedRun {
+    /// A `tdn.run/1` object (validated afterwards by the loader).
+    pub value: Value,
+    /// What the importer had to guess or drop.
+    pub warnings: Vec<Warning>,
+}
+
+/// Why an importer refused a document.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ImportError(pub String);
+
+/// A converter from one trace format to `tdn.run/1`.
+pub trait Importer: Sync {
+    /// The format it reads.
+    fn format(&self) -> SourceFormat;
+    /// True when the document looks like this format (cheap: look at keys, not content).
+    fn sniff(&self, doc: &Document) -> bool;
+    /// How many runs the document holds (for `--index` checks and the picker).
+    fn count(&self, doc: &Document) -> usize;
+    /// Converts the runs of the document (only the one at `index` when given).
+    fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError>;
+}
+
+/// Native runs pass through untouched.
+struct Native;
+
+impl Importer for Native {
+    fn format(&self) -> SourceFormat {
+        SourceFormat::Native
+    }
+
+    fn sniff(&self, doc: &Document) -> bool {
+        match doc {
+            Document::One(Value::Object(o)) => o.contains_key("format"),
+            _ => false,
+        }
+    }
+
+    fn count(&self, _doc: &Document) -> usize {
+        1
+    }
+
+    fn import(
+        &self,
+        doc: Document,
+        _index: Option<usize>,
+    ) -> Result<Vec<ImportedRun>, ImportError> {
+        match doc {
+            Document::One(value) => Ok(vec![ImportedRun {
+                value,
+                warnings: Vec::new(),
+            }]),
+            Document::Lines(_) => Err(ImportError(
+                "a tdn.run/1 file holds one JSON object, not JSON lines".to_owned(),
+            )),
+        }
+    }
+}
+
+/// Every importer, in sniffing order (native first, so a file with `format` is never imported).
+pub static IMPORTERS: &[&dyn Importer] = &[&Native];
+
+/// The importer for a format, when one is built in.
+pub fn importer(format: SourceFormat) -> Option<&'static dyn Importer> {
+    IMPORTERS.iter().copied().find(|i| i.format() == format)
+}
+
+/// The first importer that recognises the document.
+pub fn sniff(doc: &Document) -> Option<SourceFormat> {
+    IMPORTERS.iter().find(|i| i.sniff(doc)).map(|i| i.format())
+}
+
+/// What a message says when nothing recognised the document.
+pub fn why_unknown(doc: &Document) -> String {
+    let names: Vec<&str> = IMPORTERS.iter().map(|i| i.format().name()).collect();
+    match doc {
+        Document::One(Value::Object(_)) => format!(
+            "\"format\" is missing and the file matches no known trace format ({}); a native run starts with \"format\": \"tdn.run/1\"",
+            names.join(", ")
+        ),
+        Document::One(v) => format!(
+            "the run must be a JSON object, found {}",
+            crate::analysis::load::json_type_name(v)
+        ),
+        Document::Lines(_) => format!(
+            "the file holds JSON lines that match no known trace format ({})",
+            names.join(", ")
+        ),
+    }
+}
+
+/// Runs the importer for `format` on the document.
+pub fn to_native_values(
+    format: SourceFormat,
+    doc: Document,
+    index: Option<usize>,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let imp = importer(format).ok_or_else(|| {
+        ImportError(format!(
+            "the {} importer is not available in this build",
+            format.name()
+        ))
+    })?;
+    if let Some(i) = index {
+        let n = imp.count(&doc);
+        if format != SourceFormat::Native && i >= n {
+            return Err(ImportError(format!(
+                "--index {i} is out of range: the file holds {n} run(s), numbered from 0"
+            )));
+        }
+    }
+    imp.import(doc, index)
+}

@@ -1,0 +1,1 @@
+//! The optional judge: the trait the analysis asks, and how its answer becomes a finding.

@@ -1,0 +1,1 @@
+//! Links between steps by verbatim value reuse, found with a multi-pattern index.

@@ -1,0 +1,161 @@
+//! Reading a run from a file: sniff the format, import when it is not native, validate.
+//!
+//! Every run, native or imported, passes through [`native::run_from_value`], so one set of rules
+//! (docs/run-format.md) decides what loads. Unusable input is a [`LoadError`] that names the file
+//! and, for bad JSON, the line and column; for a bad run, the step (id and position) and the
+//! field. Recoverable problems come back as [`Warning`]s beside the run. Nothing here panics on any
+//! input, and nothing reads a file other than the one asked for.
+
+mod document;
+mod error;
+mod native;
+mod timestamp;
+mod warning;
+
+pub use document::{Document, parse_document};
+pub use error::{LoadError, RunError};
+pub use native::run_from_value;
+pub use warning::Warning;
+
+/// A JSON value's type in words ("an object", "a string", ...), for messages.
+pub fn json_type_name(v: &serde_json::Value) -> &'static str {
+    error::json_type(v)
+}
+
+use crate::analysis::import::{self, SourceFormat};
+use crate::analysis::model::Run;
+use std::path::Path;
+
+/// The largest run file the loader reads (1 GiB); a bigger file is refused with a message.
+pub const MAX_RUN_BYTES: u64 = 1 << 30;
+
+/// How to read a file.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Force a format instead of sniffing (`--from`).
+    pub format: Option<SourceFormat>,
+    /// Take only the run at this 0-based position of a file holding several (`--index`).
+    pub index: Option<usize>,
+}
+
+/// One loaded run with what the loader noticed on the way.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The validated run.
+    pub run: Run,
+    /// Recoverable problems (shown in the screen and the report).
+    pub warnings: Vec<Warning>,
+    /// Where it came from: `tdn.run/1` or an importer's name.
+    pub source_format: SourceFormat,
+}
+
+/// Reads every run in the file at `path` (or only the `--index` one).
+pub fn load_path(path: &Path, opts: &LoadOptions) -> Result<Vec<Loaded>, LoadError> {
+    let text = read_text(path)?;
+    load_str(&text, path, opts)
+}
+
+/// Reads every run in `text`, reporting errors against `path`.
+pub fn load_str(text: &str, path: &Path, opts: &LoadOptions) -> Result<Vec<Loaded>, LoadError> {
+    let doc = parse_document(text, path)?;
+    let format = match opts.format {
+        Some(f) => f,
+        None => import::sniff(&doc).ok_or_else(|| LoadError::UnknownFormat {
+            path: path.to_path_buf(),
+            why: import::why_unknown(&doc),
+        })?,
+    };
+    let raw = import::to_native_values(format, doc, opts.index).map_err(|e| LoadError::Import {
+        path: path.to_path_buf(),
+        format,
+        message: e.to_string(),
+    })?;
+    let count = raw.len();
+    if let Some(i) = opts.index {
+        if format == SourceFormat::Native && i != 0 {
+            return Err(LoadError::IndexOutOfRange {
+                path: path.to_path_buf(),
+                index: i,
+                count,
+            });
+        }
+    }
+    let mut out = Vec::with_capacity(count);
+    for imported in raw {
+        let (run, mut warnings) = run_from_value(imported.value, format).map_err(|e| e.at(path))?;
+        let mut all = imported.warnings;
+        all.append(&mut warnings);
+        out.push(Loaded {
+            run,
+            warnings: all,
+            source_format: format,
+        });
+    }
+    Ok(out)
+}
+
+/// Reads exactly one run: the file's only run, or the `--index` one. A file holding several runs
+/// without `--index` is an error that says how many there are.
+pub fn load_one(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
+    let mut runs = load_path(path, opts)?;
+    match runs.len() {
+        1 => Ok(runs.remove(0)),
+        0 => Err(LoadError::NoRuns {
+            path: path.to_path_buf(),
+        }),
+        n => Err(LoadError::NeedsIndex {
+            path: path.to_path_buf(),
+            count: n,
+        }),
+    }
+}
+
+fn read_text(path: &Path) -> Result<String, LoadError> {
+    let io = |source: std::io::Error| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(LoadError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    if meta.len() > MAX_RUN_BYTES {
+        return Err(LoadError::TooBig {
+            path: path.to_path_buf(),
+            bytes: meta.len(),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    match String::from_utf8(bytes) {
+        Ok(mut s) => {
+            if s.starts_with('\u{feff}') {
+                s.drain(..'\u{feff}'.len_utf8());
+            }
+            Ok(s)
+        }
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let (line, column) = line_col_of_byte(&bytes, at);
+            Err(LoadError::Json {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: "the file is not valid UTF-8".to_owned(),
+            })
+        }
+    }
+}
+
+/// 1-based line and column of byte offset `at`.
+fn line_col_of_byte(bytes: &[u8], at: usize) -> (usize, usize) {
+    let upto = bytes.get(..at).unwrap_or(bytes);
+    let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+    let col = upto.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests;

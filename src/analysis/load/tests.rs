@@ -1,0 +1,183 @@
+//! Loader rules of docs/run-format.md: each error stops with the file, step and field named; each
+//! warning drops the offending part and the run still loads.
+
+use super::*;
+use crate::analysis::model::{RunStatus, StepKind};
+use serde_json::json;
+
+fn load_json(v: serde_json::Value) -> Result<Loaded, LoadError> {
+    let text = v.to_string();
+    load_str(&text, Path::new("run.json"), &LoadOptions::default()).map(|mut runs| runs.remove(0))
+}
+
+fn msg(r: Result<Loaded, LoadError>) -> String {
+    match r {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn minimal(steps: serde_json::Value) -> serde_json::Value {
+    json!({"format": "tdn.run/1", "id": "r1", "status": "failed", "steps": steps})
+}
+
+#[test]
+fn bad_json_names_file_line_and_column() {
+    let e = load_str(
+        "{\n  \"format\": \"tdn.run/1\",\n  \"id\": oops\n}",
+        Path::new("run.json"),
+        &LoadOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("run.json:3:9: not valid JSON"), "{e}");
+}
+
+#[test]
+fn a_step_without_kind_names_the_step_and_field() {
+    let e = msg(load_json(minimal(
+        json!([{"id": "s1", "kind": "user"}, {"id": "s2"}]),
+    )));
+    assert_eq!(
+        e,
+        "run.json: step 's2' (position 2): \"kind\" is missing; give one of user, llm, tool, retrieval, memory_read, memory_write, decision, agent, system, event"
+    );
+}
+
+#[test]
+fn duplicate_step_ids_are_an_error() {
+    let e = msg(load_json(minimal(
+        json!([{"id": "a", "kind": "user"}, {"id": "a", "kind": "llm"}]),
+    )));
+    assert!(
+        e.contains("step 'a' (position 2)") && e.contains("position 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn top_level_errors() {
+    assert!(msg(load_json(json!([1, 2]))).contains("must be a JSON object"));
+    assert!(
+        msg(load_json(
+            json!({"id": "x", "status": "failed", "steps": []})
+        ))
+        .contains("\"format\" is missing")
+    );
+    assert!(
+        msg(load_json(
+            json!({"format": "tdn.run/9", "id": "x", "status": "failed", "steps": []})
+        ))
+        .contains("tdn.run/9")
+    );
+    assert!(
+        msg(load_json(
+            json!({"format": "tdn.run/1", "status": "failed", "steps": []})
+        ))
+        .contains("\"id\" is missing")
+    );
+    assert!(
+        msg(load_json(
+            json!({"format": "tdn.run/1", "id": "x", "status": "crashed", "steps": []})
+        ))
+        .contains("\"status\"")
+    );
+    assert!(
+        msg(load_json(
+            json!({"format": "tdn.run/1", "id": "x", "status": "failed", "steps": {}})
+        ))
+        .contains("\"steps\"")
+    );
+    assert!(msg(load_json(minimal(json!(["s1"])))).contains("position 1"));
+}
+
+#[test]
+fn recoverable_problems_are_warnings_and_the_reference_is_dropped() {
+    let run = json!({
+        "format": "tdn.run/1", "id": "r1", "status": "failed",
+        "context_units": [
+            {"id": "u1", "kind": "document", "text": "a"},
+            {"id": "u1", "kind": "document", "text": "b"},
+            {"id": "u2", "kind": "memory", "text": "c", "produced_by": "nowhere"}
+        ],
+        "steps": [
+            {"id": "s1", "kind": "user", "parent": "s1"},
+            {"id": "s2", "kind": "weird", "parent": "s3"},
+            {"id": "s3", "kind": "llm", "parent": "s1", "usage": {"input_tokens": "many"},
+             "context": {"available": ["u1", "ghost"], "sent": ["u1"]}},
+            {"id": "s4", "kind": "decision", "decision": {"chosen": "a", "options": [{"id": "a", "requires": ["s9", "s3"]}]}}
+        ]
+    });
+    let loaded = load_json(run).unwrap();
+    let fields: Vec<_> = loaded
+        .warnings
+        .iter()
+        .map(|w| w.field.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "kind",
+            "usage",
+            "context_units",
+            "context_units",
+            "parent",
+            "parent",
+            "context",
+            "requires"
+        ],
+        "{:#?}",
+        loaded.warnings
+    );
+    let r = &loaded.run;
+    assert_eq!(r.steps[0].parent, None);
+    assert_eq!(r.steps[1].kind, StepKind::Event);
+    assert_eq!(r.steps[1].kind_name.as_deref(), Some("weird"));
+    assert_eq!(r.steps[1].parent, None);
+    assert_eq!(r.steps[2].parent.as_ref().map(|p| p.as_str()), Some("s1"));
+    assert_eq!(r.unit("u1").map(|u| u.text.as_str()), Some("a"));
+    assert_eq!(r.unit("u2").and_then(|u| u.produced_by.clone()), None);
+    let ctx = r.steps[2].context.as_ref().unwrap();
+    assert_eq!(ctx.available.as_ref().unwrap().len(), 1);
+    let req = &r.steps[3].decision.as_ref().unwrap().options[0].requires;
+    assert_eq!(req.len(), 1);
+    assert_eq!(r.steps[2].index, 2);
+    assert_eq!(r.status, RunStatus::Failed);
+}
+
+#[test]
+fn empty_steps_load_with_a_warning() {
+    let loaded = load_json(minimal(json!([]))).unwrap();
+    assert!(loaded.run.steps.is_empty());
+    assert_eq!(loaded.warnings.len(), 1);
+    assert_eq!(loaded.warnings[0].field.as_deref(), Some("steps"));
+}
+
+#[test]
+fn unknown_fields_are_kept() {
+    let mut v = minimal(json!([{"id": "s1", "kind": "user", "x_custom": {"a": 1}}]));
+    v["recorder"] = json!("sdk 1.2");
+    let loaded = load_json(v).unwrap();
+    assert_eq!(loaded.run.extra.get("recorder"), Some(&json!("sdk 1.2")));
+    assert_eq!(
+        loaded.run.steps[0].extra.get("x_custom"),
+        Some(&json!({"a": 1}))
+    );
+    assert!(loaded.warnings.is_empty());
+}
+
+#[test]
+fn hostile_step_ids_are_inert_in_messages() {
+    let e = msg(load_json(minimal(json!([{"id": "\u{1b}[2J", "kind": 5}]))));
+    assert!(!e.contains('\u{1b}'), "{e:?}");
+    assert!(e.contains("\\u{1b}[2J"), "{e}");
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let e = load_str(&deep, Path::new("deep.json"), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("deep.json:1:"), "{e}");
+}

@@ -1,0 +1,40 @@
+//! A recoverable problem found while loading: the run still loads, and the warning is shown in
+//! the screen and carried into the report (`run.warnings`).
+
+use serde::{Deserialize, Serialize};
+
+/// `{"message", "step", "index", "field"}`; the last three are null when the warning is not about
+/// one step.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// A sentence for people; names the step and the field, and what was done about it.
+    pub message: String,
+    /// The step's id.
+    pub step: Option<String>,
+    /// The step's 0-based position.
+    pub index: Option<usize>,
+    /// The field at fault.
+    pub field: Option<String>,
+}
+
+impl Warning {
+    /// A warning about the run as a whole.
+    pub fn run(field: Option<&str>, message: impl Into<String>) -> Self {
+        Warning {
+            message: message.into(),
+            step: None,
+            index: None,
+            field: field.map(str::to_owned),
+        }
+    }
+
+    /// A warning about one step.
+    pub fn step(id: &str, index: usize, field: &str, message: impl Into<String>) -> Self {
+        Warning {
+            message: message.into(),
+            step: Some(id.to_owned()),
+            index: Some(index),
+            field: Some(field.to_owned()),
+        }
+    }
+}

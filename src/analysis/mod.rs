@@ -1,0 +1,16 @@
+//! The analysis: plain synchronous library code with no terminal, process or screen in it.
+//!
+//! `model` is the run, `load` and `import` read it, `links`, `detect`, `rank` and `claims` find
+//! what went wrong, `influence` ranks context, and `report` puts it all in the one structure that
+//! `analyze --json`, the text output and the screen share.
+
+pub mod claims;
+pub mod detect;
+pub mod import;
+pub mod influence;
+pub mod judge;
+pub mod links;
+pub mod load;
+pub mod model;
+pub mod rank;
+pub mod report;

@@ -1,0 +1,21 @@
+//! The recorded run, `tdn.run/1` (docs/run-format.md), as plain Rust values.
+//!
+//! Holds the types every other layer reads: [`Run`], [`Step`], [`ContextUnit`], [`Tool`] and the
+//! typed ids. Building a `Run` from untrusted JSON is the loader's job (`analysis::load`); importers
+//! build one from other formats. Nothing here does I/O.
+
+mod ids;
+mod run;
+mod step;
+mod text;
+
+pub use ids::{StepId, UnitId};
+pub use run::{ContextUnit, Limits, ModelInfo, Run, RunStatus, Tool};
+pub use step::{
+    Decision, DecisionOption, Document, MemoryOp, Step, StepContext, StepKind, Timestamp, ToolCall,
+    Usage, describe_step,
+};
+pub use text::{inert_block, inert_line, value_text, value_text_into};
+
+/// The `format` string of a native run.
+pub const RUN_FORMAT: &str = "tdn.run/1";

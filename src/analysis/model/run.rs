@@ -1,0 +1,224 @@
+//! The top level of a run: status, task, answers, tools, context units and steps.
+
+use super::ids::{StepId, UnitId};
+use super::step::Step;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// How the run ended (`status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// It finished with a wrong outcome.
+    Failed,
+    /// It finished with the right outcome.
+    Succeeded,
+    /// It crashed.
+    Error,
+    /// It stopped while waiting, e.g. for the user.
+    Unfinished,
+}
+
+impl RunStatus {
+    /// The spec's name for this status.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Failed => "failed",
+            RunStatus::Succeeded => "succeeded",
+            RunStatus::Error => "error",
+            RunStatus::Unfinished => "unfinished",
+        }
+    }
+
+    /// Parses one of the four spec names.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "failed" => RunStatus::Failed,
+            "succeeded" => RunStatus::Succeeded,
+            "error" => RunStatus::Error,
+            "unfinished" => RunStatus::Unfinished,
+            _ => return None,
+        })
+    }
+}
+
+/// Default model facts (`model`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    /// The model's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its context window in tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+}
+
+/// The step budget (`limits`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Limits {
+    /// The most steps the agent was allowed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u64>,
+}
+
+/// A tool offered to the model (`tools[]`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// The tool's name.
+    pub name: String,
+    /// What it does, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of its arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Value>,
+    /// The call changes the world (a refund, a booking, a write).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mutates: bool,
+}
+
+/// A piece of context with a stable id (`context_units[]`): what experiments remove or put back.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContextUnit {
+    /// Unique in the run (the first of a duplicate wins).
+    pub id: UnitId,
+    /// `instruction`, `memory`, `document`, `tool_result`, `message`, `injection`, `example`,
+    /// `tool`, or a recorder's own kind.
+    pub kind: String,
+    /// The unit's text.
+    pub text: String,
+    /// Its size in tokens, when recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    /// The step that produced it, when it names an existing step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub produced_by: Option<StepId>,
+    /// Fields this project does not know, kept and shown.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One recorded run. Built by the loader (never deserialized directly, so every run has passed
+/// validation); steps are in execution order and `steps[i].index == i`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Run {
+    /// Always [`super::RUN_FORMAT`] once loaded.
+    pub format: String,
+    /// The run's id.
+    pub id: String,
+    /// A label for people.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// How it ended.
+    pub status: RunStatus,
+    /// The run-level error, when status is `error`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What the user asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    /// What the agent finally said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_answer: Option<String>,
+    /// A known-good answer; turns on contrastive scoring.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_answer: Option<String>,
+    /// Default model facts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelInfo>,
+    /// The step budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+    /// Tools offered to the model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Tool>,
+    /// Every piece of context with a stable id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context_units: Vec<ContextUnit>,
+    /// The steps, in execution order.
+    pub steps: Vec<Step>,
+    /// Anything else.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub attributes: Map<String, Value>,
+    /// Top-level fields this project does not know, kept and shown.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+    #[serde(skip)]
+    step_index: HashMap<StepId, usize>,
+    #[serde(skip)]
+    unit_index: HashMap<UnitId, usize>,
+}
+
+impl Run {
+    /// A run with no steps; set the fields, push steps, then call [`Run::reindex`].
+    pub fn new(id: impl Into<String>, status: RunStatus) -> Self {
+        Run {
+            format: super::RUN_FORMAT.to_owned(),
+            id: id.into(),
+            title: None,
+            status,
+            error: None,
+            task: None,
+            final_answer: None,
+            reference_answer: None,
+            model: None,
+            limits: None,
+            tools: Vec::new(),
+            context_units: Vec::new(),
+            steps: Vec::new(),
+            attributes: Map::new(),
+            extra: Map::new(),
+            step_index: HashMap::new(),
+            unit_index: HashMap::new(),
+        }
+    }
+
+    /// Rebuilds the id look-ups and sets each step's `index` to its position. Call after
+    /// changing `steps` or `context_units`. The first of two equal ids wins the look-up.
+    pub fn reindex(&mut self) {
+        self.step_index.clear();
+        self.step_index.reserve(self.steps.len());
+        for (i, step) in self.steps.iter_mut().enumerate() {
+            step.index = i;
+            self.step_index.entry(step.id.clone()).or_insert(i);
+        }
+        self.unit_index.clear();
+        for (i, unit) in self.context_units.iter().enumerate() {
+            self.unit_index.entry(unit.id.clone()).or_insert(i);
+        }
+    }
+
+    /// The position of the step with this id.
+    pub fn step_index(&self, id: &str) -> Option<usize> {
+        self.step_index.get(id).copied()
+    }
+
+    /// The step with this id.
+    pub fn step(&self, id: &str) -> Option<&Step> {
+        self.step_index(id).and_then(|i| self.steps.get(i))
+    }
+
+    /// The context unit with this id.
+    pub fn unit(&self, id: &str) -> Option<&ContextUnit> {
+        self.unit_index
+            .get(id)
+            .and_then(|&i| self.context_units.get(i))
+    }
+
+    /// The offered tool with this name.
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The context window in force at a step: the step's own, else the model's.
+    pub fn context_window_at(&self, step: &Step) -> Option<u64> {
+        step.context_window
+            .or_else(|| self.model.as_ref().and_then(|m| m.context_window))
+    }
+
+    /// True when the run did not end well: `failed` or `error`.
+    pub fn went_wrong(&self) -> bool {
+        matches!(self.status, RunStatus::Failed | RunStatus::Error)
+    }
+}

@@ -1,0 +1,77 @@
+//! Turning a step's `input`/`output` (a string or any JSON) into text for matching and display.
+
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// The text of a JSON value: a string as itself, anything else as compact JSON.
+pub fn value_text(v: &Value) -> String {
+    let mut out = String::new();
+    value_text_into(v, &mut out);
+    out
+}
+
+/// Appends the text of `v` to `out` (see [`value_text`]).
+pub fn value_text_into(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => out.push_str(s),
+        Value::Null => {}
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// True for characters that must never reach a terminal raw: C0 and C1 controls, DEL, and the
+/// bidirectional overrides and isolates that can reorder what a reader sees.
+fn is_hazard(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// Run text made safe for one line of a terminal: every control character (newlines and tabs
+/// included), escape sequence introducer and bidi override is written as a visible `\u{..}` escape.
+/// Text written by a stranger goes through this (or [`inert_block`]) before it is printed.
+pub fn inert_line(s: &str) -> Cow<'_, str> {
+    inert(s, false)
+}
+
+/// Like [`inert_line`], but keeps newlines and tabs, for multi-line output.
+pub fn inert_block(s: &str) -> Cow<'_, str> {
+    inert(s, true)
+}
+
+fn inert(s: &str, keep_layout: bool) -> Cow<'_, str> {
+    let keep = |c: char| keep_layout && (c == '\n' || c == '\t');
+    if !s.chars().any(|c| is_hazard(c) && !keep(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_hazard(c) && !keep(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn inert_text_escapes_terminal_controls() {
+        assert_eq!(inert_line("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+        assert_eq!(inert_line("x\ny"), "x\\u{a}y");
+        assert_eq!(inert_block("x\ny\u{7}"), "x\ny\\u{7}");
+        assert_eq!(inert_line("\u{9b}31m\u{202e}"), "\\u{9b}31m\\u{202e}");
+        assert!(matches!(inert_line("plain text"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn strings_are_kept_verbatim_and_objects_compact() {
+        assert_eq!(value_text(&json!("a \"b\"")), "a \"b\"");
+        assert_eq!(value_text(&json!({"a": [1, "x"]})), r#"{"a":[1,"x"]}"#);
+        assert_eq!(value_text(&Value::Null), "");
+    }
+}

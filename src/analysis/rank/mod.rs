@@ -1,0 +1,2 @@
+//! Walk back from symptoms to causes, ranking multipliers, fault verdict; every tuning number in
+//! `params.rs`.

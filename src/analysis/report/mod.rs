@@ -1,0 +1,289 @@
+//! The diagnosis report, `tdn.report/1` (docs/report.md): the one contract between the analysis,
+//! `analyze --json`, the text output and the screen. Field for field as the spec; fields may be
+//! added, none renamed. The screen renders this structure and computes nothing of its own.
+
+mod build;
+mod probe;
+mod text;
+
+pub use build::{AnalyzeOptions, ReferenceChoice, analyze};
+pub use probe::{
+    CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
+    Verdict,
+};
+pub use text::render_text;
+
+use crate::analysis::influence::{RankingConfidence, Signals, Weights};
+use crate::analysis::load::Warning;
+use serde::{Deserialize, Serialize};
+
+/// The `format` of every report.
+pub const REPORT_FORMAT: &str = "tdn.report/1";
+
+/// The whole report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`REPORT_FORMAT`].
+    pub format: String,
+    /// What was analysed.
+    pub run: RunSummary,
+    /// The top suspect (null when there are no suspects).
+    pub verdict: Option<VerdictStep>,
+    /// Who was at fault.
+    pub fault: Fault,
+    /// Ranked, best first, one per step.
+    pub suspects: Vec<Suspect>,
+    /// How far the suspect ranking can be trusted.
+    pub confidence: RankingConfidence,
+    /// Which step used which earlier step's output (verbatim value reuse).
+    pub links: Vec<Link>,
+    /// Each claim of the final answer with its support.
+    pub claims: Vec<Claim>,
+    /// Context influence ranking (null when there is no final answer, no evidence, or the
+    /// embedder failed).
+    pub influence: Option<InfluenceSection>,
+    /// Context that was available but never sent (null when no step records `context`).
+    pub dropped: Option<DroppedSection>,
+    /// The optional judge (null when none was asked).
+    pub judge: Option<JudgeOutcome>,
+    /// Only from `localize`: the experiment session behind the verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiments: Option<ExperimentsSummary>,
+}
+
+/// `run`: what was analysed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// The run's id.
+    pub id: String,
+    /// `failed`, `succeeded`, `error` or `unfinished`.
+    pub status: crate::analysis::model::RunStatus,
+    /// Number of steps.
+    pub steps: usize,
+    /// `tdn.run/1` or an importer's name.
+    pub source_format: String,
+    /// Recoverable problems the loader found.
+    pub warnings: Vec<Warning>,
+}
+
+/// `verdict`: the top suspect, in short.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VerdictStep {
+    /// Step id.
+    pub step: String,
+    /// 0-based position.
+    pub index: usize,
+    /// What kind of problem.
+    pub category: String,
+    /// One line for people.
+    pub title: String,
+    /// Sentences a person can check against the run.
+    pub evidence: Vec<String>,
+}
+
+/// Which party the failure belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Party {
+    /// The agent did something wrong.
+    Agent,
+    /// The user's details never matched, or they declined what was offered.
+    User,
+    /// The run stopped while waiting for the user.
+    Unfinished,
+    /// The run did not fail.
+    None,
+}
+
+/// `fault`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fault {
+    /// Who.
+    pub party: Party,
+    /// Why, in one or two sentences.
+    pub why: String,
+}
+
+/// How a suspect was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Found by walking back from a symptom.
+    RootCause,
+    /// Where a failure showed up; has a known `cause`.
+    Symptom,
+    /// Looks wrong on its own.
+    Suspect,
+}
+
+/// One ranked suspect.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Suspect {
+    /// 1-based rank.
+    pub rank: usize,
+    /// Step id.
+    pub step: String,
+    /// 0-based position.
+    pub index: usize,
+    /// What kind of problem (docs/how-it-decides.md lists them).
+    pub category: String,
+    /// Which detector found it (`judge` for the judge).
+    pub detector: String,
+    /// One line for people.
+    pub title: String,
+    /// After the ranking multipliers; orders suspects, not a probability.
+    pub score: f64,
+    /// The detector's own confidence, before the multipliers.
+    pub confidence: f64,
+    /// How it was found.
+    pub role: Role,
+    /// For a symptom: the step that caused it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// Sentences a person can check against the run.
+    pub evidence: Vec<String>,
+}
+
+/// A dependency: a value of `from`'s output appears verbatim in `to`'s input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Link {
+    /// The earlier step.
+    pub from: String,
+    /// The later step.
+    pub to: String,
+    /// The reused value (made short for display).
+    pub value: String,
+}
+
+/// How well a claim is supported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SupportLabel {
+    /// A source says it.
+    Supported,
+    /// A source says some of it.
+    Partial,
+    /// No source says it.
+    Unsupported,
+    /// A close source gives a different number or outcome.
+    Contradicted,
+    /// Only an outdated source supports it.
+    Stale,
+    /// A pleasantry, not a claim.
+    NoClaim,
+}
+
+/// One claim of the final answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Claim {
+    /// The claim as written in the answer.
+    pub text: String,
+    /// Its support.
+    pub label: SupportLabel,
+    /// The step holding the best evidence, or null.
+    pub evidence_step: Option<String>,
+    /// The earliest model step whose output already held the claim, or null.
+    pub origin_step: Option<String>,
+}
+
+/// `influence`: every piece of context that reached the model, ranked by resemblance to the answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InfluenceSection {
+    /// `semantic` or `contrastive` (a reference answer is in force).
+    pub ranked_by: String,
+    /// The embedder's name (`hashed`, `mock`, `lexical`, `cmd`).
+    pub embedder: Option<String>,
+    /// Ranked, highest first.
+    pub scores: Vec<InfluenceEntry>,
+    /// How far the ranking can be trusted.
+    pub confidence: RankingConfidence,
+}
+
+/// One scored piece of evidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InfluenceEntry {
+    /// The unit id, else `<step id>` or `<step id>#<n>`.
+    pub id: String,
+    /// The unit an ablation removes (null: nothing to remove).
+    pub unit: Option<String>,
+    /// The producing step, or null.
+    pub step: Option<String>,
+    /// The composite score; a similarity proxy, not a probability.
+    pub score: f64,
+    /// The four signals.
+    pub signals: Signals,
+    /// The effective weights for this item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<Weights>,
+    /// True when weights moved for lack of ancestors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapted: Option<bool>,
+    /// From `localize` and the screen's experiments: what re-running without it showed.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeResult>,
+}
+
+/// `dropped`: context that could have reached the model and did not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DroppedSection {
+    /// Available units never sent, in first-seen order.
+    pub dropped: Vec<DroppedEntry>,
+    /// Distinct available ids.
+    pub available_count: usize,
+    /// Distinct sent ids (including ids never available).
+    pub sent_count: usize,
+    /// `!dropped.is_empty()`.
+    pub any_dropped: bool,
+    /// A sentence for people; says a dropped unit is only a candidate.
+    pub reason: String,
+    /// Per `llm` step that records `context.available`.
+    pub steps: Vec<DroppedStep>,
+}
+
+/// One dropped unit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DroppedEntry {
+    /// The unit id.
+    pub id: String,
+    /// The unit's text, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// From `localize` and the screen's experiments: what putting it back showed.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeResult>,
+}
+
+/// The dropped diff of one `llm` step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DroppedStep {
+    /// Step id.
+    pub step: String,
+    /// 0-based position.
+    pub index: usize,
+    /// Unit ids available but not sent at this step.
+    pub dropped: Vec<String>,
+    /// Distinct available ids.
+    pub available_count: usize,
+    /// Distinct sent ids.
+    pub sent_count: usize,
+    /// `!dropped.is_empty()`.
+    pub any_dropped: bool,
+}
+
+/// `judge`: what the optional judge said, or why it said nothing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeOutcome {
+    /// The blamed step (null on failure).
+    pub step: Option<String>,
+    /// Its reason (null on failure).
+    pub reason: Option<String>,
+    /// Why the judge gave nothing usable (null on success).
+    pub error: Option<String>,
+}
+
+impl Report {
+    /// The report as pretty JSON (what `analyze --json` prints is the compact form).
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}

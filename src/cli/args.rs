@@ -1,0 +1,413 @@
+//! The command line, as clap types. Their doc comments are the `--help` text. Nothing here runs
+//! anything: `cli::run` turns these into library calls.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// A terminal debugger for AI-agent runs: which step, which piece of context, caused this?
+///
+/// `tdn-tui RUN` opens the recording in a full-screen debugger. The subcommands do the same work
+/// from scripts and CI.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tdn-tui",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// What to do; without one, open RUN in the debugger.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The screen's options (when no subcommand is given).
+    #[command(flatten)]
+    pub open: OpenArgs,
+}
+
+/// Options every command that reads a config accepts.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ConfigArgs {
+    /// Read this config file instead of ./tdn.toml or the user's tdn-tui/tdn.toml.
+    #[arg(long, value_name = "PATH", global = true)]
+    pub config: Option<PathBuf>,
+    /// Allow commands (runner, judge, embedder, flip rule) from a tdn.toml in the current folder.
+    #[arg(long, global = true)]
+    pub yes: bool,
+}
+
+/// Which run of a file, and in which format.
+#[derive(Debug, Args, Clone, Default)]
+pub struct InputArgs {
+    /// Read the file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = ["tdn.run/1", "otlp", "langfuse", "whowhen", "taubench"])]
+    pub from: Option<String>,
+    /// For a file holding several runs: the 0-based position of the one to use.
+    #[arg(long, value_name = "N")]
+    pub index: Option<usize>,
+}
+
+/// Which reference answer is in force.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ReferenceArgs {
+    /// Use this text as the known-good answer (turns on contrastive scoring).
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["reference_file", "no_reference"])]
+    pub reference: Option<String>,
+    /// Read the known-good answer from this file.
+    #[arg(long, value_name = "F", conflicts_with = "no_reference")]
+    pub reference_file: Option<PathBuf>,
+    /// Ignore the run's reference answer.
+    #[arg(long)]
+    pub no_reference: bool,
+}
+
+/// `tdn-tui RUN`: the screen.
+#[derive(Debug, Args, Clone, Default)]
+pub struct OpenArgs {
+    /// The recorded run (tdn.run/1, OTLP JSON, Langfuse, Who&When or τ-bench).
+    #[arg(value_name = "RUN")]
+    pub run: Option<PathBuf>,
+    /// Which run and format.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Which reference answer.
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
+    /// Theme: dark, light, mono, or the path of a theme file.
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+    /// When to use colour.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<Color>,
+    /// The runner command for experiments (the user's consent to run it).
+    #[arg(long, value_name = "CMD")]
+    pub runner: Option<String>,
+    /// Render headless at this size (e.g. 120x40), print the final screen as text, and exit.
+    #[arg(long, value_name = "WxH")]
+    pub render: Option<String>,
+    /// With --render: keys to press first, e.g. "j j Enter ? q" (names as in the help overlay).
+    #[arg(long, value_name = "KEYS", requires = "render")]
+    pub keys: Option<String>,
+    /// Config and consent.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Color {
+    /// Colour on a terminal unless NO_COLOR is set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check a run file against the run format; print one line per warning.
+    Validate(ValidateArgs),
+    /// Diagnose a run: top suspect with evidence, fault, claims (or the JSON report).
+    Analyze(AnalyzeArgs),
+    /// Convert a trace (OTLP, Langfuse, Who&When, τ-bench) to tdn.run/1.
+    Import(ImportArgs),
+    /// Measure step and agent accuracy on labelled runs (Who&When).
+    Eval(EvalArgs),
+    /// Re-run the agent without a unit, with a dropped unit restored, or from a step.
+    Experiment(ExperimentArgs),
+    /// The whole pipeline: rank, baseline, ablate the top suspects, restore dropped units.
+    Localize(LocalizeArgs),
+    /// Read, verify and plan from an attribution ledger.
+    Ledger(LedgerArgs),
+    /// Ranking confidence of a list of scores (JSON in, JSON out).
+    Confidence(ConfidenceArgs),
+    /// Score evidence by influence on an answer (JSON in, JSON out).
+    Influence(InfluenceArgs),
+    /// Context that was available but never sent (JSON in, JSON out).
+    Dropped(DroppedArgs),
+}
+
+/// `validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The run file.
+    pub run: PathBuf,
+    /// Which run and format.
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// `analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The run file.
+    pub run: PathBuf,
+    /// Print the JSON report (docs/report.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Which run and format.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Which reference answer.
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
+    /// Embedder for the influence ranking: hashed, mock, lexical or cmd:COMMAND.
+    #[arg(long, value_name = "E")]
+    pub embedder: Option<String>,
+    /// Config and consent.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// `import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The trace to convert.
+    #[arg(value_name = "IN")]
+    pub input_path: PathBuf,
+    /// Where to write the tdn.run/1 file.
+    #[arg(short, long, value_name = "OUT.json")]
+    pub output: PathBuf,
+    /// Which run and format.
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// `eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Labelled run files or folders of them.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Ignore the runs' reference answers.
+    #[arg(long)]
+    pub no_reference: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// A labels file for runs without inline labels (JSON: {"file name": {"step": N, "agent": "..."}}).
+    #[arg(long, value_name = "FILE")]
+    pub labels: Option<PathBuf>,
+    /// Config and consent.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// What one `experiment` changes.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct ExperimentKind {
+    /// Leave out these units (together, in one probe).
+    #[arg(long, value_name = "ID", num_args = 1..)]
+    pub ablate: Vec<String>,
+    /// Put these dropped units back (together, in one probe).
+    #[arg(long, value_name = "ID", num_args = 1..)]
+    pub restore: Vec<String>,
+    /// Re-run from this step, earlier steps from the recording.
+    #[arg(long, value_name = "STEP")]
+    pub replay: Option<String>,
+    /// Only the baseline: change nothing.
+    #[arg(long)]
+    pub baseline: bool,
+}
+
+/// Options shared by `experiment` and `localize`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RunnerArgs {
+    /// The shell command that re-runs the agent (`sh -c`); the user's consent to run it.
+    #[arg(long, value_name = "CMD")]
+    pub runner: Option<String>,
+    /// Samples per probe (at least 2).
+    #[arg(long, value_name = "N")]
+    pub samples: Option<f64>,
+    /// Seconds before a sample is killed.
+    #[arg(long, value_name = "S")]
+    pub timeout: Option<f64>,
+    /// How a flip is decided: similarity, exact, contains:TEXT or cmd:COMMAND.
+    #[arg(long, value_name = "RULE")]
+    pub flip: Option<String>,
+    /// The attribution ledger (default: beside the run).
+    #[arg(long, value_name = "PATH")]
+    pub ledger: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `experiment`.
+#[derive(Debug, Args)]
+pub struct ExperimentArgs {
+    /// The run file.
+    pub run: PathBuf,
+    /// What to change.
+    #[command(flatten)]
+    pub kind: ExperimentKind,
+    /// With --replay: the output the replayed step should produce.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        requires = "replay",
+        conflicts_with = "patch_file"
+    )]
+    pub patch: Option<String>,
+    /// With --replay: read that output from a file.
+    #[arg(long, value_name = "F", requires = "replay")]
+    pub patch_file: Option<PathBuf>,
+    /// Runner options.
+    #[command(flatten)]
+    pub runner: RunnerArgs,
+    /// Which run and format.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Config and consent.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// `localize`.
+#[derive(Debug, Args)]
+pub struct LocalizeArgs {
+    /// The run file.
+    pub run: PathBuf,
+    /// Runner options.
+    #[command(flatten)]
+    pub runner: RunnerArgs,
+    /// Which run and format.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Which reference answer.
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
+    /// Config and consent.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// `ledger`.
+#[derive(Debug, Args)]
+pub struct LedgerArgs {
+    /// What to do with the ledger.
+    #[command(subcommand)]
+    pub action: LedgerAction,
+}
+
+/// `ledger show|verify|plan|select`.
+#[derive(Debug, Subcommand)]
+pub enum LedgerAction {
+    /// List the records in file order.
+    Show(LedgerPathArgs),
+    /// Recompute every bound field; exit 1 on any record that does not reconstruct.
+    Verify(LedgerPathArgs),
+    /// Choose which conclusions to re-test under a budget of runner calls.
+    Plan(LedgerPlanArgs),
+    /// Say which units of the current bundle a prompt could drop.
+    Select(LedgerSelectArgs),
+}
+
+/// `ledger show|verify`.
+#[derive(Debug, Args)]
+pub struct LedgerPathArgs {
+    /// The ledger file.
+    pub path: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ledger plan`.
+#[derive(Debug, Args)]
+pub struct LedgerPlanArgs {
+    /// The ledger file.
+    pub path: PathBuf,
+    /// The most runner calls to spend.
+    #[arg(long, value_name = "N")]
+    pub budget: u64,
+    /// Take the current bundle from this run.
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<PathBuf>,
+    /// Samples per re-ablation.
+    #[arg(long, value_name = "K")]
+    pub samples: Option<u64>,
+    /// Re-ablate every C generations.
+    #[arg(long, value_name = "C")]
+    pub cadence: Option<u64>,
+    /// Re-ablate after P generations without improvement.
+    #[arg(long, value_name = "P")]
+    pub plateau: Option<u64>,
+    /// The evaluator epoch to trust.
+    #[arg(long, value_name = "E")]
+    pub epoch: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Config and consent.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// `ledger select`.
+#[derive(Debug, Args)]
+pub struct LedgerSelectArgs {
+    /// The ledger file.
+    pub path: PathBuf,
+    /// Take the current bundle from this run.
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<PathBuf>,
+    /// The evaluator epoch to trust.
+    #[arg(long, value_name = "E")]
+    pub epoch: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Config and consent.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// `--margin T | --ratio T`, `--band B`, read as text so `-1` and `Infinity` reach validation.
+#[derive(Debug, Args, Clone, Default)]
+pub struct StrategyArgs {
+    /// Clear winner when top minus runner-up is at least T (default 0.05).
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub margin: Option<String>,
+    /// Clear winner when (top - runner-up) / |top| is at least T.
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub ratio: Option<String>,
+    /// Shortlist every score within B of the top (default 0.1).
+    #[arg(long, value_name = "B", allow_hyphen_values = true)]
+    pub band: Option<String>,
+}
+
+/// `confidence`.
+#[derive(Debug, Args)]
+pub struct ConfidenceArgs {
+    /// JSON input (stdin when absent or -).
+    pub file: Option<PathBuf>,
+    /// The clear-winner rule and shortlist band.
+    #[command(flatten)]
+    pub strategy: StrategyArgs,
+}
+
+/// `influence`.
+#[derive(Debug, Args)]
+pub struct InfluenceArgs {
+    /// JSON input (stdin when absent or -).
+    pub file: Option<PathBuf>,
+    /// semantic, lexical or contrastive (default: contrastive when a reference is given).
+    #[arg(long, value_name = "S")]
+    pub scorer: Option<String>,
+    /// mock, lexical, hashed (default) or cmd:COMMAND.
+    #[arg(long, value_name = "E")]
+    pub embedder: Option<String>,
+    /// The clear-winner rule and shortlist band.
+    #[command(flatten)]
+    pub strategy: StrategyArgs,
+}
+
+/// `dropped`.
+#[derive(Debug, Args)]
+pub struct DroppedArgs {
+    /// JSON input (stdin when absent or -).
+    pub file: Option<PathBuf>,
+}

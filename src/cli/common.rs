@@ -1,0 +1,69 @@
+//! What several subcommands share: settings from flags, load options, the reference choice, and
+//! writing to stdout so that a closed pipe ends the program quietly.
+
+use super::args::{ConfigArgs, InputArgs, ReferenceArgs};
+use crate::analysis::import::SourceFormat;
+use crate::analysis::load::LoadOptions;
+use crate::analysis::report::ReferenceChoice;
+use crate::config::{Overrides, Settings};
+use anyhow::Context;
+use std::io::Write;
+
+/// Exit status for a failure the command measured (a failed verification, an embedder error).
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit status for bad usage or unusable input.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Resolves the settings for a subcommand; `tweak` adds its own flags. Config problems that
+/// leave defaults in force are printed to stderr.
+pub fn settings(
+    config: &ConfigArgs,
+    tweak: impl FnOnce(&mut Overrides),
+) -> anyhow::Result<Settings> {
+    let mut o = Overrides {
+        config: config.config.clone(),
+        yes: config.yes,
+        ..Overrides::default()
+    };
+    tweak(&mut o);
+    let s = Settings::resolve(&o)?;
+    for w in &s.warnings {
+        eprintln!("tdn-tui: warning: {w}");
+    }
+    Ok(s)
+}
+
+/// The loader's options from `--from` and `--index`.
+pub fn load_options(input: &InputArgs) -> LoadOptions {
+    LoadOptions {
+        format: input.from.as_deref().and_then(SourceFormat::parse),
+        index: input.index,
+    }
+}
+
+/// The reference answer in force from `--reference`, `--reference-file`, `--no-reference`.
+pub fn reference_choice(r: &ReferenceArgs) -> anyhow::Result<ReferenceChoice> {
+    if r.no_reference {
+        return Ok(ReferenceChoice::Ignore);
+    }
+    if let Some(t) = &r.reference {
+        return Ok(ReferenceChoice::Given(t.clone()));
+    }
+    if let Some(p) = &r.reference_file {
+        let t = std::fs::read_to_string(p)
+            .with_context(|| format!("{}: cannot read the reference answer", p.display()))?;
+        return Ok(ReferenceChoice::Given(t));
+    }
+    Ok(ReferenceChoice::FromRun)
+}
+
+/// Writes `text` to stdout. A closed pipe (`| head`) is not an error worth a message: the caller
+/// gets `Ok(false)` and should stop.
+pub fn write_stdout(text: &str) -> anyhow::Result<bool> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(e).context("cannot write to stdout"),
+    }
+}

@@ -1,0 +1,16 @@
+//! Settings, resolved once: flags > environment (`NO_COLOR`, `TDN_*`) > `tdn.toml` > defaults.
+//!
+//! Nothing else in the program reads environment variables or config paths. Every command the
+//! tool can run (runner, judge, `cmd:` embedder, `cmd:` flip rule) comes only from here, with the
+//! place it came from, so the consent rule of docs/experiments.md can be applied; never from a run.
+
+mod file;
+mod paths;
+mod settings;
+
+pub use file::ConfigFile;
+pub use paths::{ConfigOrigin, user_config_dir};
+pub use settings::{
+    ColorChoice, CommandOrigin, ConfigError, ExperimentSettings, LedgerSettings, Overrides,
+    Settings, UiSettings, UserCommand,
+};
