@@ -14,6 +14,7 @@ pub const EXIT_FAILURE: u8 = 1;
 /// Exit status for bad usage or unusable input.
 pub const EXIT_USAGE: u8 = 2;
 
+#[allow(dead_code, reason = "used by the subcommands as they are built")]
 /// Resolves the settings for a subcommand; `tweak` adds its own flags. Config problems that
 /// leave defaults in force are printed to stderr.
 pub fn settings(
@@ -41,6 +42,7 @@ pub fn load_options(input: &InputArgs) -> LoadOptions {
     }
 }
 
+#[allow(dead_code, reason = "used by the subcommands as they are built")]
 /// The reference answer in force from `--reference`, `--reference-file`, `--no-reference`.
 pub fn reference_choice(r: &ReferenceArgs) -> anyhow::Result<ReferenceChoice> {
     if r.no_reference {

@@ -304,7 +304,7 @@ impl Settings {
             self.judge_timeout_s = x;
         }
         if let Some(name) = r.string("embedder", "name") {
-            self.set_embedder(&name, |t| cmd(t));
+            self.set_embedder(&name, cmd);
         }
         if let Some(x) = r.positive("embedder", "timeout_s") {
             self.embedder_timeout_s = x;
@@ -330,7 +330,7 @@ impl Settings {
             self.experiments.samples = x;
         }
         if let Some(rule) = r.string("experiments", "flip") {
-            self.set_flip(&rule, |t| cmd(t));
+            self.set_flip(&rule, cmd);
         }
         if let Some(x) = r.number("experiments", "flip_threshold") {
             self.experiments.flip_threshold = x;
@@ -475,7 +475,7 @@ pub fn parse_strategy(text: &str) -> Result<Strategy, String> {
         .trim()
         .parse()
         .map_err(|_| format!("'{t}' is not a number"))?;
-    if !(t >= 0.0) {
+    if t.is_nan() || t < 0.0 {
         return Err(format!("the strategy threshold {t} must be >= 0"));
     }
     match kind.trim() {

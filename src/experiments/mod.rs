@@ -1,3 +1,5 @@
 //! Experiments: re-running the user's own agent through a shell command they configured, turning
 //! the re-runs into verdicts, and keeping every sample in the attribution ledger. Uses tokio and
 //! processes; the analysis layer knows nothing of it.
+
+pub mod process;

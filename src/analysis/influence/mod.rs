@@ -3,8 +3,12 @@
 //! causes; only a re-run (`experiments`) proves one. Pure, synchronous code; a command embedder
 //! is implemented in `experiments` behind the [`Embedder`] trait.
 
+mod confidence;
+mod from_run;
 mod types;
 
+pub use confidence::ranking_confidence;
+pub use from_run::{dropped_section, influence_section};
 pub use types::{
     ConfidenceOptions, EmbedError, Embedder, RankingConfidence, Signals, Strategy, Weights,
 };

@@ -71,14 +71,15 @@ pub fn load_str(text: &str, path: &Path, opts: &LoadOptions) -> Result<Vec<Loade
         message: e.to_string(),
     })?;
     let count = raw.len();
-    if let Some(i) = opts.index {
-        if format == SourceFormat::Native && i != 0 {
-            return Err(LoadError::IndexOutOfRange {
-                path: path.to_path_buf(),
-                index: i,
-                count,
-            });
-        }
+    if let Some(i) = opts.index
+        && format == SourceFormat::Native
+        && i != 0
+    {
+        return Err(LoadError::IndexOutOfRange {
+            path: path.to_path_buf(),
+            index: i,
+            count,
+        });
     }
     let mut out = Vec::with_capacity(count);
     for imported in raw {
