@@ -112,6 +112,8 @@ pub struct Document {
     pub labels: Vec<String>,
     /// Per step: nesting depth.
     pub depth: Vec<u16>,
+    /// Per step: its parent's index (always an earlier step).
+    pub parent: Vec<Option<usize>>,
     /// Per step: some later step names it as `parent`.
     pub has_children: Vec<bool>,
     /// Some step has a parent (the timeline shows fold markers).
@@ -134,6 +136,7 @@ impl Document {
     pub fn new(run: Run, report: Report, source: Option<PathBuf>) -> Document {
         let n = run.steps.len();
         let mut depth = vec![0u16; n];
+        let mut parent = vec![None; n];
         let mut has_children = vec![false; n];
         let mut labels = Vec::with_capacity(n);
         for (i, step) in run.steps.iter().enumerate() {
@@ -149,6 +152,9 @@ impl Document {
                 }
                 if let Some(slot) = has_children.get_mut(p) {
                     *slot = true;
+                }
+                if let Some(slot) = parent.get_mut(i) {
+                    *slot = Some(p);
                 }
             }
             let name = step
@@ -201,6 +207,7 @@ impl Document {
             source,
             labels,
             depth,
+            parent,
             nested: has_children.iter().any(|&c| c),
             has_children,
             suspect_of,

@@ -9,7 +9,7 @@ use super::app::Document;
 use super::experiment_port::{
     EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, Request,
 };
-use super::overlays::search;
+use super::overlays::search::{self, SearchHits};
 use super::panes::detail;
 use super::theme::Theme;
 use base64::Engine;
@@ -56,6 +56,8 @@ pub enum Effect {
         doc: Arc<Document>,
         /// The query.
         query: String,
+        /// The hits in force, reused when they answer a prefix of `query`.
+        previous: Arc<SearchHits>,
     },
     /// Copy part of a step to the clipboard.
     Copy {
@@ -138,12 +140,15 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
                 &doc, step, width, &ctx.theme,
             )))]
         }
-        Effect::Search { doc, query } => {
-            vec![Action::SearchResults(Arc::new(search::compute(
-                &doc.labels,
-                &query,
-            )))]
-        }
+        Effect::Search {
+            doc,
+            query,
+            previous,
+        } => vec![Action::SearchResults(Arc::new(search::compute(
+            &doc.labels,
+            &query,
+            Some(&previous),
+        )))],
         Effect::Copy { doc, step, what } => vec![copy(&doc, step, what, &ctx.clipboard)],
         Effect::OpenRun(i) => match (ctx.opener)(i) {
             Ok(d) => vec![

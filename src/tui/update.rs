@@ -454,6 +454,7 @@ fn search(app: &mut App, fx: &mut Vec<Effect>) {
         fx.push(Effect::Search {
             doc,
             query: app.search.input.clone(),
+            previous: app.search.hits.clone(),
         });
     }
 }

@@ -11,10 +11,13 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Longest query kept.
 const MAX_QUERY: usize = 200;
+/// Labels each search thread takes at a time.
+const PAR_CHUNK: usize = 4096;
 
 /// The steps matching a query, ascending.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -49,18 +52,34 @@ impl SearchState {
     }
 }
 
-/// The steps whose label fuzzy-matches `query` (an empty query matches nothing).
-pub fn compute(labels: &[String], query: &str) -> SearchHits {
+/// The steps whose label fuzzy-matches `query` (an empty query matches nothing). When
+/// `previous` answered a prefix of `query`, only its matches are looked at again: a label that
+/// does not match a query cannot match a longer one.
+pub fn compute(labels: &[String], query: &str, previous: Option<&SearchHits>) -> SearchHits {
     let steps = if query.is_empty() {
         Vec::new()
     } else {
-        let m = SkimMatcherV2::default();
-        labels
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| m.fuzzy_match(l, query).is_some())
-            .map(|(i, _)| i)
-            .collect()
+        let is_match = |m: &mut SkimMatcherV2, i: usize| {
+            labels
+                .get(i)
+                .is_some_and(|l| m.fuzzy_match(l, query).is_some())
+        };
+        match previous.filter(|p| !p.query.is_empty() && query.starts_with(p.query.as_str())) {
+            Some(p) => {
+                let mut m = SkimMatcherV2::default();
+                p.steps
+                    .iter()
+                    .copied()
+                    .filter(|&i| is_match(&mut m, i))
+                    .collect()
+            }
+            None => (0..labels.len())
+                .into_par_iter()
+                .with_min_len(PAR_CHUNK)
+                .map_init(SkimMatcherV2::default, |m, i| is_match(m, i).then_some(i))
+                .flatten()
+                .collect(),
+        }
     };
     SearchHits {
         query: query.to_owned(),
@@ -144,10 +163,18 @@ mod tests {
 
     #[test]
     fn fuzzy_matches_are_listed_in_step_order() {
-        assert_eq!(compute(&labels(), "llm").steps, vec![1, 3]);
-        assert_eq!(compute(&labels(), "crev").steps, vec![2]);
-        assert!(compute(&labels(), "").steps.is_empty());
-        assert!(compute(&labels(), "zzz").steps.is_empty());
+        assert_eq!(compute(&labels(), "llm", None).steps, vec![1, 3]);
+        assert_eq!(compute(&labels(), "crev", None).steps, vec![2]);
+        assert!(compute(&labels(), "", None).steps.is_empty());
+        assert!(compute(&labels(), "zzz", None).steps.is_empty());
+        let first = compute(&labels(), "s", None);
+        assert_eq!(compute(&labels(), "sllm", Some(&first)).steps, vec![1, 3]);
+        let other = compute(&labels(), "tool", None);
+        assert_eq!(
+            compute(&labels(), "llm", Some(&other)).steps,
+            vec![1, 3],
+            "a previous answer to another query is not reused"
+        );
     }
 
     #[test]

@@ -110,10 +110,16 @@ impl TimelineState {
         let keep = self.selected();
         let n = doc.run.steps.len();
         let mut hidden = vec![false; n];
+        let mut folded = vec![false; n];
+        for &f in &self.folded {
+            if let Some(slot) = folded.get_mut(f) {
+                *slot = true;
+            }
+        }
         let mut visible = Vec::with_capacity(n);
         for i in 0..n {
             let h = parent_of(doc, i).is_some_and(|p| {
-                hidden.get(p).copied().unwrap_or(false) || self.folded.contains(&p)
+                hidden.get(p).copied().unwrap_or(false) || folded.get(p).copied().unwrap_or(false)
             });
             if let Some(slot) = hidden.get_mut(i) {
                 *slot = h;
@@ -139,9 +145,7 @@ impl TimelineState {
 }
 
 fn parent_of(doc: &Document, i: usize) -> Option<usize> {
-    let step = doc.run.steps.get(i)?;
-    let p = doc.index_of(step.parent.as_ref()?.as_str())?;
-    (p < i).then_some(p)
+    doc.parent.get(i).copied().flatten()
 }
 
 /// Draws the timeline.
