@@ -4,14 +4,15 @@
 //!
 //! Run with `cargo bench --bench keypress`.
 
-#[path = "../tests/support/tui_fixture.rs"]
-mod fixture;
+#[path = "../tests/support/big_run.rs"]
+mod big_run;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::sync::Arc;
-use tdn_tui::tui::app::Document;
+use tdn_tui::tui::app::{App, AppOptions, Document};
+use tdn_tui::tui::effects::{Clipboard, EffectContext};
 use tdn_tui::tui::experiment_port::Unavailable;
 use tdn_tui::tui::headless::{Headless, parse_keys};
 use tdn_tui::tui::render::render;
@@ -20,10 +21,22 @@ use tdn_tui::tui::render::render;
 const STEPS: usize = 100_000;
 
 fn screen() -> Headless {
-    let port = Arc::new(Unavailable {
-        reason: "benchmark".to_owned(),
-    });
-    fixture::screen(fixture::big(STEPS), (120, 40), port)
+    let opts = AppOptions {
+        size: (120, 40),
+        ..AppOptions::default()
+    };
+    let app = App::new(big_run::big(STEPS), opts);
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = EffectContext {
+        theme: app.theme.clone(),
+        port: Arc::new(Unavailable {
+            reason: "benchmark".to_owned(),
+        }),
+        opener: Arc::new(|_| Err("benchmark".to_owned())),
+        events: tx,
+        clipboard: Clipboard::None,
+    };
+    Headless::new(app, ctx, rx)
 }
 
 fn keypress(c: &mut Criterion) {
@@ -57,8 +70,8 @@ fn keypress(c: &mut Criterion) {
 
 /// Building the screen's look-ups when a 100,000-step run opens (labels, nesting, lanes).
 fn open(c: &mut Criterion) {
-    let run = fixture::big_run(STEPS);
-    let report = fixture::big_report(&run);
+    let run = big_run::big_run(STEPS);
+    let report = big_run::big_report(&run);
     c.bench_function("open_100k_steps", |b| {
         b.iter_batched(
             || (run.clone(), report.clone()),

@@ -2,6 +2,8 @@
 //! viewer, the confirm box and the too-small notice at 80x24 and 120x40 (tests/snapshots/),
 //! cell styles that text snapshots cannot show, and the `--render` command line.
 
+#[path = "support/big_run.rs"]
+mod big_run;
 #[path = "support/tui_fixture.rs"]
 mod fixture;
 #[path = "tui/state.rs"]
@@ -10,6 +12,7 @@ mod state;
 use fixture::{calendar, press, screen, screen_with, scripted};
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Style};
+use std::path::Path;
 use std::process::Command;
 use tdn_tui::tui::theme::{Role, Theme};
 
@@ -245,4 +248,32 @@ fn without_a_terminal_the_screen_says_how_to_render_instead() {
     let out = fixture_args(&mut bin()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("add --render 120x40"));
+}
+
+#[test]
+fn the_screen_docs_name_every_action_binding_and_role() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/screen.md"))
+            .unwrap();
+    for a in tdn_tui::tui::action::Action::BINDABLE {
+        assert!(
+            docs.contains(&format!("`{}`", a.name())),
+            "docs/screen.md does not name '{}'",
+            a.name()
+        );
+    }
+    for b in tdn_tui::tui::keymap::Keymap::defaults().bindings() {
+        let row = format!("`{}`", b.chord);
+        assert!(
+            docs.contains(&row),
+            "docs/screen.md does not list the key {row}"
+        );
+    }
+    for r in Role::ALL {
+        assert!(
+            docs.contains(&format!("| `{}` |", r.key())),
+            "docs/screen.md does not list the role '{}'",
+            r.key()
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! State tests: keys go through the keymap, `update` and the effects, and the assertions read
 //! the `App`. Expected values come from the hand-written fixtures (tests/fixtures/tui/).
 
-use super::fixture::{big, calendar, press, screen, scripted};
+use super::big_run::big;
+use super::fixture::{calendar, press, screen, scripted};
 use std::sync::Arc;
 use tdn_tui::analysis::model::{Run, RunStatus, Step, StepKind};
 use tdn_tui::analysis::report::{Report, Verdict};

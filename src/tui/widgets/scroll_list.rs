@@ -38,23 +38,27 @@ pub fn window(
 
 /// The first visible item of a list whose items take different numbers of lines (`lines(i)`),
 /// so that the cursor's item is wholly visible.
-/// Looks only at the items between the old offset and the cursor.
+/// Looks at most at the items that fit above the cursor, however long the list.
 pub fn item_window(
     offset: &Cell<usize>,
     cursor: usize,
     height: usize,
     lines: impl Fn(usize) -> usize,
 ) -> usize {
-    let mut off = offset.get().min(cursor);
-    loop {
-        let used: usize = (off..=cursor).map(&lines).sum();
-        if used <= height || off >= cursor {
+    let prev = offset.get().min(cursor);
+    // The first item that can stay on screen with the cursor's item wholly visible.
+    let mut first = cursor;
+    let mut used = lines(cursor);
+    while first > prev {
+        let above = lines(first - 1);
+        if used + above > height {
             break;
         }
-        off += 1;
+        used += above;
+        first -= 1;
     }
-    offset.set(off);
-    off
+    offset.set(first);
+    first
 }
 
 /// A cursor movement.
@@ -103,6 +107,10 @@ mod tests {
         let start = item_window(&off, 6, 8, |i| if i == 6 { 5 } else { 1 });
         assert_eq!(start, 3);
         assert_eq!(item_window(&off, 1, 8, |_| 1), 1);
+        // Jumping to the end of a long list looks only at what fits.
+        let off = Cell::new(0);
+        assert_eq!(item_window(&off, 10_000_000, 8, |_| 1), 9_999_993);
+        assert_eq!(item_window(&off, 9_999_995, 8, |_| 1), 9_999_993);
     }
 
     #[test]
