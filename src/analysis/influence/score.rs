@@ -18,6 +18,9 @@ pub fn score_influence(
 ) -> Result<Vec<InfluenceScore>, ScoreError> {
     validate_weights(&req.weights)?;
     check_unique_ids(req)?;
+    if req.evidence.is_empty() {
+        return Ok(Vec::new());
+    }
     let texts = Texts::collect(req, &[req.answer]);
     let vectors = embed_checked(embedder, &texts.list)?;
     let answer = texts.index(req.answer);
@@ -38,6 +41,9 @@ pub fn score_contrastive(
 ) -> Result<Vec<InfluenceScore>, ScoreError> {
     check_unique_ids(req)?;
     validate_weights(&req.weights)?;
+    if req.evidence.is_empty() {
+        return Ok(Vec::new());
+    }
     let texts = Texts::collect(req, &[req.answer, reference]);
     let vectors = embed_checked(embedder, &texts.list)?;
     let (answer, refer) = (texts.index(req.answer), texts.index(reference));
