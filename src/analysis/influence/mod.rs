@@ -20,6 +20,8 @@ mod weights;
 #[cfg(test)]
 mod fixture_tests;
 #[cfg(test)]
+mod from_run_tests;
+#[cfg(test)]
 mod proptests;
 
 pub use confidence::{
