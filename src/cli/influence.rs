@@ -53,6 +53,11 @@ pub fn run(args: &InfluenceArgs) -> anyhow::Result<ExitCode> {
     } else {
         Scorer::Semantic
     });
+    if scorer == Scorer::Contrastive && reference.is_none() {
+        anyhow::bail!(
+            "--scorer contrastive needs a \"reference\" answer in the input; add one or use --scorer semantic"
+        );
+    }
     let evidence = evidence(&input)?;
     let mut req = ScoreRequest::new(answer, &evidence);
     if let Some(w) = input.get("weights").filter(|w| !w.is_null()) {
@@ -67,15 +72,9 @@ pub fn run(args: &InfluenceArgs) -> anyhow::Result<ExitCode> {
         Scorer::Semantic | Scorer::Contrastive => {
             let name = args.embedder.as_deref().unwrap_or("hashed");
             let embedder = from_name(name).map_err(anyhow::Error::msg)?;
-            let result = if scorer == Scorer::Contrastive {
-                let Some(reference) = reference else {
-                    anyhow::bail!(
-                        "--scorer contrastive needs a \"reference\" answer in the input; add one or use --scorer semantic"
-                    );
-                };
-                score_contrastive(&req, reference, embedder.as_ref())
-            } else {
-                score_influence(&req, embedder.as_ref())
+            let result = match (scorer, reference) {
+                (Scorer::Contrastive, Some(r)) => score_contrastive(&req, r, embedder.as_ref()),
+                _ => score_influence(&req, embedder.as_ref()),
             };
             (result, Some(embedder.name().to_owned()))
         }

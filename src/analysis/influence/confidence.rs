@@ -239,8 +239,8 @@ fn reason(
                 None => "leads; the runner-up had no usable score".to_owned(),
             };
             format!(
-                "Clear winner under {strategy}: '{lead}' {by}. A clear lead is a similarity \
-                 proxy, not a proven cause: confirm it by ablation (re-run without it)."
+                "'{lead}' is the clear winner under {strategy}: it {by}. A clear lead is a \
+                 similarity proxy, not a proven cause: confirm it by ablation (re-run without it)."
             )
         }
         _ => {
@@ -251,7 +251,7 @@ fn reason(
                 "suspects"
             };
             format!(
-                "Too close to call under {strategy}: the top margin is {m}. Re-run the \
+                "The top is too close to call under {strategy}: the margin is {m}. Re-run the \
                  {shortlisted} shortlisted {word}, each removed in turn. Similarity cannot see \
                  absence or crowding bugs (truncated history, diluted context), where the culprit \
                  need not resemble the answer; a flat top can also mean the sources matter \

@@ -221,7 +221,7 @@ fn a_flat_top_is_too_close_to_call() {
         .unwrap();
     assert!(!s.confidence.clear_winner, "{:?}", s.scores);
     assert!(
-        s.confidence.reason.contains("Too close to call"),
+        s.confidence.reason.contains("too close to call"),
         "{}",
         s.confidence.reason
     );
