@@ -899,3 +899,33 @@ fn resolve_refs(
         }
     }
 }
+
+#[cfg(test)]
+mod schema_agreement {
+    use super::{STEP_FIELDS, TOP_FIELDS};
+    use serde_json::Value;
+
+    /// The JSON Schema shipped for recorders names exactly the fields this loader knows.
+    #[test]
+    fn the_json_schema_names_the_fields_the_loader_reads() {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../../schemas/tdn.run-1.schema.json")).unwrap();
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            k.sort();
+            k
+        };
+        let sorted = |s: &[&str]| -> Vec<String> {
+            let mut k: Vec<String> = s.iter().map(|s| (*s).to_owned()).collect();
+            k.sort();
+            k
+        };
+        assert_eq!(keys(&schema), sorted(TOP_FIELDS));
+        assert_eq!(keys(&schema["$defs"]["step"]), sorted(STEP_FIELDS));
+    }
+}
