@@ -9,6 +9,7 @@ use crate::analysis::load::{Loaded, load_one};
 use crate::analysis::model::inert_block;
 use crate::analysis::report::Verdict;
 use crate::config::Settings;
+use crate::experiments::headless::run_to_end;
 use crate::experiments::session::{self, SessionDeps, SessionOutcome, SessionPlan, TrialEvent};
 use crate::experiments::setup::{self, Prepared};
 use crate::experiments::sink::{default_ledger_path, new_cohort_id};
@@ -110,8 +111,8 @@ pub(super) fn ledger_path(settings: &Settings, run: &Path) -> PathBuf {
         .unwrap_or_else(|| default_ledger_path(run))
 }
 
-/// Runs a session to its end on a fresh runtime; Ctrl-C cancels it (killing running samples).
-/// With `progress`, one line per finished sample goes to stderr.
+/// Runs a session to its end (Ctrl-C cancels it, killing running samples). With `progress`,
+/// one line per finished sample goes to stderr.
 pub(super) fn drive(
     plan: SessionPlan,
     prepared: &Prepared,
@@ -135,28 +136,12 @@ pub(super) fn drive(
         evaluator_epoch: prepared.evaluator_epoch.clone(),
     };
     let labels: Vec<String> = plan.probes.iter().map(probe_label).collect();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let outcome = rt.block_on(async move {
-        let (handle, mut rx) = session::start(plan, deps);
-        let cancel = handle.canceller();
-        let ctrl_c = tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        });
-        while let Some(ev) = rx.recv().await {
-            if progress {
-                print_progress(&ev, &labels);
-            }
+    run_to_end(plan, deps, |ev| {
+        if progress {
+            print_progress(ev, &labels);
         }
-        ctrl_c.abort();
-        handle.join().await
-    });
-    outcome.map_err(anyhow::Error::msg)
+    })
+    .map_err(anyhow::Error::msg)
 }
 
 fn probe_label(p: &session::ProbePlan) -> String {

@@ -11,6 +11,7 @@
 pub mod cost;
 pub mod embedder;
 pub mod flip;
+pub mod headless;
 pub mod localize;
 pub mod process;
 pub mod runner;
