@@ -12,5 +12,7 @@ mod support;
 mod cli;
 #[path = "experiments/processes.rs"]
 mod processes;
+#[path = "experiments/sample_agents.rs"]
+mod sample_agents;
 #[path = "experiments/sessions.rs"]
 mod sessions;

@@ -241,7 +241,7 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
     if let Some(c) = &s.cost {
         let _ = writeln!(
             out,
-            "cost: {} loops and {} tokens saved (median); a lone experiment has no placebo band, so it never shows a cost cause",
+            "cost: loops saved {}, tokens saved {} (medians against the baseline); a lone experiment has no placebo band, so it never shows a cost cause",
             c.loops_saved, c.tokens_saved
         );
     }
