@@ -70,7 +70,7 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
     if args.runner.json {
         common::write_stdout(&format!("{}\n", serde_json::to_string(&summary)?))?;
     } else {
-        common::write_stdout(&render(&summary, &prepared.comparator))?;
+        common::write_stdout(&render(&summary, &prepared.rule_label))?;
     }
     let failed = summary.verdict == Some(Verdict::Error)
         || (summary.verdict.is_none() && summary.completed == 0)

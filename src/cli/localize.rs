@@ -75,7 +75,7 @@ pub fn run(args: &LocalizeArgs) -> anyhow::Result<ExitCode> {
     if args.runner.json {
         common::write_stdout(&format!("{}\n", serde_json::to_string(&report)?))?;
     } else {
-        common::write_stdout(&render(&report, &outcome, &prepared.comparator))?;
+        common::write_stdout(&render(&report, &outcome, &prepared.rule_label))?;
     }
     let failed = outcome
         .probes

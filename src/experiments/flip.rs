@@ -98,6 +98,15 @@ impl FlipRule {
         }
     }
 
+    /// The rule for people (claims, text output): like [`FlipRule::describe`], but a `cmd:` rule
+    /// shows its command.
+    pub fn label(&self, embedder: &str) -> String {
+        match self {
+            FlipRule::Command(c) => format!("cmd:{c}"),
+            other => other.describe(embedder, None),
+        }
+    }
+
     /// The decision of every rule but `cmd:`, which needs its command (`None`).
     pub fn decide(&self, original: &str, output: &str, similarity: Option<f64>) -> Option<bool> {
         match self {

@@ -31,6 +31,8 @@ pub struct Prepared {
     pub judge: Arc<FlipJudge>,
     /// The comparator as the ledger names it, e.g. `similarity<0.8@hashed`.
     pub comparator: String,
+    /// The flip rule for people (a `cmd:` rule shows its command).
+    pub rule_label: String,
     /// `<comparator>|tdn-tui/<version>`.
     pub evaluator_epoch: String,
     /// Samples per probe, resolved.
@@ -80,7 +82,9 @@ pub fn prepare(settings: &Settings) -> Result<Prepared, SetupError> {
         &settings.embedder,
         settings.embedder_command.as_ref().map(|c| c.text.as_str()),
     );
+    let rule_label = rule.label(&settings.embedder);
     Ok(Prepared {
+        rule_label,
         runner: Arc::new(ShellRunner::new(runner_cmd.text.clone(), timeout)),
         judge: Arc::new(FlipJudge::new(rule, Arc::clone(&embedder), timeout)),
         embedder,

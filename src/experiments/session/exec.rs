@@ -33,7 +33,7 @@ pub(super) async fn execute(
     let parallel = deps.parallel.max(1);
     let mut runner_calls = 0usize;
     let mut not_saved = 0usize;
-    let rule = deps.judge.rule().describe(deps.judge.embedder_name(), None);
+    let rule = deps.judge.rule().label(deps.judge.embedder_name());
 
     loop {
         while running.len() < parallel && !cancel.is_cancelled() {
