@@ -74,7 +74,7 @@ pub struct SampleError {
     pub kind: SampleErrorKind,
     /// One sentence for the user: what, and what to check.
     pub message: String,
-    /// The last bytes of its stderr (lossy UTF-8; untrusted text, print through the inert helpers).
+    /// The last bytes of its stderr (lossy UTF-8; untrusted text, print through `inert_line` or `inert_block`).
     pub stderr_tail: String,
 }
 

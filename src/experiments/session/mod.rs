@@ -164,7 +164,7 @@ pub enum Saved {
 /// A sample that produced an answer, judged.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judged {
-    /// The answer (untrusted text: print through the inert helpers).
+    /// The answer (untrusted text: print through `inert_line` or `inert_block`).
     pub output: String,
     /// The flip test said the outcome changed.
     pub flipped: bool,
