@@ -6,6 +6,7 @@
 
 pub mod claims;
 pub mod detect;
+pub mod eval;
 pub mod import;
 pub mod influence;
 pub mod judge;
