@@ -199,14 +199,18 @@ impl Progress {
     }
 
     fn tick(&self) {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        let Some(lock) = &self.draw else { return };
-        let filled = (done * BAR_CELLS)
-            .checked_div(self.total)
-            .unwrap_or(BAR_CELLS);
-        let bar: String =
-            "#".repeat(filled.min(BAR_CELLS)) + &".".repeat(BAR_CELLS - filled.min(BAR_CELLS));
+        let Some(lock) = &self.draw else {
+            self.done.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        // Counting under the lock keeps the drawn numbers in order across threads.
         if let Ok(mut err) = lock.lock() {
+            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            let filled = (done * BAR_CELLS)
+                .checked_div(self.total)
+                .unwrap_or(BAR_CELLS)
+                .min(BAR_CELLS);
+            let bar = "#".repeat(filled) + &".".repeat(BAR_CELLS - filled);
             let _ = write!(err, "\r  eval [{bar}] {done}/{} files", self.total);
             let _ = err.flush();
         }
