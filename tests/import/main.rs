@@ -1,7 +1,7 @@
 //! Importers end to end: each hand-made trace in tests/fixtures/import/ loads with no flags, its
 //! steps come out in the order, kinds, parents, tools and errors the trace records, and the
 //! `import`, `validate` and `eval` commands behave as docs/importers.md and docs/accuracy.md say.
-//! This file holds the shared helpers; `otlp`, `datasets` and `commands` hold the tests.
+//! This file holds what the tests share; `otlp`, `datasets` and `commands` hold the tests.
 
 mod commands;
 mod datasets;

@@ -44,7 +44,7 @@ type RunParts<'a> = (Option<&'a Value>, Vec<&'a Value>);
 fn bare(list: &[Value]) -> Vec<RunParts<'_>> {
     let mut at: HashMap<&str, usize> = HashMap::new();
     let mut out: Vec<RunParts<'_>> = Vec::new();
-    for o in list.iter().filter(|o| o.is_object()) {
+    for o in list.iter().filter(|o| looks_like_observation(o)) {
         let t = o.get("traceId").and_then(Value::as_str).unwrap_or_default();
         let g = *at.entry(t).or_insert_with(|| {
             out.push((None, Vec::new()));
@@ -55,6 +55,12 @@ fn bare(list: &[Value]) -> Vec<RunParts<'_>> {
         }
     }
     out
+}
+
+/// Lenient for types this version does not know: a string `type` and a `traceId` or `startTime`.
+fn looks_like_observation(v: &Value) -> bool {
+    v.get("type").is_some_and(Value::is_string)
+        && (v.get("traceId").is_some() || v.get("startTime").is_some())
 }
 
 /// The runs of a document: `(trace, observations)`, the trace absent for bare observation lists.

@@ -80,7 +80,8 @@ impl Importer for Otlp {
         let groups = group(&decoded.spans);
         if groups.is_empty() {
             return Err(ImportError(
-                "the file holds OTLP export requests but no spans".to_owned(),
+                "no spans found; OTLP JSON lists them under resourceSpans, then scopeSpans, then spans"
+                    .to_owned(),
             ));
         }
         let n = groups.len();
