@@ -252,18 +252,33 @@ fn the_ledger_path_can_be_overridden() {
 #[test]
 fn a_file_of_several_runs_needs_an_index() {
     let s = Scenario::new();
-    let run: Value = serde_json::from_str(&std::fs::read_to_string(s.path(RUN)).unwrap()).unwrap();
-    let mut second = run.clone();
-    second["id"] = "refund-2".into();
-    s.write("two.jsonl", &format!("{run}\n{second}\n"));
-    let out = s.tdn(&["experiment", "two.jsonl", "--runner", AGENT, "--baseline"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    if err.contains("match no known trace format") {
-        eprintln!("skipped the --index half: this build reads no multi-run file yet ({err})");
-        return;
+    let tau = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import/taubench.json");
+    std::fs::copy(tau, s.path("tau.json")).unwrap();
+    for sub in ["experiment", "localize"] {
+        let mut args = vec![sub, "tau.json", "--runner", AGENT];
+        if sub == "experiment" {
+            args.push("--baseline");
+        }
+        let out = s.tdn(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{sub}: {err}");
+        assert!(err.contains("--index"), "{sub}: {err}");
     }
-    assert!(err.contains("--index"), "{err}");
+    let out = s.tdn(&[
+        "experiment",
+        "tau.json",
+        "--index",
+        "1",
+        "--runner",
+        "false",
+        "--baseline",
+        "--samples",
+        "2",
+        "--flip",
+        "exact",
+    ]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("choose one with --index"));
 }
 
 #[test]
