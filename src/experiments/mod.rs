@@ -8,6 +8,7 @@
 //! [`summary::experiment_summary`] and [`localize::apply`] (what it found). [`verdict`] and
 //! [`cost`] hold the rules of influence.md §7-8; [`sink::SampleSink`] is the ledger's seam.
 
+pub mod command_embedder;
 pub mod cost;
 pub mod embedder;
 pub mod flip;
