@@ -1,7 +1,8 @@
-//! The real binary in a real terminal: tmux runs `tdn-tui` on the calendar fixture, the test
-//! presses keys as a user would (step through the suspects, open the help, quit) and reads the
-//! screen with `capture-pane`. Skips, with a message, when tmux is not installed. Waiting for the
-//! screen polls with a generous limit; nothing here measures speed.
+//! The real binary in a real terminal: tmux runs `tdn-tui` on the screen's fixtures, the tests
+//! press keys as a user would (step through the suspects, open the help, run an ablation with the
+//! sample runs' stand-in agent and see its verdict, quit) and read the screen with
+//! `capture-pane`. Each skips, with a message, when tmux (or, for the ablation, python3) is not
+//! installed. Waiting for the screen polls with a generous limit; nothing here measures speed.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -33,11 +34,13 @@ impl Drop for Session {
 }
 
 impl Session {
-    fn start(command: &str) -> Session {
-        let name = format!("tdn-e2e-{}", std::process::id());
+    fn start(tag: &str, command: &str) -> Session {
+        let name = format!("tdn-e2e-{tag}-{}", std::process::id());
         let out = tmux(&[
             "new-session",
             "-d",
+            "-c",
+            env!("CARGO_MANIFEST_DIR"),
             "-s",
             &name,
             "-x",
@@ -94,7 +97,7 @@ fn a_user_steps_through_the_suspects_reads_the_help_and_quits() {
         fixtures.join("calendar.run.json").display(),
         fixtures.join("calendar.report.json").display()
     );
-    let s = Session::start(&command);
+    let s = Session::start("tour", &command);
 
     let first = s.wait_for("Clear winner");
     assert!(
@@ -133,4 +136,47 @@ fn a_user_steps_through_the_suspects_reads_the_help_and_quits() {
         !after.contains("Clear winner"),
         "the terminal is back to the shell's screen:\n{after}"
     );
+}
+
+#[test]
+fn a_user_ablates_the_top_suspect_and_sees_it_confirmed() {
+    if !tmux_available() {
+        eprintln!("tmux is not installed: skipping the end-to-end ablation test");
+        return;
+    }
+    let python = Command::new("python3").arg("--version").output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        eprintln!(
+            "python3 is not installed: skipping the end-to-end ablation test (the stand-in agent is a Python script)"
+        );
+        return;
+    }
+    // The refund fixture is a run of the stand-in agent's 'refund-outdated-policy' scenario:
+    // without policy-2019 it answers $80 instead of the recorded $120.
+    let command = format!(
+        "'{}' tests/fixtures/tui/refund.run.json --report tests/fixtures/tui/refund.report.json --runner 'python3 sample-runs/agents/stand_in.py'; echo tdn-exit=$?; sleep 30",
+        env!("CARGO_BIN_EXE_tdn-tui"),
+    );
+    let s = Session::start("ablate", &command);
+    s.wait_for("Clear winner");
+
+    s.keys(&["a"]);
+    let confirm = s.wait_for("Run your agent?");
+    assert!(
+        confirm.contains("python3 sample-runs/agents/stand_in.py")
+            && confirm.contains("ablate 'policy-2019'"),
+        "the exact command and what it removes are shown first:\n{confirm}"
+    );
+    s.keys(&["y"]);
+    let done = s.wait_for("CAUSAL");
+    assert!(
+        done.contains("removing 'policy-2019' changed the outcome in 3/3"),
+        "the verdict names the intervention and the flips:\n{done}"
+    );
+
+    s.keys(&["2"]);
+    s.wait_for("✔ CAUSAL: removing its units");
+    s.keys(&["q"]);
+    let after = s.wait_for("tdn-exit=");
+    assert!(after.contains("tdn-exit=0"), "{after}");
 }

@@ -11,6 +11,7 @@ use crate::tui::app::{App, AppOptions, Document, RunChoice};
 use crate::tui::effects::{Clipboard, EffectContext, Opener};
 use crate::tui::experiment_port::{ExperimentPort, Unavailable};
 use crate::tui::headless::{Headless, parse_keys, parse_size};
+use crate::tui::live_port::LivePort;
 use crate::tui::{Screen, keymap::Keymap, theme::Theme};
 use anyhow::{Context, bail};
 use std::io::IsTerminal;
@@ -108,6 +109,9 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     };
     app.experiments.runner_note = runner_note(&settings);
     let port = experiment_port(&settings);
+    if let Some(doc) = &app.doc {
+        port.open(doc.run.clone(), doc.report.clone(), doc.source.clone());
+    }
     if let Some(size) = size {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let ctx = EffectContext {
@@ -143,13 +147,15 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The experiment engine the screen talks to. This is the one place the runner is wired in.
+/// The experiment engine the screen talks to (the seam: `tui::experiment_port`). Without a
+/// runner every request is refused with how to configure one.
 fn experiment_port(settings: &Settings) -> Arc<dyn ExperimentPort> {
-    let reason = match &settings.runner {
-        None => "no runner is configured: start with --runner 'CMD' or set [runner] command in tdn.toml (docs/experiments.md)".to_owned(),
-        Some(_) => "this build cannot run experiments from the screen yet; use 'tdn-tui experiment' on the command line".to_owned(),
-    };
-    Arc::new(Unavailable { reason })
+    match &settings.runner {
+        Some(_) => Arc::new(LivePort::new(settings)),
+        None => Arc::new(Unavailable {
+            reason: "no runner is configured: start with --runner 'CMD' or set [runner] command in tdn.toml (docs/experiments.md)".to_owned(),
+        }),
+    }
 }
 
 fn runner_note(settings: &Settings) -> String {

@@ -151,10 +151,14 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
         )))],
         Effect::Copy { doc, step, what } => vec![copy(&doc, step, what, &ctx.clipboard)],
         Effect::OpenRun(i) => match (ctx.opener)(i) {
-            Ok(d) => vec![
-                Action::Opened(Arc::new(d)),
-                Action::Message(format!("opened run {i} of the file")),
-            ],
+            Ok(d) => {
+                ctx.port
+                    .open(d.run.clone(), d.report.clone(), d.source.clone());
+                vec![
+                    Action::Opened(Arc::new(d)),
+                    Action::Message(format!("opened run {i} of the file")),
+                ]
+            }
             Err(e) => vec![Action::Problem(e)],
         },
         Effect::Plan(request) => {

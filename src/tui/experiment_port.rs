@@ -7,9 +7,11 @@
 //! reason) and [`ScriptedPort`] (a test double that replays scripted outcomes at once). The real
 //! engine (`experiments::runner`) plugs in through `cli::open::experiment_port`.
 
-use crate::analysis::model::{StepId, UnitId};
-use crate::analysis::report::{ProbeResult, SuspectClass, Verdict};
+use crate::analysis::model::{Run, StepId, UnitId};
+use crate::analysis::report::{ProbeResult, Report, SuspectClass, Verdict};
 use crate::experiments::spec::ExperimentKind;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::Mutex;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -180,6 +182,8 @@ pub enum ExperimentEvent {
         probe: usize,
         /// The verdict and its numbers.
         result: ProbeResult,
+        /// The verdict as a sentence for people, when the engine gives one.
+        claim: Option<String>,
     },
     /// The job is over.
     JobFinished {
@@ -234,6 +238,8 @@ pub trait ExperimentPort: Send + Sync {
     fn cancel(&self, job: JobId);
     /// The trials the run's ledger already holds.
     fn earlier_trials(&self) -> Result<Vec<LedgerTrial>, String>;
+    /// The run experiments are about from now on (called when a run is opened).
+    fn open(&self, _run: Arc<Run>, _report: Arc<Report>, _source: Option<PathBuf>) {}
 }
 
 /// No experiment engine: every request is refused with `reason`.
@@ -399,6 +405,7 @@ impl ExperimentPort for ScriptedPort {
                         flips,
                         samples: p.samples,
                         completed: p.samples,
+                        errors: 0,
                         similarity: None,
                         cost: None,
                         class: Some(if verdict == Verdict::Confirmed {
@@ -407,6 +414,7 @@ impl ExperimentPort for ScriptedPort {
                             SuspectClass::NoDetectedEffect
                         }),
                     },
+                    claim: None,
                 });
             }
         }

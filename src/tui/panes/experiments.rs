@@ -51,6 +51,8 @@ pub struct ProbeRun {
     pub samples: Vec<SampleState>,
     /// Its verdict once known.
     pub result: Option<ProbeResult>,
+    /// The verdict as the engine words it.
+    pub claim: Option<String>,
 }
 
 /// Where a job is.
@@ -147,6 +149,7 @@ impl ExperimentsState {
                         info: p.clone(),
                         samples: vec![SampleState::Waiting; p.samples.min(MAX_SAMPLES)],
                         result: None,
+                        claim: None,
                     })
                     .collect();
                 job.state = JobState::Running;
@@ -166,9 +169,17 @@ impl ExperimentsState {
                     *slot = SampleState::Done(outcome.clone());
                 }
             }
-            ExperimentEvent::ProbeFinished { probe, result, .. } => {
+            ExperimentEvent::ProbeFinished {
+                probe,
+                result,
+                claim,
+                ..
+            } => {
                 if let Some(p) = job.probes.get_mut(*probe) {
                     p.result = Some(result.clone());
+                    if claim.is_some() {
+                        p.claim = claim.clone();
+                    }
                     if let Some(t) = &p.info.target {
                         self.results.insert(t.key(), result.clone());
                     }
@@ -188,6 +199,17 @@ fn sample_slot(job: &mut Job, probe: usize, sample: usize) -> Option<&mut Sample
         p.samples.resize(sample + 1, SampleState::Waiting);
     }
     p.samples.get_mut(sample)
+}
+
+/// The glyph and role of a verdict.
+pub fn verdict_mark(v: Option<Verdict>) -> (&'static str, Role) {
+    match v {
+        Some(Verdict::Confirmed) => ("✔", Role::VerdictConfirmed),
+        Some(Verdict::NotConfirmed) => ("○", Role::VerdictNotConfirmed),
+        Some(Verdict::Inconclusive) => ("?", Role::VerdictInconclusive),
+        Some(Verdict::Error) => ("!", Role::VerdictError),
+        None => ("·", Role::TextDim),
+    }
 }
 
 /// The verdict in words: capitals first (CAUSAL / NOT CONFIRMED / INCONCLUSIVE / ERROR), then the
@@ -424,69 +446,118 @@ fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>> {
         )];
         spans.extend(p.samples.iter().map(|s| sample_glyph(app, s)));
         out.push(Line::from(spans));
-        if let Some(r) = &p.result {
-            let intervention = match (p.info.kind, &p.info.target) {
-                (ExperimentKind::Restore, _) => "restoring it",
-                (ExperimentKind::Replay, _) => "replaying",
-                (_, Some(Target::Step(_))) => "removing its units",
-                _ => "removing it",
-            };
-            let mut spans = vec![Span::raw("  ")];
-            spans.extend(verdict_line(app, r, intervention));
-            out.extend(wrap_line(spans, width));
-        }
-        for (i, s) in p.samples.iter().enumerate() {
-            let SampleState::Done(outcome) = s else {
-                continue;
-            };
-            match outcome {
-                SampleOutcome::Answer {
-                    output,
-                    similarity,
-                    flipped,
-                    not_saved,
-                } => {
-                    let sim = similarity
-                        .map(|x| format!(", similarity {x:.2}"))
-                        .unwrap_or_default();
-                    let tag = if *flipped { "flipped" } else { "same" };
-                    let head = format!("  sample {i} ({tag}{sim}): ");
-                    let room = width.saturating_sub(head.chars().count());
-                    out.push(Line::from(vec![
-                        Span::styled(head, t.style(Role::TextDim)),
-                        Span::styled(clipped(output, room).into_owned(), t.style(Role::Text)),
-                    ]));
-                    if let Some(why) = not_saved {
-                        out.push(Line::styled(
-                            format!("    not saved to the ledger: {}", clipped(why, 200)),
-                            t.style(Role::Warning),
-                        ));
+        match (&p.result, p.info.kind) {
+            (Some(r), ExperimentKind::Baseline) => out.extend(wrap_spans(
+                vec![(
+                    format!(
+                        "  the unchanged run: {}/{} answers changed, {} errors (a stable baseline changes none)",
+                        r.flips, r.samples, r.errors
+                    ),
+                    t.style(Role::TextDim),
+                )],
+                width,
+                "    ",
+            )),
+            (Some(r), kind) => {
+                let intervention = match (kind, &p.info.target) {
+                    (ExperimentKind::Restore, _) => "restoring it",
+                    (ExperimentKind::Replay, _) => "replaying",
+                    (_, Some(Target::Step(_))) => "removing its units",
+                    _ => "removing it",
+                };
+                let mut spans = vec![Span::raw("  ")];
+                let line = verdict_line(app, r, intervention);
+                match &p.claim {
+                    // The engine's own sentence (influence.md §7 wording) after the glyph, then
+                    // the class and cost.
+                    Some(c) => {
+                        let (glyph, role) = verdict_mark(r.verdict);
+                        spans.push(Span::styled(glyph, t.style(role)));
+                        spans.push(Span::styled(format!(" {}", clipped(c, 2000)), t.style(Role::Text)));
+                        spans.extend(line.into_iter().skip(2));
                     }
+                    None => spans.extend(line),
                 }
-                SampleOutcome::Error {
-                    message,
-                    stderr_tail,
-                } => {
-                    out.push(Line::styled(
-                        format!("  sample {i} error: {}", clipped(message, width)),
-                        t.style(Role::Error),
-                    ));
-                    let tail: Vec<&str> = stderr_tail.lines().rev().take(STDERR_LINES).collect();
-                    for l in tail.into_iter().rev() {
-                        out.push(Line::styled(
-                            format!("    stderr: {}", clipped(l, width.saturating_sub(12))),
-                            t.style(Role::TextDim),
-                        ));
-                    }
-                }
+                out.extend(wrap_line(spans, width));
             }
+            (None, _) => {}
         }
+        out.extend(sample_lines(app, &p.samples, width));
     }
     if !job.flags.is_empty() {
         out.push(Line::styled(
             format!("flags: {}", job.flags.join(", ")),
             t.style(Role::Warning),
         ));
+    }
+    out
+}
+
+/// The finished samples of a probe; consecutive samples with the same answer share a line.
+fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < samples.len() {
+        let Some(SampleState::Done(outcome)) = samples.get(i) else {
+            i += 1;
+            continue;
+        };
+        let mut j = i + 1;
+        while matches!(samples.get(j), Some(SampleState::Done(o)) if o == outcome) {
+            j += 1;
+        }
+        let which = if j - i == 1 {
+            format!("sample {i}")
+        } else {
+            format!("samples {i}-{}", j - 1)
+        };
+        match outcome {
+            SampleOutcome::Answer {
+                output,
+                similarity,
+                flipped,
+                not_saved,
+            } => {
+                let sim = similarity
+                    .map(|x| format!(", similarity {x:.2}"))
+                    .unwrap_or_default();
+                let tag = if *flipped { "flipped" } else { "same" };
+                let head = format!("  {which} ({tag}{sim}): ");
+                let room = width.saturating_sub(head.chars().count());
+                out.push(Line::from(vec![
+                    Span::styled(head, t.style(Role::TextDim)),
+                    Span::styled(clipped(output, room).into_owned(), t.style(Role::Text)),
+                ]));
+                if let Some(why) = not_saved {
+                    out.push(Line::styled(
+                        format!("    not saved to the ledger: {}", clipped(why, 200)),
+                        t.style(Role::Warning),
+                    ));
+                }
+            }
+            SampleOutcome::Error {
+                message,
+                stderr_tail,
+            } => {
+                out.extend(wrap_spans(
+                    vec![(
+                        format!("  {which} error: {}", clipped(message, 2000)),
+                        t.style(Role::Error),
+                    )],
+                    width,
+                    "    ",
+                ));
+                let tail: Vec<&str> = stderr_tail.lines().rev().take(STDERR_LINES).collect();
+                for l in tail.into_iter().rev() {
+                    out.push(Line::styled(
+                        format!("    stderr: {}", clipped(l, width.saturating_sub(12))),
+                        t.style(Role::TextDim),
+                    ));
+                }
+            }
+        }
+        i = j;
     }
     out
 }

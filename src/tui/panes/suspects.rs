@@ -480,9 +480,13 @@ impl ItemLines<'_> {
         let t = &self.app.theme;
         match result {
             Some(r) => {
-                let mut spans = vec![Span::raw(ind.to_owned())];
-                spans.extend(verdict_line(self.app, r, intervention));
-                vec![Line::from(spans)]
+                let mut pieces = vec![(ind.to_owned(), Style::default())];
+                pieces.extend(
+                    verdict_line(self.app, r, intervention)
+                        .into_iter()
+                        .map(|s| (s.content.into_owned(), s.style)),
+                );
+                wrap_spans(pieces, self.width, &format!("{ind}  "))
             }
             None => {
                 let key = self
