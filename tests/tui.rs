@@ -143,6 +143,57 @@ fn run_text_is_shown_inert() {
 }
 
 #[test]
+fn hostile_text_anywhere_in_a_run_or_report_never_reaches_a_cell() {
+    // Terminal escapes, a bell and a bidi override in names, ids, arguments, titles and evidence.
+    let evil = "create\\u001b]0;pwned\\u0007\\u001b[2J_event\\u202e";
+    let f = fixture::fixtures();
+    let run_text = std::fs::read_to_string(f.join("calendar.run.json"))
+        .unwrap()
+        .replace("create_event", evil);
+    let report_text = std::fs::read_to_string(f.join("calendar.report.json"))
+        .unwrap()
+        .replace("create_event", evil);
+    let loaded =
+        tdn_tui::analysis::load::load_str(&run_text, Path::new("evil.json"), &Default::default())
+            .unwrap()
+            .remove(0);
+    let report: tdn_tui::analysis::report::Report = serde_json::from_str(&report_text).unwrap();
+    let name = &loaded.run.steps[3].tool.as_ref().unwrap().name;
+    assert!(
+        name.contains('\u{1b}') && name.contains('\u{202e}'),
+        "the fixture really is hostile"
+    );
+    for keys in [
+        "1",
+        "2",
+        "2 ] ]",
+        "3",
+        "1 j j j Enter",
+        "4 j",
+        "5",
+        "a y 6",
+        "1 / c r e",
+        "?",
+    ] {
+        for size in SIZES {
+            let doc = tdn_tui::tui::app::Document::new(loaded.run.clone(), report.clone(), None);
+            let mut s = screen(doc, size, scripted());
+            press(&mut s, keys);
+            for cell in &s.draw().backend().buffer().content {
+                let bad = cell
+                    .symbol()
+                    .chars()
+                    .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c));
+                assert!(
+                    !bad,
+                    "a raw control or bidi character reached the screen after '{keys}'"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn scores_are_never_percentages_and_influence_is_labelled_as_correlation() {
     for keys in ["2", "2 j j j", "a y 6"] {
         let mut s = screen(calendar(), (120, 40), scripted());

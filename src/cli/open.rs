@@ -2,7 +2,7 @@
 //! problems are reported on stderr with exit 2 before the terminal is touched; while the screen is
 //! up, logs go to a file and nothing is printed.
 
-use super::args::{Color, OpenArgs};
+use super::args::{Color as ColorArg, OpenArgs};
 use super::common::{load_options, reference_choice, write_stdout};
 use crate::analysis::load::{self, Loaded};
 use crate::analysis::report::{AnalyzeOptions, Report, analyze};
@@ -32,9 +32,9 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         runner: args.runner.clone(),
         theme: args.theme.clone(),
         color: args.color.map(|c| match c {
-            Color::Auto => ColorChoice::Auto,
-            Color::Always => ColorChoice::Always,
-            Color::Never => ColorChoice::Never,
+            ColorArg::Auto => ColorChoice::Auto,
+            ColorArg::Always => ColorChoice::Always,
+            ColorArg::Never => ColorChoice::Never,
         }),
         ..Overrides::default()
     })?;

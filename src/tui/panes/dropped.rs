@@ -121,8 +121,11 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
     let list_h = (rows.len() + head.len())
         .min(usize::from(inner.height) / 2)
         .max(head.len() + 1);
-    let [top, bottom] =
-        Layout::vertical([Constraint::Length(list_h as u16), Constraint::Min(0)]).areas(inner);
+    let [top, bottom] = Layout::vertical([
+        Constraint::Length(u16::try_from(list_h).unwrap_or(u16::MAX)),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
     let rows_h = usize::from(top.height).saturating_sub(head.len());
     let cursor = app.dropped.cursor.min(rows.len().saturating_sub(1));
     let range = window(&app.dropped.offset, cursor, rows_h, rows.len());

@@ -294,7 +294,10 @@ fn sample_glyph(app: &App, s: &SampleState) -> Span<'static> {
 
 fn job_status(app: &App, job: &Job) -> Span<'static> {
     let t = &app.theme;
-    let spin = SPINNER.get((app.tick % 4) as usize).copied().unwrap_or("◌");
+    let spin = SPINNER
+        .get(usize::try_from(app.tick % 4).unwrap_or(0))
+        .copied()
+        .unwrap_or("◌");
     match &job.state {
         JobState::Starting => Span::styled(format!("{spin} starting"), t.style(Role::Running)),
         JobState::Running => {
@@ -339,8 +342,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
     let list_h = (ex.row_count() + 3)
         .min(usize::from(inner.height) / 2)
         .max(4);
-    let [top, bottom] =
-        Layout::vertical([Constraint::Length(list_h as u16), Constraint::Min(0)]).areas(inner);
+    let [top, bottom] = Layout::vertical([
+        Constraint::Length(u16::try_from(list_h).unwrap_or(u16::MAX)),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
 
     let mut lines = vec![Line::styled(
         clipped(&ex.runner_note, width).into_owned(),
@@ -486,7 +492,7 @@ fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>> {
     }
     if !job.flags.is_empty() {
         out.push(Line::styled(
-            format!("flags: {}", job.flags.join(", ")),
+            format!("flags: {}", clipped(&job.flags.join(", "), 400)),
             t.style(Role::Warning),
         ));
     }

@@ -351,9 +351,11 @@ impl<'a> RowContext<'a> {
         let mut part = 0usize;
         let mut buf = String::new();
         let mut buf_role: Option<Role> = None;
+        let cut = width_of(label) > room;
+        let limit = if cut { room.saturating_sub(1) } else { room };
         for (ci, c) in label.chars().enumerate() {
             let cw = c.width().unwrap_or(0);
-            if w + cw > room {
+            if w + cw > limit {
                 break;
             }
             if c == ' ' && part < 2 {
@@ -380,6 +382,10 @@ impl<'a> RowContext<'a> {
         }
         if !buf.is_empty() {
             spans.push(Span::styled(buf, t.style(buf_role.unwrap_or(Role::Text))));
+        }
+        if cut && room > 0 {
+            spans.push(Span::styled("…", t.style(Role::TextDim)));
+            w += 1;
         }
         w
     }
