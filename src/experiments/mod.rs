@@ -3,5 +3,6 @@
 //! processes; the analysis layer knows nothing of it.
 
 pub mod embedder;
+pub mod ledger;
 pub mod process;
 pub mod spec;

@@ -1,0 +1,1 @@
+//! Unit tests of verification: hand-made ledgers, each breaking one rule.
