@@ -21,6 +21,7 @@ pub mod file;
 pub mod history;
 pub mod migrate;
 pub mod naming;
+pub mod output;
 #[cfg(test)]
 mod parity;
 pub mod parse;
@@ -29,6 +30,8 @@ pub mod record;
 pub mod select;
 pub mod session;
 pub mod store;
+#[cfg(test)]
+mod testutil;
 pub mod verify;
 
 pub use attribute::{Aggregation, Rejection, RejectionCode, attribute, round6, trial_effect};

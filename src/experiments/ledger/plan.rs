@@ -3,10 +3,11 @@
 //! derives its inputs (generations, plateau, current bundle, candidates) from a verified ledger,
 //! ignoring failed lines. No I/O.
 
-use super::bundle::{Bundle, REPLAY_KIND};
+use super::bundle::{Bundle, BundleError, Entry, REPLAY_KIND, baseline_of};
 use super::canonical::utf16_cmp;
 use super::record::{Attribution, Record};
 use super::verify::{Checked, Status};
+use crate::analysis::model::Run;
 use crate::experiments::spec::ExperimentKind;
 use std::collections::{HashMap, HashSet};
 
@@ -229,6 +230,32 @@ pub struct RunBundles {
     pub unsent: HashSet<String>,
 }
 
+/// B of `run` and the digests of the units some step had available but no `llm` step sent.
+pub fn run_bundles(run: &Run) -> Result<RunBundles, BundleError> {
+    let baseline = baseline_of(run)?.bundle;
+    let sent: HashSet<&str> = baseline
+        .entries()
+        .iter()
+        .map(|e| e.entry.id.as_str())
+        .collect();
+    let mut unsent = HashSet::new();
+    for step in &run.steps {
+        for id in step
+            .context
+            .iter()
+            .flat_map(|c| c.available.iter().flatten())
+        {
+            if !sent.contains(id.as_str())
+                && let Some(u) = run.unit(id.as_str())
+                && let Ok(d) = Entry::of_unit(u).digest()
+            {
+                unsent.insert(d);
+            }
+        }
+    }
+    Ok(RunBundles { baseline, unsent })
+}
+
 /// `--samples` resolved as the runner resolves it: `max(2, floor(x))`, non-finite → 3.
 pub fn samples_per_probe(x: f64) -> u64 {
     if !x.is_finite() {
@@ -347,6 +374,21 @@ pub fn inputs(
         current_bundle,
     };
     (inputs, candidates)
+}
+
+/// The baseline bundle of the newest cohort (by first sample), ignoring failed lines.
+pub fn newest_baseline(checked: &Checked) -> Option<&str> {
+    let mut seen = HashSet::new();
+    let mut newest = None;
+    for (_, p, status) in checked.records() {
+        if let Record::Sample(s) = &p.record
+            && status != Status::Failed
+            && seen.insert(s.cohort.as_str())
+        {
+            newest = Some(s.baseline_bundle.as_str());
+        }
+    }
+    newest
 }
 
 /// Walking back from the newest cohort, the cohorts whose mean baseline score is not above the

@@ -3,8 +3,11 @@
 //! verified `causal_ablation` record can demote a unit: legacy, failed, other-bundle and
 //! `paired_shadow` records always leave it included. Pure.
 
+use super::bundle::{Bundle, unit_token_cost};
 use super::canonical::utf16_cmp;
-use super::record::{Attribution, Disposition, EvidenceLevel};
+use super::record::{Attribution, Disposition, EvidenceLevel, Record};
+use super::verify::{Checked, Status};
+use crate::analysis::model::Run;
 use std::collections::HashMap;
 
 /// How far an attribution line may be trusted.
@@ -103,6 +106,8 @@ pub struct Selection {
     pub components: Vec<Selected>,
     /// Units outside it whose verified causal restoration helped.
     pub restore: Vec<Selected>,
+    /// Epochs of attribution lines that were ignored (sorted, unique).
+    pub other_epochs: Vec<String>,
 }
 
 /// `select` of §9. `history` holds the attribution lines in file order with their trust.
@@ -113,9 +118,12 @@ pub fn select(
     epoch: &str,
 ) -> Selection {
     let mut latest: HashMap<&str, (&Attribution, Trust)> = HashMap::new();
+    let mut other_epochs = Vec::new();
     for (a, t) in history {
         if a.evaluator_epoch == epoch {
             latest.insert(&a.component_digest, (a, *t));
+        } else {
+            other_epochs.push(a.evaluator_epoch.clone());
         }
     }
     let components = units
@@ -145,6 +153,7 @@ pub fn select(
         evaluator_epoch: epoch.to_owned(),
         components,
         restore,
+        other_epochs: super::digest::sorted_unique(other_epochs),
     }
 }
 
@@ -205,4 +214,46 @@ fn from_record(
         token_cost: Some(a.token_cost).or(unit_cost),
         reason,
     }
+}
+
+/// Every attribution line of a verified ledger with its trust, in file order.
+pub fn history_of(checked: &Checked) -> Vec<(&Attribution, Trust)> {
+    checked
+        .records()
+        .filter_map(|(_, p, status)| match &p.record {
+            Record::Attribution(a) => Some((
+                &**a,
+                match status {
+                    Status::Failed => Trust::Failed,
+                    Status::LegacyUnverified => Trust::Legacy,
+                    _ => Trust::Verified,
+                },
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The units of a bundle, with token costs from `run` when given.
+pub fn units_of(bundle: &Bundle, run: Option<&Run>) -> Vec<Unit> {
+    bundle
+        .entries()
+        .iter()
+        .map(|e| Unit {
+            kind: e.entry.kind.clone(),
+            id: e.entry.id.clone(),
+            digest: e.digest.clone(),
+            token_cost: run.and_then(|r| r.unit(&e.entry.id)).map(unit_token_cost),
+        })
+        .collect()
+}
+
+/// The bundle whose digest is `digest`, from its verified bundle record.
+pub fn bundle_from_ledger(checked: &Checked, digest: &str) -> Option<Bundle> {
+    checked.records().find_map(|(_, p, s)| match &p.record {
+        Record::Bundle(b) if b.digest == digest && s != Status::Failed => {
+            Bundle::new(b.units.iter().map(|(e, _)| e.clone()).collect()).ok()
+        }
+        _ => None,
+    })
 }

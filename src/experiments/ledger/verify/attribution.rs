@@ -27,6 +27,7 @@ impl<'f> V<'f> {
         let expected_link = self.latest.get(&key).cloned();
         self.latest.insert(key, a.attribution_id.clone());
         if !parsed.missing.is_empty() {
+            self.legacy_cohorts.insert(&a.cohort);
             if let Some(s) = self.status.get_mut(idx)
                 && *s != Status::Failed
             {
@@ -332,6 +333,7 @@ impl<'f> V<'f> {
             };
             if self.status.get(idx) == Some(&Status::Verified)
                 && !self.closed.contains_key(t.cohort.as_str())
+                && !self.legacy_cohorts.contains(t.cohort.as_str())
             {
                 if let Some(s) = self.status.get_mut(idx) {
                     *s = Status::Unbound;

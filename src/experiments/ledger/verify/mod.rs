@@ -208,6 +208,8 @@ struct V<'f> {
     listed: HashMap<&'f str, usize>,
     /// Cohort → its first (non-legacy) attribution line.
     closed: HashMap<&'f str, usize>,
+    /// Cohorts holding a legacy attribution (their trials are history, not unbound).
+    legacy_cohorts: std::collections::HashSet<&'f str>,
     latest: HashMap<ComponentKey, String>,
 }
 
@@ -225,6 +227,7 @@ impl<'f> V<'f> {
             pair_keys: HashMap::new(),
             listed: HashMap::new(),
             closed: HashMap::new(),
+            legacy_cohorts: std::collections::HashSet::new(),
             latest: HashMap::new(),
         }
     }
