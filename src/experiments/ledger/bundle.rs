@@ -10,7 +10,7 @@ use crate::analysis::model::{ContextUnit, Run, StepKind};
 use crate::experiments::spec::ExperimentKind;
 use serde_json::{Value, json};
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The `format` member hashed into every bundle digest.
 pub const BUNDLE_FORMAT: &str = "tdn.bundle/1";
@@ -153,11 +153,6 @@ impl Bundle {
             })
             .ok()
             .and_then(|i| self.entries.get(i))
-    }
-
-    /// True when some entry has this component digest.
-    pub fn has_component(&self, digest: &str) -> bool {
-        self.entries.iter().any(|e| e.digest == digest)
     }
 
     /// The members of a bundle record: `{"digest", "units": [{kind, id, text_sha256, digest}]}`.
@@ -369,6 +364,89 @@ pub struct Admitted {
     pub interactions: Vec<String>,
 }
 
+/// A manifest diff indexed by (kind, id): checking one component is O(1), so many trials over
+/// one pair of bundles cost what their own records hold, not a full diff each.
+#[derive(Clone, Debug)]
+pub struct IndexedDiff {
+    same: bool,
+    changes: Vec<Change>,
+    index: HashMap<(String, String), usize>,
+}
+
+impl IndexedDiff {
+    /// Diffs two bundles once.
+    pub fn new(tested: &Bundle, comparison: &Bundle) -> IndexedDiff {
+        let changes = diff(tested, comparison);
+        let index = changes
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ((c.kind.clone(), c.id.clone()), i))
+            .collect();
+        IndexedDiff {
+            same: tested.digest == comparison.digest,
+            changes,
+            index,
+        }
+    }
+
+    /// How many components differ.
+    pub fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    /// True when nothing differs.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// §3's rules 1-2 for component (kind, id, digest), and the highest level the diff supports
+    /// (rule 3: `causal_ablation` only for the sole change, never for a replay).
+    pub fn check(&self, kind: &str, id: &str, digest: &str) -> Result<EvidenceLevel, String> {
+        if self.same {
+            return Err("the tested and comparison bundles are the same".to_owned());
+        }
+        let mine = self
+            .index
+            .get(&(kind.to_owned(), id.to_owned()))
+            .and_then(|&i| self.changes.get(i));
+        match mine {
+            None => Err(format!(
+                "the bundles do not differ in component '{kind}'/'{id}'"
+            )),
+            Some(c) if c.tested.as_deref() != Some(digest) => Err(format!(
+                "component '{kind}'/'{id}' in the tested bundle is not the one under test"
+            )),
+            Some(c) if c.comparison.is_some() => Err(format!(
+                "component '{kind}'/'{id}' is replaced, not removed: a replacement is never admissible"
+            )),
+            Some(_) if self.changes.len() == 1 && kind != REPLAY_KIND => {
+                Ok(EvidenceLevel::CausalAblation)
+            }
+            Some(_) => Ok(EvidenceLevel::PairedShadow),
+        }
+    }
+
+    /// The sorted component digests of the other changes (tested side, else comparison side).
+    pub fn interactions(&self, kind: &str, id: &str) -> Vec<String> {
+        sorted_unique(
+            self.changes
+                .iter()
+                .filter(|c| !(c.kind == kind && c.id == id))
+                .filter_map(|c| c.tested.clone().or_else(|| c.comparison.clone()))
+                .collect(),
+        )
+    }
+
+    /// [`IndexedDiff::check`] with the interactions.
+    pub fn admit(&self, kind: &str, id: &str, digest: &str) -> Result<Admitted, String> {
+        let highest = self.check(kind, id, digest)?;
+        Ok(Admitted {
+            highest,
+            interactions: self.interactions(kind, id),
+        })
+    }
+}
+
 /// Checks §3's rules 1-2 for component (kind, id, digest); rule 3 is [`Admitted::allows`].
 pub fn admit(
     tested: &Bundle,
@@ -377,45 +455,7 @@ pub fn admit(
     id: &str,
     component_digest: &str,
 ) -> Result<Admitted, String> {
-    if tested.digest == comparison.digest {
-        return Err("the tested and comparison bundles are the same".to_owned());
-    }
-    let changes = diff(tested, comparison);
-    let mine = changes.iter().find(|c| c.kind == kind && c.id == id);
-    match mine {
-        None => {
-            return Err(format!(
-                "the bundles do not differ in component '{kind}'/'{id}'"
-            ));
-        }
-        Some(c) if c.tested.as_deref() != Some(component_digest) => {
-            return Err(format!(
-                "component '{kind}'/'{id}' in the tested bundle is not the one under test"
-            ));
-        }
-        Some(c) if c.comparison.is_some() => {
-            return Err(format!(
-                "component '{kind}'/'{id}' is replaced, not removed: a replacement is never admissible"
-            ));
-        }
-        Some(_) => {}
-    }
-    let interactions = sorted_unique(
-        changes
-            .iter()
-            .filter(|c| !(c.kind == kind && c.id == id))
-            .filter_map(|c| c.tested.clone().or_else(|| c.comparison.clone()))
-            .collect(),
-    );
-    let highest = if interactions.is_empty() && changes.len() == 1 && kind != REPLAY_KIND {
-        EvidenceLevel::CausalAblation
-    } else {
-        EvidenceLevel::PairedShadow
-    };
-    Ok(Admitted {
-        highest,
-        interactions,
-    })
+    IndexedDiff::new(tested, comparison).admit(kind, id, component_digest)
 }
 
 impl Admitted {

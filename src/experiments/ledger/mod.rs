@@ -5,7 +5,8 @@
 //!
 //! The pieces, by concern: [`canonical`] and [`digest`] (§2), [`bundle`] (§3), [`record`] and
 //! [`parse`] (the line types), [`attribute`] (§5), [`file`] and [`store`] (§7: reading, locking,
-//! appending), [`session`] (forming samples and trials for the runner), [`migrate`] (schema 1),
+//! appending), [`session`] (samples in, trials and attributions out, for the runner), [`pair`]
+//! (which trials a pair of samples forms), [`migrate`] (schema 1),
 //! [`verify`] (§6), [`plan`] (§8), [`select`] (§9), [`history`] (what the screen shows of a run),
 //! [`naming`] (ids, epochs, file location).
 //!
@@ -22,6 +23,7 @@ pub mod history;
 pub mod migrate;
 pub mod naming;
 pub mod output;
+pub mod pair;
 #[cfg(test)]
 mod parity;
 pub mod parse;
@@ -39,7 +41,8 @@ pub use bundle::{Baseline, BaselineSource, Bundle, Entry, baseline_of};
 pub use error::LedgerError;
 pub use history::{History, history};
 pub use naming::{Location, default_path, evaluator_epoch, locate, new_cohort, new_sample_id};
+pub use pair::{Refusal, RefusalCode};
 pub use record::{Disposition, EvidenceLevel, Policy, Scope};
-pub use session::{Appended, Closed, NewSample, NewTrial, Refusal, RefusalCode, SampleOutcome};
+pub use session::{Appended, Closed, ClosedAttribution, NewSample, NewTrial, SampleOutcome};
 pub use store::Ledger;
 pub use verify::{Checked, Status, verify_path};

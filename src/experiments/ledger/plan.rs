@@ -330,7 +330,16 @@ pub fn inputs(
         Some(r) => Some(r.baseline.digest().to_owned()),
         None => first_bundle.last().map(|b| (*b).to_owned()),
     };
-    let current_manifest = current_bundle.as_deref().and_then(|d| manifest(checked, d));
+    let current_manifest = match run {
+        Some(r) => Some(
+            r.baseline
+                .entries()
+                .iter()
+                .map(|e| e.digest.as_str())
+                .collect::<HashSet<&str>>(),
+        ),
+        None => current_bundle.as_deref().and_then(|d| manifest(checked, d)),
+    };
     let mut candidates = Vec::new();
     for key in order {
         let Some(&(a, status)) = latest.get(&key) else {
@@ -339,11 +348,9 @@ pub fn inputs(
         if status == Status::Failed || a.component_kind == REPLAY_KIND {
             continue;
         }
-        let in_current = match (run, &current_manifest) {
-            (Some(r), _) => r.baseline.has_component(&a.component_digest),
-            (None, Some(m)) => m.contains(a.component_digest.as_str()),
-            (None, None) => false,
-        };
+        let in_current = current_manifest
+            .as_ref()
+            .is_some_and(|m| m.contains(a.component_digest.as_str()));
         if let Some(r) = run
             && !in_current
             && !r.unsent.contains(&a.component_digest)

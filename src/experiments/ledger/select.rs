@@ -126,6 +126,8 @@ pub fn select(
             other_epochs.push(a.evaluator_epoch.clone());
         }
     }
+    let in_bundle: std::collections::HashSet<&str> =
+        units.iter().map(|u| u.digest.as_str()).collect();
     let components = units
         .iter()
         .map(|u| decide(u, latest.get(u.digest.as_str()).copied(), bundle))
@@ -134,7 +136,7 @@ pub fn select(
         .values()
         .filter(|(a, t)| {
             *t == Trust::Verified
-                && !units.iter().any(|u| u.digest == a.component_digest)
+                && !in_bundle.contains(a.component_digest.as_str())
                 && a.evidence_level == EvidenceLevel::CausalAblation
                 && a.comparison_bundle == a.baseline_bundle
                 && a.tested_bundle != a.baseline_bundle

@@ -215,7 +215,16 @@ impl Ledger {
     ) -> Result<T, LedgerError> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let path = &self.path;
-        let existed = path.exists();
+        let existed = match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => {
+                return Err(LedgerError::NotALedger {
+                    path: path.clone(),
+                    why: "it is not a regular file".to_owned(),
+                });
+            }
+            Ok(_) => true,
+            Err(_) => false,
+        };
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)

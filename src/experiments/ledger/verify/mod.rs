@@ -7,13 +7,14 @@ mod attribution;
 mod records;
 
 use super::attribute::ComponentKey;
-use super::bundle::Bundle;
+use super::bundle::{Bundle, IndexedDiff};
 use super::error::LedgerError;
 use super::file::{Content, LedgerFile, Line, read_file};
 use super::parse::Parsed;
 use super::record::{Header, Record, RecordType};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::rc::Rc;
 
 /// What verification concluded about one line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -192,6 +193,12 @@ pub fn check(file: LedgerFile) -> Result<Checked, LedgerError> {
     })
 }
 
+/// The (tested, comparison) bundle digests §3 derives for a trial, or why none.
+type Derived = Result<(String, String), String>;
+
+/// A sample's `remove` and `restore` ids as sets.
+type Members<'f> = (HashSet<&'f str>, HashSet<&'f str>);
+
 /// The verifier's state while walking the file.
 struct V<'f> {
     lines: &'f [Line],
@@ -199,7 +206,13 @@ struct V<'f> {
     problems: Vec<Problem>,
     header: Option<&'f Header>,
     /// Bundle digest → (first line index, the bundle when it recomputed).
-    bundles: HashMap<&'f str, (usize, Option<Bundle>)>,
+    bundles: HashMap<&'f str, (usize, Option<Rc<Bundle>>)>,
+    /// (experiment sample line, baseline, tested) → the (tested, comparison) digests §3 derives.
+    derived: HashMap<(usize, &'f str, &'f str), Derived>,
+    /// (tested, comparison) → their diff, shared by every trial over that pair.
+    diffs: HashMap<(&'f str, &'f str), Rc<IndexedDiff>>,
+    /// Sample line → its `remove` and `restore` ids as sets.
+    members: HashMap<usize, Rc<Members<'f>>>,
     samples: HashMap<&'f str, usize>,
     trials: HashMap<&'f str, usize>,
     attributions: HashMap<&'f str, usize>,
@@ -221,6 +234,9 @@ impl<'f> V<'f> {
             problems: Vec::new(),
             header: None,
             bundles: HashMap::new(),
+            derived: HashMap::new(),
+            diffs: HashMap::new(),
+            members: HashMap::new(),
             samples: HashMap::new(),
             trials: HashMap::new(),
             attributions: HashMap::new(),

@@ -4,7 +4,9 @@
 use super::V;
 use crate::analysis::model::inert_line;
 use crate::experiments::ledger::attribute::matched_pair_key;
-use crate::experiments::ledger::bundle::{Bundle, Entry, admit, experiment_bundles};
+use crate::experiments::ledger::bundle::{
+    Bundle, Entry, IndexedDiff, REPLAY_KIND, experiment_bundles,
+};
 use crate::experiments::ledger::canonical::utf16_cmp;
 use crate::experiments::ledger::digest::{digest, is_sorted_unique};
 use crate::experiments::ledger::record::{
@@ -12,6 +14,7 @@ use crate::experiments::ledger::record::{
 };
 use crate::experiments::spec::ExperimentKind;
 use serde_json::json;
+use std::rc::Rc;
 
 /// The first 8 characters of an id, for messages.
 pub(super) fn id8(s: &str) -> String {
@@ -86,14 +89,18 @@ impl<'f> V<'f> {
                 }
             }
             None => {
-                let keep = if self.failed(idx) { None } else { built };
+                let keep = if self.failed(idx) {
+                    None
+                } else {
+                    built.map(Rc::new)
+                };
                 self.bundles.insert(&b.digest, (idx, keep));
             }
         }
     }
 
     /// Looks up a bundle named by line `idx`; fails `idx` when absent or failed.
-    fn bundle_ref(&mut self, idx: usize, digest: &str, field: &str) -> Option<Bundle> {
+    fn bundle_ref(&mut self, idx: usize, digest: &str, field: &str) -> Option<Rc<Bundle>> {
         match self.bundles.get(digest) {
             None => {
                 self.fail(
@@ -158,7 +165,12 @@ impl<'f> V<'f> {
     }
 
     /// The sample a trial names, when it exists earlier and did not fail.
-    fn sample_ref(&mut self, idx: usize, id: Option<&str>, field: &str) -> Option<&'f Sample> {
+    fn sample_ref(
+        &mut self,
+        idx: usize,
+        id: Option<&str>,
+        field: &str,
+    ) -> Option<(usize, &'f Sample)> {
         let Some(id) = id else {
             self.fail(idx, "field", format!("'{field}' must name a sample"));
             return None;
@@ -180,7 +192,7 @@ impl<'f> V<'f> {
             .and_then(|l| l.parsed())
             .map(|p| &p.record)
         {
-            Some(crate::experiments::ledger::record::Record::Sample(s)) => Some(s),
+            Some(crate::experiments::ledger::record::Record::Sample(s)) => Some((at, s)),
             _ => None,
         }
     }
@@ -268,7 +280,7 @@ impl<'f> V<'f> {
         let (Some(with), Some(without)) = (with, without) else {
             return;
         };
-        if with.sample_id == without.sample_id {
+        if with.0 == without.0 {
             self.fail(
                 idx,
                 "samples",
@@ -292,10 +304,10 @@ impl<'f> V<'f> {
                 return;
             }
         };
-        self.roles(idx, t, exp, base, kind);
+        self.roles(idx, t, exp, base.1, kind);
         for (s, score, role) in [
-            (with, t.with_score, "with_score"),
-            (without, t.without_score, "without_score"),
+            (with.1, t.with_score, "with_score"),
+            (without.1, t.without_score, "without_score"),
         ] {
             match s.score() {
                 None => self.fail(
@@ -314,7 +326,11 @@ impl<'f> V<'f> {
                 Some(_) => {}
             }
         }
-        let later = with.finished_at.as_str().max(without.finished_at.as_str());
+        let later = with
+            .1
+            .finished_at
+            .as_str()
+            .max(without.1.finished_at.as_str());
         if t.tested_at != later {
             self.fail(
                 idx,
@@ -328,7 +344,28 @@ impl<'f> V<'f> {
         self.trial_bundles(idx, t, exp);
     }
 
-    fn roles(&mut self, idx: usize, t: &Trial, exp: &Sample, base: &Sample, kind: ExperimentKind) {
+    /// The `remove` and `restore` ids of the sample at line `at`, as sets (built once).
+    fn members(&mut self, at: usize, s: &'f Sample) -> Rc<super::Members<'f>> {
+        self.members
+            .entry(at)
+            .or_insert_with(|| {
+                Rc::new((
+                    s.remove.iter().map(String::as_str).collect(),
+                    s.restore.iter().map(String::as_str).collect(),
+                ))
+            })
+            .clone()
+    }
+
+    fn roles(
+        &mut self,
+        idx: usize,
+        t: &Trial,
+        exp: (usize, &'f Sample),
+        base: &Sample,
+        kind: ExperimentKind,
+    ) {
+        let (at, exp) = exp;
         for s in [exp, base] {
             let agree = [
                 ("cohort", &s.cohort, &t.cohort),
@@ -373,16 +410,15 @@ impl<'f> V<'f> {
             );
             return;
         }
+        let sets = self.members(at, exp);
+        let (remove, restore) = (&sets.0, &sets.1);
+        let id = t.component_id.as_str();
         let names = match kind {
-            ExperimentKind::Ablate => {
-                exp.restore.is_empty() && exp.remove.contains(&t.component_id)
-            }
-            ExperimentKind::Restore => {
-                exp.remove.is_empty() && exp.restore.contains(&t.component_id)
-            }
+            ExperimentKind::Ablate => restore.is_empty() && remove.contains(id),
+            ExperimentKind::Restore => remove.is_empty() && restore.contains(id),
             ExperimentKind::Replay => {
-                t.component_kind == crate::experiments::ledger::bundle::REPLAY_KIND
-                    && exp.from_step.as_deref() == Some(t.component_id.as_str())
+                t.component_kind == REPLAY_KIND
+                    && exp.from_step.as_deref() == Some(id)
                     && t.token_cost == 0
             }
             ExperimentKind::Baseline => false,
@@ -394,44 +430,64 @@ impl<'f> V<'f> {
                 format!(
                     "sample {} does not test component '{}' as a {} (or also changes other units)",
                     id8(&exp.sample_id),
-                    inert_line(&t.component_id),
+                    inert_line(id),
                     kind.as_str()
                 ),
             );
         }
     }
 
-    fn trial_bundles(&mut self, idx: usize, t: &Trial, exp: &Sample) {
+    /// §3's derivation of the tested and comparison bundles from the experiment sample and B,
+    /// computed once per (sample, B, tested bundle).
+    fn derive(
+        &mut self,
+        exp: (usize, &'f Sample),
+        b: &Bundle,
+        tested: &Bundle,
+        keys: (&'f str, &'f str),
+    ) -> super::Derived {
+        let (at, exp) = exp;
+        if let Some(r) = self.derived.get(&(at, keys.0, keys.1)) {
+            return r.clone();
+        }
+        let sets = self.members(at, exp);
+        let restored: Vec<Entry> = tested
+            .entries()
+            .iter()
+            .filter(|e| sets.1.contains(e.entry.id.as_str()) && e.entry.kind != REPLAY_KIND)
+            .map(|e| e.entry.clone())
+            .collect();
+        let replay = match (exp.experiment, &exp.from_step) {
+            (ExperimentKind::Replay, Some(step)) => Some(Entry::replay(
+                step,
+                exp.patch.as_deref(),
+                &exp.remove,
+                &exp.restore,
+            )),
+            _ => None,
+        };
+        let r = match replay.transpose() {
+            Err(e) => Err(e.to_string()),
+            Ok(replay) => {
+                experiment_bundles(exp.experiment, b, &exp.remove, &restored, replay.as_ref())
+                    .map(|(t, c)| (t.digest().to_owned(), c.digest().to_owned()))
+                    .map_err(|e| e.to_string())
+            }
+        };
+        self.derived.insert((at, keys.0, keys.1), r.clone());
+        r
+    }
+
+    fn trial_bundles(&mut self, idx: usize, t: &'f Trial, exp: (usize, &'f Sample)) {
         let b = self.bundle_ref(idx, &t.baseline_bundle, "baseline_bundle");
         let tested = self.bundle_ref(idx, &t.tested_bundle, "tested_bundle");
         let comparison = self.bundle_ref(idx, &t.comparison_bundle, "comparison_bundle");
         let (Some(b), Some(tested), Some(comparison)) = (b, tested, comparison) else {
             return;
         };
-        let restored: Vec<Entry> = tested
-            .entries()
-            .iter()
-            .filter(|e| {
-                exp.restore.contains(&e.entry.id)
-                    && e.entry.kind != crate::experiments::ledger::bundle::REPLAY_KIND
-            })
-            .map(|e| e.entry.clone())
-            .collect();
-        let replay = match (exp.experiment, &exp.from_step) {
-            (ExperimentKind::Replay, Some(step)) => {
-                match Entry::replay(step, exp.patch.as_deref(), &exp.remove, &exp.restore) {
-                    Ok(e) => Some(e),
-                    Err(e) => {
-                        self.fail(idx, "bundles", e.to_string());
-                        return;
-                    }
-                }
-            }
-            _ => None,
-        };
-        match experiment_bundles(exp.experiment, &b, &exp.remove, &restored, replay.as_ref()) {
+        match self.derive(exp, &b, &tested, (&t.baseline_bundle, &t.tested_bundle)) {
             Ok((want_t, want_c)) => {
-                if want_t.digest() != tested.digest() || want_c.digest() != comparison.digest() {
+                if want_t != tested.digest() || want_c != comparison.digest() {
                     self.fail(
                         idx,
                         "bundles",
@@ -439,52 +495,61 @@ impl<'f> V<'f> {
                             "tested/comparison bundles {}/{} are not what the {} sample derives from the baseline bundle ({}/{})",
                             id8(tested.digest()),
                             id8(comparison.digest()),
-                            exp.experiment.as_str(),
-                            id8(want_t.digest()),
-                            id8(want_c.digest())
+                            exp.1.experiment.as_str(),
+                            id8(&want_t),
+                            id8(&want_c)
                         ),
                     );
                     return;
                 }
             }
             Err(e) => {
-                self.fail(idx, "bundles", e.to_string());
+                self.fail(idx, "bundles", e);
                 return;
             }
         }
-        match admit(
-            &tested,
-            &comparison,
-            &t.component_kind,
-            &t.component_id,
-            &t.component_digest,
-        ) {
-            Err(why) => self.fail(idx, "admissible", format!("not admissible: {why}")),
-            Ok(adm) => {
-                if !adm.allows(t.evidence_level) {
-                    self.fail(
-                        idx,
-                        "level",
-                        format!(
-                            "claims {} but the diff supports only {} ({} other changes)",
-                            t.evidence_level.as_str(),
-                            adm.highest.as_str(),
-                            adm.interactions.len()
-                        ),
-                    );
-                }
-                if adm.interactions != t.interactions {
-                    self.fail(
-                        idx,
-                        "interactions",
-                        format!(
-                            "interactions list {} components, the diff's other changes are {}",
-                            t.interactions.len(),
-                            adm.interactions.len()
-                        ),
-                    );
-                }
+        let diff = self
+            .diffs
+            .entry((&t.tested_bundle, &t.comparison_bundle))
+            .or_insert_with(|| Rc::new(IndexedDiff::new(&tested, &comparison)))
+            .clone();
+        let highest = match diff.check(&t.component_kind, &t.component_id, &t.component_digest) {
+            Ok(h) => h,
+            Err(why) => {
+                self.fail(idx, "admissible", format!("not admissible: {why}"));
+                return;
             }
+        };
+        let allowed = match t.evidence_level {
+            EvidenceLevel::CausalAblation => highest == EvidenceLevel::CausalAblation,
+            EvidenceLevel::PairedShadow => true,
+            EvidenceLevel::ComponentCorrelated => false,
+        };
+        if !allowed {
+            self.fail(
+                idx,
+                "level",
+                format!(
+                    "claims {} but the diff supports only {} ({} other changes)",
+                    t.evidence_level.as_str(),
+                    highest.as_str(),
+                    diff.len().saturating_sub(1)
+                ),
+            );
+        }
+        // Compare sizes first: building the list costs what the stored list holds.
+        let others = diff.len().saturating_sub(1);
+        if t.interactions.len() != others
+            || diff.interactions(&t.component_kind, &t.component_id) != t.interactions
+        {
+            self.fail(
+                idx,
+                "interactions",
+                format!(
+                    "interactions list {} components, the diff's other changes are {others}",
+                    t.interactions.len()
+                ),
+            );
         }
     }
 }
