@@ -99,6 +99,13 @@ fn show_plan_and_select_through_the_binary() {
             && l.contains("document/doc-a causal_ablation effect -1 confidence 0.5 harmful")),
         "{text}"
     );
+    // A failed run: departing from the recorded failure scores 1 (never called "fixed").
+    assert!(
+        text.lines().any(|l| l.contains("sample")
+            && l.ends_with("ablate [doc-a] seed 0: departed from the recorded outcome (score 1)")),
+        "{text}"
+    );
+    assert!(!text.contains("fixed"));
     let sj: Value =
         serde_json::from_str(&stdout(&f.cli(&["ledger", "show", p, "--json"]))).unwrap();
     assert_eq!(sj["format"], "tdn.ledger-show/1");

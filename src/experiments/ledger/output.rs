@@ -32,16 +32,33 @@ fn units(s: &Sample) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    match s.experiment.as_str() {
-        "ablate" => format!(" [{}]", list(&s.remove)),
-        "restore" => format!(" [{}]", list(&s.restore)),
-        "replay" => format!(
+    let (named, other_label, other) = match s.experiment.as_str() {
+        "ablate" => (Some(&s.remove), "restore", &s.restore),
+        "restore" => (Some(&s.restore), "remove", &s.remove),
+        _ => (None, "", &s.remove),
+    };
+    let mut out = match (s.experiment.as_str(), named) {
+        ("replay", _) => format!(
             " from '{}'{}",
             inert_line(s.from_step.as_deref().unwrap_or("?")),
             if s.patch.is_some() { " (patched)" } else { "" }
         ),
+        (_, Some(v)) => format!(" [{}]", list(v)),
         _ => String::new(),
+    };
+    if named.is_some() {
+        if !other.is_empty() {
+            out.push_str(&format!(" {other_label} [{}]", list(other)));
+        }
+    } else {
+        if !s.remove.is_empty() {
+            out.push_str(&format!(" remove [{}]", list(&s.remove)));
+        }
+        if !s.restore.is_empty() {
+            out.push_str(&format!(" restore [{}]", list(&s.restore)));
+        }
     }
+    out
 }
 
 /// One line describing a record (no line number, no id).
@@ -59,9 +76,9 @@ pub fn summary(p: &Parsed) -> String {
             let outcome = match (&s.outcome, &s.error) {
                 (Some(o), _) => {
                     let what = if o.reproduced {
-                        "same outcome"
+                        "reproduced the recorded outcome"
                     } else {
-                        "outcome changed"
+                        "departed from the recorded outcome"
                     };
                     match o.score {
                         Some(x) => format!("{what} (score {})", js_number(x)),

@@ -144,6 +144,17 @@ pub(super) fn form_trials(exp: &Sample, base: &Sample, run: &Run, b: &Baseline) 
         ExperimentKind::Restore => (restored.clone(), exp.restore.len() == 1),
         ExperimentKind::Replay => (replay.iter().cloned().collect(), false),
     };
+    if components.is_empty() && f.refused.is_empty() {
+        f.refused.push(refusal(
+            RefusalCode::NotAdmissible,
+            None,
+            format!(
+                "the {} sample names no unit to test",
+                exp.experiment.as_str()
+            ),
+        ));
+        return f;
+    }
     let bundles = experiment_bundles(
         exp.experiment,
         &b.bundle,
