@@ -258,7 +258,8 @@ impl Ledger {
                 max: MAX_LEDGER_BYTES,
             });
         }
-        if len < state.offset {
+        if len < state.offset || !ends_a_line(file, state.offset).map_err(io("read"))? {
+            // Not the file we read before (truncated or replaced): read it again from the start.
             *state = State::default();
         }
         let mut tail = Vec::new();
@@ -315,6 +316,17 @@ impl Ledger {
         state.offset = len + u64::try_from(out.len()).unwrap_or(u64::MAX);
         Ok(result)
     }
+}
+
+/// True when the byte before `offset` is a `\n` (or `offset` is 0): where our last read ended.
+fn ends_a_line(file: &mut File, offset: u64) -> std::io::Result<bool> {
+    if offset == 0 {
+        return Ok(true);
+    }
+    let mut byte = [0u8; 1];
+    file.seek(SeekFrom::Start(offset - 1))?;
+    file.read_exact(&mut byte)?;
+    Ok(byte == *b"\n")
 }
 
 fn seal(tx: &mut Tx<'_>, number: usize, bytes: usize) -> Result<usize, LedgerError> {

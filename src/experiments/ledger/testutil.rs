@@ -1,6 +1,7 @@
 //! Test doubles for the ledger's unit tests (compiled only under `cfg(test)`): a small failed run
-//! with three sent units and one available, a ledger in a temporary folder, functions that append samples, and
-//! `rechain` to repair the hash chain after an edit so that only the edited content is wrong.
+//! with three sent units and one available, a ledger in a temporary folder, functions that append
+//! samples, and `rechain` to repair the hash chain after an edit so that only the edited content
+//! is wrong.
 
 use super::canonical::{canonical, parse_strict};
 use super::digest::sha256_hex;
