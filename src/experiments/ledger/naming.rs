@@ -66,6 +66,16 @@ pub fn new_cohort(start: OffsetDateTime) -> Result<String, RandomError> {
 /// `similarity<0.8@hashed|tdn-tui/0.1.0`. Command comparators and embedders appear as `cmd:` +
 /// the SHA-256 of their command text, never the text itself.
 pub fn evaluator_epoch(s: &Settings) -> String {
+    let embedder_command = s.embedder_command.as_ref().map(|c| c.text.as_str());
+    // The runner names the comparator; reading the same name keeps plan and select on the epoch
+    // the samples were written under.
+    if let Ok(rule) = crate::experiments::flip::FlipRule::from_settings(&s.experiments) {
+        return format!(
+            "{}|{}",
+            rule.describe(&s.embedder, embedder_command),
+            created_by()
+        );
+    }
     let e = &s.experiments;
     let comparator = match e.flip.as_str() {
         "similarity" => {
