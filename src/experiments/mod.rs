@@ -13,6 +13,7 @@ pub mod cost;
 pub mod embedder;
 pub mod flip;
 pub mod headless;
+pub mod ledger;
 pub mod localize;
 pub mod process;
 pub mod runner;
