@@ -108,7 +108,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         App::picker(runs.iter().map(choice).collect(), opts)
     };
     app.experiments.runner_note = runner_note(&settings);
-    let port = experiment_port(&settings);
+    let port = experiment_port(&settings, runs.len());
     if let Some(doc) = &app.doc {
         port.open(doc.run.clone(), doc.report.clone(), doc.source.clone());
     }
@@ -149,9 +149,9 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
 
 /// The experiment engine the screen talks to (the seam: `tui::experiment_port`). Without a
 /// runner every request is refused with how to configure one.
-fn experiment_port(settings: &Settings) -> Arc<dyn ExperimentPort> {
+fn experiment_port(settings: &Settings, runs_in_file: usize) -> Arc<dyn ExperimentPort> {
     match &settings.runner {
-        Some(_) => Arc::new(LivePort::new(settings)),
+        Some(_) => Arc::new(LivePort::new(settings).with_runs_in_file(runs_in_file)),
         None => Arc::new(Unavailable {
             reason: "no runner is configured: start with --runner 'CMD' or set [runner] command in tdn.toml (docs/experiments.md)".to_owned(),
         }),

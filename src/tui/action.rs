@@ -4,7 +4,7 @@
 //! the terminal and the experiment runner. Holds no state and does no I/O.
 
 use super::app::Document;
-use super::experiment_port::{ExperimentEvent, LedgerTrial, Plan, Request};
+use super::experiment_port::{ExperimentEvent, LedgerHistory, Plan, Request};
 use super::overlays::search::SearchHits;
 use super::panes::detail::DetailDoc;
 use crate::analysis::model::StepId;
@@ -125,7 +125,7 @@ pub enum Action {
     /// Progress from the experiment runner.
     Experiment(Arc<ExperimentEvent>),
     /// The ledger's earlier trials, or why they could not be read.
-    LedgerLoaded(Arc<Result<Vec<LedgerTrial>, String>>),
+    LedgerLoaded(Arc<Result<LedgerHistory, String>>),
     /// What a request would run (or why it cannot), from the experiment port.
     Planned(Arc<(Request, Result<Plan, String>)>),
     /// A mouse wheel turn (positive: down) at a column and row.

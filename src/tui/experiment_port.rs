@@ -209,17 +209,31 @@ impl ExperimentEvent {
     }
 }
 
-/// An earlier trial from the run's attribution ledger.
+/// An earlier trial from the run's attribution ledger: one matched pair of samples, with and
+/// without a component (attribution-ledger.md §4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LedgerTrial {
-    /// When it ran (as the ledger records it).
+    /// When it was tested (as the ledger records it).
     pub when: Option<String>,
     /// `ablate`, `restore`, `replay`...
     pub experiment: String,
-    /// The units it removed or restored.
+    /// The component: a unit id, or the replayed step.
     pub units: Vec<String>,
-    /// What it showed.
-    pub result: ProbeResult,
+    /// Score with the component minus score without it.
+    pub effect: f64,
+    /// Its verification status (`verified`, `unbound`, `legacy_unverified`...).
+    pub status: String,
+    /// The probe verdict, when the engine reports one.
+    pub result: Option<ProbeResult>,
+}
+
+/// What the run's ledger already holds, and anything worth saying about it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LedgerHistory {
+    /// The run's trials, in file order.
+    pub trials: Vec<LedgerTrial>,
+    /// A note for the pane (failed lines, samples not being saved).
+    pub note: Option<String>,
 }
 
 /// Where experiment events go.
@@ -236,8 +250,8 @@ pub trait ExperimentPort: Send + Sync {
     fn launch(&self, job: JobId, request: Request, events: EventSender) -> Result<(), String>;
     /// Stops a job's samples (their whole process groups).
     fn cancel(&self, job: JobId);
-    /// The trials the run's ledger already holds.
-    fn earlier_trials(&self) -> Result<Vec<LedgerTrial>, String>;
+    /// What the run's ledger already holds.
+    fn earlier_trials(&self) -> Result<LedgerHistory, String>;
     /// The run experiments are about from now on (called when a run is opened).
     fn open(&self, _run: Arc<Run>, _report: Arc<Report>, _source: Option<PathBuf>) {}
 }
@@ -256,8 +270,8 @@ impl ExperimentPort for Unavailable {
         Err(self.reason.clone())
     }
     fn cancel(&self, _job: JobId) {}
-    fn earlier_trials(&self) -> Result<Vec<LedgerTrial>, String> {
-        Ok(Vec::new())
+    fn earlier_trials(&self) -> Result<LedgerHistory, String> {
+        Ok(LedgerHistory::default())
     }
 }
 
@@ -432,7 +446,10 @@ impl ExperimentPort for ScriptedPort {
         }
     }
 
-    fn earlier_trials(&self) -> Result<Vec<LedgerTrial>, String> {
-        Ok(self.trials.clone())
+    fn earlier_trials(&self) -> Result<LedgerHistory, String> {
+        Ok(LedgerHistory {
+            trials: self.trials.clone(),
+            note: None,
+        })
     }
 }

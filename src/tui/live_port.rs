@@ -8,18 +8,19 @@
 //! is the user's consent for a command from a `tdn.toml` in the current folder too.
 
 use super::experiment_port::{
-    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, LedgerTrial, Plan, ProbeInfo,
-    Request, SampleOutcome, Target,
+    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, LedgerHistory, LedgerTrial, Plan,
+    ProbeInfo, Request, SampleOutcome, Target,
 };
 use crate::analysis::model::{Run, StepId, UnitId, inert_line};
 use crate::analysis::report::Report;
 use crate::config::Settings;
+use crate::experiments::ledger;
 use crate::experiments::localize::{plan_tiers, report_dropped, report_subjects};
 use crate::experiments::session::{
     self, ProbePlan, ProbeRole, Saved, SessionDeps, SessionHandle, SessionPlan, TrialEvent,
 };
 use crate::experiments::setup::{self, Prepared};
-use crate::experiments::sink::{default_ledger_path, new_cohort_id};
+use crate::experiments::sink::new_cohort_id;
 use crate::experiments::target::{self, probe_for};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -28,6 +29,7 @@ use std::sync::{Arc, Mutex};
 /// Runs the screen's experiments through the user's runner.
 pub struct LivePort {
     settings: Settings,
+    runs_in_file: usize,
     opened: Mutex<Option<Arc<Opened>>>,
     running: Arc<Mutex<HashMap<JobId, SessionHandle>>>,
 }
@@ -48,9 +50,16 @@ impl LivePort {
         settings.yes = true;
         LivePort {
             settings,
+            runs_in_file: 1,
             opened: Mutex::new(None),
             running: Arc::new(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// How many runs the file holds (the ledger of a file of several runs is per scenario).
+    pub fn with_runs_in_file(mut self, n: usize) -> LivePort {
+        self.runs_in_file = n.max(1);
+        self
     }
 
     fn opened(&self) -> Result<Arc<Opened>, String> {
@@ -267,26 +276,57 @@ impl ExperimentPort for LivePort {
         }
     }
 
-    fn earlier_trials(&self) -> Result<Vec<LedgerTrial>, String> {
+    fn earlier_trials(&self) -> Result<LedgerHistory, String> {
         let o = self.opened()?;
         let sink = setup::open_sink(&o.ledger, &o.run).map_err(|e| e.0)?;
-        match sink.path() {
-            Some(_) => Ok(Vec::new()),
-            None => Err(
-                "this build does not keep the attribution ledger yet: samples are shown, not saved"
-                    .to_owned(),
-            ),
+        let mut notes = Vec::new();
+        if sink.path().is_none() {
+            notes.push(
+                "this build does not save new samples to the attribution ledger yet".to_owned(),
+            );
         }
+        let trials = match ledger::history(&o.ledger, &o.run.id) {
+            Ok(None) => Vec::new(),
+            Ok(Some(h)) => {
+                if h.failures > 0 {
+                    notes.push(format!(
+                        "{} lines of '{}' failed verification; run 'tdn-tui ledger verify' on it",
+                        h.failures,
+                        o.ledger.display()
+                    ));
+                }
+                h.trials
+                    .into_iter()
+                    .map(|t| LedgerTrial {
+                        when: Some(t.trial.tested_at.clone()),
+                        experiment: t.trial.experiment.clone(),
+                        units: vec![t.trial.component_id.clone()],
+                        effect: t.effect,
+                        status: t.status.as_str().to_owned(),
+                        result: None,
+                    })
+                    .collect()
+            }
+            Err(e) => {
+                notes.push(format!("cannot read '{}': {e}", o.ledger.display()));
+                Vec::new()
+            }
+        };
+        Ok(LedgerHistory {
+            trials,
+            note: (!notes.is_empty()).then(|| notes.join("; ")),
+        })
     }
 
     fn open(&self, run: Arc<Run>, report: Arc<Report>, source: Option<PathBuf>) {
         let Some(run_path) = source else { return };
-        let ledger = self
-            .settings
-            .ledger
-            .path
-            .clone()
-            .unwrap_or_else(|| default_ledger_path(&run_path));
+        let ledger = ledger::locate(
+            &run_path,
+            self.settings.ledger.path.as_deref(),
+            self.runs_in_file,
+            &run.id,
+        )
+        .path;
         if let Ok(mut o) = self.opened.lock() {
             *o = Some(Arc::new(Opened {
                 run,
@@ -467,6 +507,66 @@ mod tests {
         assert!(e.contains("'nope'"), "{e}");
         let none = LivePort::new(&Settings::default());
         assert_eq!(none.plan(&Request::Localize).unwrap_err(), "no run is open");
+    }
+
+    #[test]
+    fn the_ledgers_earlier_trials_of_the_run_are_listed() {
+        use crate::experiments::ledger::{Policy, locate, sink::LedgerSink};
+        let dir = tempfile::tempdir().unwrap();
+        let run_path = dir.path().join("r1.json");
+        std::fs::write(&run_path, RUN).unwrap();
+        let run = load_str(RUN, &run_path, &LoadOptions::default())
+            .unwrap()
+            .remove(0)
+            .run;
+        let settings = Settings {
+            runner: Some(UserCommand {
+                text: "echo '{\"output\": \"the recorded answer\"}'".to_owned(),
+                origin: CommandOrigin::CommandLine,
+            }),
+            ..Settings::default()
+        };
+        // A session with the ledger behind its sink writes trials for 'u2'.
+        let prepared = setup::prepare(&settings).unwrap();
+        let location = locate(&run_path, None, 1, "r1");
+        let sink = Arc::new(LedgerSink::open(&location, &run, Policy::default()).unwrap());
+        let plan = SessionPlan {
+            run_path: run_path.display().to_string(),
+            run_id: "r1".to_owned(),
+            run_status: run.status,
+            original: "the recorded answer".to_owned(),
+            samples: prepared.samples,
+            probes: vec![
+                ProbePlan::baseline(),
+                probe_for(&run, &target::Target::Ablate(vec!["u2".to_owned()]))
+                    .unwrap()
+                    .unwrap(),
+            ],
+        };
+        let deps = SessionDeps {
+            runner: prepared.runner.clone(),
+            judge: prepared.judge.clone(),
+            sink,
+            parallel: 2,
+            cohort: new_cohort_id(),
+            evaluator_epoch: prepared.evaluator_epoch.clone(),
+        };
+        crate::experiments::headless::run_to_end(plan, deps, |_| {}).unwrap();
+
+        let p = LivePort::new(&settings);
+        let report: Report = serde_json::from_str(include_str!(
+            "../../tests/fixtures/tui/calendar.report.json"
+        ))
+        .unwrap();
+        p.open(Arc::new(run), Arc::new(report), Some(run_path));
+        let h = p.earlier_trials().unwrap();
+        assert!(!h.trials.is_empty(), "{h:?}");
+        for t in &h.trials {
+            assert_eq!(
+                (t.experiment.as_str(), t.units.as_slice()),
+                ("ablate", &["u2".to_owned()][..])
+            );
+        }
     }
 
     #[test]

@@ -198,6 +198,8 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             if let super::experiment_port::ExperimentEvent::JobFinished { job, end, .. } =
                 ev.as_ref()
             {
+                // The samples it saved may have formed new trials.
+                fx.push(Effect::LoadLedger);
                 match end {
                     JobEnd::Finished => app.message(format!(
                         "job #{} finished: the verdicts are in Experiments",
@@ -209,7 +211,10 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         Action::LedgerLoaded(r) => match r.as_ref() {
-            Ok(t) => app.experiments.trials = t.clone(),
+            Ok(h) => {
+                app.experiments.trials = h.trials.clone();
+                app.experiments.trials_error = h.note.clone();
+            }
             Err(e) => app.experiments.trials_error = Some(e.clone()),
         },
         Action::Planned(p) => {

@@ -373,13 +373,23 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
             "",
         ));
         if let Some(e) = &ex.trials_error {
-            lines.push(Line::styled(
-                format!("ledger: {}", clipped(e, 200)),
-                t.style(Role::Warning),
+            lines.extend(wrap_spans(
+                vec![(
+                    format!("ledger: {}", clipped(e, 300)),
+                    t.style(Role::Warning),
+                )],
+                width,
+                "  ",
             ));
         }
-        frame.render_widget(Paragraph::new(lines), top);
+        frame.render_widget(Paragraph::new(lines), inner);
         return;
+    }
+    if let Some(e) = &ex.trials_error {
+        lines[0] = Line::styled(
+            clipped(&format!("{} · ledger: {e}", ex.runner_note), width).into_owned(),
+            t.style(Role::TextDim),
+        );
     }
     let rows_h = usize::from(top.height).saturating_sub(1);
     let cursor = ex.cursor.min(ex.row_count().saturating_sub(1));
@@ -410,7 +420,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
                 ),
                 t.style(Role::Text),
             ));
-            spans.extend(verdict_line(app, &tr.result, "it").into_iter().take(1));
+            spans.push(Span::styled(
+                format!("effect {:+.2} ({})", tr.effect, clipped(&tr.status, 20)),
+                t.style(Role::TextDim),
+            ));
         }
         let mut line = Line::from(spans);
         if r == cursor {
@@ -578,7 +591,25 @@ fn trial_lines(app: &App, tr: &LedgerTrial, width: usize) -> Vec<Line<'static>> 
         ),
         t.style(Role::Heading),
     )];
-    out.extend(wrap_line(verdict_line(app, &tr.result, "it"), width));
+    out.extend(wrap_spans(
+        vec![(
+            format!(
+                "one matched pair of samples, with and without it: score with minus score without = {:+.3}; {}{}",
+                tr.effect,
+                clipped(&tr.status, 20),
+                tr.when
+                    .as_deref()
+                    .map(|w| format!(", tested {}", clipped(w, 40)))
+                    .unwrap_or_default()
+            ),
+            t.style(Role::Text),
+        )],
+        width,
+        "    ",
+    ));
+    if let Some(r) = &tr.result {
+        out.extend(wrap_line(verdict_line(app, r, "it"), width));
+    }
     out
 }
 
