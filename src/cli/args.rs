@@ -87,6 +87,10 @@ pub struct OpenArgs {
     /// With --render: keys to press first, e.g. "j j Enter ? q" (names as in the help overlay).
     #[arg(long, value_name = "KEYS", requires = "render")]
     pub keys: Option<String>,
+    /// Show this saved report (what 'tdn-tui analyze RUN --json' printed for the same file)
+    /// instead of analysing the run again.
+    #[arg(long, value_name = "REPORT")]
+    pub report: Option<PathBuf>,
     /// Config and consent.
     #[command(flatten)]
     pub config: ConfigArgs,

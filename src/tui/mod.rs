@@ -1,2 +1,241 @@
 //! The screen: a ratatui + crossterm app on a tokio event loop that renders the report and the
 //! experiment state, and computes nothing of its own.
+//!
+//! State lives in [`app::App`]; [`update::update`] changes it (pure) and returns
+//! [`effects::Effect`]s; [`render::render`] draws it from `&App`. This file owns the terminal:
+//! raw mode and the alternate screen are entered here and always left again, on quit, on error
+//! and on panic; the loop selects over terminal events, the experiment channel, effect results
+//! and a tick, handles a burst of events, then draws once.
+
+pub mod action;
+pub mod app;
+pub mod effects;
+pub mod experiment_port;
+pub mod headless;
+pub mod keymap;
+pub mod live_port;
+pub mod overlays;
+pub mod panes;
+pub mod render;
+pub mod theme;
+pub mod update;
+pub mod widgets;
+
+use action::Action;
+use app::App;
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
+    MouseEventKind,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use effects::{Clipboard, Effect, EffectContext, Opener, run_effect};
+use experiment_port::{ExperimentEvent, ExperimentPort};
+use futures_util::{FutureExt, StreamExt};
+use keymap::Chord;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use std::io::Stdout;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+/// How often the screen ticks (spinners, message expiry).
+const TICK: Duration = Duration::from_millis(250);
+/// Most terminal events handled before a redraw.
+const MAX_BURST: usize = 256;
+
+/// Everything the live screen needs.
+pub struct Screen {
+    /// The state to start from.
+    pub app: App,
+    /// The experiment engine.
+    pub port: Arc<dyn ExperimentPort>,
+    /// Opens a run chosen in the picker.
+    pub opener: Arc<Opener>,
+    /// Where copies are also saved.
+    pub copy_dir: PathBuf,
+}
+
+type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// Runs the screen until the user quits. The terminal is restored whatever happens.
+pub fn run(screen: Screen) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    install_panic_hook();
+    let mut terminal = enter()?;
+    let result = rt.block_on(event_loop(&mut terminal, screen));
+    leave();
+    let _ = terminal.show_cursor();
+    rt.shutdown_timeout(Duration::from_millis(500));
+    result
+}
+
+fn enter() -> anyhow::Result<Term> {
+    enable_raw_mode()?;
+    let mut out = std::io::stdout();
+    if let Err(e) = execute!(out, EnterAlternateScreen) {
+        leave();
+        return Err(e.into());
+    }
+    let mut t = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    t.hide_cursor()?;
+    full_redraw(&mut t)?;
+    Ok(t)
+}
+
+/// Leaves raw mode and the alternate screen; safe to call more than once.
+fn leave() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+/// Restores the terminal before the panic message prints, so it is readable.
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        leave();
+        previous(info);
+    }));
+}
+
+/// Stops the process (Ctrl-Z) with the terminal restored, and takes it back on `fg`.
+fn suspend(terminal: &mut Term, mouse: bool) -> anyhow::Result<()> {
+    leave();
+    // SAFETY: raising SIGTSTP on our own process has no memory-safety preconditions; the
+    // process stops here and continues after SIGCONT.
+    let rc = unsafe { libc::raise(libc::SIGTSTP) };
+    if rc != 0 {
+        tracing::warn!("could not suspend (raise returned {rc})");
+    }
+    tracing::info!("resumed after a suspend");
+    enable_raw_mode()?;
+    execute!(std::io::stdout(), EnterAlternateScreen)?;
+    if mouse {
+        execute!(std::io::stdout(), EnableMouseCapture)?;
+    }
+    terminal.hide_cursor()?;
+    full_redraw(terminal)
+}
+
+/// Clears the screen and makes the next draw repaint everything. (`Terminal::clear` asks the
+/// terminal for the cursor position, which the event stream's reader would swallow.)
+fn full_redraw(terminal: &mut Term) -> anyhow::Result<()> {
+    let size = terminal.size()?;
+    terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+    Ok(())
+}
+
+async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
+    let Screen {
+        mut app,
+        port,
+        opener,
+        copy_dir,
+    } = screen;
+    let (exp_tx, mut exp_rx): (
+        UnboundedSender<ExperimentEvent>,
+        UnboundedReceiver<ExperimentEvent>,
+    ) = mpsc::unbounded_channel();
+    let (act_tx, mut act_rx) = mpsc::unbounded_channel::<Action>();
+    let ctx = Arc::new(EffectContext {
+        theme: app.theme.clone(),
+        port,
+        opener,
+        events: exp_tx,
+        clipboard: Clipboard::Terminal(copy_dir),
+    });
+    app.headless = false;
+    let size = terminal.size()?;
+    let mut pending = update(&mut app, Action::Resize(size.width, size.height));
+    if app.doc.is_some() {
+        pending.push(Effect::LoadLedger);
+    }
+    let mut events = EventStream::new();
+    let mut tick = tokio::time::interval(TICK);
+    loop {
+        for effect in pending.drain(..) {
+            match effect {
+                Effect::Quit => return Ok(()),
+                Effect::Suspend => suspend(terminal, app.mouse)?,
+                Effect::SetMouse(on) => {
+                    if on {
+                        execute!(std::io::stdout(), EnableMouseCapture)?;
+                    } else {
+                        execute!(std::io::stdout(), DisableMouseCapture)?;
+                    }
+                }
+                other => {
+                    tokio::spawn(run_effect(other, ctx.clone(), act_tx.clone()));
+                }
+            }
+        }
+        if app.quit {
+            return Ok(());
+        }
+        terminal.draw(|f| render::render(&app, f))?;
+        let first = tokio::select! {
+            ev = events.next() => match ev {
+                Some(Ok(e)) => to_action(&app, e),
+                Some(Err(e)) => return Err(e.into()),
+                None => return Ok(()),
+            },
+            Some(a) = act_rx.recv() => Some(a),
+            Some(ev) = exp_rx.recv() => Some(Action::Experiment(Arc::new(ev))),
+            _ = tick.tick() => Some(Action::Tick),
+        };
+        if let Some(a) = first {
+            pending.extend(update(&mut app, a));
+        }
+        // Handle whatever else is already waiting before drawing again.
+        for _ in 0..MAX_BURST {
+            let next = match events.next().now_or_never() {
+                Some(Some(Ok(e))) => to_action(&app, e),
+                Some(Some(Err(e))) => return Err(e.into()),
+                _ => match act_rx.try_recv() {
+                    Ok(a) => Some(a),
+                    Err(_) => match exp_rx.try_recv() {
+                        Ok(ev) => Some(Action::Experiment(Arc::new(ev))),
+                        Err(_) => break,
+                    },
+                },
+            };
+            if let Some(a) = next {
+                pending.extend(update(&mut app, a));
+            }
+            if app.quit {
+                break;
+            }
+        }
+    }
+}
+
+use update::update;
+
+/// The action a terminal event stands for, if any.
+fn to_action(app: &App, e: Event) -> Option<Action> {
+    match e {
+        Event::Key(k) if k.kind != KeyEventKind::Release => {
+            update::dispatch(app, &Chord::from_event(&k))
+        }
+        Event::Resize(w, h) => Some(Action::Resize(w, h)),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::ScrollDown => Some(Action::Scroll(1, m.column, m.row)),
+            MouseEventKind::ScrollUp => Some(Action::Scroll(-1, m.column, m.row)),
+            MouseEventKind::Down(MouseButton::Left) => Some(Action::Click(m.column, m.row)),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -1,0 +1,344 @@
+//! Every change the screen can undergo, as one [`Action`] enum: the commands a key can be bound
+//! to (unit variants, each with a kebab-case [`Action::name`] used in keymap.toml and a one-line
+//! [`Action::doc`] shown in the help overlay) and the internal messages that arrive from effects,
+//! the terminal and the experiment runner. Holds no state and does no I/O.
+
+use super::app::Document;
+use super::experiment_port::{ExperimentEvent, LedgerHistory, Plan, Request};
+use super::overlays::search::SearchHits;
+use super::panes::detail::DetailDoc;
+use crate::analysis::model::StepId;
+use std::sync::Arc;
+
+/// A command or message for [`super::update::update`].
+#[derive(Clone, Debug)]
+pub enum Action {
+    // ---- bindable commands ----
+    /// Leave the debugger.
+    Quit,
+    /// Suspend to the shell (`fg` to come back).
+    Suspend,
+    /// Show or hide the key help.
+    Help,
+    /// Close the overlay or clear the search.
+    Back,
+    /// Focus the next pane.
+    FocusNext,
+    /// Focus the previous pane.
+    FocusPrev,
+    /// Focus the timeline.
+    FocusTimeline,
+    /// Focus the suspects.
+    FocusSuspects,
+    /// Focus the step detail.
+    FocusDetail,
+    /// Focus the dropped context.
+    FocusDropped,
+    /// Focus the claims.
+    FocusClaims,
+    /// Focus the experiments.
+    FocusExperiments,
+    /// Move down one row.
+    MoveDown,
+    /// Move up one row.
+    MoveUp,
+    /// Move down one page.
+    PageDown,
+    /// Move up one page.
+    PageUp,
+    /// Go to the first row.
+    Top,
+    /// Go to the last row.
+    Bottom,
+    /// Select the next suspect and show its step.
+    NextSuspect,
+    /// Select the previous suspect and show its step.
+    PrevSuspect,
+    /// Fold the selected step's children (or go to its parent).
+    Collapse,
+    /// Unfold the selected step's children.
+    Expand,
+    /// Fold or unfold the selected step.
+    ToggleFold,
+    /// Show the selected item's step in the timeline and detail.
+    JumpToStep,
+    /// Jump to the claim's evidence step.
+    JumpEvidence,
+    /// Jump to the claim's origin step.
+    JumpOrigin,
+    /// Open the selected step full-screen.
+    OpenViewer,
+    /// Copy the selected step's output to the clipboard.
+    CopyOutput,
+    /// Copy the selected step, as JSON, to the clipboard.
+    CopyStep,
+    /// Search steps (fuzzy).
+    Search,
+    /// Go to the next search match.
+    SearchNext,
+    /// Go to the previous search match.
+    SearchPrev,
+    /// Accept the search and keep the selection.
+    SearchAccept,
+    /// Delete the last search character.
+    SearchBackspace,
+    /// Re-run without the selected suspect or unit (ablation).
+    Ablate,
+    /// Ablate each member of the shortlist, one at a time.
+    AblateShortlist,
+    /// Re-run with the selected dropped unit put back (restoration).
+    Restore,
+    /// Re-run from the selected step (replay).
+    Replay,
+    /// Run the whole pipeline: baseline, ablate the top suspects, restore dropped units.
+    Localize,
+    /// Cancel the selected running experiment.
+    Cancel,
+    /// Go ahead with the shown command.
+    ConfirmYes,
+    /// Do not run it.
+    ConfirmNo,
+    /// Open the selected run of the file.
+    PickRun,
+    /// Turn mouse support on or off.
+    ToggleMouse,
+
+    // ---- internal messages ----
+    /// Show this step in the timeline and detail.
+    JumpTo(StepId),
+    /// A character typed into the search prompt.
+    SearchInput(char),
+    /// Search results for a query.
+    SearchResults(Arc<SearchHits>),
+    /// The terminal's new size.
+    Resize(u16, u16),
+    /// Time passes (spinners, message expiry).
+    Tick,
+    /// A prepared step detail for the cache.
+    DetailReady(Arc<DetailDoc>),
+    /// A run chosen in the picker, analysed.
+    Opened(Arc<Document>),
+    /// A message for the status bar.
+    Message(String),
+    /// A problem for the status bar.
+    Problem(String),
+    /// Progress from the experiment runner.
+    Experiment(Arc<ExperimentEvent>),
+    /// The ledger's earlier trials, or why they could not be read.
+    LedgerLoaded(Arc<Result<LedgerHistory, String>>),
+    /// What a request would run (or why it cannot), from the experiment port.
+    Planned(Arc<(Request, Result<Plan, String>)>),
+    /// A mouse wheel turn (positive: down) at a column and row.
+    Scroll(i8, u16, u16),
+    /// A mouse click at a column and row.
+    Click(u16, u16),
+}
+
+impl Action {
+    /// Every bindable command, in help order.
+    pub const BINDABLE: &[Action] = &[
+        Action::Quit,
+        Action::Suspend,
+        Action::Help,
+        Action::Back,
+        Action::FocusNext,
+        Action::FocusPrev,
+        Action::FocusTimeline,
+        Action::FocusSuspects,
+        Action::FocusDetail,
+        Action::FocusDropped,
+        Action::FocusClaims,
+        Action::FocusExperiments,
+        Action::MoveDown,
+        Action::MoveUp,
+        Action::PageDown,
+        Action::PageUp,
+        Action::Top,
+        Action::Bottom,
+        Action::NextSuspect,
+        Action::PrevSuspect,
+        Action::Collapse,
+        Action::Expand,
+        Action::ToggleFold,
+        Action::JumpToStep,
+        Action::JumpEvidence,
+        Action::JumpOrigin,
+        Action::OpenViewer,
+        Action::CopyOutput,
+        Action::CopyStep,
+        Action::Search,
+        Action::SearchNext,
+        Action::SearchPrev,
+        Action::SearchAccept,
+        Action::SearchBackspace,
+        Action::Ablate,
+        Action::AblateShortlist,
+        Action::Restore,
+        Action::Replay,
+        Action::Localize,
+        Action::Cancel,
+        Action::ConfirmYes,
+        Action::ConfirmNo,
+        Action::PickRun,
+        Action::ToggleMouse,
+    ];
+
+    /// The command's name in keymap.toml and the help overlay.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Suspend => "suspend",
+            Action::Help => "help",
+            Action::Back => "back",
+            Action::FocusNext => "focus-next",
+            Action::FocusPrev => "focus-prev",
+            Action::FocusTimeline => "focus-timeline",
+            Action::FocusSuspects => "focus-suspects",
+            Action::FocusDetail => "focus-detail",
+            Action::FocusDropped => "focus-dropped",
+            Action::FocusClaims => "focus-claims",
+            Action::FocusExperiments => "focus-experiments",
+            Action::MoveDown => "move-down",
+            Action::MoveUp => "move-up",
+            Action::PageDown => "page-down",
+            Action::PageUp => "page-up",
+            Action::Top => "top",
+            Action::Bottom => "bottom",
+            Action::NextSuspect => "next-suspect",
+            Action::PrevSuspect => "prev-suspect",
+            Action::Collapse => "collapse",
+            Action::Expand => "expand",
+            Action::ToggleFold => "toggle-fold",
+            Action::JumpToStep => "jump-to-step",
+            Action::JumpEvidence => "jump-evidence",
+            Action::JumpOrigin => "jump-origin",
+            Action::OpenViewer => "open-viewer",
+            Action::CopyOutput => "copy-output",
+            Action::CopyStep => "copy-step",
+            Action::Search => "search",
+            Action::SearchNext => "search-next",
+            Action::SearchPrev => "search-prev",
+            Action::SearchAccept => "search-accept",
+            Action::SearchBackspace => "search-backspace",
+            Action::Ablate => "ablate",
+            Action::AblateShortlist => "ablate-shortlist",
+            Action::Restore => "restore",
+            Action::Replay => "replay",
+            Action::Localize => "localize",
+            Action::Cancel => "cancel",
+            Action::ConfirmYes => "confirm-yes",
+            Action::ConfirmNo => "confirm-no",
+            Action::PickRun => "pick-run",
+            Action::ToggleMouse => "toggle-mouse",
+            Action::JumpTo(_) => "jump-to",
+            Action::SearchInput(_) => "search-input",
+            Action::SearchResults(_) => "search-results",
+            Action::Resize(..) => "resize",
+            Action::Tick => "tick",
+            Action::DetailReady(_) => "detail-ready",
+            Action::Opened(_) => "opened",
+            Action::Message(_) => "message",
+            Action::Problem(_) => "problem",
+            Action::Experiment(_) => "experiment-event",
+            Action::LedgerLoaded(_) => "ledger-loaded",
+            Action::Planned(_) => "planned",
+            Action::Scroll(..) => "scroll",
+            Action::Click(..) => "click",
+        }
+    }
+
+    /// One line saying what the command does.
+    pub fn doc(&self) -> &'static str {
+        match self {
+            Action::Quit => "leave the debugger",
+            Action::Suspend => "suspend to the shell (fg brings it back)",
+            Action::Help => "show or hide this help",
+            Action::Back => "close the overlay or clear the search",
+            Action::FocusNext => "focus the next pane",
+            Action::FocusPrev => "focus the previous pane",
+            Action::FocusTimeline => "focus the timeline",
+            Action::FocusSuspects => "focus the suspects",
+            Action::FocusDetail => "focus the step detail",
+            Action::FocusDropped => "focus the dropped context",
+            Action::FocusClaims => "focus the claims",
+            Action::FocusExperiments => "focus the experiments",
+            Action::MoveDown => "move down",
+            Action::MoveUp => "move up",
+            Action::PageDown => "move down a page",
+            Action::PageUp => "move up a page",
+            Action::Top => "go to the first row",
+            Action::Bottom => "go to the last row",
+            Action::NextSuspect => "next suspect: select it and show its step",
+            Action::PrevSuspect => "previous suspect: select it and show its step",
+            Action::Collapse => "fold the step's children, or go to its parent",
+            Action::Expand => "unfold the step's children",
+            Action::ToggleFold => "fold or unfold the step",
+            Action::JumpToStep => "show the selected item's step",
+            Action::JumpEvidence => "jump to the claim's evidence step",
+            Action::JumpOrigin => "jump to the claim's origin step",
+            Action::OpenViewer => "open the step full-screen",
+            Action::CopyOutput => "copy the step's output to the clipboard",
+            Action::CopyStep => "copy the whole step, as JSON, to the clipboard",
+            Action::Search => "search steps by id, kind, agent and name",
+            Action::SearchNext => "next search match",
+            Action::SearchPrev => "previous search match",
+            Action::SearchAccept => "keep the match selected",
+            Action::SearchBackspace => "delete a character",
+            Action::Ablate => "re-run without the selected suspect or unit (ablation)",
+            Action::AblateShortlist => "ablate each shortlisted suspect, one at a time",
+            Action::Restore => "re-run with the selected dropped unit put back",
+            Action::Replay => "re-run from the selected step (replay)",
+            Action::Localize => "baseline, ablate the top suspects, restore dropped units",
+            Action::Cancel => "cancel the selected running experiment",
+            Action::ConfirmYes => "run it",
+            Action::ConfirmNo => "do not run it",
+            Action::PickRun => "open the selected run",
+            Action::ToggleMouse => "turn mouse support on or off",
+            Action::JumpTo(_) => "show a step",
+            Action::SearchInput(_) => "type into the search",
+            Action::SearchResults(_) => "search results",
+            Action::Resize(..) => "the terminal was resized",
+            Action::Tick => "time passes",
+            Action::DetailReady(_) => "a step detail is ready",
+            Action::Opened(_) => "a run was opened",
+            Action::Message(_) => "a status message",
+            Action::Problem(_) => "a problem to report",
+            Action::Experiment(_) => "experiment progress",
+            Action::LedgerLoaded(_) => "the ledger's earlier trials",
+            Action::Planned(_) => "a plan to confirm",
+            Action::Scroll(..) => "mouse wheel",
+            Action::Click(..) => "mouse click",
+        }
+    }
+
+    /// The bindable command with this name.
+    pub fn from_name(name: &str) -> Option<Action> {
+        Action::BINDABLE.iter().find(|a| a.name() == name).cloned()
+    }
+
+    /// True for the commands a key can be bound to.
+    pub fn is_bindable(&self) -> bool {
+        Action::BINDABLE.iter().any(|a| a.name() == self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_kebab_case_and_round_trip() {
+        let mut seen = std::collections::HashSet::new();
+        for a in Action::BINDABLE {
+            let n = a.name();
+            assert!(seen.insert(n), "'{n}' twice");
+            assert!(n.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{n}");
+            assert_eq!(Action::from_name(n).map(|b| b.name()), Some(n));
+            assert!(!a.doc().is_empty());
+        }
+        assert!(
+            Action::from_name("jump-to").is_none(),
+            "internal messages are not bindable"
+        );
+    }
+}

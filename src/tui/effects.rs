@@ -1,0 +1,258 @@
+//! All the screen's I/O and heavy work, described by [`Effect`] values that `update` returns:
+//! preparing a step's detail (syntect), searching, copying to the clipboard, opening a run from
+//! the picker, and talking to the experiment port. Terminal effects (quit, suspend, mouse) are
+//! carried out by the event loop; everything else runs here, off the UI task in the live screen
+//! and in line when headless, and reports back as [`Action`]s.
+
+use super::action::Action;
+use super::app::Document;
+use super::experiment_port::{
+    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, Request,
+};
+use super::overlays::search::{self, SearchHits};
+use super::panes::detail;
+use super::theme::Theme;
+use base64::Engine;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Largest text sent to the terminal clipboard (OSC 52); larger copies go to the file only.
+pub const MAX_OSC52_BYTES: usize = 100_000;
+/// The file every copy is also written to, in the fallback folder.
+pub const COPY_FILE: &str = "tdn-tui-copy.txt";
+
+/// What to copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyWhat {
+    /// The step's output (JSON pretty-printed).
+    Output,
+    /// The whole step as JSON.
+    Step,
+}
+
+/// Work for the outside world.
+#[derive(Clone)]
+pub enum Effect {
+    /// Leave (the loop restores the terminal).
+    Quit,
+    /// Suspend to the shell.
+    Suspend,
+    /// Turn mouse capture on or off.
+    SetMouse(bool),
+    /// Lay out a step's detail for a width.
+    PrepareDetail {
+        /// The document.
+        doc: Arc<Document>,
+        /// The step.
+        step: usize,
+        /// The width.
+        width: u16,
+    },
+    /// Search the steps' labels.
+    Search {
+        /// The document.
+        doc: Arc<Document>,
+        /// The query.
+        query: String,
+        /// The hits in force, reused when they answer a prefix of `query`.
+        previous: Arc<SearchHits>,
+    },
+    /// Copy part of a step to the clipboard.
+    Copy {
+        /// The document.
+        doc: Arc<Document>,
+        /// The step.
+        step: usize,
+        /// Which part.
+        what: CopyWhat,
+    },
+    /// Analyse and open the run at this position of the file.
+    OpenRun(usize),
+    /// Ask the port what a request would run.
+    Plan(Request),
+    /// Start a confirmed request.
+    Launch {
+        /// Its job number.
+        job: JobId,
+        /// The request.
+        request: Request,
+    },
+    /// Cancel a job.
+    Cancel(JobId),
+    /// Read the ledger's earlier trials.
+    LoadLedger,
+}
+
+impl std::fmt::Debug for Effect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Effect::Quit => f.write_str("Quit"),
+            Effect::Suspend => f.write_str("Suspend"),
+            Effect::SetMouse(on) => write!(f, "SetMouse({on})"),
+            Effect::PrepareDetail { step, width, .. } => {
+                write!(f, "PrepareDetail({step}, {width})")
+            }
+            Effect::Search { query, .. } => write!(f, "Search({query:?})"),
+            Effect::Copy { step, what, .. } => write!(f, "Copy({step}, {what:?})"),
+            Effect::OpenRun(i) => write!(f, "OpenRun({i})"),
+            Effect::Plan(r) => write!(f, "Plan({r:?})"),
+            Effect::Launch { job, request } => write!(f, "Launch({job:?}, {request:?})"),
+            Effect::Cancel(j) => write!(f, "Cancel({j:?})"),
+            Effect::LoadLedger => f.write_str("LoadLedger"),
+        }
+    }
+}
+
+/// Opens the run at a position of the file (analysing it).
+pub type Opener = dyn Fn(usize) -> Result<Document, String> + Send + Sync;
+
+/// Where copies go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Clipboard {
+    /// OSC 52 to the terminal, plus a copy in this folder.
+    Terminal(PathBuf),
+    /// No terminal (`--render`, tests): copying is refused.
+    None,
+}
+
+/// What effects need from the outside.
+pub struct EffectContext {
+    /// The theme, for laying out details.
+    pub theme: Arc<Theme>,
+    /// The experiment engine.
+    pub port: Arc<dyn ExperimentPort>,
+    /// Opens runs chosen in the picker.
+    pub opener: Arc<Opener>,
+    /// Where experiment events go.
+    pub events: EventSender,
+    /// Where copies go.
+    pub clipboard: Clipboard,
+}
+
+/// Carries out a non-terminal effect in line and returns the actions it produced.
+pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
+    match effect {
+        Effect::Quit | Effect::Suspend | Effect::SetMouse(_) => Vec::new(),
+        Effect::PrepareDetail { doc, step, width } => {
+            vec![Action::DetailReady(Arc::new(detail::build(
+                &doc, step, width, &ctx.theme,
+            )))]
+        }
+        Effect::Search {
+            doc,
+            query,
+            previous,
+        } => vec![Action::SearchResults(Arc::new(search::compute(
+            &doc.labels,
+            &query,
+            Some(&previous),
+        )))],
+        Effect::Copy { doc, step, what } => vec![copy(&doc, step, what, &ctx.clipboard)],
+        Effect::OpenRun(i) => match (ctx.opener)(i) {
+            Ok(d) => {
+                ctx.port
+                    .open(d.run.clone(), d.report.clone(), d.source.clone());
+                vec![
+                    Action::Opened(Arc::new(d)),
+                    Action::Message(format!("opened run {i} of the file")),
+                ]
+            }
+            Err(e) => vec![Action::Problem(e)],
+        },
+        Effect::Plan(request) => {
+            let plan = ctx.port.plan(&request);
+            vec![Action::Planned(Arc::new((request, plan)))]
+        }
+        Effect::Launch { job, request } => {
+            match ctx.port.launch(job, request, ctx.events.clone()) {
+                Ok(()) => Vec::new(),
+                Err(e) => vec![Action::Experiment(Arc::new(ExperimentEvent::JobFinished {
+                    job,
+                    end: JobEnd::Failed(e),
+                    flags: Vec::new(),
+                }))],
+            }
+        }
+        Effect::Cancel(job) => {
+            ctx.port.cancel(job);
+            vec![Action::Message(format!(
+                "cancelling job #{}: its samples are being stopped",
+                job.0
+            ))]
+        }
+        Effect::LoadLedger => vec![Action::LedgerLoaded(Arc::new(ctx.port.earlier_trials()))],
+    }
+}
+
+/// Carries out a non-terminal effect off the UI task and sends what it produced to `tx`.
+pub async fn run_effect(effect: Effect, ctx: Arc<EffectContext>, tx: UnboundedSender<Action>) {
+    let result = tokio::task::spawn_blocking(move || run_now(effect, &ctx)).await;
+    match result {
+        Ok(actions) => {
+            for a in actions {
+                let _ = tx.send(a);
+            }
+        }
+        Err(e) => {
+            tracing::error!("an effect failed: {e}");
+            let _ = tx.send(Action::Problem(format!(
+                "internal error while working: {e}"
+            )));
+        }
+    }
+}
+
+/// The text a copy takes.
+pub fn copy_text(doc: &Document, step: usize, what: CopyWhat) -> Option<String> {
+    let s = doc.run.steps.get(step)?;
+    Some(match what {
+        CopyWhat::Output => match &s.output {
+            Some(serde_json::Value::String(t)) => t.clone(),
+            Some(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+            None => return None,
+        },
+        CopyWhat::Step => serde_json::to_string_pretty(s).unwrap_or_default(),
+    })
+}
+
+fn copy(doc: &Document, step: usize, what: CopyWhat, clip: &Clipboard) -> Action {
+    let Some(text) = copy_text(doc, step, what) else {
+        return Action::Problem(format!("{} has no output to copy", doc.describe(step)));
+    };
+    let Clipboard::Terminal(dir) = clip else {
+        return Action::Problem("copying needs a terminal; nothing was copied".to_owned());
+    };
+    let chars = text.chars().count();
+    let osc = if text.len() > MAX_OSC52_BYTES {
+        Err(format!(
+            "too large for the terminal clipboard ({} bytes)",
+            text.len()
+        ))
+    } else {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+        let mut out = std::io::stdout().lock();
+        write!(out, "\u{1b}]52;c;{b64}\u{7}")
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("the terminal write failed ({e})"))
+    };
+    let path = dir.join(COPY_FILE);
+    let file = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&path, text.as_bytes()))
+        .map_err(|e| format!("cannot write '{}' ({e})", path.display()));
+    match (osc, file) {
+        (Ok(()), Ok(())) => Action::Message(format!(
+            "sent {chars} characters to the terminal clipboard (OSC 52; some terminals ignore it) and saved them to '{}'",
+            path.display()
+        )),
+        (Ok(()), Err(f)) => Action::Message(format!(
+            "sent {chars} characters to the terminal clipboard (OSC 52; some terminals ignore it); the file copy failed: {f}"
+        )),
+        (Err(o), Ok(())) => Action::Message(format!(
+            "not sent to the clipboard: {o}; saved {chars} characters to '{}'",
+            path.display()
+        )),
+        (Err(o), Err(f)) => Action::Problem(format!("copy failed: {o}; {f}")),
+    }
+}

@@ -1,0 +1,620 @@
+//! The experiment port backed by the experiments layer: requests become session plans
+//! (`experiments::target`, `experiments::localize`), sessions run on the screen's tokio runtime
+//! through the user's runner (`experiments::setup::prepare`), and their `TrialEvent`s are turned
+//! into the screen's [`ExperimentEvent`]s. The verdicts, claims, costs and classes are the
+//! session's; nothing is decided here. Commands come only from the settings.
+//!
+//! The screen shows the exact command and asks before the first experiment of a session, which
+//! is the user's consent for a command from a `tdn.toml` in the current folder too.
+
+use super::experiment_port::{
+    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, LedgerHistory, LedgerTrial, Plan,
+    ProbeInfo, Request, SampleOutcome, Target,
+};
+use crate::analysis::model::{Run, StepId, UnitId, inert_line};
+use crate::analysis::report::Report;
+use crate::config::Settings;
+use crate::experiments::ledger;
+use crate::experiments::localize::{plan_tiers, report_dropped, report_subjects};
+use crate::experiments::session::{
+    self, ProbePlan, ProbeRole, Saved, SessionDeps, SessionHandle, SessionPlan, TrialEvent,
+};
+use crate::experiments::setup::{self, Prepared};
+use crate::experiments::sink::new_cohort_id;
+use crate::experiments::target::{self, probe_for};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Runs the screen's experiments through the user's runner.
+pub struct LivePort {
+    settings: Settings,
+    runs_in_file: usize,
+    opened: Mutex<Option<Arc<Opened>>>,
+    running: Arc<Mutex<HashMap<JobId, SessionHandle>>>,
+}
+
+/// The run experiments are about.
+struct Opened {
+    run: Arc<Run>,
+    report: Arc<Report>,
+    run_path: PathBuf,
+    ledger: PathBuf,
+}
+
+impl LivePort {
+    /// A port using the runner, flip rule, embedder and ledger of `settings`.
+    pub fn new(settings: &Settings) -> LivePort {
+        let mut settings = settings.clone();
+        // The screen asks before the first experiment, whatever the command's origin.
+        settings.yes = true;
+        LivePort {
+            settings,
+            runs_in_file: 1,
+            opened: Mutex::new(None),
+            running: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+
+    /// How many runs the file holds (the ledger of a file of several runs is per scenario).
+    pub fn with_runs_in_file(mut self, n: usize) -> LivePort {
+        self.runs_in_file = n.max(1);
+        self
+    }
+
+    fn opened(&self) -> Result<Arc<Opened>, String> {
+        self.opened
+            .lock()
+            .ok()
+            .and_then(|o| o.clone())
+            .ok_or_else(|| "no run is open".to_owned())
+    }
+
+    fn prepare(&self) -> Result<Prepared, String> {
+        setup::prepare(&self.settings).map_err(|e| e.0)
+    }
+
+    /// The probes of a request with what each answers, checked against the run.
+    fn probes(
+        &self,
+        o: &Opened,
+        request: &Request,
+    ) -> Result<Vec<(ProbePlan, Option<Target>)>, String> {
+        let run = &o.run;
+        if run.final_answer.is_none() {
+            return Err(
+                "this run records no final answer, so a re-run has nothing to be compared with"
+                    .to_owned(),
+            );
+        }
+        let mut out = vec![(ProbePlan::baseline(), None)];
+        match request {
+            Request::Ablate(targets) => {
+                for t in targets {
+                    let id = match t {
+                        Target::Step(s) => {
+                            check_step_has_units(run, s)?;
+                            s.to_string()
+                        }
+                        Target::Unit(u) => u.to_string(),
+                    };
+                    let p = probe_for(run, &target::Target::Ablate(vec![id]))?;
+                    out.extend(p.map(|p| (p, Some(t.clone()))));
+                }
+            }
+            Request::Restore(units) => {
+                for u in units {
+                    let p = probe_for(run, &target::Target::Restore(vec![u.to_string()]))?;
+                    out.extend(p.map(|p| (p, Some(Target::Unit(u.clone())))));
+                }
+            }
+            Request::Replay { from } => {
+                let p = probe_for(
+                    run,
+                    &target::Target::Replay {
+                        step: from.to_string(),
+                        patch: None,
+                    },
+                )?;
+                out.extend(p.map(|p| (p, None)));
+            }
+            Request::Localize => {
+                let tiers = plan_tiers(
+                    &report_subjects(&o.report),
+                    &report_dropped(&o.report),
+                    self.settings.experiments.max_suspects,
+                    self.settings.experiments.max_candidates,
+                );
+                if tiers.probes.is_empty() {
+                    return Err("nothing to localize: no ranked piece of context has a unit to remove, and nothing was dropped".to_owned());
+                }
+                return Ok(tiers
+                    .probes
+                    .into_iter()
+                    .map(|p| {
+                        let t = p
+                            .remove
+                            .first()
+                            .or(p.restore.first())
+                            .map(|u| Target::Unit(UnitId::from(u.as_str())));
+                        (p, t)
+                    })
+                    .collect());
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn check_step_has_units(run: &Run, s: &StepId) -> Result<(), String> {
+    let produced = run
+        .context_units
+        .iter()
+        .any(|u| u.produced_by.as_ref().is_some_and(|p| p == s));
+    if produced {
+        Ok(())
+    } else {
+        Err(format!(
+            "step '{}' produced no context unit, so ablating it removes nothing; replay from it instead (p), or ablate a unit from the context influence list",
+            inert_line(s.as_str())
+        ))
+    }
+}
+
+fn label(p: &ProbePlan) -> String {
+    match p.role {
+        ProbeRole::Baseline => "baseline".to_owned(),
+        ProbeRole::Ablation { .. } => format!("ablate '{}'", p.remove.join("', '")),
+        ProbeRole::Restoration { .. } => format!("restore '{}'", p.restore.join("', '")),
+        ProbeRole::Replay { .. } => {
+            format!("replay from '{}'", p.from_step.as_deref().unwrap_or("?"))
+        }
+    }
+}
+
+impl ExperimentPort for LivePort {
+    fn plan(&self, request: &Request) -> Result<Plan, String> {
+        let o = self.opened()?;
+        let prepared = self.prepare()?;
+        let probes = self.probes(&o, request)?;
+        let cmd = self
+            .settings
+            .runner
+            .as_ref()
+            .ok_or("no runner is configured")?;
+        let mut lines: Vec<String> = probes
+            .iter()
+            .map(|(p, _)| format!("{}: {} samples", inert_line(&label(p)), prepared.samples))
+            .collect();
+        lines.push(format!("flip rule: {}", inert_line(&prepared.rule_label)));
+        for (what, c) in self.settings.commands() {
+            if what != "runner" && what != "judge" {
+                lines.push(format!(
+                    "also runs the {what} command '{}' (from {})",
+                    inert_line(&c.text),
+                    c.origin_text()
+                ));
+            }
+        }
+        Ok(Plan {
+            command: cmd.text.clone(),
+            origin: cmd.origin_text(),
+            lines,
+            runner_calls: probes.len() * prepared.samples,
+        })
+    }
+
+    fn launch(&self, job: JobId, request: Request, events: EventSender) -> Result<(), String> {
+        let rt = tokio::runtime::Handle::try_current()
+            .map_err(|_| "experiments run only in the live screen, not with --render".to_owned())?;
+        let o = self.opened()?;
+        let prepared = self.prepare()?;
+        let probes = self.probes(&o, &request)?;
+        let sink = setup::open_sink(&o.ledger, &o.run).map_err(|e| e.0)?;
+        let original = o.run.final_answer.clone().unwrap_or_default();
+        let infos: Vec<ProbeInfo> = probes
+            .iter()
+            .map(|(p, t)| ProbeInfo {
+                label: label(p),
+                kind: p.kind(),
+                target: t.clone(),
+                samples: prepared.samples,
+            })
+            .collect();
+        let plan = SessionPlan {
+            run_path: o.run_path.display().to_string(),
+            run_id: o.run.id.clone(),
+            run_status: o.run.status,
+            original,
+            samples: prepared.samples,
+            probes: probes.into_iter().map(|(p, _)| p).collect(),
+        };
+        let deps = SessionDeps {
+            runner: prepared.runner.clone(),
+            judge: prepared.judge.clone(),
+            sink,
+            parallel: prepared.parallel,
+            cohort: new_cohort_id(),
+            evaluator_epoch: prepared.evaluator_epoch.clone(),
+        };
+        let _ = events.send(ExperimentEvent::Planned { job, probes: infos });
+        let _guard = rt.enter();
+        let (handle, mut rx) = session::start(plan, deps);
+        if let Ok(mut m) = self.running.lock() {
+            m.insert(job, handle);
+        }
+        let running = Arc::clone(&self.running);
+        rt.spawn(async move {
+            while let Some(ev) = rx.recv().await {
+                let done = matches!(ev, TrialEvent::SessionDone { .. });
+                for e in translate(job, ev) {
+                    let _ = events.send(e);
+                }
+                if done {
+                    break;
+                }
+            }
+            let handle = running.lock().ok().and_then(|mut m| m.remove(&job));
+            if let Some(h) = handle
+                && let Err(e) = h.join().await
+            {
+                let _ = events.send(ExperimentEvent::JobFinished {
+                    job,
+                    end: JobEnd::Failed(e),
+                    flags: Vec::new(),
+                });
+            }
+        });
+        Ok(())
+    }
+
+    fn cancel(&self, job: JobId) {
+        if let Ok(m) = self.running.lock()
+            && let Some(h) = m.get(&job)
+        {
+            h.cancel();
+        }
+    }
+
+    fn earlier_trials(&self) -> Result<LedgerHistory, String> {
+        let o = self.opened()?;
+        let sink = setup::open_sink(&o.ledger, &o.run).map_err(|e| e.0)?;
+        let mut notes = Vec::new();
+        if sink.path().is_none() {
+            notes.push(
+                "this build does not save new samples to the attribution ledger yet".to_owned(),
+            );
+        }
+        let trials = match ledger::history(&o.ledger, &o.run.id) {
+            Ok(None) => Vec::new(),
+            Ok(Some(h)) => {
+                if h.failures > 0 {
+                    notes.push(format!(
+                        "{} lines of '{}' failed verification; run 'tdn-tui ledger verify' on it",
+                        h.failures,
+                        o.ledger.display()
+                    ));
+                }
+                h.trials
+                    .into_iter()
+                    .map(|t| LedgerTrial {
+                        when: Some(t.trial.tested_at.clone()),
+                        experiment: t.trial.experiment.clone(),
+                        units: vec![t.trial.component_id.clone()],
+                        effect: t.effect,
+                        status: t.status.as_str().to_owned(),
+                        result: None,
+                    })
+                    .collect()
+            }
+            Err(e) => {
+                notes.push(format!("cannot read '{}': {e}", o.ledger.display()));
+                Vec::new()
+            }
+        };
+        Ok(LedgerHistory {
+            trials,
+            note: (!notes.is_empty()).then(|| notes.join("; ")),
+        })
+    }
+
+    fn open(&self, run: Arc<Run>, report: Arc<Report>, source: Option<PathBuf>) {
+        let Some(run_path) = source else { return };
+        let ledger = ledger::locate(
+            &run_path,
+            self.settings.ledger.path.as_deref(),
+            self.runs_in_file,
+            &run.id,
+        )
+        .path;
+        if let Ok(mut o) = self.opened.lock() {
+            *o = Some(Arc::new(Opened {
+                run,
+                report,
+                run_path,
+                ledger,
+            }));
+        }
+    }
+}
+
+/// The screen's events for one session event.
+fn translate(job: JobId, ev: TrialEvent) -> Vec<ExperimentEvent> {
+    let sample = |seed: u64| usize::try_from(seed).unwrap_or(usize::MAX);
+    let not_saved = |s: Saved| match s {
+        Saved::Yes => None,
+        Saved::No(why) => Some(why),
+    };
+    match ev {
+        TrialEvent::SampleStarted { probe, seed } => vec![ExperimentEvent::SampleStarted {
+            job,
+            probe: probe.0,
+            sample: sample(seed),
+        }],
+        TrialEvent::SampleFinished {
+            probe,
+            seed,
+            judged,
+            saved,
+        } => vec![ExperimentEvent::SampleFinished {
+            job,
+            probe: probe.0,
+            sample: sample(seed),
+            outcome: SampleOutcome::Answer {
+                output: judged.output,
+                similarity: judged.similarity,
+                flipped: judged.flipped,
+                not_saved: not_saved(saved),
+            },
+        }],
+        TrialEvent::SampleErrored {
+            probe, seed, error, ..
+        } => vec![ExperimentEvent::SampleFinished {
+            job,
+            probe: probe.0,
+            sample: sample(seed),
+            outcome: SampleOutcome::Error {
+                message: error.message,
+                stderr_tail: error.stderr_tail,
+            },
+        }],
+        TrialEvent::SampleCancelled { probe, seed } => vec![ExperimentEvent::SampleFinished {
+            job,
+            probe: probe.0,
+            sample: sample(seed),
+            outcome: SampleOutcome::Error {
+                message: "cancelled: its process group was stopped".to_owned(),
+                stderr_tail: String::new(),
+            },
+        }],
+        TrialEvent::ProbeVerdict {
+            probe,
+            result,
+            claim,
+        } => vec![ExperimentEvent::ProbeFinished {
+            job,
+            probe: probe.0,
+            result,
+            claim,
+        }],
+        TrialEvent::SessionDone { outcome } => {
+            // Cost verdicts and classes need the whole tier: they arrive here.
+            let mut out: Vec<ExperimentEvent> = outcome
+                .probes
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.plan.role != ProbeRole::Baseline && p.result.verdict.is_some())
+                .map(|(i, p)| ExperimentEvent::ProbeFinished {
+                    job,
+                    probe: i,
+                    result: p.result.clone(),
+                    claim: p.claim.clone(),
+                })
+                .collect();
+            let mut flags: Vec<String> = outcome
+                .probes
+                .iter()
+                .flat_map(|p| p.flags.clone())
+                .collect();
+            if outcome.not_saved > 0 {
+                flags.push(format!("{} samples not saved", outcome.not_saved));
+            }
+            if let Some(e) = &outcome.close_error {
+                flags.push(format!("ledger: {e}"));
+            }
+            out.push(ExperimentEvent::JobFinished {
+                job,
+                end: if outcome.cancelled {
+                    JobEnd::Cancelled
+                } else {
+                    JobEnd::Finished
+                },
+                flags,
+            });
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::load::{LoadOptions, load_str};
+    use crate::analysis::report::Verdict;
+    use crate::config::{CommandOrigin, UserCommand};
+    use std::path::Path;
+
+    const RUN: &str = r#"{"format": "tdn.run/1", "id": "r1", "status": "failed",
+        "final_answer": "the recorded answer",
+        "context_units": [{"id": "u1", "kind": "document", "text": "one", "produced_by": "s1"},
+                          {"id": "u2", "kind": "memory", "text": "two"}],
+        "steps": [{"id": "s1", "kind": "retrieval"}, {"id": "s2", "kind": "llm", "output": "x"}]}"#;
+
+    fn port(runner: &str) -> LivePort {
+        let settings = Settings {
+            runner: Some(UserCommand {
+                text: runner.to_owned(),
+                origin: CommandOrigin::CommandLine,
+            }),
+            ..Settings::default()
+        };
+        let p = LivePort::new(&settings);
+        let mut loaded = load_str(RUN, Path::new("r1.json"), &LoadOptions::default()).unwrap();
+        let run = loaded.remove(0).run;
+        let report: Report = serde_json::from_str(include_str!(
+            "../../tests/fixtures/tui/calendar.report.json"
+        ))
+        .unwrap();
+        p.open(
+            Arc::new(run),
+            Arc::new(report),
+            Some(PathBuf::from("r1.json")),
+        );
+        p
+    }
+
+    #[test]
+    fn a_plan_names_the_command_and_one_probe_per_target() {
+        let p = port("./agent.sh");
+        let plan = p
+            .plan(&Request::Ablate(vec![
+                Target::Unit("u2".into()),
+                Target::Step("s1".into()),
+            ]))
+            .unwrap();
+        assert_eq!(plan.command, "./agent.sh");
+        assert_eq!(plan.origin, "the command line");
+        // A baseline, then one probe per target; the step stands for the unit it produced.
+        assert_eq!(
+            plan.lines[..3],
+            [
+                "baseline: 3 samples",
+                "ablate 'u2': 3 samples",
+                "ablate 'u1': 3 samples"
+            ]
+        );
+        assert_eq!(plan.runner_calls, 9);
+    }
+
+    #[test]
+    fn requests_that_cannot_run_say_why() {
+        let p = port("./agent.sh");
+        let e = p
+            .plan(&Request::Ablate(vec![Target::Step("s2".into())]))
+            .unwrap_err();
+        assert!(e.contains("step 's2' produced no context unit"), "{e}");
+        let e = p.plan(&Request::Restore(vec!["nope".into()])).unwrap_err();
+        assert!(e.contains("'nope'"), "{e}");
+        let none = LivePort::new(&Settings::default());
+        assert_eq!(none.plan(&Request::Localize).unwrap_err(), "no run is open");
+    }
+
+    #[test]
+    fn the_ledgers_earlier_trials_of_the_run_are_listed() {
+        use crate::experiments::ledger::{Policy, locate, sink::LedgerSink};
+        let dir = tempfile::tempdir().unwrap();
+        let run_path = dir.path().join("r1.json");
+        std::fs::write(&run_path, RUN).unwrap();
+        let run = load_str(RUN, &run_path, &LoadOptions::default())
+            .unwrap()
+            .remove(0)
+            .run;
+        let settings = Settings {
+            runner: Some(UserCommand {
+                text: "echo '{\"output\": \"the recorded answer\"}'".to_owned(),
+                origin: CommandOrigin::CommandLine,
+            }),
+            ..Settings::default()
+        };
+        // A session with the ledger behind its sink writes trials for 'u2'.
+        let prepared = setup::prepare(&settings).unwrap();
+        let location = locate(&run_path, None, 1, "r1");
+        let sink = Arc::new(LedgerSink::open(&location, &run, Policy::default()).unwrap());
+        let plan = SessionPlan {
+            run_path: run_path.display().to_string(),
+            run_id: "r1".to_owned(),
+            run_status: run.status,
+            original: "the recorded answer".to_owned(),
+            samples: prepared.samples,
+            probes: vec![
+                ProbePlan::baseline(),
+                probe_for(&run, &target::Target::Ablate(vec!["u2".to_owned()]))
+                    .unwrap()
+                    .unwrap(),
+            ],
+        };
+        let deps = SessionDeps {
+            runner: prepared.runner.clone(),
+            judge: prepared.judge.clone(),
+            sink,
+            parallel: 2,
+            cohort: new_cohort_id(),
+            evaluator_epoch: prepared.evaluator_epoch.clone(),
+        };
+        crate::experiments::headless::run_to_end(plan, deps, |_| {}).unwrap();
+
+        let p = LivePort::new(&settings);
+        let report: Report = serde_json::from_str(include_str!(
+            "../../tests/fixtures/tui/calendar.report.json"
+        ))
+        .unwrap();
+        p.open(Arc::new(run), Arc::new(report), Some(run_path));
+        let h = p.earlier_trials().unwrap();
+        assert!(!h.trials.is_empty(), "{h:?}");
+        for t in &h.trials {
+            assert_eq!(
+                (t.experiment.as_str(), t.units.as_slice()),
+                ("ablate", &["u2".to_owned()][..])
+            );
+        }
+    }
+
+    #[test]
+    fn a_session_reports_through_the_screens_events() {
+        // Every re-run answers something else, the baseline's too: an unstable baseline makes the
+        // verdict inconclusive (influence.md §7).
+        let p = port("echo '{\"output\": \"an entirely different zebra answer\"}'");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let events = rt.block_on(async {
+            p.launch(
+                JobId(1),
+                Request::Ablate(vec![Target::Unit("u2".into())]),
+                tx,
+            )
+            .unwrap();
+            let mut all = Vec::new();
+            while let Some(e) = rx.recv().await {
+                let end = matches!(e, ExperimentEvent::JobFinished { .. });
+                all.push(e);
+                if end {
+                    break;
+                }
+            }
+            all
+        });
+        assert!(matches!(&events[0], ExperimentEvent::Planned { probes, .. } if probes.len() == 2));
+        let verdicts: Vec<Option<Verdict>> = events
+            .iter()
+            .filter_map(|e| match e {
+                ExperimentEvent::ProbeFinished {
+                    probe: 1, result, ..
+                } => Some(result.verdict),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            verdicts.iter().all(|v| *v == Some(Verdict::Inconclusive)),
+            "{verdicts:?}"
+        );
+        let Some(ExperimentEvent::JobFinished { end, flags, .. }) = events.last() else {
+            panic!("no end: {events:?}");
+        };
+        assert_eq!(*end, JobEnd::Finished);
+        assert!(flags.iter().any(|f| f == "baseline-unstable"), "{flags:?}");
+    }
+}

@@ -1,0 +1,348 @@
+//! The dropped-context pane: for each model step that records `context.available`, how many
+//! units were available and how many sent, then the units dropped there; under the list, the
+//! selected step's available-against-sent as a readable diff (`-` dropped, with its text; `+`
+//! sent without being listed as available; unchanged units in one dim line each). A dropped
+//! unit is only a candidate; the restore key re-runs with it put back.
+
+use super::super::app::{App, Document, Pane};
+use super::super::experiment_port::Target;
+use super::super::render::pane_block;
+use super::super::theme::Role;
+use super::super::widgets::inert_text::{clipped, wrap_spans};
+use super::super::widgets::scroll_list::window;
+use super::experiments::verdict_line;
+use crate::analysis::model::UnitId;
+use crate::analysis::report::Report;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+use std::cell::Cell;
+use std::collections::HashSet;
+
+/// Units beyond which the diff is not computed (the dropped units are still listed).
+const MAX_DIFF_UNITS: usize = 5_000;
+/// Characters of a sent unit's text shown on its diff line.
+const CONTEXT_PREVIEW: usize = 60;
+
+/// One row of the list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DroppedRow {
+    /// A model step (position in `report.dropped.steps`).
+    Step(usize),
+    /// A unit dropped at that step (step position, position in its `dropped`).
+    Unit(usize, usize),
+}
+
+impl DroppedRow {
+    /// The rows for a report, in order.
+    pub fn build(r: &Report) -> Vec<DroppedRow> {
+        let mut out = Vec::new();
+        if let Some(d) = &r.dropped {
+            for (si, s) in d.steps.iter().enumerate() {
+                out.push(DroppedRow::Step(si));
+                out.extend((0..s.dropped.len()).map(|ui| DroppedRow::Unit(si, ui)));
+            }
+        }
+        out
+    }
+
+    fn step_pos(self) -> usize {
+        match self {
+            DroppedRow::Step(s) | DroppedRow::Unit(s, _) => s,
+        }
+    }
+}
+
+/// What the dropped pane remembers.
+#[derive(Debug, Default)]
+pub struct DroppedState {
+    /// The selected row.
+    pub cursor: usize,
+    /// First row drawn.
+    pub offset: Cell<usize>,
+}
+
+/// The step index of the selected row.
+pub fn selected_step(app: &App, doc: &Document) -> Option<usize> {
+    let row = doc.dropped_rows.get(app.dropped.cursor)?;
+    let s = doc.report.dropped.as_ref()?.steps.get(row.step_pos())?;
+    doc.index_of(&s.step)
+}
+
+/// The dropped unit of the selected row, if it is a unit row.
+pub fn selected_unit(app: &App, doc: &Document) -> Option<UnitId> {
+    let DroppedRow::Unit(si, ui) = *doc.dropped_rows.get(app.dropped.cursor)? else {
+        return None;
+    };
+    let id = doc
+        .report
+        .dropped
+        .as_ref()?
+        .steps
+        .get(si)?
+        .dropped
+        .get(ui)?;
+    Some(UnitId::from(id.as_str()))
+}
+
+/// Draws the dropped pane.
+pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused: bool) {
+    let t = &app.theme;
+    let Some(d) = &doc.report.dropped else {
+        let block = pane_block(app, Pane::Dropped, focused, "");
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                "No step records which context was available, so nothing can be said about dropped context.",
+                t.style(Role::TextDim),
+            ))
+            .wrap(ratatui::widgets::Wrap { trim: false }),
+            inner,
+        );
+        return;
+    };
+    let title = format!("{} dropped of {}", d.dropped.len(), d.available_count);
+    let block = pane_block(app, Pane::Dropped, focused, &title);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width);
+    let mut head = Vec::new();
+    if !d.reason.is_empty() {
+        head.extend(wrap_spans(
+            vec![(clipped(&d.reason, 400).into_owned(), t.style(Role::TextDim))],
+            width,
+            "  ",
+        ));
+    }
+    let rows = &doc.dropped_rows;
+    let list_h = (rows.len() + head.len())
+        .min(usize::from(inner.height) / 2)
+        .max(head.len() + 1);
+    let [top, bottom] = Layout::vertical([
+        Constraint::Length(u16::try_from(list_h).unwrap_or(u16::MAX)),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    let rows_h = usize::from(top.height).saturating_sub(head.len());
+    let cursor = app.dropped.cursor.min(rows.len().saturating_sub(1));
+    let range = window(&app.dropped.offset, cursor, rows_h, rows.len());
+    let mut lines = head;
+    for r in range {
+        let Some(row) = rows.get(r) else { continue };
+        let mut spans = row_spans(app, doc, *row);
+        spans.insert(0, Span::raw(if r == cursor { "▶" } else { " " }));
+        let mut line = Line::from(spans);
+        if r == cursor {
+            let role = if focused {
+                Role::Selection
+            } else {
+                Role::SelectionInactive
+            };
+            let w = line.width();
+            if w < width {
+                line.spans.push(Span::raw(" ".repeat(width - w)));
+            }
+            line = line.patch_style(t.style(role));
+        }
+        lines.push(line);
+    }
+    if rows.is_empty() {
+        lines.push(Line::styled(
+            "No model step dropped anything it had available.",
+            t.style(Role::Text),
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines), top);
+    if let Some(row) = rows.get(cursor) {
+        let diff = diff_lines(app, doc, row.step_pos(), width, usize::from(bottom.height));
+        frame.render_widget(Paragraph::new(diff), bottom);
+    }
+}
+
+fn row_spans(app: &App, doc: &Document, row: DroppedRow) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let Some(d) = &doc.report.dropped else {
+        return Vec::new();
+    };
+    match row {
+        DroppedRow::Step(si) => {
+            let Some(s) = d.steps.get(si) else {
+                return Vec::new();
+            };
+            let name = match doc.index_of(&s.step) {
+                Some(i) => doc.describe(i),
+                None => format!("step '{}'", clipped(&s.step, 30)),
+            };
+            vec![
+                Span::styled(name, t.style(Role::Heading)),
+                Span::styled(
+                    format!(
+                        ": {} available, {} sent, {} dropped",
+                        s.available_count,
+                        s.sent_count,
+                        s.dropped.len()
+                    ),
+                    t.style(Role::Text),
+                ),
+            ]
+        }
+        DroppedRow::Unit(si, ui) => {
+            let Some(id) = d.steps.get(si).and_then(|s| s.dropped.get(ui)) else {
+                return Vec::new();
+            };
+            let kind = doc.run.unit(id).map(|u| u.kind.as_str()).unwrap_or("unit");
+            let mut spans = vec![
+                Span::styled(" - ", t.style(Role::DiffDel)),
+                Span::styled(format!("{} ", clipped(id, 30)), t.style(Role::DiffDel)),
+                Span::styled(format!("({}) ", clipped(kind, 16)), t.style(Role::TextDim)),
+            ];
+            let key = Target::Unit(UnitId::from(id.as_str())).key();
+            let probe = app.experiments.results.get(&key).or_else(|| {
+                d.dropped
+                    .iter()
+                    .find(|e| e.id == *id)
+                    .and_then(|e| e.probe.as_ref())
+            });
+            if let Some(p) = probe {
+                spans.extend(verdict_line(app, p, "restoring it").into_iter().take(1));
+            }
+            spans
+        }
+    }
+}
+
+fn unit_text<'a>(doc: &'a Document, id: &str) -> Option<&'a str> {
+    doc.report
+        .dropped
+        .as_ref()
+        .and_then(|d| d.dropped.iter().find(|e| e.id == id))
+        .and_then(|e| e.content.as_deref())
+        .or_else(|| doc.run.unit(id).map(|u| u.text.as_str()))
+}
+
+/// The diff of available against sent at the step of `si`, as at most `height` lines.
+fn diff_lines(
+    app: &App,
+    doc: &Document,
+    si: usize,
+    width: usize,
+    height: usize,
+) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let Some(s) = doc.report.dropped.as_ref().and_then(|d| d.steps.get(si)) else {
+        return Vec::new();
+    };
+    let mut out = wrap_spans(
+        vec![(
+            format!(
+                "Available → sent at step '{}' (- dropped, + sent but not listed available)",
+                clipped(&s.step, 30)
+            ),
+            t.style(Role::Heading),
+        )],
+        width,
+        "  ",
+    );
+    let ctx = doc
+        .index_of(&s.step)
+        .and_then(|i| doc.run.steps.get(i))
+        .and_then(|st| st.context.as_ref());
+    let (avail, sent): (Vec<&str>, Vec<&str>) = match ctx {
+        Some(c) => (
+            c.available
+                .as_deref()
+                .unwrap_or(&[])
+                .iter()
+                .map(|u| u.as_str())
+                .collect(),
+            c.sent.iter().map(|u| u.as_str()).collect(),
+        ),
+        None => (s.dropped.iter().map(String::as_str).collect(), Vec::new()),
+    };
+    let dropped_line = |out: &mut Vec<Line<'static>>, id: &str| {
+        let kind = doc.run.unit(id).map(|u| u.kind.as_str()).unwrap_or("unit");
+        out.push(Line::styled(
+            format!("- {} ({})", clipped(id, 40), clipped(kind, 16)),
+            t.style(Role::DiffDel),
+        ));
+        if let Some(text) = unit_text(doc, id) {
+            out.extend(wrap_spans(
+                vec![(format!("- {}", clipped(text, 4000)), t.style(Role::DiffDel))],
+                width,
+                "- ",
+            ));
+        }
+    };
+    if avail.len() + sent.len() > MAX_DIFF_UNITS {
+        out.push(Line::styled(
+            "(too many units to diff; the dropped ones follow)",
+            t.style(Role::TextDim),
+        ));
+        for id in &s.dropped {
+            dropped_line(&mut out, id);
+            if out.len() >= height {
+                break;
+            }
+        }
+        return out;
+    }
+    // The diff aligns the two lists; a unit sent in another order is not dropped, so membership
+    // decides the sign and the diff only the order of the lines.
+    let sent_set: HashSet<&str> = sent.iter().copied().collect();
+    let avail_set: HashSet<&str> = avail.iter().copied().collect();
+    let old_side = |out: &mut Vec<Line<'static>>, id: &str| {
+        if sent_set.contains(id) {
+            let preview = unit_text(doc, id)
+                .map(|x| clipped(x, CONTEXT_PREVIEW).into_owned())
+                .unwrap_or_default();
+            out.push(Line::styled(
+                format!("  {}  {}", clipped(id, 40), preview),
+                t.style(Role::DiffContext),
+            ));
+        } else {
+            dropped_line(out, id);
+        }
+    };
+    let new_side = |out: &mut Vec<Line<'static>>, id: &str| {
+        if !avail_set.contains(id) {
+            out.push(Line::styled(
+                format!("+ {}", clipped(id, 40)),
+                t.style(Role::DiffAdd),
+            ));
+        }
+    };
+    for op in capture_diff_slices(Algorithm::Myers, &avail, &sent) {
+        if out.len() >= height {
+            break;
+        }
+        let (old, new) = match op {
+            DiffOp::Equal { old_index, len, .. } => (old_index..old_index + len, 0..0),
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => (old_index..old_index + old_len, 0..0),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => (0..0, new_index..new_index + new_len),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => (
+                old_index..old_index + old_len,
+                new_index..new_index + new_len,
+            ),
+        };
+        for id in avail.get(old).unwrap_or(&[]) {
+            old_side(&mut out, id);
+        }
+        for id in sent.get(new).unwrap_or(&[]) {
+            new_side(&mut out, id);
+        }
+    }
+    out.truncate(height);
+    out
+}

@@ -1,0 +1,589 @@
+//! `update(&mut App, Action) -> Vec<Effect>`: the only place the screen's state changes. Pure:
+//! no I/O, no clock, no terminal; anything slow or outside (highlighting, search, copying,
+//! experiments) is returned as an [`Effect`]. Key presses arrive already mapped to actions by
+//! [`dispatch`] through the keymap.
+
+use super::action::Action;
+use super::app::{App, Overlay, Pane};
+use super::effects::{CopyWhat, Effect};
+use super::experiment_port::{JobEnd, Request, Target};
+use super::keymap::Chord;
+use super::overlays::confirm::ConfirmState;
+use super::overlays::search::{hit_at_or_after, next_hit};
+use super::panes::experiments::JobState;
+use super::panes::{claims, dropped, suspects};
+use super::render::{detail_width, layout, pane_height};
+use super::widgets::scroll_list::{Motion, moved};
+use crate::analysis::model::StepId;
+use ratatui::layout::{Position, Rect};
+use std::sync::Arc;
+
+/// The action a key stands for in the app's current scopes (typed text in the search prompt).
+pub fn dispatch(app: &App, chord: &Chord) -> Option<Action> {
+    let scopes = app.scopes();
+    if let Some(a) = app.keymap.lookup(&scopes, chord) {
+        return Some(a);
+    }
+    if app.search.active {
+        return chord.typed_char().map(Action::SearchInput);
+    }
+    None
+}
+
+/// Applies one action.
+pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    apply(app, action, &mut fx);
+    request_detail(app, &mut fx);
+    fx
+}
+
+fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    match action {
+        Action::Quit => {
+            app.quit = true;
+            fx.push(Effect::Quit);
+        }
+        Action::Suspend => fx.push(Effect::Suspend),
+        Action::Help => {
+            app.overlay = match app.overlay {
+                Some(Overlay::Help { .. }) => None,
+                _ => Some(Overlay::Help { scroll: 0 }),
+            }
+        }
+        Action::Back => back(app),
+        Action::FocusNext => focus(app, app.focus.cycle(true)),
+        Action::FocusPrev => focus(app, app.focus.cycle(false)),
+        Action::FocusTimeline => focus(app, Pane::Timeline),
+        Action::FocusSuspects => focus(app, Pane::Suspects),
+        Action::FocusDetail => focus(app, Pane::Detail),
+        Action::FocusDropped => focus(app, Pane::Dropped),
+        Action::FocusClaims => focus(app, Pane::Claims),
+        Action::FocusExperiments => focus(app, Pane::Experiments),
+        Action::MoveDown => motion(app, Motion::Down),
+        Action::MoveUp => motion(app, Motion::Up),
+        Action::PageDown => motion(app, Motion::PageDown),
+        Action::PageUp => motion(app, Motion::PageUp),
+        Action::Top => motion(app, Motion::Top),
+        Action::Bottom => motion(app, Motion::Bottom),
+        Action::NextSuspect => step_suspect(app, true),
+        Action::PrevSuspect => step_suspect(app, false),
+        Action::Collapse | Action::Expand | Action::ToggleFold => fold(app, &action),
+        Action::JumpToStep => jump_from_pane(app),
+        Action::JumpEvidence | Action::JumpOrigin => {
+            jump_claim(app, matches!(action, Action::JumpOrigin))
+        }
+        Action::OpenViewer => {
+            if app.selected_step().is_some() {
+                app.overlay = Some(Overlay::Viewer { scroll: 0 });
+            }
+        }
+        Action::CopyOutput => copy(app, CopyWhat::Output, fx),
+        Action::CopyStep => copy(app, CopyWhat::Step, fx),
+        Action::Search => {
+            app.search.active = true;
+            app.search.input.clear();
+            app.search.origin = app.selected_step();
+        }
+        Action::SearchInput(c) => {
+            if app.search.push(c) {
+                search(app, fx);
+            }
+        }
+        Action::SearchBackspace => {
+            app.search.input.pop();
+            search(app, fx);
+        }
+        Action::SearchResults(hits) => {
+            if hits.query == app.search.input {
+                app.search.hits = hits;
+                if app.search.active
+                    && let Some(i) =
+                        hit_at_or_after(&app.search.hits, app.search.origin.unwrap_or(0))
+                {
+                    select(app, i);
+                }
+            }
+        }
+        Action::SearchAccept => {
+            app.search.active = false;
+            let n = app.search.hits.steps.len();
+            if n > 0 {
+                app.message(format!(
+                    "{n} matching steps: n and N go to the next and previous"
+                ));
+            }
+        }
+        Action::SearchNext | Action::SearchPrev => {
+            let forward = matches!(action, Action::SearchNext);
+            match next_hit(&app.search.hits, app.selected_step(), forward) {
+                Some(i) => select(app, i),
+                None => app.problem("no search matches: press / to search steps"),
+            }
+        }
+        Action::Ablate => ablate(app, fx),
+        Action::AblateShortlist => ablate_shortlist(app, fx),
+        Action::Restore => restore(app, fx),
+        Action::Replay => match step_id(app) {
+            Some(from) => begin(app, Request::Replay { from }, fx),
+            None => app.problem("select a step in the timeline to replay from"),
+        },
+        Action::Localize => begin(app, Request::Localize, fx),
+        Action::Cancel => cancel(app, fx),
+        Action::ConfirmYes => {
+            if let Some(Overlay::Confirm(c)) = app.overlay.take() {
+                app.experiments.consented = true;
+                launch(app, c.request, fx);
+            }
+        }
+        Action::ConfirmNo => {
+            if matches!(app.overlay, Some(Overlay::Confirm(_))) {
+                app.overlay = None;
+                app.message("nothing was run");
+            }
+        }
+        Action::PickRun => {
+            if let Some(p) = &mut app.picker
+                && !p.runs.is_empty()
+                && !p.opening
+            {
+                p.opening = true;
+                fx.push(Effect::OpenRun(p.cursor));
+            }
+        }
+        Action::ToggleMouse => {
+            app.mouse = !app.mouse;
+            fx.push(Effect::SetMouse(app.mouse));
+            app.message(if app.mouse {
+                "mouse on: click a pane to focus it, wheel to scroll (the terminal's own selection needs Shift)"
+            } else {
+                "mouse off"
+            });
+        }
+        Action::JumpTo(id) => {
+            if let Some(i) = app.doc.as_ref().and_then(|d| d.index_of(id.as_str())) {
+                select(app, i);
+            }
+        }
+        Action::Resize(w, h) => app.size = (w, h),
+        Action::Tick => {
+            app.tick += 1;
+            if app.status.as_ref().is_some_and(|s| s.until <= app.tick) {
+                app.status = if app.queued.is_empty() {
+                    None
+                } else {
+                    let mut next = app.queued.remove(0);
+                    next.until = app.tick + super::app::MESSAGE_TICKS;
+                    Some(next)
+                };
+            }
+        }
+        Action::DetailReady(d) => {
+            app.detail.pending.retain(|k| *k != (d.step, d.width));
+            app.detail_cache.put(d);
+        }
+        Action::Opened(doc) => {
+            app.set_document(doc);
+            fx.push(Effect::LoadLedger);
+        }
+        Action::Message(m) => app.message(m),
+        Action::Problem(m) => {
+            if let Some(p) = &mut app.picker {
+                p.opening = false;
+            }
+            app.problem(m);
+        }
+        Action::Experiment(ev) => {
+            app.experiments.apply(&ev);
+            if let super::experiment_port::ExperimentEvent::JobFinished { job, end, .. } =
+                ev.as_ref()
+            {
+                // The samples it saved may have formed new trials.
+                fx.push(Effect::LoadLedger);
+                match end {
+                    JobEnd::Finished => app.message(format!(
+                        "job #{} finished: the verdicts are in Experiments",
+                        job.0
+                    )),
+                    JobEnd::Cancelled => app.message(format!("job #{} cancelled", job.0)),
+                    JobEnd::Failed(e) => app.problem(format!("job #{} could not run: {e}", job.0)),
+                }
+            }
+        }
+        Action::LedgerLoaded(r) => match r.as_ref() {
+            Ok(h) => {
+                app.experiments.trials = h.trials.clone();
+                app.experiments.trials_error = h.note.clone();
+            }
+            Err(e) => app.experiments.trials_error = Some(e.clone()),
+        },
+        Action::Planned(p) => {
+            let (request, plan) = p.as_ref();
+            match plan {
+                Err(e) => app.problem(e.clone()),
+                Ok(plan) if !app.experiments.consented => {
+                    app.overlay = Some(Overlay::Confirm(ConfirmState {
+                        request: request.clone(),
+                        plan: plan.clone(),
+                    }));
+                }
+                Ok(_) => launch(app, request.clone(), fx),
+            }
+        }
+        Action::Scroll(delta, x, y) => {
+            if app.mouse {
+                click(app, x, y);
+                motion(app, if delta > 0 { Motion::Down } else { Motion::Up });
+            }
+        }
+        Action::Click(x, y) => {
+            if app.mouse {
+                click(app, x, y);
+            }
+        }
+    }
+}
+
+fn focus(app: &mut App, pane: Pane) {
+    app.focus = pane;
+    if pane.is_secondary() {
+        app.secondary = pane;
+    }
+}
+
+fn back(app: &mut App) {
+    if app.search.active {
+        app.search.active = false;
+        if let Some(o) = app.search.origin {
+            select(app, o);
+        }
+        app.search.hits = Arc::default();
+        app.search.input.clear();
+    } else if app.overlay.is_some() {
+        app.overlay = None;
+    } else if !app.search.hits.query.is_empty() {
+        app.search.hits = Arc::default();
+    } else {
+        app.status = None;
+    }
+}
+
+/// Selects step `i` in the timeline (unfolding what hides it).
+fn select(app: &mut App, i: usize) {
+    if let Some(doc) = app.doc.clone() {
+        app.timeline.select_step(&doc, i);
+    }
+}
+
+fn step_id(app: &App) -> Option<StepId> {
+    let doc = app.doc.as_ref()?;
+    let i = app.selected_step()?;
+    doc.run.steps.get(i).map(|s| s.id.clone())
+}
+
+fn motion(app: &mut App, m: Motion) {
+    match &app.overlay {
+        Some(Overlay::Help { scroll }) => {
+            let s = moved(*scroll, m, 10_000, 10);
+            app.overlay = Some(Overlay::Help { scroll: s });
+            return;
+        }
+        Some(Overlay::Viewer { scroll }) => {
+            let len = app
+                .selected_step()
+                .and_then(|i| {
+                    app.detail_cache
+                        .get(i, detail_width(app)?)
+                        .map(|d| d.lines.len())
+                })
+                .unwrap_or(0);
+            let page = usize::from(app.size.1.saturating_sub(4));
+            let s = moved(*scroll, m, len, page);
+            app.overlay = Some(Overlay::Viewer { scroll: s });
+            return;
+        }
+        Some(Overlay::Confirm(_)) => return,
+        None => {}
+    }
+    if let Some(p) = &mut app.picker {
+        let page = usize::from(app.size.1.saturating_sub(4));
+        p.cursor = moved(p.cursor, m, p.runs.len(), page);
+        return;
+    }
+    let Some(doc) = app.doc.clone() else { return };
+    let page = pane_height(app, app.focus);
+    match app.focus {
+        Pane::Timeline => {
+            app.timeline.cursor = moved(app.timeline.cursor, m, app.timeline.visible.len(), page);
+        }
+        Pane::Suspects => {
+            app.suspects.cursor = moved(app.suspects.cursor, m, suspects::item_count(&doc), page);
+            follow_suspect(app);
+        }
+        Pane::Detail => {
+            let len = app
+                .selected_step()
+                .and_then(|i| {
+                    app.detail_cache
+                        .get(i, detail_width(app)?)
+                        .map(|d| d.lines.len())
+                })
+                .unwrap_or(0);
+            app.detail.scroll = moved(app.detail.scroll, m, len, page);
+        }
+        Pane::Dropped => {
+            app.dropped.cursor = moved(app.dropped.cursor, m, doc.dropped_rows.len(), page);
+            if let Some(i) = dropped::selected_step(app, &doc) {
+                select(app, i);
+            }
+        }
+        Pane::Claims => {
+            app.claims.cursor = moved(app.claims.cursor, m, doc.report.claims.len(), page)
+        }
+        Pane::Experiments => {
+            app.experiments.cursor =
+                moved(app.experiments.cursor, m, app.experiments.row_count(), page);
+        }
+    }
+}
+
+/// The timeline follows the selected suspect.
+fn follow_suspect(app: &mut App) {
+    let Some(doc) = app.doc.clone() else { return };
+    if let Some(i) =
+        suspects::item(&doc, app.suspects.cursor).and_then(|it| suspects::item_step(&doc, it))
+    {
+        select(app, i);
+    }
+}
+
+fn step_suspect(app: &mut App, forward: bool) {
+    let Some(doc) = app.doc.clone() else { return };
+    let n = doc.report.suspects.len();
+    if n == 0 {
+        app.problem("this run has no suspects");
+        return;
+    }
+    let cur = app.suspects.cursor.min(n - 1);
+    let next = if forward {
+        (cur + 1).min(n - 1)
+    } else {
+        cur.saturating_sub(1)
+    };
+    if next == cur && app.suspects.cursor < n {
+        app.message(if forward {
+            "that is the last suspect"
+        } else {
+            "that is the first suspect"
+        });
+    }
+    app.suspects.cursor = next;
+    app.secondary = Pane::Suspects;
+    follow_suspect(app);
+}
+
+fn fold(app: &mut App, action: &Action) {
+    let Some(doc) = app.doc.clone() else { return };
+    if app.focus != Pane::Timeline {
+        return;
+    }
+    match action {
+        Action::Collapse => app.timeline.collapse(&doc),
+        Action::Expand => app.timeline.expand(&doc),
+        _ => app.timeline.toggle_fold(&doc),
+    }
+}
+
+fn jump_from_pane(app: &mut App) {
+    let Some(doc) = app.doc.clone() else { return };
+    let target = match app.focus {
+        Pane::Suspects => {
+            suspects::item(&doc, app.suspects.cursor).and_then(|it| suspects::item_step(&doc, it))
+        }
+        Pane::Dropped => dropped::selected_step(app, &doc),
+        Pane::Claims => claims::selected(app, &doc)
+            .and_then(|c| c.evidence_step.as_deref())
+            .and_then(|s| doc.index_of(s)),
+        Pane::Experiments => app
+            .experiments
+            .job_at(app.experiments.cursor)
+            .and_then(|j| j.probes.iter().find_map(|p| p.info.target.clone()))
+            .and_then(|t| match t {
+                Target::Step(s) => doc.index_of(s.as_str()),
+                Target::Unit(u) => doc
+                    .run
+                    .unit(u.as_str())
+                    .and_then(|u| u.produced_by.as_ref())
+                    .and_then(|s| doc.index_of(s.as_str())),
+            }),
+        _ => app.selected_step(),
+    };
+    match target {
+        Some(i) => {
+            select(app, i);
+            app.focus = Pane::Detail;
+        }
+        None => app.problem("the selected item names no step of this run"),
+    }
+}
+
+fn jump_claim(app: &mut App, origin: bool) {
+    let Some(doc) = app.doc.clone() else { return };
+    let Some(c) = claims::selected(app, &doc) else {
+        app.problem("select a claim first (Claims pane)");
+        return;
+    };
+    let (id, what) = if origin {
+        (&c.origin_step, "origin")
+    } else {
+        (&c.evidence_step, "evidence")
+    };
+    match id.as_deref().and_then(|s| doc.index_of(s)) {
+        Some(i) => {
+            select(app, i);
+            app.focus = Pane::Detail;
+        }
+        None => app.problem(format!("this claim has no {what} step")),
+    }
+}
+
+fn copy(app: &mut App, what: CopyWhat, fx: &mut Vec<Effect>) {
+    match (app.doc.clone(), app.selected_step()) {
+        (Some(doc), Some(step)) => fx.push(Effect::Copy { doc, step, what }),
+        _ => app.problem("no step selected to copy"),
+    }
+}
+
+fn search(app: &mut App, fx: &mut Vec<Effect>) {
+    if let Some(doc) = app.doc.clone() {
+        fx.push(Effect::Search {
+            doc,
+            query: app.search.input.clone(),
+            previous: app.search.hits.clone(),
+        });
+    }
+}
+
+fn ablate(app: &mut App, fx: &mut Vec<Effect>) {
+    let Some(doc) = app.doc.clone() else { return };
+    let target = match app.focus {
+        Pane::Suspects => match suspects::item(&doc, app.suspects.cursor) {
+            Some(it) => match suspects::item_target(it) {
+                Some(t) => Some(t),
+                None => {
+                    app.problem("this piece of context is not a unit, so nothing can be removed; try p to replay from its step");
+                    return;
+                }
+            },
+            None => None,
+        },
+        Pane::Timeline | Pane::Detail => step_id(app).map(Target::Step),
+        Pane::Dropped => {
+            app.problem("dropped units were never sent, so removing them changes nothing; r re-runs with the selected one put back");
+            return;
+        }
+        _ => None,
+    };
+    match target {
+        Some(t) => begin(app, Request::Ablate(vec![t]), fx),
+        None => app.problem("select a suspect (Suspects pane) or a step (Timeline) to ablate"),
+    }
+}
+
+fn ablate_shortlist(app: &mut App, fx: &mut Vec<Effect>) {
+    let Some(doc) = app.doc.clone() else { return };
+    let item = if app.focus == Pane::Suspects {
+        suspects::item(&doc, app.suspects.cursor)
+    } else {
+        suspects::item(&doc, 0)
+    };
+    let targets = item
+        .map(|it| suspects::shortlist_targets(&doc, it))
+        .unwrap_or_default();
+    if targets.is_empty() {
+        app.problem("the shortlist is empty: there is nothing to ablate");
+        return;
+    }
+    begin(app, Request::Ablate(targets), fx);
+}
+
+fn restore(app: &mut App, fx: &mut Vec<Effect>) {
+    let Some(doc) = app.doc.clone() else { return };
+    if app.focus != Pane::Dropped {
+        app.problem("select a dropped unit in the Dropped context pane to restore it");
+        return;
+    }
+    match dropped::selected_unit(app, &doc) {
+        Some(u) => begin(app, Request::Restore(vec![u]), fx),
+        None => app.problem("select one of the dropped units (the - lines) to restore it"),
+    }
+}
+
+/// First step of any experiment: refuse what cannot be compared, else ask the port for a plan.
+fn begin(app: &mut App, request: Request, fx: &mut Vec<Effect>) {
+    let Some(doc) = app.doc.as_ref() else { return };
+    if doc.run.final_answer.is_none() {
+        app.problem("this run records no final answer, so a re-run has nothing to be compared with; experiments need one");
+        return;
+    }
+    fx.push(Effect::Plan(request));
+}
+
+fn launch(app: &mut App, request: Request, fx: &mut Vec<Effect>) {
+    let label = request.label();
+    let job = app.experiments.start(request.clone());
+    app.secondary = Pane::Experiments;
+    if app.size.0 < super::render::WIDE_MIN_WIDTH {
+        app.focus = Pane::Experiments;
+    }
+    app.message(format!("job #{} started: {label}", job.0));
+    fx.push(Effect::Launch { job, request });
+}
+
+fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
+    let running = app
+        .experiments
+        .job_at(app.experiments.cursor)
+        .filter(|j| !matches!(j.state, JobState::Ended(_)))
+        .map(|j| j.id);
+    match running {
+        Some(id) => fx.push(Effect::Cancel(id)),
+        None => app.problem("the selected job is not running"),
+    }
+}
+
+fn click(app: &mut App, x: u16, y: u16) {
+    let areas = layout(app, Rect::new(0, 0, app.size.0, app.size.1));
+    if let Some((pane, _)) = areas
+        .panes
+        .iter()
+        .find(|(_, r)| r.contains(Position { x, y }))
+    {
+        focus(app, *pane);
+    }
+}
+
+/// Asks for the selected step's detail at the width it is shown, when not prepared yet, and
+/// starts the detail at its top when the step changes.
+fn request_detail(app: &mut App, fx: &mut Vec<Effect>) {
+    let Some(doc) = app.doc.clone() else { return };
+    let Some(i) = app.selected_step() else { return };
+    if app.detail.step != Some(i) {
+        app.detail.step = Some(i);
+        app.detail.scroll = 0;
+        if let Some(Overlay::Viewer { scroll }) = &mut app.overlay {
+            *scroll = 0;
+        }
+    }
+    let Some(width) = detail_width(app) else {
+        return;
+    };
+    if app.detail_cache.get(i, width).is_none() && !app.detail.pending.contains(&(i, width)) {
+        app.detail.pending.push((i, width));
+        fx.push(Effect::PrepareDetail {
+            doc,
+            step: i,
+            width,
+        });
+    }
+}

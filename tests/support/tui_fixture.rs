@@ -1,0 +1,80 @@
+//! Fixtures for the screen's tests: the hand-written calendar run and report
+//! (tests/fixtures/tui/) and headless screens over them with a scripted runner. Test support
+//! only; no assertions here.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tdn_tui::analysis::load::{LoadOptions, load_path};
+use tdn_tui::analysis::report::Report;
+use tdn_tui::tui::app::{App, AppOptions, Document};
+use tdn_tui::tui::effects::{Clipboard, EffectContext};
+use tdn_tui::tui::experiment_port::{ExperimentPort, ScriptedPort};
+use tdn_tui::tui::headless::{Headless, parse_keys};
+use tdn_tui::tui::theme::Theme;
+
+/// The folder of the screen's fixtures.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tui")
+}
+
+/// The calendar run and its hand-written report.
+pub fn calendar() -> Document {
+    let run_path = fixtures().join("calendar.run.json");
+    let mut runs =
+        load_path(&run_path, &LoadOptions::default()).expect("the calendar fixture loads");
+    let loaded = runs.remove(0);
+    let text =
+        std::fs::read_to_string(fixtures().join("calendar.report.json")).expect("report fixture");
+    let report: Report = serde_json::from_str(&text).expect("the report fixture is a Report");
+    Document::new(loaded.run, report, Some(run_path))
+}
+
+/// A headless screen of `size` over `doc` with the dark theme and a scripted runner.
+pub fn screen(doc: Document, size: (u16, u16), port: Arc<dyn ExperimentPort>) -> Headless {
+    screen_with(doc, size, port, "dark")
+}
+
+/// As [`screen`], with a named built-in theme.
+pub fn screen_with(
+    doc: Document,
+    size: (u16, u16),
+    port: Arc<dyn ExperimentPort>,
+    theme: &str,
+) -> Headless {
+    let opts = AppOptions {
+        theme: Arc::new(Theme::builtin(theme).expect("built-in theme")),
+        size,
+        ..AppOptions::default()
+    };
+    let mut app = App::new(doc, opts);
+    app.experiments.runner_note = "runner: ./stand-in-agent.sh (from the command line)".to_owned();
+    headless(app, port)
+}
+
+/// Wraps an app in a headless screen whose picker opens nothing.
+pub fn headless(app: App, port: Arc<dyn ExperimentPort>) -> Headless {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = EffectContext {
+        theme: app.theme.clone(),
+        port,
+        opener: Arc::new(|_| Err("no runs to open in this test".to_owned())),
+        events: tx,
+        clipboard: Clipboard::None,
+    };
+    Headless::new(app, ctx, rx)
+}
+
+/// A scripted runner that confirms ablating step `s3`.
+pub fn scripted() -> Arc<ScriptedPort> {
+    let mut p = ScriptedPort::new("./stand-in-agent.sh");
+    p.script = vec![(
+        "step:s3".to_owned(),
+        tdn_tui::analysis::report::Verdict::Confirmed,
+    )];
+    Arc::new(p)
+}
+
+/// Presses keys written as in `--keys`.
+pub fn press(h: &mut Headless, keys: &str) {
+    h.press_all(&parse_keys(keys).expect("test keys parse"));
+}

@@ -1,0 +1,426 @@
+//! State tests: keys go through the keymap, `update` and the effects, and the assertions read
+//! the `App`. Expected values come from the hand-written fixtures (tests/fixtures/tui/).
+
+use super::big_run::big;
+use super::fixture::{calendar, press, screen, scripted};
+use std::sync::Arc;
+use tdn_tui::analysis::model::{Run, RunStatus, Step, StepKind};
+use tdn_tui::analysis::report::{Report, Verdict};
+use tdn_tui::tui::app::{App, AppOptions, Document, Overlay, Pane, RunChoice};
+use tdn_tui::tui::experiment_port::{JobId, Request, ScriptedPort, Target, Unavailable};
+use tdn_tui::tui::headless::Headless;
+use tdn_tui::tui::keymap::Keymap;
+use tdn_tui::tui::panes::experiments::JobState;
+
+fn selected_id(h: &Headless) -> String {
+    let doc = h.app.doc.as_ref().expect("a run is open");
+    let i = h.app.selected_step().expect("a step is selected");
+    doc.run.steps[i].id.to_string()
+}
+
+fn none() -> Arc<Unavailable> {
+    Arc::new(Unavailable {
+        reason: "no runner in this test".to_owned(),
+    })
+}
+
+#[test]
+fn a_run_opens_on_its_top_suspect() {
+    let h = screen(calendar(), (120, 40), none());
+    assert_eq!(h.app.focus, Pane::Suspects);
+    assert_eq!(h.app.suspects.cursor, 0);
+    assert_eq!(
+        selected_id(&h),
+        "s3",
+        "the report's rank-1 suspect is step s3"
+    );
+}
+
+#[test]
+fn suspect_keys_step_through_the_ranking_and_move_the_timeline() {
+    let mut h = screen(calendar(), (120, 40), none());
+    press(&mut h, "]");
+    assert_eq!(selected_id(&h), "s4");
+    press(&mut h, "]");
+    assert_eq!(selected_id(&h), "s9");
+    press(&mut h, "]");
+    assert_eq!(
+        selected_id(&h),
+        "s9",
+        "three suspects: the last stays selected"
+    );
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .is_some_and(|s| s.text.contains("last suspect"))
+    );
+    press(&mut h, "[ [");
+    assert_eq!(selected_id(&h), "s3");
+    // Moving in the pane does the same, and walks on into the influence ranking.
+    press(&mut h, "j");
+    assert_eq!(selected_id(&h), "s4");
+    press(&mut h, "j j");
+    assert_eq!(
+        h.app.suspects.cursor, 3,
+        "the first context entry follows the three suspects"
+    );
+}
+
+#[test]
+fn tab_visits_every_pane_and_numbers_jump() {
+    let mut h = screen(calendar(), (120, 40), none());
+    let mut seen = vec![h.app.focus];
+    for _ in 0..5 {
+        press(&mut h, "Tab");
+        seen.push(h.app.focus);
+    }
+    for p in Pane::ALL {
+        assert!(seen.contains(&p), "{p:?} not reached by Tab");
+    }
+    press(&mut h, "Tab");
+    assert_eq!(h.app.focus, Pane::Suspects, "Tab wraps around");
+    press(&mut h, "S-Tab");
+    assert_eq!(h.app.focus, Pane::Timeline);
+    press(&mut h, "5");
+    assert_eq!((h.app.focus, h.app.secondary), (Pane::Claims, Pane::Claims));
+}
+
+#[test]
+fn nested_steps_fold_and_unfold() {
+    let mut h = screen(calendar(), (120, 40), none());
+    press(&mut h, "1 g j");
+    assert_eq!(selected_id(&h), "s2");
+    press(&mut h, "Space");
+    // s3..s7 name s2 as parent; s1, s2, s8, s9 stay.
+    assert_eq!(h.app.timeline.visible, vec![0, 1, 7, 8]);
+    assert_eq!(selected_id(&h), "s2");
+    press(&mut h, "Space");
+    assert_eq!(h.app.timeline.visible.len(), 9);
+    press(&mut h, "j j h");
+    assert_eq!(
+        selected_id(&h),
+        "s2",
+        "collapse on a leaf goes to its parent"
+    );
+    press(&mut h, "h");
+    assert_eq!(h.app.timeline.visible.len(), 4);
+    // Jumping to a hidden step unfolds it.
+    press(&mut h, "]");
+    assert_eq!(selected_id(&h), "s4");
+    assert_eq!(h.app.timeline.visible.len(), 9);
+}
+
+#[test]
+fn fuzzy_search_selects_matches_and_escape_goes_back() {
+    let mut h = screen(calendar(), (120, 40), none());
+    press(&mut h, "1 g / c r e v");
+    assert!(h.app.search.active);
+    // "crev" fuzzy-matches the labels naming create_event: s4 and s7.
+    assert_eq!(h.app.search.hits.steps, vec![3, 6]);
+    assert_eq!(selected_id(&h), "s4");
+    press(&mut h, "Enter n");
+    assert!(!h.app.search.active);
+    assert_eq!(selected_id(&h), "s7");
+    press(&mut h, "n");
+    assert_eq!(selected_id(&h), "s4", "n wraps around");
+    press(&mut h, "N");
+    assert_eq!(selected_id(&h), "s7");
+    press(&mut h, "/ z z z");
+    assert!(h.app.search.hits.steps.is_empty());
+    press(&mut h, "Esc");
+    assert!(!h.app.search.active);
+    assert_eq!(
+        selected_id(&h),
+        "s7",
+        "Esc returns to where the search started"
+    );
+}
+
+#[test]
+fn claim_keys_jump_to_evidence_and_origin() {
+    let mut h = screen(calendar(), (120, 40), none());
+    press(&mut h, "5 e");
+    assert_eq!(selected_id(&h), "s7");
+    press(&mut h, "5 o");
+    assert_eq!(selected_id(&h), "s9");
+    press(&mut h, "5 j o");
+    assert_eq!(selected_id(&h), "s6", "the second claim originates at s6");
+    press(&mut h, "5 j e");
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .is_some_and(|s| s.text.contains("no evidence step"))
+    );
+}
+
+#[test]
+fn the_first_experiment_shows_the_command_and_runs_only_after_yes() {
+    let port = scripted();
+    let mut h = screen(calendar(), (120, 40), port.clone());
+    press(&mut h, "a");
+    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
+        panic!("no confirm overlay: {:?}", h.app.overlay);
+    };
+    assert_eq!(c.plan.command, "./stand-in-agent.sh");
+    assert_eq!(c.request, Request::Ablate(vec![Target::Step("s3".into())]));
+    assert!(
+        h.app.experiments.jobs.is_empty(),
+        "nothing runs before the user says yes"
+    );
+    assert!(
+        h.screen().contains("./stand-in-agent.sh"),
+        "the exact command is on the screen"
+    );
+    press(&mut h, "y");
+    assert!(h.app.overlay.is_none());
+    let job = &h.app.experiments.jobs[0];
+    assert_eq!(
+        job.state,
+        JobState::Ended(tdn_tui::tui::experiment_port::JobEnd::Finished)
+    );
+    let r = &h.app.experiments.results["step:s3"];
+    assert_eq!(r.verdict, Some(Verdict::Confirmed));
+    assert!(h.screen().contains("CAUSAL"), "the verdict is shown");
+    // The second experiment of the session runs without asking again.
+    press(&mut h, "2 ] a");
+    assert!(h.app.overlay.is_none());
+    assert_eq!(h.app.experiments.jobs.len(), 2);
+    assert_eq!(
+        h.app.experiments.results["step:s4"].verdict,
+        Some(Verdict::NotConfirmed)
+    );
+}
+
+#[test]
+fn saying_no_runs_nothing() {
+    let mut h = screen(calendar(), (120, 40), scripted());
+    press(&mut h, "a n");
+    assert!(h.app.overlay.is_none());
+    assert!(h.app.experiments.jobs.is_empty());
+    assert!(!h.app.experiments.consented);
+}
+
+#[test]
+fn experiments_are_refused_without_a_runner_or_a_final_answer() {
+    let mut h = screen(calendar(), (120, 40), none());
+    press(&mut h, "a");
+    assert!(h.app.overlay.is_none());
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .is_some_and(|s| s.problem && s.text.contains("no runner"))
+    );
+    let mut doc_run = calendar().run.as_ref().clone();
+    doc_run.final_answer = None;
+    let report = calendar().report.as_ref().clone();
+    let mut h = screen(Document::new(doc_run, report, None), (120, 40), scripted());
+    press(&mut h, "a");
+    assert!(h.app.overlay.is_none());
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .is_some_and(|s| s.text.contains("no final answer"))
+    );
+}
+
+#[test]
+fn a_dropped_unit_can_be_restored_and_a_context_unit_ablated() {
+    let mut h = screen(calendar(), (120, 40), scripted());
+    press(&mut h, "4 r");
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .is_some_and(|s| s.text.contains("select one of the dropped units"))
+    );
+    press(&mut h, "j r");
+    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
+        panic!("no confirm")
+    };
+    assert_eq!(c.request, Request::Restore(vec!["u-tz".into()]));
+    press(&mut h, "n 2 j j j a");
+    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
+        panic!("no confirm")
+    };
+    assert_eq!(
+        c.request,
+        Request::Ablate(vec![Target::Unit("u-cal-doc".into())])
+    );
+    press(&mut h, "n A");
+    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
+        panic!("no confirm")
+    };
+    assert_eq!(
+        c.request,
+        Request::Ablate(vec![
+            Target::Unit("u-cal-doc".into()),
+            Target::Unit("u-prefs".into())
+        ]),
+        "the influence shortlist, one unit at a time"
+    );
+}
+
+#[test]
+fn a_running_job_can_be_cancelled() {
+    let mut p = ScriptedPort::new("./agent.sh");
+    p.hold = true;
+    let port = Arc::new(p);
+    let mut h = screen(calendar(), (120, 40), port.clone());
+    press(&mut h, "a y 6");
+    assert_eq!(h.app.experiments.jobs[0].state, JobState::Running);
+    press(&mut h, "x");
+    assert_eq!(*port.cancelled.lock().unwrap(), vec![JobId(1)]);
+}
+
+#[test]
+fn a_user_keymap_changes_dispatch_and_help_alike() {
+    let mut km = Keymap::defaults();
+    assert!(
+        km.merge_toml("[global]\nnext-suspect = \"J\"\n", "keymap.toml")
+            .is_empty()
+    );
+    let opts = AppOptions {
+        keymap: km,
+        size: (120, 40),
+        ..AppOptions::default()
+    };
+    let mut h = super::fixture::headless(App::new(calendar(), opts), none());
+    press(&mut h, "]");
+    assert_eq!(selected_id(&h), "s3", "] is no longer bound");
+    press(&mut h, "J");
+    assert_eq!(selected_id(&h), "s4");
+    press(&mut h, "?");
+    let screen = h.screen();
+    assert!(
+        screen.contains("J and [ step through the suspects"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn empty_one_step_and_huge_runs_open() {
+    let empty = Document::new(
+        Run::new("empty", RunStatus::Failed),
+        report_for("empty", 0),
+        None,
+    );
+    let mut h = screen(empty, (80, 24), none());
+    press(&mut h, "j k G g Space ] a / x Enter 3 y 4 r 6 x ? Esc");
+    assert!(h.app.selected_step().is_none());
+    assert!(h.screen().contains("· 0 steps"));
+
+    let mut one = Run::new("one", RunStatus::Succeeded);
+    one.steps.push(Step::new("only", StepKind::User));
+    one.reindex();
+    let mut h = screen(
+        Document::new(one, report_for("one", 1), None),
+        (80, 24),
+        none(),
+    );
+    press(&mut h, "1 j G Space Enter Esc");
+    assert_eq!(selected_id(&h), "only");
+
+    let mut h = screen(big(100_000), (120, 40), none());
+    press(&mut h, "1 G");
+    assert_eq!(selected_id(&h), "s99999");
+    press(&mut h, "h");
+    assert_eq!(
+        selected_id(&h),
+        "s99990",
+        "a leaf's collapse goes to its parent"
+    );
+    press(&mut h, "Space");
+    assert_eq!(h.app.timeline.visible.len(), 99_991);
+    assert!(h.screen().contains("99991"));
+}
+
+fn report_for(id: &str, steps: usize) -> Report {
+    let mut r = calendar().report.as_ref().clone();
+    r.run.id = id.to_owned();
+    r.run.steps = steps;
+    r.suspects.clear();
+    r.verdict = None;
+    r.links.clear();
+    r.claims.clear();
+    r.influence = None;
+    r.dropped = None;
+    r
+}
+
+#[test]
+fn the_picker_opens_the_chosen_run() {
+    let choices = vec![
+        RunChoice {
+            id: "a".into(),
+            title: None,
+            status: RunStatus::Failed,
+            steps: 9,
+        },
+        RunChoice {
+            id: "b".into(),
+            title: Some("second".into()),
+            status: RunStatus::Succeeded,
+            steps: 9,
+        },
+    ];
+    let app = App::picker(choices, AppOptions::default());
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = tdn_tui::tui::effects::EffectContext {
+        theme: app.theme.clone(),
+        port: none(),
+        opener: Arc::new(|i| {
+            if i == 1 {
+                Ok(calendar())
+            } else {
+                Err(format!("no run {i}"))
+            }
+        }),
+        events: tx,
+        clipboard: tdn_tui::tui::effects::Clipboard::None,
+    };
+    let mut h = Headless::new(app, ctx, rx);
+    assert!(h.screen().contains("this file holds 2 runs"));
+    press(&mut h, "j Enter");
+    assert!(h.app.doc.is_some());
+    assert_eq!(selected_id(&h), "s3");
+}
+
+#[test]
+fn copying_without_a_terminal_says_nothing_was_copied() {
+    let mut h = screen(calendar(), (120, 40), none());
+    press(&mut h, "y");
+    let s = h.app.status.as_ref().expect("a message");
+    assert!(
+        s.problem && s.text.contains("nothing was copied"),
+        "{}",
+        s.text
+    );
+}
+
+#[test]
+fn resizing_below_the_minimum_shows_the_notice_and_back_restores() {
+    let mut h = screen(calendar(), (120, 40), none());
+    h.act(tdn_tui::tui::action::Action::Resize(50, 10));
+    h.app.size = (50, 10);
+    assert!(h.screen().contains("Terminal too small"));
+    h.act(tdn_tui::tui::action::Action::Resize(80, 24));
+    assert!(h.screen().contains("Suspects"));
+}
+
+#[test]
+fn the_viewer_shows_the_selected_step_full_screen() {
+    let mut h = screen(calendar(), (120, 40), none());
+    press(&mut h, "1 j Enter");
+    assert!(matches!(h.app.overlay, Some(Overlay::Viewer { .. })));
+    let s = h.screen();
+    assert!(
+        s.contains("invalid start: 'Friday' is not a date-time"),
+        "{s}"
+    );
+    press(&mut h, "Esc");
+    assert!(h.app.overlay.is_none());
+}
