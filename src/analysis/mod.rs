@@ -14,3 +14,5 @@ pub mod load;
 pub mod model;
 pub mod rank;
 pub mod report;
+#[cfg(test)]
+pub mod testutil;
