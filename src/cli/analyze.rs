@@ -35,7 +35,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let embedder = embedder::from_settings(&settings).map_err(|e| anyhow::anyhow!(e))?;
     let judge = judge_from(&settings, &mut notes);
     let runs = load::load_path(&args.run, &load_options(&args.input))?;
-    for loaded in runs {
+    for (k, loaded) in runs.into_iter().enumerate() {
         let mut loaded = loaded;
         loaded.warnings.extend(notes.iter().cloned());
         let opts = AnalyzeOptions {
@@ -45,10 +45,10 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             judge: judge.as_ref().map(|j| j as &dyn Judge),
         };
         let report = analyze(&loaded, &opts);
-        let text = if args.json {
-            render_json(&report)
-        } else {
-            render_text(&report)
+        let text = match (args.json, k) {
+            (true, _) => render_json(&report),
+            (false, 0) => render_text(&report),
+            (false, _) => format!("\n{}", render_text(&report)),
         };
         if !write_stdout(&text)? {
             break;

@@ -210,7 +210,8 @@ enum Blame {
     Nobody,
 }
 
-/// The string and number leaves of a call's arguments worth naming (3 characters or more).
+/// The string and number leaves of a call's arguments worth naming (3 characters or more, so
+/// an error mentioning "0" or "id" does not count as naming a value).
 fn arg_values(run: &Run, x: usize) -> Vec<String> {
     let Some(s) = run.steps.get(x) else {
         return Vec::new();
@@ -228,7 +229,7 @@ fn arg_values(run: &Run, x: usize) -> Vec<String> {
         }
         match v {
             Value::String(s) if s.trim().chars().count() >= 3 => out.push(s.trim().to_owned()),
-            Value::Number(n) => out.push(n.to_string()),
+            Value::Number(n) if n.to_string().chars().count() >= 3 => out.push(n.to_string()),
             Value::Array(a) => stack.extend(a.iter().take(256)),
             Value::Object(o) => stack.extend(o.values().take(256)),
             _ => {}

@@ -12,6 +12,8 @@ use std::fmt::Write as _;
 const CLAIM_CHARS: usize = 160;
 /// At most this many claims are listed.
 const MAX_CLAIMS_SHOWN: usize = 20;
+/// At most this many warnings are listed.
+const MAX_WARNINGS_SHOWN: usize = 20;
 /// At most this many dropped units are named.
 const MAX_DROPPED_SHOWN: usize = 5;
 
@@ -218,8 +220,15 @@ pub fn render_text(report: &Report) -> String {
     }
     if !r.warnings.is_empty() {
         out.push_str("\nWarnings:\n");
-        for w in &r.warnings {
+        for w in r.warnings.iter().take(MAX_WARNINGS_SHOWN) {
             let _ = writeln!(out, "  - {}", inert(&w.message));
+        }
+        let more = r.warnings.len().saturating_sub(MAX_WARNINGS_SHOWN);
+        if more > 0 {
+            let _ = writeln!(
+                out,
+                "  ({more} more in --json; tdn-tui validate lists them all)"
+            );
         }
     }
     out.push_str(
