@@ -153,3 +153,27 @@ pub const QUOTE_CHARS: usize = 80;
 pub const MAX_EVIDENCE_LINES: usize = 12;
 /// Suspects kept in the report (the rest are counted in a warning).
 pub const MAX_SUSPECTS: usize = 1_000;
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::detect::{ALL, Category};
+
+    const DOC: &str = include_str!("../../../docs/how-it-decides.md");
+    const SRC: &str = include_str!("params.rs");
+
+    #[test]
+    fn every_number_detector_and_category_is_in_the_docs() {
+        for line in SRC.lines() {
+            if let Some(rest) = line.trim().strip_prefix("pub const ") {
+                let name = rest.split(':').next().unwrap_or("");
+                assert!(DOC.contains(&format!("`{name}`")), "{name} is not in docs/how-it-decides.md");
+            }
+        }
+        for d in ALL {
+            assert!(DOC.contains(&format!("`{}`", d.id().as_str())), "{}", d.id().as_str());
+        }
+        for c in Category::ALL {
+            assert!(DOC.contains(&format!("`{}`", c.as_str())), "{}", c.as_str());
+        }
+    }
+}

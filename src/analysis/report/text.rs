@@ -29,6 +29,15 @@ fn shorten(s: &str, max: usize) -> String {
     inert(&out)
 }
 
+/// `s` with its first letter upper-cased.
+fn sentence(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
 fn words(category: &str) -> String {
     category.replace('_', " ")
 }
@@ -142,7 +151,7 @@ pub fn render_text(report: &Report) -> String {
         out,
         "Fault: {}. {}",
         serde_name(&report.fault.party),
-        inert(&report.fault.why)
+        sentence(&inert(&report.fault.why))
     );
     if !report.claims.is_empty() {
         out.push_str("\nClaims of the final answer:\n");
