@@ -164,7 +164,15 @@ fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
         if s.kind.is_model() {
             last_model = Some(i);
             if let Some(ac) = &ac {
-                for m in ac.find_iter(texts.produced(i)) {
+                let text = texts.produced(i);
+                for m in ac.find_iter(text) {
+                    let glued =
+                        |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                    let before = text.get(..m.start()).and_then(|s| s.chars().next_back());
+                    let after = text.get(m.end()..).and_then(|s| s.chars().next());
+                    if glued(before) || glued(after) {
+                        continue;
+                    }
                     if let Some(slot) = last_mention.get_mut(m.pattern().as_usize()) {
                         *slot = Some(i);
                     }

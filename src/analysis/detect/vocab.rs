@@ -50,6 +50,16 @@ pub const SUCCESS_WORDS: &[&str] = &[
     "set up",
     "all set",
     "taken care of",
+    "went through",
+    "gone through",
+    "succeeded",
+    "successful",
+    "successfully",
+    "accepted",
+    "granted",
+    "finalized",
+    "finalised",
+    "executed",
 ];
 
 /// Words that make a success word a report about this conversation ("Your call is booked",

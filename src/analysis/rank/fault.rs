@@ -2,8 +2,8 @@
 //!
 //! - `none` exactly when the run succeeded; `unfinished` whenever it is unfinished;
 //! - for a failed or crashed run, `user` when the user's details never matched (a lookup failed
-//!   with "not found" on a value the user gave, no later call of that tool succeeded, and nothing
-//!   changed), or when the user turned down what the agent offered and nothing changed;
+//!   with "not found" on a value the user gave, no later call of that tool and no later call taking
+//!   a value the user gave succeeded, and nothing changed), or when the user turned down what the agent offered and nothing changed;
 //!   `unfinished` when nothing went wrong yet and the run stopped on the agent's question to the
 //!   user; else `agent`, with the top suspect as the place to look.
 
@@ -11,8 +11,9 @@ use super::ranking::SuspectEntry;
 use crate::analysis::detect::Facts;
 use crate::analysis::detect::say::{quote, step as step_name};
 use crate::analysis::detect::vocab::{DECLINES, NOT_FOUND, OFFERS, find_phrase};
-use crate::analysis::links::tokens::tokens;
+use crate::analysis::links::tokens::{clip, tokens};
 use crate::analysis::model::{RunStatus, StepKind};
+use crate::analysis::rank::params::LINK_SCAN_BYTES;
 use crate::analysis::report::{Fault, Party};
 
 /// The fault verdict.
@@ -86,19 +87,27 @@ fn details_never_matched(facts: &Facts<'_>) -> Option<String> {
         let (Some(err), Some(call)) = (&s.error, &s.tool) else {
             continue;
         };
-        if find_phrase(&err.to_lowercase(), NOT_FOUND).is_none() {
-            continue;
-        }
-        let later_success = run
-            .steps
-            .iter()
-            .skip(i + 1)
-            .any(|t| !t.failed() && t.tool.as_ref().is_some_and(|c| c.name == call.name));
-        if later_success {
+        if find_phrase(&clip(err, LINK_SCAN_BYTES).to_lowercase(), NOT_FOUND).is_none() {
             continue;
         }
         let given = tokens(facts.texts.consumed(i))
             .find_map(|t| super::walk_back::user_origin(facts, t.text, i).map(|w| (t.text, w)));
+        if given.is_none() {
+            continue;
+        }
+        // Matched after all: a later call of the same tool, or any later call taking a value the
+        // user gave, succeeded.
+        let matched_later = run.steps.iter().enumerate().skip(i + 1).any(|(k, t)| {
+            !t.failed()
+                && t.tool.as_ref().is_some_and(|c| {
+                    c.name == call.name
+                        || tokens(facts.texts.consumed(k))
+                            .any(|tok| super::walk_back::user_origin(facts, tok.text, k).is_some())
+                })
+        });
+        if matched_later {
+            return None;
+        }
         if let Some((value, at)) = given {
             return Some(format!(
                 "the user's details never matched: {} was given by the user at {at}, and {} answered {}; no later call of that tool succeeded and nothing was changed",

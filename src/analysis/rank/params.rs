@@ -166,11 +166,18 @@ mod tests {
         for line in SRC.lines() {
             if let Some(rest) = line.trim().strip_prefix("pub const ") {
                 let name = rest.split(':').next().unwrap_or("");
-                assert!(DOC.contains(&format!("`{name}`")), "{name} is not in docs/how-it-decides.md");
+                assert!(
+                    DOC.contains(&format!("`{name}`")),
+                    "{name} is not in docs/how-it-decides.md"
+                );
             }
         }
         for d in ALL {
-            assert!(DOC.contains(&format!("`{}`", d.id().as_str())), "{}", d.id().as_str());
+            assert!(
+                DOC.contains(&format!("`{}`", d.id().as_str())),
+                "{}",
+                d.id().as_str()
+            );
         }
         for c in Category::ALL {
             assert!(DOC.contains(&format!("`{}`", c.as_str())), "{}", c.as_str());

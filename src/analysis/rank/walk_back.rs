@@ -13,11 +13,12 @@
 //! keeps, for every step, its earliest flagged ancestor: linear in the run, never a search per
 //! symptom. A cause found by the walk back counts for the symptoms after it in step order.
 
-use super::params::{SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED};
+use super::params::{LINK_SCAN_BYTES, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED};
 use crate::analysis::detect::say::{quote, step as step_name, tool_of};
 use crate::analysis::detect::schema::check_step;
 use crate::analysis::detect::vocab::{INPUT_COMPLAINTS, contains_words, find_phrase};
 use crate::analysis::detect::{Category, Facts, Finding, Nature};
+use crate::analysis::links::tokens::clip;
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::report::Role;
 use serde_json::Value;
@@ -243,7 +244,7 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     let Some(s) = run.steps.get(x) else {
         return Blame::Nobody;
     };
-    let err = s.error.as_deref().unwrap_or("");
+    let err = clip(s.error.as_deref().unwrap_or(""), LINK_SCAN_BYTES);
     let err_lower = err.to_lowercase();
     let values = arg_values(run, x);
     let named: Vec<&String> = values
@@ -360,7 +361,7 @@ pub(crate) fn user_origin(facts: &Facts<'_>, value: &str, x: usize) -> Option<St
     }
     run.task
         .as_deref()
-        .is_some_and(|t| contains_words(t, value))
+        .is_some_and(|t| contains_words(clip(t, LINK_SCAN_BYTES), value))
         .then(|| "the task".to_owned())
 }
 
