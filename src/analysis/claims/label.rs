@@ -177,8 +177,13 @@ pub fn label_claim(claim: &str, run: &Run, ix: &EvidenceIndex, actions: &[Action
     }
     let ts = content_terms(ts);
     let negated = find_phrase(&lower, NEGATIONS).is_some() || lower.contains("n't");
+    // "Done!" or "All set." alone is a claim that the action happened, too.
+    let only_success = ts
+        .iter()
+        .filter(|t| !is_pleasantry(t))
+        .all(|t| SUCCESS_WORDS.iter().any(|w| stem(w) == t.key));
     let action = find_phrase(&lower, SUCCESS_WORDS).is_some()
-        && find_phrase(&lower, ACTION_MARKERS).is_some()
+        && (only_success || find_phrase(&lower, ACTION_MARKERS).is_some())
         && find_phrase(&lower, MODALS).is_none();
     if action && let Some(l) = label_action(run, &ts, negated, actions) {
         return l;

@@ -1,13 +1,16 @@
 //! The origin of a claim: the earliest model step (`llm`, `agent`, `decision`) whose output
 //! already held it, meaning every number and id of the claim and at least [`ORIGIN_SHARE`] of its
-//! weighted words. One pass over the model steps with an index from term to claims, so the cost
+//! weighted words (tool names in the output left out). One pass over the model steps with an index from term to claims, so the cost
 //! is the size of the outputs, not outputs times claims.
 
-use super::words::{Term, each_term};
+use super::words::{Term, each_term_except};
 use crate::analysis::links::StepTexts;
 use crate::analysis::model::Run;
 use crate::analysis::rank::params::ORIGIN_SHARE;
 use std::collections::{HashMap, HashSet};
+
+/// At most this many tool names are left out of model outputs.
+const MAX_TOOL_NAMES: usize = 1_000;
 
 /// For each claim (given by its terms; `None` to skip it), the position of its origin step.
 pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Vec<Option<usize>> {
@@ -30,6 +33,16 @@ pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Ve
                 .push((c, t.weight(), t.is_key()));
         }
     }
+    // A tool call's name ("schedule_meeting") is not the model saying the claim's words.
+    let mut tool_names: Vec<&str> = run.tools.iter().map(|t| t.name.as_str()).collect();
+    for s in &run.steps {
+        if let Some(c) = &s.tool
+            && !tool_names.contains(&c.name.as_str())
+            && tool_names.len() < MAX_TOOL_NAMES
+        {
+            tool_names.push(&c.name);
+        }
+    }
     let mut acc = vec![(0.0f64, 0usize); claims.len()];
     let mut touched: Vec<usize> = Vec::new();
     for (i, step) in run.steps.iter().enumerate() {
@@ -40,7 +53,7 @@ pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Ve
             continue;
         }
         let mut seen: HashSet<String> = HashSet::new();
-        each_term(texts.produced(i), |k, _| {
+        each_term_except(texts.produced(i), &tool_names, |k, _| {
             if seen.contains(&k) {
                 return;
             }

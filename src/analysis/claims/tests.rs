@@ -175,3 +175,67 @@ fn the_origin_is_the_earliest_model_step_that_held_the_claim() {
 fn no_final_answer_means_no_claims() {
     assert!(check(&RunBuilder::failed().user("s1", "hi").build()).is_empty());
 }
+
+#[test]
+fn a_bare_done_is_a_claim_of_an_action_and_a_tool_name_is_not_its_origin() {
+    let run = RunBuilder::failed()
+        .tool_def("schedule_meeting", "", json!(null), true)
+        .llm("s1", json!({"tool_calls": [{"name": "schedule_meeting", "arguments": {"when": "11/06 3pm"}}]}))
+        .tool_err("s2", "schedule_meeting", json!({"when": "11/06 3pm"}), "could not parse datetime")
+        .llm("s3", "Done! Your meeting is scheduled.")
+        .answer("Done! Your meeting is scheduled.")
+        .build();
+    let c = check(&run);
+    assert_eq!(
+        c.iter()
+            .map(|c| (c.label, c.evidence_step, c.origin_step))
+            .collect::<Vec<_>>(),
+        vec![
+            (SupportLabel::Contradicted, Some(1), Some(2)),
+            (SupportLabel::Contradicted, Some(1), Some(2))
+        ]
+    );
+}
+
+#[test]
+fn a_general_statement_with_a_success_word_is_not_a_claim_of_an_action() {
+    let run = RunBuilder::failed()
+        .tool_def("send_email", "", json!(null), true)
+        .tool_ok(
+            "s1",
+            "fetch",
+            json!({"url": "https://x.example"}),
+            "Invoices are issued on the 1st of each month.",
+        )
+        .tool_err(
+            "s2",
+            "send_email",
+            json!({"to": "a@b.example"}),
+            "smtp down",
+        )
+        .answer("Invoices are issued on the 1st of each month.")
+        .build();
+    let c = check(&run);
+    assert_eq!(
+        (c[0].label, c[0].evidence_step, c[0].action),
+        (SupportLabel::Supported, Some(0), false)
+    );
+}
+
+#[test]
+fn a_claim_that_something_was_not_found_rests_on_the_empty_search() {
+    let run = RunBuilder::failed()
+        .retrieval("s1", "BX-200 warranty", vec![])
+        .answer("Sorry, I could not find the warranty terms for the BX-200.")
+        .build();
+    let c = check(&run);
+    assert_eq!(
+        (c[0].label, c[0].evidence_step),
+        (SupportLabel::Supported, Some(0))
+    );
+    let positive = RunBuilder::failed()
+        .retrieval("s1", "BX-200 warranty", vec![])
+        .answer("The BX-200 warranty terms run for two years.")
+        .build();
+    assert_ne!(check(&positive)[0].label, SupportLabel::Supported);
+}

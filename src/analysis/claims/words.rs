@@ -60,8 +60,16 @@ pub fn terms(text: &str) -> Vec<Term> {
 }
 
 /// Calls `f` with the key and kind of every term of `text` (repeats included).
-pub fn each_term(text: &str, mut f: impl FnMut(String, TermKind)) {
+pub fn each_term(text: &str, f: impl FnMut(String, TermKind)) {
+    each_term_except(text, &[], f);
+}
+
+/// [`each_term`], leaving out tokens written exactly as one of `skip` (tool names).
+pub fn each_term_except(text: &str, skip: &[&str], mut f: impl FnMut(String, TermKind)) {
     for t in tokens(text) {
+        if skip.contains(&t.text) {
+            continue;
+        }
         match t.class {
             TokenClass::Number => {
                 if let Some(x) = number_value(t.text) {
