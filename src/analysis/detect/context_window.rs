@@ -27,15 +27,16 @@ fn prompt_tokens(run: &Run, s: &Step) -> Option<u64> {
     any.then_some(sum)
 }
 
-/// `a / b` as floats, for token counts (exact below 2^53, close enough above).
+/// A token count as a float, exact below 2^53 and close above, without an `as` cast.
+fn float(x: u64) -> f64 {
+    let hi = u32::try_from(x >> 32).unwrap_or(u32::MAX);
+    let lo = u32::try_from(x & 0xFFFF_FFFF).unwrap_or(0);
+    f64::from(hi) * 4_294_967_296.0 + f64::from(lo)
+}
+
+/// `a / b` for token counts.
 fn share(a: u64, b: u64) -> f64 {
-    let f = |x: u64| {
-        u32::try_from(x).map_or_else(
-            |_| f64::from(u32::MAX) * (x / u64::from(u32::MAX)).max(1) as f64,
-            f64::from,
-        )
-    };
-    f(a) / f(b)
+    float(a) / float(b)
 }
 
 impl Detector for ContextWindow {
@@ -113,6 +114,13 @@ mod tests {
             (0, Category::ContextFull)
         );
         assert!(found[0].evidence[0].contains("121600 input tokens"));
+    }
+
+    #[test]
+    fn huge_counts_do_not_overflow() {
+        assert_eq!(share(u64::MAX, u64::MAX), 1.0);
+        assert!(share(1, u64::MAX) < 1e-18);
+        assert_eq!(float(5_000_000_000), 5e9);
     }
 
     #[test]

@@ -148,3 +148,113 @@ fn push_line(lines: &mut Vec<String>, line: String) {
         lines.push(line);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::claims::check_claims;
+    use crate::analysis::detect::detect_all;
+    use crate::analysis::links::{LinkGraph, StepTexts};
+    use crate::analysis::model::Run;
+    use crate::analysis::rank::walk_back;
+    use crate::analysis::testutil::{RunBuilder, doc};
+    use serde_json::json;
+
+    fn ranked(run: &Run) -> Vec<SuspectEntry> {
+        let texts = StepTexts::build(run);
+        let links = LinkGraph::build(run, &texts);
+        let claims = check_claims(run, &texts);
+        let facts = Facts::new(run, &texts, &links, &claims);
+        suspects(score_all(&facts, walk_back(&facts, detect_all(&facts))))
+    }
+
+    fn score_of(s: &[SuspectEntry], step: usize) -> f64 {
+        s.iter()
+            .find(|x| x.step == step)
+            .map_or(f64::NAN, |x| x.score)
+    }
+
+    #[test]
+    fn a_read_no_later_step_used_scores_x0_6_and_a_used_one_does_not() {
+        let run = RunBuilder::failed()
+            .retrieval("s1", "warranty", vec![])
+            .retrieval(
+                "s2",
+                "refund",
+                vec![doc("p", "Refunds for plan PL-7781 are $120 now.", true)],
+            )
+            .llm_io("s3", "Refunds for plan PL-7781 are $120 now.", "ok")
+            .retrieval(
+                "s4",
+                "refund",
+                vec![doc("q", "Refunds for plan PL-9999 are $300 now.", true)],
+            )
+            .build();
+        let s = ranked(&run);
+        assert!((score_of(&s, 0) - EMPTY_RETRIEVAL_UNUSED).abs() < 1e-9);
+        assert!((score_of(&s, 1) - crate::analysis::rank::params::OUTDATED_SOURCE).abs() < 1e-9);
+        assert!(
+            (score_of(&s, 3) - crate::analysis::rank::params::OUTDATED_SOURCE * UNUSED_READ_FACTOR)
+                .abs()
+                < 1e-9
+        );
+    }
+
+    const EMPTY_RETRIEVAL_UNUSED: f64 =
+        crate::analysis::rank::params::EMPTY_RETRIEVAL * UNUSED_READ_FACTOR;
+
+    #[test]
+    fn a_wording_problem_in_a_run_that_changed_something_stays_below_the_tool_call() {
+        let run = RunBuilder::failed()
+            .tool_def("issue_refund", "", json!(null), true)
+            .tool_ok(
+                "s1",
+                "issue_refund",
+                json!({"order_id": "ORD-2211"}),
+                json!({"amount": 19}),
+            )
+            .llm("s2", "Refunds for annual plans are $500 per the policy.")
+            .retrieval(
+                "s3",
+                "policy",
+                vec![doc(
+                    "p",
+                    "Refunds for annual plans are $80 per the policy.",
+                    false,
+                )],
+            )
+            .answer("Refunds for annual plans are $500 per the policy.")
+            .build();
+        let s = ranked(&run);
+        let tool = score_of(&s, 0);
+        assert!((tool - crate::analysis::rank::params::POINT_OF_NO_RETURN).abs() < 1e-9);
+        let claim = s
+            .iter()
+            .find(|x| x.category == Category::ContradictedClaim)
+            .unwrap();
+        assert!(claim.score < tool, "{} !< {tool}", claim.score);
+        assert!((claim.score - (tool - WORDING_CAP_GAP)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn one_suspect_per_step_keeps_the_best_finding_and_the_others_evidence() {
+        let run = RunBuilder::failed()
+            .tool_def("create_event", "", json!(null), true)
+            .tool_err(
+                "s1",
+                "create_event",
+                json!({"start": "x"}),
+                "upstream timed out",
+            )
+            .build();
+        let s = ranked(&run);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].category, Category::ServiceError);
+        assert!(
+            s[0].evidence
+                .iter()
+                .any(|e| e.starts_with("also: the first state-changing call"))
+        );
+        assert!(s[0].evidence.len() <= MAX_EVIDENCE_LINES);
+    }
+}
