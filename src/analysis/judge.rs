@@ -27,8 +27,9 @@ use serde_json::Value;
 #[error("{0}")]
 pub struct JudgeError(pub String);
 
-/// Something that reads a short transcript and names the step to blame.
-pub trait Judge {
+/// Something that reads a short transcript and names the step to blame. `Send + Sync` so the
+/// screen can analyse off its drawing thread.
+pub trait Judge: Send + Sync {
     /// Asks once; the answer is the JSON object the judge gave, not yet checked.
     fn ask(&self, request: &JudgeRequest) -> Result<Value, JudgeError>;
 }

@@ -9,7 +9,7 @@ use crate::analysis::model::{RunStatus, inert_line};
 use crate::analysis::report::{Party, SupportLabel, render_json, render_text};
 use crate::analysis::testutil::RunBuilder;
 use serde_json::{Value, json};
-use std::cell::RefCell;
+use std::sync::Mutex;
 
 struct NoEmbedder;
 
@@ -183,21 +183,23 @@ fn a_user_who_declines_the_offer_is_at_fault_unless_something_changed() {
 
 struct FakeJudge {
     answer: Result<Value, JudgeError>,
-    asked: RefCell<Vec<JudgeRequest>>,
+    asked: Mutex<Vec<JudgeRequest>>,
 }
 
 impl FakeJudge {
     fn new(answer: Result<Value, JudgeError>) -> Self {
         FakeJudge {
             answer,
-            asked: RefCell::new(Vec::new()),
+            asked: Mutex::new(Vec::new()),
         }
     }
 }
 
 impl Judge for FakeJudge {
     fn ask(&self, request: &JudgeRequest) -> Result<Value, JudgeError> {
-        self.asked.borrow_mut().push(request.clone());
+        if let Ok(mut a) = self.asked.lock() {
+            a.push(request.clone());
+        }
         self.answer.clone()
     }
 }
@@ -232,8 +234,8 @@ fn a_good_judge_answer_becomes_the_top_finding_capped_at_0_9() {
         json!({"step": "s2", "reason": "refunded the wrong order", "confidence": 0.97}),
     ));
     let r = judged(wrong_order(), &j);
-    assert_eq!(j.asked.borrow().len(), 1);
-    let req = &j.asked.borrow()[0];
+    assert_eq!(j.asked.lock().unwrap().len(), 1);
+    let req = &j.asked.lock().unwrap()[0];
     assert_eq!(req.findings[0].category, "point_of_no_return");
     let top = &r.suspects[0];
     assert_eq!(
@@ -275,11 +277,11 @@ fn a_failing_or_nonsensical_judge_leaves_the_rules_verdict_standing() {
 fn the_judge_is_not_asked_when_the_rules_are_sure_or_the_run_succeeded() {
     let j = FakeJudge::new(Ok(json!({"step": "s1", "reason": "x"})));
     let r = judged(spec_friday(), &j);
-    assert!(j.asked.borrow().is_empty());
+    assert!(j.asked.lock().unwrap().is_empty());
     assert_eq!(r.judge, None);
     let ok = RunBuilder::succeeded().user("s1", "hi").build();
     let r = judged(ok, &j);
-    assert!(j.asked.borrow().is_empty());
+    assert!(j.asked.lock().unwrap().is_empty());
     assert_eq!(r.judge, None);
 }
 
