@@ -295,7 +295,7 @@ fn the_refund_case_traces_120_to_the_outdated_policy() {
             .any(|e| e
                 .as_str()
                 .unwrap()
-                .contains("document 'policy-2023' is marked outdated"))
+                .contains("document 'policy-2019' is marked outdated"))
     );
 }
 

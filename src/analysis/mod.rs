@@ -2,10 +2,12 @@
 //!
 //! `model` is the run, `load` and `import` read it, `links`, `detect`, `rank` and `claims` find
 //! what went wrong, `influence` ranks context, and `report` puts it all in the one structure that
-//! `analyze --json`, the text output and the screen share.
+//! `analyze --json`, the text output and the screen share; `eval` scores reports against labelled
+//! runs.
 
 pub mod claims;
 pub mod detect;
+pub mod eval;
 pub mod import;
 pub mod influence;
 pub mod judge;

@@ -1,10 +1,228 @@
-//! `eval`: step and agent accuracy on labelled runs.
+//! `eval`: step and agent accuracy on labelled runs. Folders are walked for `.json` files, the
+//! files are analysed in parallel on every core, a progress line is drawn on stderr when it is a
+//! terminal, and the result is a table (or `--json`, the `tdn.eval/1` object).
 
 use super::args::EvalArgs;
+use super::common::{EXIT_USAGE, settings, write_stdout};
+use crate::analysis::eval::{
+    EvalReport, FileError, LabelFile, RunResult, Unlabelled, inline_label, predict, set_name,
+};
+use crate::analysis::load::{self, LoadOptions};
+use crate::analysis::model::inert_line;
+use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, analyze};
+use anyhow::Context;
+use rayon::prelude::*;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Width of the progress bar, in cells.
+const BAR_CELLS: usize = 30;
 
 /// Runs the subcommand.
 pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
-    let _ = args;
-    anyhow::bail!("this command is not built yet")
+    let files = collect(&args.paths)?;
+    if files.is_empty() {
+        eprintln!(
+            "tdn-tui: eval: no .json files under the given paths; give run files or folders of them"
+        );
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let labels = match &args.labels {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("{}: cannot read the labels file", p.display()))?;
+            LabelFile::parse(&text).with_context(|| format!("{}", p.display()))?
+        }
+        None => LabelFile::default(),
+    };
+    let settings = settings(&args.config, |_| {})?;
+    let embedder = crate::experiments::embedder::from_settings(&settings)
+        .map_err(|e| anyhow::anyhow!("[embedder] {e}"))?;
+    let opts = AnalyzeOptions {
+        reference: if args.no_reference {
+            ReferenceChoice::Ignore
+        } else {
+            ReferenceChoice::FromRun
+        },
+        embedder: embedder.as_ref(),
+        confidence: settings.confidence,
+        judge: None,
+    };
+
+    let progress = Progress::new(files.len());
+    let outcomes: Vec<FileOutcome> = files
+        .par_iter()
+        .map(|f| {
+            let o = eval_file(f, &labels, &opts, args.no_reference);
+            progress.tick();
+            o
+        })
+        .collect();
+    progress.finish();
+
+    let mut runs = Vec::new();
+    let mut unlabelled = Vec::new();
+    let mut errors = Vec::new();
+    for o in outcomes {
+        runs.extend(o.runs);
+        unlabelled.extend(o.unlabelled);
+        errors.extend(o.error);
+    }
+    for e in &errors {
+        eprintln!("tdn-tui: eval: skipped {}", inert_line(&e.message));
+    }
+    let report = EvalReport::new(!args.no_reference, runs, unlabelled, errors);
+    if report.runs.is_empty() {
+        eprintln!(
+            "tdn-tui: eval: none of the {} file(s) holds a labelled run; Who&When files carry their labels, other runs need --labels FILE",
+            files.len()
+        );
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let text = if args.json {
+        serde_json::to_string(&report).context("cannot serialise the evaluation")? + "\n"
+    } else {
+        crate::analysis::eval::render_table(&report)
+    };
+    write_stdout(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What one file gave.
+#[derive(Default)]
+struct FileOutcome {
+    runs: Vec<RunResult>,
+    unlabelled: Vec<Unlabelled>,
+    error: Option<FileError>,
+}
+
+fn eval_file(
+    path: &Path,
+    labels: &LabelFile,
+    opts: &AnalyzeOptions<'_>,
+    no_reference: bool,
+) -> FileOutcome {
+    let file = path.display().to_string();
+    let mut out = FileOutcome::default();
+    let loaded = match load::load_path(path, &LoadOptions::default()) {
+        Ok(l) => l,
+        Err(e) => {
+            out.error = Some(FileError {
+                file,
+                message: e.to_string(),
+            });
+            return out;
+        }
+    };
+    let many = loaded.len() > 1;
+    let set = set_name(path).unwrap_or_default();
+    for (i, mut l) in loaded.into_iter().enumerate() {
+        let index = many.then_some(i);
+        let label = inline_label(&l.run).or_else(|| labels.lookup(path, index).cloned());
+        let Some(label) = label else {
+            out.unlabelled.push(Unlabelled {
+                file: file.clone(),
+                index,
+                run: l.run.id.clone(),
+            });
+            continue;
+        };
+        if no_reference {
+            // The setting holds whatever the analysis does with `ReferenceChoice::Ignore`.
+            l.run.reference_answer = None;
+        }
+        let report = analyze(&l, opts);
+        let predicted = predict(&report, &l.run);
+        out.runs.push(RunResult::new(
+            file.clone(),
+            set.clone(),
+            index,
+            l.run.id.clone(),
+            &label,
+            predicted,
+        ));
+    }
+    out
+}
+
+/// Every `.json` file named or found under a named folder, sorted, each once. Symbolic links to
+/// folders are not followed.
+fn collect(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p)
+            .with_context(|| format!("{}: cannot read; give run files or folders", p.display()))?;
+        if meta.is_dir() {
+            let mut stack = vec![p.clone()];
+            while let Some(dir) = stack.pop() {
+                let entries = std::fs::read_dir(&dir)
+                    .with_context(|| format!("{}: cannot list the folder", dir.display()))?;
+                for entry in entries {
+                    let entry = entry
+                        .with_context(|| format!("{}: cannot list the folder", dir.display()))?;
+                    let path = entry.path();
+                    let ft = entry.file_type()?;
+                    if ft.is_dir() {
+                        stack.push(path);
+                    } else if path.extension().is_some_and(|e| e == "json") {
+                        out.push(path);
+                    }
+                }
+            }
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// A progress line on stderr, drawn only when stderr is a terminal.
+struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    draw: Option<Mutex<std::io::Stderr>>,
+}
+
+impl Progress {
+    fn new(total: usize) -> Self {
+        let err = std::io::stderr();
+        let draw = err.is_terminal().then(|| Mutex::new(err));
+        Progress {
+            total,
+            done: AtomicUsize::new(0),
+            draw,
+        }
+    }
+
+    fn tick(&self) {
+        let Some(lock) = &self.draw else {
+            self.done.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        // Counting under the lock keeps the drawn numbers in order across threads.
+        if let Ok(mut err) = lock.lock() {
+            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            let filled = (done * BAR_CELLS)
+                .checked_div(self.total)
+                .unwrap_or(BAR_CELLS)
+                .min(BAR_CELLS);
+            let bar = "#".repeat(filled) + &".".repeat(BAR_CELLS - filled);
+            let _ = write!(err, "\r  eval [{bar}] {done}/{} files", self.total);
+            let _ = err.flush();
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(lock) = &self.draw
+            && let Ok(mut err) = lock.lock()
+        {
+            let _ = write!(err, "\r{}\r", " ".repeat(BAR_CELLS + 40));
+            let _ = err.flush();
+        }
+    }
 }

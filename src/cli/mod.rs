@@ -15,6 +15,7 @@ mod influence;
 mod ledger;
 mod localize;
 mod open;
+mod toolbox;
 mod validate;
 
 pub use common::{EXIT_FAILURE, EXIT_USAGE};

@@ -6,6 +6,7 @@
 
 mod file;
 mod paths;
+mod reader;
 mod settings;
 
 pub use file::ConfigFile;

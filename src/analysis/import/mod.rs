@@ -4,6 +4,13 @@
 //! One registry, [`IMPORTERS`], is walked to sniff a file's format, so users never need a flag;
 //! `--from` forces one. An importer is a pure function from parsed JSON to run JSON: no I/O.
 
+mod chat;
+mod langfuse;
+mod otlp;
+mod tau_bench;
+mod tree;
+mod who_when;
+
 use crate::analysis::load::{Document, Warning};
 use serde_json::Value;
 
@@ -118,7 +125,13 @@ impl Importer for Native {
 }
 
 /// Every importer, in sniffing order (native first, so a file with `format` is never imported).
-pub static IMPORTERS: &[&dyn Importer] = &[&Native];
+pub static IMPORTERS: &[&dyn Importer] = &[
+    &Native,
+    &otlp::Otlp,
+    &langfuse::Langfuse,
+    &who_when::WhoWhen,
+    &tau_bench::TauBench,
+];
 
 /// The importer for a format, when one is built in.
 pub fn importer(format: SourceFormat) -> Option<&'static dyn Importer> {
@@ -171,3 +184,6 @@ pub fn to_native_values(
     }
     imp.import(doc, index)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,24 +1,183 @@
-//! The report's `influence` and `dropped` sections, built from a run (report.md).
+//! The report's `influence` and `dropped` sections, built from a run (report.md, influence.md
+//! §2-6). Evidence is what reached the model: every context unit that an `llm` step was sent
+//! (every unit when no step records `context`), and every retrieved document, tool result and
+//! memory read that was not also recorded as a unit. Its ancestors are the outputs of the model
+//! steps between it and the final answer. Scores are similarity proxies; nothing here claims a
+//! cause.
 
-use super::types::{ConfidenceOptions, EmbedError, Embedder};
-use crate::analysis::model::Run;
-use crate::analysis::report::{DroppedSection, InfluenceSection};
+use super::confidence::ranking_confidence;
+use super::dropped::find_dropped_context;
+use super::evidence::{RunEvidence, ancestor_windows, gather_evidence, model_outputs};
+use super::score::{score_contrastive, score_influence, sort_by_score};
+use super::types::{
+    ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, ScoreError, ScoreRequest,
+};
+use crate::analysis::model::{Run, StepKind};
+use crate::analysis::report::{
+    DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection,
+};
+use std::collections::HashMap;
+
+/// Evidence items scored per embedding request. Bounds the vectors held at once (a run can
+/// hold 100,000 steps); scores do not depend on it, since each item's score depends only on its
+/// own texts and the answer.
+const EVIDENCE_CHUNK: usize = 512;
 
 /// The influence section: every unit, document, tool result and memory read that reached the
 /// model, ranked against the final answer (contrastively when `reference` is given). `Ok(None)`
-/// when the run has no final answer or no evidence.
+/// when the run has no final answer or no evidence; `Err` when the embedder failed.
 pub fn influence_section(
     run: &Run,
     reference: Option<&str>,
     embedder: &dyn Embedder,
     confidence: &ConfidenceOptions,
 ) -> Result<Option<InfluenceSection>, EmbedError> {
-    let _ = (run, reference, embedder, confidence);
-    Ok(None)
+    let Some(answer) = run.final_answer.as_deref().filter(|a| !a.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let evidence = gather_evidence(run);
+    if evidence.is_empty() {
+        return Ok(None);
+    }
+    let outputs = model_outputs(run, answer);
+    let windows = ancestor_windows(&evidence, &outputs);
+
+    let mut scored: Vec<(usize, InfluenceScore)> = Vec::with_capacity(evidence.len());
+    let mut start = 0;
+    for chunk in evidence.chunks(EVIDENCE_CHUNK) {
+        let items: Vec<EvidenceItem<'_>> = chunk
+            .iter()
+            .zip(windows.get(start..).unwrap_or_default())
+            .map(|(e, w)| EvidenceItem {
+                id: &e.id,
+                text: &e.text,
+                ancestors: w.iter().filter_map(|&i| outputs.text(i)).collect(),
+            })
+            .collect();
+        let req = ScoreRequest::new(answer, &items);
+        let result = match reference {
+            Some(r) => score_contrastive(&req, r, embedder),
+            None => score_influence(&req, embedder),
+        };
+        let positions: HashMap<&str, usize> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.as_str(), start + i))
+            .collect();
+        for s in result.map_err(into_embed_error)? {
+            let at = positions.get(s.id.as_str()).copied().unwrap_or(usize::MAX);
+            scored.push((at, s));
+        }
+        start += chunk.len();
+    }
+    // Chunks come back sorted on their own; restore input order, then sort once, stably.
+    scored.sort_by_key(|(at, _)| *at);
+    sort_by_score(&mut scored, |(_, s)| s.score);
+
+    let pairs: Vec<(&str, f64)> = scored
+        .iter()
+        .map(|(_, s)| (s.id.as_str(), s.score))
+        .collect();
+    let confidence = ranking_confidence(&pairs, confidence);
+    let scores = scored
+        .into_iter()
+        .map(|(at, s)| entry(evidence.get(at), s))
+        .collect();
+    Ok(Some(InfluenceSection {
+        ranked_by: if reference.is_some() {
+            "contrastive"
+        } else {
+            "semantic"
+        }
+        .to_owned(),
+        embedder: Some(embedder.name().to_owned()),
+        scores,
+        confidence,
+    }))
+}
+
+fn entry(e: Option<&RunEvidence>, s: InfluenceScore) -> InfluenceEntry {
+    InfluenceEntry {
+        unit: e.and_then(|e| e.unit.clone()),
+        step: e.and_then(|e| e.step.clone()),
+        id: s.id,
+        score: s.score,
+        signals: s.signals,
+        weights: Some(s.weights),
+        adapted: Some(s.adapted),
+        probe: None,
+    }
+}
+
+/// Scoring with the default weights and unique ids can only fail in the embedder.
+fn into_embed_error(e: ScoreError) -> EmbedError {
+    match e {
+        ScoreError::Embed(e) => e,
+        other => EmbedError(other.to_string()),
+    }
 }
 
 /// The dropped section over the `llm` steps' `context`; `None` when no step records `context`.
+/// Available = every id in any `available`, in first-seen order; sent = every id in any `sent`.
 pub fn dropped_section(run: &Run) -> Option<DroppedSection> {
-    let _ = run;
-    None
+    let llm: Vec<_> = run
+        .steps
+        .iter()
+        .filter(|s| s.kind == StepKind::Llm)
+        .filter_map(|s| s.context.as_ref().map(|c| (s, c)))
+        .collect();
+    if llm.is_empty() {
+        return None;
+    }
+    let available: Vec<&str> = llm
+        .iter()
+        .flat_map(|(_, c)| c.available.iter().flatten())
+        .map(|id| id.as_str())
+        .collect();
+    let sent = llm
+        .iter()
+        .flat_map(|(_, c)| c.sent.iter())
+        .map(|id| id.as_str());
+    let diff = find_dropped_context(available.iter().copied(), sent);
+    let dropped = diff
+        .dropped
+        .iter()
+        .filter_map(|&i| available.get(i))
+        .map(|id| DroppedEntry {
+            id: (*id).to_owned(),
+            content: run.unit(id).map(|u| u.text.clone()),
+            probe: None,
+        })
+        .collect();
+    let steps = llm
+        .iter()
+        .filter_map(|(step, c)| {
+            let avail = c.available.as_ref()?;
+            let d = find_dropped_context(
+                avail.iter().map(|id| id.as_str()),
+                c.sent.iter().map(|id| id.as_str()),
+            );
+            Some(DroppedStep {
+                step: step.id.to_string(),
+                index: step.index,
+                dropped: d
+                    .dropped
+                    .iter()
+                    .filter_map(|&i| avail.get(i))
+                    .map(|id| id.to_string())
+                    .collect(),
+                available_count: d.available_count,
+                sent_count: d.sent_count,
+                any_dropped: d.any_dropped,
+            })
+        })
+        .collect();
+    Some(DroppedSection {
+        dropped,
+        available_count: diff.available_count,
+        sent_count: diff.sent_count,
+        any_dropped: diff.any_dropped,
+        reason: diff.reason,
+        steps,
+    })
 }

@@ -4,11 +4,46 @@
 //! is implemented in `experiments` behind the [`Embedder`] trait.
 
 mod confidence;
+mod cosine;
+mod dropped;
+mod evidence;
 mod from_run;
+mod hashed;
+mod js_number;
+mod lexical;
+mod mock;
+pub mod num_text;
+mod score;
 mod types;
+mod weights;
 
-pub use confidence::ranking_confidence;
-pub use from_run::{dropped_section, influence_section};
-pub use types::{
-    ConfidenceOptions, EmbedError, Embedder, RankingConfidence, Signals, Strategy, Weights,
+#[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
+mod from_run_tests;
+#[cfg(test)]
+mod proptests;
+
+pub use confidence::{
+    ClearWinnerRule, ConfidenceError, ConfidenceRequest, DEFAULT_CLEAR_WINNER_MARGIN,
+    DEFAULT_SHORTLIST_BAND, non_negative, ranking_confidence, try_ranking_confidence,
 };
+pub use cosine::{
+    BadCount, DEFAULT_PERSISTENCE_THRESHOLD, LengthMismatch, average_relevancy, cosine, depth,
+    depth_of, persistence,
+};
+pub use dropped::{DroppedDiff, dropped_reason, find_dropped_context};
+pub use evidence::MAX_ANCESTORS;
+pub use from_run::{dropped_section, influence_section};
+pub use hashed::{
+    HASHED_DIM, HASHED_VERSION, HashedEmbedder, fnv1a64, hashed_tokens, hashed_vector,
+};
+pub use js_number::js_number;
+pub use lexical::{LexicalEmbedder, STOP_WORDS, overlap, token_set, tokens};
+pub use mock::{BUILTIN_EMBEDDERS, MOCK_DIM, MockEmbedder, builtin_embedder, mock_vector};
+pub use score::{score_contrastive, score_influence, score_lexical};
+pub use types::{
+    ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, RankingConfidence,
+    ScoreError, ScoreRequest, Signals, Strategy, Weights,
+};
+pub use weights::{AdaptedWeights, WeightsError, adapt_weights, composite, validate_weights};

@@ -6,12 +6,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Signals {
     /// Resemblance to the final answer (contrastive: minus resemblance to the reference).
+    #[serde(with = "super::num_text")]
     pub fa: f64,
     /// Mean resemblance to the ancestors.
+    #[serde(with = "super::num_text")]
     pub avg: f64,
     /// Share of ancestors it resembles above the threshold.
+    #[serde(with = "super::num_text")]
     pub persist: f64,
     /// `1 / (1 + ancestors)`.
+    #[serde(with = "super::num_text")]
     pub depth: f64,
 }
 
@@ -19,12 +23,16 @@ pub struct Signals {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Weights {
     /// Weight of FA.
+    #[serde(with = "super::num_text")]
     pub fa: f64,
     /// Weight of AVG.
+    #[serde(with = "super::num_text")]
     pub avg: f64,
     /// Weight of PERSIST.
+    #[serde(with = "super::num_text")]
     pub persist: f64,
     /// Weight of DEPTH.
+    #[serde(with = "super::num_text")]
     pub depth: f64,
 }
 
@@ -78,6 +86,7 @@ pub struct RankingConfidence {
     /// The top clearly leads under the strategy.
     pub clear_winner: bool,
     /// Top minus runner-up, when both are finite.
+    #[serde(default, with = "super::num_text::option")]
     pub margin: Option<f64>,
     /// The top id.
     pub lead: Option<String>,
@@ -100,4 +109,75 @@ pub trait Embedder: Send + Sync {
     fn name(&self) -> &str;
     /// One vector per text, in order, all the same length.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError>;
+}
+
+/// One piece of evidence to score: its id, its text, and the texts of the model's reasoning
+/// steps between it and the answer (influence.md §2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvidenceItem<'a> {
+    /// Unique among the items of one request.
+    pub id: &'a str,
+    /// The evidence text.
+    pub text: &'a str,
+    /// The ancestors' texts, in order.
+    pub ancestors: Vec<&'a str>,
+}
+
+/// What a scorer is asked: an answer, the evidence, the weights and the persistence threshold.
+#[derive(Clone, Debug)]
+pub struct ScoreRequest<'a> {
+    /// The answer every item is compared with.
+    pub answer: &'a str,
+    /// The items, in input order (which decides ties).
+    pub evidence: &'a [EvidenceItem<'a>],
+    /// The signal weights (default 0.4/0.3/0.2/0.1).
+    pub weights: Weights,
+    /// PERSIST counts ancestors with similarity strictly above this (default 0.3; any number).
+    pub persistence_threshold: f64,
+}
+
+impl<'a> ScoreRequest<'a> {
+    /// A request with the default weights and threshold.
+    pub fn new(answer: &'a str, evidence: &'a [EvidenceItem<'a>]) -> Self {
+        ScoreRequest {
+            answer,
+            evidence,
+            weights: Weights::default(),
+            persistence_threshold: super::cosine::DEFAULT_PERSISTENCE_THRESHOLD,
+        }
+    }
+}
+
+/// One scored item: `{id, score, signals, weights, adapted}`. The score is a similarity proxy,
+/// not a probability and not a cause.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InfluenceScore {
+    /// The item's id.
+    pub id: String,
+    /// The composite.
+    #[serde(with = "super::num_text")]
+    pub score: f64,
+    /// The four signals.
+    pub signals: Signals,
+    /// The weights in effect for this item.
+    pub weights: Weights,
+    /// True when AVG and PERSIST weight moved to FA and DEPTH for lack of ancestors.
+    pub adapted: bool,
+}
+
+/// Why a scorer produced no ranking.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ScoreError {
+    /// The weights failed validation (the message names the weight).
+    #[error(transparent)]
+    Weights(#[from] super::weights::WeightsError),
+    /// Two items share an id.
+    #[error(
+        "the evidence id '{}' appears more than once; give every item its own id",
+        crate::analysis::model::inert_line(.0)
+    )]
+    DuplicateId(String),
+    /// The embedder failed or answered nonsense.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
 }

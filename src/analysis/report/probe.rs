@@ -125,6 +125,9 @@ pub struct ProbeResult {
     /// Samples that produced an answer.
     #[serde(default)]
     pub completed: usize,
+    /// Samples that errored (never flips; they block `not-confirmed`).
+    #[serde(default)]
+    pub errors: usize,
     /// Similarity to the original answer.
     pub similarity: Option<SimilarityStats>,
     /// The cost verdict (null without cost data).

@@ -1,0 +1,158 @@
+//! Flat, indexed attribute keys turned back into JSON: `gen_ai.prompt.0.role`,
+//! `llm.input_messages.1.message.tool_calls.0.tool_call.function.name` and the like become arrays
+//! of objects, numeric segments being array positions (in index order, gaps closed).
+//!
+//! Pure and linear in the number of keys under the prefix; a key that is both a value and a
+//! branch keeps the branch.
+
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+#[derive(Debug)]
+enum Tree {
+    Leaf(Value),
+    Branch(BTreeMap<Seg, Tree>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Seg {
+    Index(u64),
+    Name(String),
+}
+
+fn seg(s: &str) -> Seg {
+    match s.parse::<u64>() {
+        Ok(i) if !s.starts_with('+') => Seg::Index(i),
+        _ => Seg::Name(s.to_owned()),
+    }
+}
+
+/// The keys of `attrs` under `prefix.` as nested JSON; `None` when there are none.
+pub fn unflatten(attrs: &Map<String, Value>, prefix: &str) -> Option<Value> {
+    let head = format!("{prefix}.");
+    let mut root = BTreeMap::new();
+    let mut any = false;
+    for (k, v) in attrs {
+        let Some(rest) = k.strip_prefix(&head) else {
+            continue;
+        };
+        any = true;
+        insert(&mut root, rest, v.clone());
+    }
+    any.then(|| to_json(Tree::Branch(root)))
+}
+
+fn insert(root: &mut BTreeMap<Seg, Tree>, path: &str, v: Value) {
+    let segs: Vec<Seg> = path.split('.').map(seg).collect();
+    let Some((last, inner)) = segs.split_last() else {
+        return;
+    };
+    let mut map = root;
+    for s in inner {
+        let entry = map
+            .entry(s.clone())
+            .or_insert_with(|| Tree::Branch(BTreeMap::new()));
+        if let Tree::Leaf(_) = entry {
+            *entry = Tree::Branch(BTreeMap::new());
+        }
+        match entry {
+            Tree::Branch(m) => map = m,
+            Tree::Leaf(_) => return,
+        }
+    }
+    map.entry(last.clone()).or_insert(Tree::Leaf(v));
+}
+
+/// Converts without recursion, so a key with thousands of segments cannot exhaust the stack.
+fn to_json(tree: Tree) -> Value {
+    enum Work {
+        Visit(Tree),
+        Build { keys: Vec<Seg> },
+    }
+    let mut work = vec![Work::Visit(tree)];
+    let mut done: Vec<Value> = Vec::new();
+    while let Some(w) = work.pop() {
+        match w {
+            Work::Visit(Tree::Leaf(v)) => done.push(v),
+            Work::Visit(Tree::Branch(m)) => {
+                let keys: Vec<Seg> = m.keys().cloned().collect();
+                work.push(Work::Build { keys });
+                // Children are visited in reverse so they finish in key order.
+                for (_, child) in m.into_iter().rev() {
+                    work.push(Work::Visit(child));
+                }
+            }
+            Work::Build { keys } => {
+                let at = done.len().saturating_sub(keys.len());
+                let values = done.split_off(at);
+                let all_index = keys.iter().all(|k| matches!(k, Seg::Index(_)));
+                if all_index {
+                    done.push(Value::Array(values));
+                } else {
+                    let mut o = Map::new();
+                    for (k, v) in keys.into_iter().zip(values) {
+                        let name = match k {
+                            Seg::Index(i) => i.to_string(),
+                            Seg::Name(s) => s,
+                        };
+                        o.insert(name, v);
+                    }
+                    done.push(Value::Object(o));
+                }
+            }
+        }
+    }
+    done.pop().unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn attrs(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn indexed_keys_become_arrays_in_index_order() {
+        let a = attrs(json!({
+            "gen_ai.prompt.10.role": "user",
+            "gen_ai.prompt.2.role": "system",
+            "gen_ai.prompt.2.content": "be brief",
+            "gen_ai.prompt.10.content": "hi",
+            "gen_ai.completion.0.content": "other",
+        }));
+        assert_eq!(
+            unflatten(&a, "gen_ai.prompt"),
+            Some(json!([
+                {"content": "be brief", "role": "system"},
+                {"content": "hi", "role": "user"}
+            ]))
+        );
+        assert_eq!(unflatten(&a, "llm.input_messages"), None);
+    }
+
+    #[test]
+    fn nested_calls_unflatten() {
+        let a = attrs(json!({
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "f",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": "{}",
+        }));
+        assert_eq!(
+            unflatten(&a, "llm.output_messages"),
+            Some(json!([{"message": {"role": "assistant", "tool_calls": [
+                {"tool_call": {"function": {"arguments": "{}", "name": "f"}}}]}}]))
+        );
+    }
+
+    #[test]
+    fn a_key_both_leaf_and_branch_keeps_the_branch() {
+        let a = attrs(json!({"p.0": "leaf", "p.0.x": 1}));
+        assert_eq!(unflatten(&a, "p"), Some(json!([{"x": 1}])));
+    }
+}

@@ -1,0 +1,355 @@
+//! The OTLP JSON wire format, decoded into plain [`Span`]s: `resourceSpans` (or `batches`, or
+//! snake_case names) → `scopeSpans` (or `instrumentationLibrarySpans`) → `spans`; attribute values
+//! as `AnyValue` objects; ids in hex (base64 accepted); 64-bit integers and times as strings or
+//! numbers; span kind and status code as integers or enum names.
+//!
+//! Decoding never fails: a field of the wrong type is treated as absent.
+
+use base64::Engine as _;
+use serde_json::{Map, Value};
+
+/// How a span ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusCode {
+    /// Not set.
+    Unset,
+    /// Explicitly OK.
+    Ok,
+    /// Failed.
+    Error,
+}
+
+/// A span event (exceptions are events named `exception`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// The event's name.
+    pub name: String,
+    /// Its attributes, decoded.
+    pub attrs: Map<String, Value>,
+}
+
+/// One span with every value decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span {
+    /// Hex trace id ("" when absent).
+    pub trace_id: String,
+    /// Hex span id ("" when absent).
+    pub span_id: String,
+    /// Hex parent span id.
+    pub parent_id: Option<String>,
+    /// The span's name.
+    pub name: String,
+    /// `internal`, `server`, `client`, `producer`, `consumer`.
+    pub kind: Option<&'static str>,
+    /// Start in Unix nanoseconds.
+    pub start_ns: Option<u64>,
+    /// End in Unix nanoseconds.
+    pub end_ns: Option<u64>,
+    /// Attributes, decoded, by key (the last of two equal keys wins).
+    pub attrs: Map<String, Value>,
+    /// Events in file order.
+    pub events: Vec<Event>,
+    /// Status code.
+    pub status: StatusCode,
+    /// Status message.
+    pub status_message: Option<String>,
+    /// The position of the resource this span came from (into [`Decoded::resources`]).
+    pub resource: usize,
+}
+
+/// Every span of a document with its resources' attributes.
+#[derive(Clone, Debug, Default)]
+pub struct Decoded {
+    /// Spans in file order.
+    pub spans: Vec<Span>,
+    /// Each resource's attributes, in file order.
+    pub resources: Vec<Map<String, Value>>,
+}
+
+/// The value of the first of `keys` present in an object.
+pub fn get<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter().find_map(|k| v.get(*k))
+}
+
+fn array<'a>(v: &'a Value, keys: &[&str]) -> &'a [Value] {
+    get(v, keys)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// The resource-spans lists of one export request.
+pub fn resource_spans(request: &Value) -> &[Value] {
+    array(request, &["resourceSpans", "resource_spans", "batches"])
+}
+
+/// The scope-spans lists of one resource-spans entry.
+pub fn scope_spans(rs: &Value) -> &[Value] {
+    array(
+        rs,
+        &[
+            "scopeSpans",
+            "scope_spans",
+            "instrumentationLibrarySpans",
+            "instrumentation_library_spans",
+        ],
+    )
+}
+
+/// The raw spans of one scope-spans entry.
+pub fn raw_spans(ss: &Value) -> &[Value] {
+    array(ss, &["spans"])
+}
+
+/// True when the value is an export request (an object with a resource-spans list).
+pub fn is_request(v: &Value) -> bool {
+    get(v, &["resourceSpans", "resource_spans", "batches"]).is_some_and(Value::is_array)
+}
+
+/// Decodes the spans of several export requests, in order.
+pub fn decode<'a>(requests: impl IntoIterator<Item = &'a Value>) -> Decoded {
+    let mut out = Decoded::default();
+    for request in requests {
+        for rs in resource_spans(request) {
+            let resource = out.resources.len();
+            let res_attrs = rs
+                .get("resource")
+                .map(|r| attributes(array(r, &["attributes"])))
+                .unwrap_or_default();
+            out.resources.push(res_attrs);
+            for ss in scope_spans(rs) {
+                for span in raw_spans(ss) {
+                    if span.is_object() {
+                        out.spans.push(decode_span(span, resource));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn decode_span(s: &Value, resource: usize) -> Span {
+    let status = s.get("status");
+    Span {
+        trace_id: get(s, &["traceId", "trace_id"])
+            .and_then(id)
+            .unwrap_or_default(),
+        span_id: get(s, &["spanId", "span_id"])
+            .and_then(id)
+            .unwrap_or_default(),
+        parent_id: get(s, &["parentSpanId", "parent_span_id"]).and_then(id),
+        name: s
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        kind: s.get("kind").and_then(span_kind),
+        start_ns: get(s, &["startTimeUnixNano", "start_time_unix_nano"]).and_then(nanos),
+        end_ns: get(s, &["endTimeUnixNano", "end_time_unix_nano"]).and_then(nanos),
+        attrs: attributes(array(s, &["attributes"])),
+        events: array(s, &["events"])
+            .iter()
+            .map(|e| Event {
+                name: e
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                attrs: attributes(array(e, &["attributes"])),
+            })
+            .collect(),
+        status: status
+            .and_then(|st| st.get("code"))
+            .map(status_code)
+            .unwrap_or(StatusCode::Unset),
+        status_message: status
+            .and_then(|st| st.get("message"))
+            .and_then(Value::as_str)
+            .and_then(super::super::chat::non_empty),
+        resource,
+    }
+}
+
+/// `[{key, value: AnyValue}]` → a map of decoded values.
+pub fn attributes(list: &[Value]) -> Map<String, Value> {
+    let mut m = Map::new();
+    for kv in list {
+        if let Some(k) = kv.get("key").and_then(Value::as_str) {
+            let v = kv.get("value").map(any_value).unwrap_or(Value::Null);
+            m.insert(k.to_owned(), v);
+        }
+    }
+    m
+}
+
+/// An OTLP `AnyValue` as plain JSON. A value that is not an `AnyValue` object is kept as it is.
+pub fn any_value(v: &Value) -> Value {
+    let Value::Object(o) = v else {
+        return v.clone();
+    };
+    let pick = |a: &str, b: &str| o.get(a).or_else(|| o.get(b));
+    if let Some(s) = pick("stringValue", "string_value") {
+        return s.clone();
+    }
+    if let Some(b) = pick("boolValue", "bool_value") {
+        return b.clone();
+    }
+    if let Some(i) = pick("intValue", "int_value") {
+        return match i {
+            Value::String(s) => s
+                .trim()
+                .parse::<i64>()
+                .map(Value::from)
+                .unwrap_or_else(|_| i.clone()),
+            other => other.clone(),
+        };
+    }
+    if let Some(d) = pick("doubleValue", "double_value") {
+        return match d {
+            Value::String(s) => s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number)
+                .unwrap_or_else(|| d.clone()),
+            other => other.clone(),
+        };
+    }
+    if let Some(a) = pick("arrayValue", "array_value") {
+        return Value::Array(array(a, &["values"]).iter().map(any_value).collect());
+    }
+    if let Some(kv) = pick("kvlistValue", "kvlist_value") {
+        return Value::Object(attributes(array(kv, &["values"])));
+    }
+    if let Some(b) = pick("bytesValue", "bytes_value") {
+        return b.clone();
+    }
+    Value::Null
+}
+
+/// A span or trace id as lowercase hex: hex is kept, base64 (the protobuf JSON mapping) is
+/// decoded; anything else is kept as written. `None` for empty or all-zero ids.
+pub fn id(v: &Value) -> Option<String> {
+    let s = v.as_str()?.trim();
+    if s.is_empty() {
+        return None;
+    }
+    let hex = if s.len() % 2 == 0 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        s.to_ascii_lowercase()
+    } else if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(s)
+        && matches!(bytes.len(), 8 | 16)
+    {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    } else {
+        s.to_owned()
+    };
+    (!hex.bytes().all(|b| b == b'0')).then_some(hex)
+}
+
+/// Unix nanoseconds from a number or a string holding one.
+pub fn nanos(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn span_kind(v: &Value) -> Option<&'static str> {
+    const NAMES: [&str; 5] = ["internal", "server", "client", "producer", "consumer"];
+    match v {
+        Value::Number(n) => {
+            let i = usize::try_from(n.as_u64()?).ok()?;
+            NAMES.get(i.checked_sub(1)?).copied()
+        }
+        Value::String(s) => {
+            let lower = s.to_ascii_lowercase();
+            NAMES.into_iter().find(|k| lower.ends_with(k))
+        }
+        _ => None,
+    }
+}
+
+fn status_code(v: &Value) -> StatusCode {
+    match v {
+        Value::Number(n) => match n.as_u64() {
+            Some(1) => StatusCode::Ok,
+            Some(2) => StatusCode::Error,
+            _ => StatusCode::Unset,
+        },
+        Value::String(s) => {
+            let u = s.to_ascii_uppercase();
+            if u.ends_with("ERROR") {
+                StatusCode::Error
+            } else if u.ends_with("OK") {
+                StatusCode::Ok
+            } else {
+                StatusCode::Unset
+            }
+        }
+        _ => StatusCode::Unset,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn any_values_decode_to_plain_json() {
+        assert_eq!(any_value(&json!({"stringValue": "x"})), json!("x"));
+        assert_eq!(
+            any_value(&json!({"intValue": "9007199254740993"})),
+            json!(9007199254740993_i64)
+        );
+        assert_eq!(any_value(&json!({"intValue": 12})), json!(12));
+        assert_eq!(any_value(&json!({"doubleValue": "0.5"})), json!(0.5));
+        assert_eq!(any_value(&json!({"bool_value": true})), json!(true));
+        assert_eq!(
+            any_value(
+                &json!({"arrayValue": {"values": [{"stringValue": "a"}, {"intValue": "1"}]}})
+            ),
+            json!(["a", 1])
+        );
+        assert_eq!(
+            any_value(
+                &json!({"kvlistValue": {"values": [{"key": "k", "value": {"boolValue": false}}]}})
+            ),
+            json!({"k": false})
+        );
+        assert_eq!(any_value(&json!({})), Value::Null);
+    }
+
+    #[test]
+    fn ids_are_hex_whether_written_in_hex_or_base64() {
+        assert_eq!(
+            id(&json!("5B8EFFF798038103D269B633813FC60C")).as_deref(),
+            Some("5b8efff798038103d269b633813fc60c")
+        );
+        // base64 of the 8 bytes 01 02 03 04 05 06 07 08
+        assert_eq!(
+            id(&json!("AQIDBAUGBwg=")).as_deref(),
+            Some("0102030405060708")
+        );
+        assert_eq!(id(&json!("")), None);
+        assert_eq!(id(&json!("0000000000000000")), None);
+        assert_eq!(id(&json!(5)), None);
+    }
+
+    #[test]
+    fn enums_and_times_read_as_integers_or_names() {
+        assert_eq!(span_kind(&json!(3)), Some("client"));
+        assert_eq!(span_kind(&json!("SPAN_KIND_INTERNAL")), Some("internal"));
+        assert_eq!(span_kind(&json!(0)), None);
+        assert_eq!(status_code(&json!(2)), StatusCode::Error);
+        assert_eq!(status_code(&json!("STATUS_CODE_OK")), StatusCode::Ok);
+        assert_eq!(
+            nanos(&json!("1700000000000000000")),
+            Some(1_700_000_000_000_000_000)
+        );
+        assert_eq!(nanos(&json!(-1)), None);
+    }
+}

@@ -1,0 +1,134 @@
+//! Every importer on hostile input: arbitrary JSON placed where each format expects its fields
+//! must give runs or an `ImportError`, never a panic, and what comes out must pass the loader.
+
+use super::*;
+use crate::analysis::load::run_from_value;
+use proptest::prelude::*;
+use serde_json::json;
+
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        "[a-z_.0-9]{0,12}".prop_map(Value::from),
+        prop_oneof![
+            Just("exitcode: 1"),
+            Just("Error: x"),
+            Just("{\"a\": [1]}"),
+            Just("FINAL ANSWER:"),
+            Just("```py\nx\n```"),
+            Just("ERROR"),
+        ]
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just("role".to_owned()),
+                        Just("content".to_owned()),
+                        Just("name".to_owned()),
+                        Just("id".to_owned()),
+                        Just("type".to_owned()),
+                        Just("parentObservationId".to_owned()),
+                        Just("tool_calls".to_owned()),
+                        Just("key".to_owned()),
+                        Just("value".to_owned()),
+                        Just("spans".to_owned()),
+                        Just("scopeSpans".to_owned()),
+                        Just("attributes".to_owned()),
+                        Just("spanId".to_owned()),
+                        Just("parentSpanId".to_owned()),
+                        Just("stringValue".to_owned()),
+                        Just("gen_ai.prompt.0.content".to_owned()),
+                        Just("llm.input_messages.1.message.role".to_owned()),
+                        "[a-z]{1,6}",
+                    ],
+                    inner,
+                ),
+                0..6,
+            )
+            .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+fn shapes(v: Value) -> Vec<Document> {
+    vec![
+        Document::One(json!({"resourceSpans": [{"scopeSpans": [{"spans": v.clone()}]}]})),
+        Document::One(json!({"resourceSpans": v.clone()})),
+        Document::Lines(vec![json!({"batches": v.clone()}), v.clone()]),
+        Document::One(json!({"id": "t", "observations": v.clone()})),
+        Document::One(json!([{"type": "SPAN", "traceId": v.clone()}, v.clone()])),
+        Document::One(json!({"question": v.clone(), "history": [v.clone(), v.clone()]})),
+        Document::One(json!({"history": v.clone(), "ground_truth": v.clone()})),
+        Document::One(json!([{"traj": [v.clone(), v.clone()], "reward": v.clone()}, v.clone()])),
+        Document::One(json!({"traj": v.clone(), "info": v})),
+    ]
+}
+
+fn check(doc: Document) {
+    let Some(format) = sniff(&doc) else { return };
+    let count = importer(format).map(|i| i.count(&doc)).unwrap_or(0);
+    for index in [
+        None,
+        Some(0),
+        Some(count.saturating_sub(1)),
+        Some(count + 3),
+    ] {
+        if let Ok(runs) = to_native_values(format, doc.clone(), index) {
+            for r in runs {
+                // Native input may be anything; an import must always be a loadable run.
+                let loaded = run_from_value(r.value, format);
+                if format != SourceFormat::Native {
+                    assert!(
+                        loaded.is_ok(),
+                        "{format} made an unloadable run: {loaded:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    #[test]
+    fn importers_never_panic_and_always_make_loadable_runs(v in any_json()) {
+        for doc in shapes(v) {
+            check(doc);
+        }
+    }
+}
+
+#[test]
+fn extreme_indices_and_ids_are_handled() {
+    let attrs = json!([
+        {"key": "gen_ai.prompt.18446744073709551615.content", "value": {"stringValue": "x"}},
+        {"key": "gen_ai.prompt.99999999999999999999999.role", "value": {"stringValue": "y"}},
+        {"key": "gen_ai.prompt..", "value": {"intValue": "not a number"}},
+        {"key": "llm.input_messages.0", "value": {"arrayValue": {"values": [{"kvlistValue": {}}]}}}
+    ]);
+    let doc = Document::One(json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"traceId": "AA", "spanId": "s", "parentSpanId": "s", "attributes": attrs,
+         "status": {"code": 99}, "kind": -4, "startTimeUnixNano": "1e30"},
+        {"traceId": "AA", "spanId": "s", "parentSpanId": "s"}
+    ]}]}]}));
+    check(doc.clone());
+    let runs = to_native_values(SourceFormat::Otlp, doc, None).unwrap_or_default();
+    let steps = runs[0].value["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        steps.len(),
+        2,
+        "a span whose parent is itself is a root; repeats get new ids"
+    );
+    assert_eq!(steps[1]["id"], "s-2");
+}

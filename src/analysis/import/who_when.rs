@@ -1,0 +1,376 @@
+//! Who&When benchmark files (multi-agent failure attribution): `question`, `ground_truth`,
+//! `history` (`content`, `role`, and in the Algorithm-Generated set `name`), the failure labels
+//! `mistake_agent`, `mistake_step` (a string holding a 0-based index into `history`) and
+//! `mistake_reason`.
+//!
+//! Exactly one step per history message, in order, so a step's `index` is the label's position.
+//! The labels are kept under `attributes.whowhen` for `eval` and are never read by the analysis.
+//! Pure: no I/O, no panic on any input.
+
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
+use crate::analysis::load::Document;
+use crate::analysis::model::{RUN_FORMAT, value_text};
+use serde_json::{Map, Value, json};
+
+/// The Who&When importer.
+pub struct WhoWhen;
+
+/// The name given to the tool of a code-execution step.
+pub const CODE_TOOL: &str = "execute_code";
+/// Dataset fields kept under `attributes.whowhen`.
+const KEPT: &[&str] = &[
+    "question_ID",
+    "level",
+    "is_correct",
+    "is_corrected",
+    "mistake_agent",
+    "mistake_step",
+    "mistake_reason",
+    "mistake_type",
+    "labels",
+];
+const MAX_ERROR_CHARS: usize = 300;
+const MAX_TITLE_CHARS: usize = 80;
+
+impl Importer for WhoWhen {
+    fn format(&self) -> SourceFormat {
+        SourceFormat::WhoWhen
+    }
+
+    fn sniff(&self, doc: &Document) -> bool {
+        match doc {
+            Document::One(v @ Value::Object(o)) => {
+                v.get("history").is_some_and(Value::is_array)
+                    && ["question", "ground_truth", "mistake_step", "mistake_agent"]
+                        .iter()
+                        .any(|k| o.contains_key(*k))
+            }
+            _ => false,
+        }
+    }
+
+    fn count(&self, _doc: &Document) -> usize {
+        1
+    }
+
+    fn import(
+        &self,
+        doc: Document,
+        _index: Option<usize>,
+    ) -> Result<Vec<ImportedRun>, ImportError> {
+        let Document::One(v) = doc else {
+            return Err(ImportError(
+                "a Who&When file holds one JSON object, not JSON lines".to_owned(),
+            ));
+        };
+        let Some(history) = v.get("history").and_then(Value::as_array) else {
+            return Err(ImportError(
+                "\"history\" is missing or not an array; a Who&When file lists its messages there"
+                    .to_owned(),
+            ));
+        };
+        Ok(vec![ImportedRun {
+            value: build_run(&v, history),
+            warnings: Vec::new(),
+        }])
+    }
+}
+
+/// How one message is read.
+struct Message {
+    text: String,
+    role: String,
+    agent: Option<String>,
+    kind: &'static str,
+}
+
+fn read_message(m: &Value) -> Message {
+    let text = m.get("content").map(value_text).unwrap_or_default();
+    let role = chat::str_at(m, "role").unwrap_or_default().to_owned();
+    let name = chat::str_at(m, "name").and_then(chat::non_empty);
+    // "Orchestrator (thought)" and "Orchestrator (-> WebSurfer)" are the Orchestrator speaking.
+    let from_role = role.split(" (").next().and_then(chat::non_empty);
+    let is_user = name.is_none() && matches!(role.as_str(), "human" | "user");
+    let agent = if is_user { None } else { name.or(from_role) };
+    let terminal = agent
+        .as_deref()
+        .is_some_and(|a| a.to_ascii_lowercase().contains("terminal"));
+    let kind = if is_user {
+        "user"
+    } else if role == "system" || role.contains("(termination condition)") {
+        "system"
+    } else if text.trim_start().starts_with("exitcode:") {
+        "tool"
+    } else if terminal {
+        if nothing_ran(&text) { "system" } else { "tool" }
+    } else {
+        "agent"
+    };
+    Message {
+        text,
+        role,
+        agent,
+        kind,
+    }
+}
+
+/// The exit code an execution result reports: AutoGen's `exitcode: N` or Magentic-One's
+/// `exited with Unix exit code: N`, on the first line. A message is taken as an execution result
+/// only when it starts with `exitcode:` or comes from an agent named like a terminal.
+fn exit_code(text: &str) -> Option<i64> {
+    let first = text.trim_start().lines().next()?;
+    let after = if let Some(rest) = first.strip_prefix("exitcode:") {
+        rest
+    } else {
+        let at = first.find("exit code:")?;
+        first.get(at + "exit code:".len()..)?
+    };
+    let digits: String = after
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits.parse().ok()
+}
+
+/// An executor saying there was no code to run.
+fn nothing_ran(text: &str) -> bool {
+    let t = text.trim_start().to_ascii_lowercase();
+    t.starts_with("there is no code") || t.starts_with("no code block")
+}
+
+/// The error of an execution result: a non-zero exit code, or a traceback without one.
+fn execution_error(text: &str) -> Option<String> {
+    let failed = match exit_code(text) {
+        Some(code) => code != 0,
+        None => text.contains("Traceback (most recent call last)"),
+    };
+    if !failed {
+        return None;
+    }
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| l.contains("Error") || l.contains("Exception") || l.contains("error"))
+        .or(lines.last())
+        .copied()
+        .unwrap_or("the code failed");
+    let mut msg = match exit_code(text) {
+        Some(code) => format!("exit code {code}: {line}"),
+        None => line.to_owned(),
+    };
+    if let Some((cut, _)) = msg.char_indices().nth(MAX_ERROR_CHARS) {
+        msg.truncate(cut);
+        msg.push('…');
+    }
+    Some(msg)
+}
+
+/// The bodies of the fenced code blocks of a message, without their language line.
+fn code_blocks(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(a) = rest.find("```") {
+        let after = rest.get(a + 3..).unwrap_or_default();
+        let Some(b) = after.find("```") else { break };
+        let block = after.get(..b).unwrap_or_default();
+        let body = match block.find('\n') {
+            Some(nl) if !block.get(..nl).unwrap_or_default().trim().contains(' ') => {
+                block.get(nl + 1..).unwrap_or_default()
+            }
+            _ => block,
+        };
+        if !body.trim().is_empty() {
+            out.push(body);
+        }
+        rest = after.get(b + 3..).unwrap_or_default();
+    }
+    out
+}
+
+fn step_id(i: usize) -> String {
+    format!("h{i}")
+}
+
+fn build_run(v: &Value, history: &[Value]) -> Value {
+    let messages: Vec<Message> = history.iter().map(read_message).collect();
+    let mut steps = Vec::with_capacity(messages.len());
+    // Where the last execution result sits, so each looks back only to the one before it.
+    let mut last_tool: Option<usize> = None;
+    for (i, m) in messages.iter().enumerate() {
+        let mut step = Map::new();
+        step.insert("id".to_owned(), Value::String(step_id(i)));
+        step.insert("kind".to_owned(), Value::String(m.kind.to_owned()));
+        if let Some(a) = &m.agent {
+            step.insert("agent".to_owned(), Value::String(a.clone()));
+            if !m.role.is_empty() && m.role != *a && m.role.starts_with(a.as_str()) {
+                step.insert("name".to_owned(), Value::String(m.role.clone()));
+            }
+        }
+        step.insert("output".to_owned(), Value::String(m.text.clone()));
+        let mut attributes = Map::new();
+        attributes.insert("role".to_owned(), Value::String(m.role.clone()));
+        if m.kind == "tool" {
+            let from = (last_tool.map_or(0, |t| t + 1)..i).rev().find(|&j| {
+                messages
+                    .get(j)
+                    .is_some_and(|p| p.kind != "tool" && !code_blocks(&p.text).is_empty())
+            });
+            let mut tool = Map::new();
+            tool.insert("name".to_owned(), Value::String(CODE_TOOL.to_owned()));
+            if let Some(j) = from
+                && let Some(p) = messages.get(j)
+            {
+                let code = code_blocks(&p.text).join("\n");
+                tool.insert("arguments".to_owned(), json!({ "code": code }));
+                attributes.insert("code_from".to_owned(), Value::String(step_id(j)));
+            }
+            step.insert("tool".to_owned(), Value::Object(tool));
+            if let Some(e) = execution_error(&m.text) {
+                step.insert("error".to_owned(), Value::String(e));
+            }
+            last_tool = Some(i);
+        }
+        step.insert("attributes".to_owned(), Value::Object(attributes));
+        steps.push(Value::Object(step));
+    }
+
+    let mut run = Map::new();
+    run.insert("format".to_owned(), Value::String(RUN_FORMAT.to_owned()));
+    let id = v
+        .get("question_ID")
+        .map(value_text)
+        .and_then(|s| chat::non_empty(&s))
+        .unwrap_or_else(|| "whowhen".to_owned());
+    run.insert("id".to_owned(), Value::String(id));
+    let question = v
+        .get("question")
+        .map(value_text)
+        .and_then(|s| chat::non_empty(&s));
+    if let Some(q) = &question {
+        let first = q.lines().next().unwrap_or_default();
+        let mut title: String = first.chars().take(MAX_TITLE_CHARS).collect();
+        if first.chars().nth(MAX_TITLE_CHARS).is_some() {
+            title.push('…');
+        }
+        run.insert("title".to_owned(), Value::String(title));
+    }
+    run.insert("status".to_owned(), Value::String("failed".to_owned()));
+    if let Some(q) = question {
+        run.insert("task".to_owned(), Value::String(q));
+    }
+    if let Some(a) = final_answer(&messages) {
+        run.insert("final_answer".to_owned(), Value::String(a));
+    }
+    if let Some(gt) = v
+        .get("ground_truth")
+        .map(value_text)
+        .and_then(|s| chat::non_empty(&s))
+    {
+        run.insert("reference_answer".to_owned(), Value::String(gt));
+    }
+    if let Some(Value::Object(prompts)) = v.get("system_prompt") {
+        let units: Vec<Value> = prompts
+            .iter()
+            .map(|(agent, text)| {
+                json!({"id": format!("system_prompt:{agent}"), "kind": "instruction",
+                       "text": value_text(text)})
+            })
+            .collect();
+        run.insert("context_units".to_owned(), Value::Array(units));
+    }
+    let mut labels = Map::new();
+    for key in KEPT {
+        if let Some(x) = v.get(*key) {
+            labels.insert((*key).to_owned(), x.clone());
+        }
+    }
+    let mut attributes = Map::new();
+    attributes.insert("whowhen".to_owned(), Value::Object(labels));
+    run.insert("attributes".to_owned(), Value::Object(attributes));
+    run.insert("steps".to_owned(), Value::Array(steps));
+    Value::Object(run)
+}
+
+/// The answer the system gave: the text after the last `FINAL ANSWER:` (Magentic-One's
+/// convention), else the last agent message with `TERMINATE` removed.
+fn final_answer(messages: &[Message]) -> Option<String> {
+    const MARK: &str = "FINAL ANSWER:";
+    let marked = messages.iter().rev().find_map(|m| {
+        let at = m.text.rfind(MARK)?;
+        let after = m.text.get(at + MARK.len()..)?;
+        chat::non_empty(after.lines().next().unwrap_or_default())
+    });
+    marked.or_else(|| {
+        messages
+            .iter()
+            .rev()
+            .filter(|m| m.kind == "agent")
+            .find_map(|m| chat::non_empty(&m.text.replace("TERMINATE", "")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_are_read_from_both_executors() {
+        assert_eq!(
+            exit_code("exitcode: 1 (execution failed)\nCode output: x"),
+            Some(1)
+        );
+        assert_eq!(exit_code("exitcode: 0 (execution succeeded)"), Some(0));
+        assert_eq!(
+            exit_code("The script ran, then exited with Unix exit code: 2\nIts output was:"),
+            Some(2)
+        );
+        assert_eq!(exit_code("I ran the numbers: exit code: soon"), None);
+        assert_eq!(exit_code("plain text"), None);
+    }
+
+    #[test]
+    fn execution_errors_name_the_exit_code_and_the_error_line() {
+        let t = "exitcode: 1 (execution failed)\nCode output: Traceback (most recent call last):\n  File \"x.py\", line 1\nNameError: name 'Image' is not defined\n";
+        assert_eq!(
+            execution_error(t).as_deref(),
+            Some("exit code 1: NameError: name 'Image' is not defined")
+        );
+        assert_eq!(
+            execution_error("exitcode: 0 (execution succeeded)\nCode output: 42"),
+            None
+        );
+        assert_eq!(
+            execution_error("Traceback (most recent call last):\nKeyError: 'a'").as_deref(),
+            Some("KeyError: 'a'")
+        );
+    }
+
+    #[test]
+    fn code_blocks_drop_their_language_line() {
+        let t = "Run this:\n```python\nprint(1)\n```\nthen\n```sh\nls\n```\n```\nraw\n```";
+        assert_eq!(code_blocks(t), vec!["print(1)\n", "ls\n", "raw\n"]);
+        assert!(code_blocks("no fences ``` here").is_empty());
+    }
+
+    #[test]
+    fn roles_map_to_agents_and_kinds() {
+        let m = read_message(&json!({"role": "Orchestrator (-> WebSurfer)", "content": "go"}));
+        assert_eq!(
+            (m.agent.as_deref(), m.kind),
+            (Some("Orchestrator"), "agent")
+        );
+        let m = read_message(&json!({"role": "human", "content": "q"}));
+        assert_eq!((m.agent, m.kind), (None, "user"));
+        let m = read_message(&json!({"name": "Computer_terminal", "role": "user",
+            "content": "There is no code from the last 1 message for me to execute."}));
+        assert_eq!(m.kind, "system");
+        let m = read_message(&json!({"name": "Expert", "role": "user", "content": null}));
+        assert_eq!((m.kind, m.text.as_str()), ("agent", ""));
+    }
+}

@@ -1,0 +1,70 @@
+//! Dropped context (influence.md §6): the units that were available but never reached the model.
+//! Pure set arithmetic in linear time, no embedder. A dropped unit is a candidate, never a cause:
+//! only putting it back and re-running can show that it mattered.
+
+use std::collections::HashSet;
+
+/// The diff of available and sent unit ids.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DroppedDiff {
+    /// Positions in `available` of the dropped units, in available order, one per id (the first
+    /// occurrence of the id).
+    pub dropped: Vec<usize>,
+    /// Distinct available ids.
+    pub available_count: usize,
+    /// Distinct sent ids, including ids that were never available.
+    pub sent_count: usize,
+    /// `!dropped.is_empty()`.
+    pub any_dropped: bool,
+    /// A sentence for people; says a dropped unit is only a candidate.
+    pub reason: String,
+}
+
+/// Available minus sent, by id (see [`DroppedDiff`]).
+pub fn find_dropped_context<'a>(
+    available: impl IntoIterator<Item = &'a str>,
+    sent: impl IntoIterator<Item = &'a str>,
+) -> DroppedDiff {
+    let sent: HashSet<&str> = sent.into_iter().collect();
+    let mut seen = HashSet::new();
+    let mut dropped = Vec::new();
+    for (i, id) in available.into_iter().enumerate() {
+        if seen.insert(id) && !sent.contains(id) {
+            dropped.push(i);
+        }
+    }
+    let reason = dropped_reason(dropped.len(), seen.len());
+    DroppedDiff {
+        any_dropped: !dropped.is_empty(),
+        dropped,
+        available_count: seen.len(),
+        sent_count: sent.len(),
+        reason,
+    }
+}
+
+/// The reason sentence for `dropped` of `available` distinct units.
+pub fn dropped_reason(dropped: usize, available: usize) -> String {
+    if dropped == 0 {
+        return "All available context units reached the model; nothing was dropped.".to_owned();
+    }
+    let units = if available == 1 { "unit" } else { "units" };
+    format!(
+        "{dropped} of {available} available context {units} never reached the model. Each is only \
+         a candidate (most dropped context was rightly dropped); restoring it and re-running is \
+         what would prove it mattered."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_occurrence_of_a_repeated_available_id_is_the_one_reported() {
+        let d = find_dropped_context(["a", "b", "a", "c"], ["c", "z"]);
+        assert_eq!(d.dropped, vec![0, 1]);
+        assert_eq!((d.available_count, d.sent_count), (3, 2));
+        assert!(d.reason.contains("2 of 3"));
+    }
+}

@@ -1,0 +1,188 @@
+//! Which pieces of a run are influence evidence, and which model outputs are each one's
+//! ancestors (report.md, `influence`). Linear in the run (plus a binary search per item); no
+//! scoring here.
+
+use crate::analysis::model::{Run, Step, StepKind, value_text};
+use std::collections::{HashMap, HashSet};
+
+/// At most this many ancestors per item: the first half nearest the evidence (the reasoning that
+/// took it up) and the second half nearest the answer. Keeps scoring linear on long runs; DEPTH
+/// then bottoms out at `1 / (1 + MAX_ANCESTORS)`.
+pub const MAX_ANCESTORS: usize = 20;
+
+/// One piece of evidence found in a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunEvidence {
+    /// The unit id, else `<step id>` (tool result, memory read) or `<step id>#<n>` (document n).
+    pub id: String,
+    /// The unit an ablation removes, when it is one.
+    pub unit: Option<String>,
+    /// The producing step, when known.
+    pub step: Option<String>,
+    /// Its text.
+    pub text: String,
+    /// The first step index at which its ancestors may start.
+    pub from: usize,
+}
+
+/// Every unit that reached the model, then every document, tool result and memory read not
+/// recorded as a unit, in step order. Pieces with no text are left out (nothing to compare).
+pub fn gather_evidence(run: &Run) -> Vec<RunEvidence> {
+    let mut out = Vec::new();
+    let mut ids = UniqueIds::default();
+
+    let mut first_sent: HashMap<&str, usize> = HashMap::new();
+    let mut any_context = false;
+    for step in run.steps.iter().filter(|s| s.kind == StepKind::Llm) {
+        if let Some(c) = &step.context {
+            any_context = true;
+            for id in &c.sent {
+                first_sent.entry(id.as_str()).or_insert(step.index);
+            }
+        }
+    }
+    for unit in &run.context_units {
+        let produced_at = unit
+            .produced_by
+            .as_ref()
+            .and_then(|p| run.step_index(p.as_str()));
+        let from = if any_context {
+            match first_sent.get(unit.id.as_str()) {
+                Some(&i) => i,
+                None => continue,
+            }
+        } else {
+            produced_at.map_or(0, |i| i + 1)
+        };
+        if unit.text.trim().is_empty() {
+            continue;
+        }
+        out.push(RunEvidence {
+            id: ids.claim(unit.id.as_str()),
+            unit: Some(unit.id.to_string()),
+            step: unit.produced_by.as_ref().map(|p| p.to_string()),
+            text: unit.text.clone(),
+            from,
+        });
+    }
+
+    let produced: HashSet<&str> = run
+        .context_units
+        .iter()
+        .filter_map(|u| u.produced_by.as_ref().map(|p| p.as_str()))
+        .collect();
+    for step in &run.steps {
+        if produced.contains(step.id.as_str()) {
+            continue;
+        }
+        let mut add = |id: String, text: String, out: &mut Vec<RunEvidence>| {
+            if !text.trim().is_empty() {
+                out.push(RunEvidence {
+                    id: ids.claim(&id),
+                    unit: None,
+                    step: Some(step.id.to_string()),
+                    text,
+                    from: step.index + 1,
+                });
+            }
+        };
+        for (n, doc) in step.documents.iter().flatten().enumerate() {
+            let is_unit = doc.id.as_deref().is_some_and(|d| run.unit(d).is_some());
+            if !is_unit {
+                add(format!("{}#{n}", step.id), doc.text.clone(), &mut out);
+            }
+        }
+        match step.kind {
+            StepKind::Tool => add(step.id.to_string(), tool_result(step), &mut out),
+            StepKind::MemoryRead => add(step.id.to_string(), memory_read(step), &mut out),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A tool step's result: its output, or its error message when it printed nothing.
+fn tool_result(step: &Step) -> String {
+    let out = step.output_text();
+    if out.trim().is_empty() {
+        step.error.clone().unwrap_or_default()
+    } else {
+        out
+    }
+}
+
+/// A memory read's value, or the step's output when no `memory` was recorded.
+fn memory_read(step: &Step) -> String {
+    match &step.memory {
+        Some(m) if !value_text(&m.value).trim().is_empty() => value_text(&m.value),
+        _ => step.output_text(),
+    }
+}
+
+/// Evidence ids made unique: a later piece whose id is taken gets `~2`, `~3`, ...
+#[derive(Default)]
+struct UniqueIds {
+    taken: HashSet<String>,
+}
+
+impl UniqueIds {
+    fn claim(&mut self, id: &str) -> String {
+        let mut candidate = id.to_owned();
+        let mut k = 1;
+        while self.taken.contains(&candidate) {
+            k += 1;
+            candidate = format!("{id}~{k}");
+        }
+        self.taken.insert(candidate.clone());
+        candidate
+    }
+}
+
+/// The outputs of the model steps (`llm`, `agent`, `decision`) before the answer, in step order.
+pub struct ModelOutputs {
+    steps: Vec<usize>,
+    texts: Vec<String>,
+}
+
+impl ModelOutputs {
+    /// The text of the `i`-th output.
+    pub fn text(&self, i: usize) -> Option<&str> {
+        self.texts.get(i).map(String::as_str)
+    }
+}
+
+/// The model outputs that can be ancestors: every model step with an output, up to (not
+/// including) the last model step whose output is the final answer itself.
+pub fn model_outputs(run: &Run, answer: &str) -> ModelOutputs {
+    let mut all: Vec<(usize, String)> = run
+        .steps
+        .iter()
+        .filter(|s| s.kind.is_model())
+        .map(|s| (s.index, s.output_text()))
+        .filter(|(_, t)| !t.trim().is_empty())
+        .collect();
+    if let Some(last) = all.iter().rposition(|(_, t)| t.trim() == answer.trim()) {
+        all.truncate(last);
+    }
+    let (steps, texts) = all.into_iter().unzip();
+    ModelOutputs { steps, texts }
+}
+
+/// For each piece of evidence, the positions (into `outputs`) of its ancestors: the model outputs
+/// at or after its `from` step, at most [`MAX_ANCESTORS`] of them.
+pub fn ancestor_windows(evidence: &[RunEvidence], outputs: &ModelOutputs) -> Vec<Vec<usize>> {
+    let total = outputs.steps.len();
+    evidence
+        .iter()
+        .map(|e| {
+            let first = outputs.steps.partition_point(|&s| s < e.from);
+            let count = total.saturating_sub(first);
+            if count <= MAX_ANCESTORS {
+                (first..total).collect()
+            } else {
+                let half = MAX_ANCESTORS / 2;
+                (first..first + half).chain(total - half..total).collect()
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,325 @@
+//! The `hashed` embedder, the project's offline default (docs/influence.md, "The hashed
+//! embedder"): word tokens, word pairs and character trigrams, each hashed with FNV-1a into a
+//! fixed number of signed buckets, counted sub-linearly (square root). Vectors are not
+//! normalised: cosine does not care about length.
+//! Only `+`, `×`, `÷` and `√` are used, which IEEE 754 rounds the same way everywhere.
+//!
+//! It must stay deterministic across runs, platforms and CPUs: no random seeds, no iteration over
+//! a `HashMap`, no platform-sized integers in the hash. Any change to the features, weights,
+//! hash or dimension changes every score: bump [`HASHED_VERSION`] and the docs with it.
+
+use super::lexical::fold_plural;
+use super::types::{EmbedError, Embedder};
+use std::collections::HashMap;
+
+/// The design version; bump it whenever anything below changes a vector.
+pub const HASHED_VERSION: u32 = 1;
+/// The vector length (a power of two, so a bucket is the low bits of the hash).
+pub const HASHED_DIM: usize = 1024;
+/// Weight of a word token.
+const WORD_WEIGHT: f64 = 1.0;
+/// Weight of a pair of neighbouring word tokens.
+const PAIR_WEIGHT: f64 = 0.5;
+/// Weight of one character trigram of a word (a word has several).
+const TRIGRAM_WEIGHT: f64 = 0.25;
+/// Shortest ASCII token kept (a single non-ASCII letter, e.g. one CJK character, is kept).
+const MIN_ASCII_TOKEN_CHARS: usize = 2;
+/// Feature kinds, hashed as the first byte so a word never collides with its own trigram.
+const KIND_WORD: u8 = b'w';
+const KIND_PAIR: u8 = b'p';
+const KIND_TRIGRAM: u8 = b't';
+
+/// English function words that carry no topic, sorted, none longer than 8 bytes. Negations (`no`, `not`, `never`) are kept on
+/// purpose: "refund approved" and "refund not approved" should differ.
+pub const HASHED_STOP_WORDS: [&str; 95] = [
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "before", "being", "both", "but", "by", "can", "could", "did", "do", "does",
+    "each", "for", "from", "had", "has", "have", "he", "her", "here", "him", "his", "how", "i",
+    "if", "in", "into", "is", "it", "its", "just", "may", "me", "might", "more", "most", "must",
+    "my", "need", "of", "on", "or", "other", "our", "please", "she", "should", "so", "some",
+    "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
+    "those", "through", "to", "too", "us", "very", "want", "was", "we", "were", "what", "when",
+    "where", "which", "while", "who", "will", "with", "would", "you", "your",
+];
+
+/// 64-bit FNV-1a over `kind` followed by the UTF-8 bytes of `text`.
+pub fn fnv1a64(kind: u8, text: &str) -> u64 {
+    let mut h = Fnv::new(kind);
+    h.feed(text.as_bytes());
+    h.0
+}
+
+/// FNV-1a, fed piece by piece so features need no string of their own.
+struct Fnv(u64);
+
+impl Fnv {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+
+    fn new(kind: u8) -> Self {
+        let mut h = Fnv(Self::OFFSET);
+        h.feed(&[kind]);
+        h
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(Self::PRIME);
+        }
+    }
+}
+
+/// FNV-1a mixes its low bits poorly; the splitmix64 finalizer spreads every input bit over the
+/// bucket bits and the sign bit.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The bucket and sign of a mixed hash: low bits pick the bucket, the top bit the sign.
+fn slot(h: u64) -> (usize, f64) {
+    let mask = (HASHED_DIM - 1) as u64;
+    let bucket = usize::try_from(h & mask).unwrap_or(0);
+    let sign = if h >> 63 == 0 { 1.0 } else { -1.0 };
+    (bucket, sign)
+}
+
+/// The word tokens of the hashed embedder: Unicode lowercase, split on every character that is
+/// not alphanumeric, drop one-character ASCII pieces and [`HASHED_STOP_WORDS`], fold a plural
+/// `s` as the lexical tokens do.
+pub fn hashed_tokens(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    tokens_of(&lower).map(str::to_owned).collect()
+}
+
+/// The tokens of an already lowercased text (see [`hashed_tokens`]).
+fn tokens_of(lower: &str) -> impl Iterator<Item = &str> {
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|p| !p.is_empty())
+        .filter(|p| !(p.is_ascii() && p.len() < MIN_ASCII_TOKEN_CHARS))
+        .filter(|p| !is_stop_word(p))
+        .map(|p| if p.is_ascii() { fold_plural(p) } else { p })
+}
+
+/// Longest stop-word, in bytes; each packs into one `u64`.
+const MAX_STOP_WORD_BYTES: usize = 8;
+
+/// A short ASCII word as a number (its bytes, little-endian, zero-padded), for a fast look-up.
+fn pack(word: &str) -> Option<u64> {
+    let bytes = word.as_bytes();
+    if bytes.len() > MAX_STOP_WORD_BYTES {
+        return None;
+    }
+    let mut buf = [0u8; MAX_STOP_WORD_BYTES];
+    buf.get_mut(..bytes.len())?.copy_from_slice(bytes);
+    Some(u64::from_le_bytes(buf))
+}
+
+/// True for a word of [`HASHED_STOP_WORDS`] (a binary search over packed words; no string
+/// comparisons on the hot path).
+fn is_stop_word(word: &str) -> bool {
+    static PACKED: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let packed = PACKED.get_or_init(|| {
+        let mut v: Vec<u64> = HASHED_STOP_WORDS.iter().filter_map(|w| pack(w)).collect();
+        v.sort_unstable();
+        v
+    });
+    pack(word).is_some_and(|k| packed.binary_search(&k).is_ok())
+}
+
+/// A `Hasher` for keys that are already well-mixed 64-bit hashes: it passes them through.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl std::hash::Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type PassThroughMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<PassThrough>>;
+
+/// Features of one text, each distinct feature once with its count, in first-seen order (so
+/// float sums never depend on a map's order). Features are told apart by their 64-bit hash.
+#[derive(Default)]
+struct Features {
+    index: PassThroughMap<usize>,
+    list: Vec<(u64, f64, u32)>, // mixed hash, weight, count
+}
+
+impl Features {
+    fn add(&mut self, h: Fnv, weight: f64) {
+        let h = mix(h.0);
+        if let Some(entry) = self.index.get(&h).and_then(|&i| self.list.get_mut(i)) {
+            entry.2 = entry.2.saturating_add(1);
+            return;
+        }
+        self.index.insert(h, self.list.len());
+        self.list.push((h, weight, 1));
+    }
+}
+
+/// The hashed vector of one text: [`HASHED_DIM`] numbers (not normalised), all zeros when the
+/// text has no features. Per token, in order: the pair with the previous token, the word, then
+/// its character trigrams (with `<` and `>` marking the word's ends).
+pub fn hashed_vector(text: &str) -> Vec<f64> {
+    Scratch::default().vector(text)
+}
+
+/// Buffers reused from one text to the next within a batch.
+#[derive(Default)]
+struct Scratch {
+    features: Features,
+    padded: String,
+    bounds: Vec<usize>,
+}
+
+impl Scratch {
+    fn vector(&mut self, text: &str) -> Vec<f64> {
+        let lower = text.to_lowercase();
+        let f = &mut self.features;
+        f.index.clear();
+        f.list.clear();
+        f.index.reserve(lower.len());
+        let padded = &mut self.padded;
+        let bounds = &mut self.bounds;
+        let mut prev: Option<&str> = None;
+        for t in tokens_of(&lower) {
+            if let Some(p) = prev {
+                let mut h = Fnv::new(KIND_PAIR);
+                h.feed(p.as_bytes());
+                h.feed(b" ");
+                h.feed(t.as_bytes());
+                f.add(h, PAIR_WEIGHT);
+            }
+            prev = Some(t);
+            let mut h = Fnv::new(KIND_WORD);
+            h.feed(t.as_bytes());
+            f.add(h, WORD_WEIGHT);
+
+            padded.clear();
+            padded.push('<');
+            padded.push_str(t);
+            padded.push('>');
+            bounds.clear();
+            bounds.extend(padded.char_indices().map(|(i, _)| i));
+            bounds.push(padded.len());
+            for w in bounds.windows(4) {
+                if let (Some(&start), Some(&end)) = (w.first(), w.get(3)) {
+                    let mut h = Fnv::new(KIND_TRIGRAM);
+                    h.feed(padded.as_bytes().get(start..end).unwrap_or_default());
+                    f.add(h, TRIGRAM_WEIGHT);
+                }
+            }
+        }
+        let mut v = vec![0.0; HASHED_DIM];
+        for &(h, weight, count) in &f.list {
+            let (bucket, sign) = slot(h);
+            if let Some(x) = v.get_mut(bucket) {
+                *x += sign * weight * f64::from(count).sqrt();
+            }
+        }
+        v
+    }
+}
+
+/// The `hashed` embedder (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HashedEmbedder;
+
+impl Embedder for HashedEmbedder {
+    fn name(&self) -> &str {
+        "hashed"
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
+        let mut scratch = Scratch::default();
+        Ok(texts.iter().map(|t| scratch.vector(t)).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::cosine::cosine;
+    use super::*;
+
+    /// FNV-1a's published 64-bit test vectors, shifted by our leading kind byte: hashing kind
+    /// `b'a'` with "" is FNV-1a of "a", and kind `b'f'` with "oobar" is FNV-1a of "foobar".
+    #[test]
+    fn the_hash_is_fnv1a_64() {
+        assert_eq!(fnv1a64(b'a', ""), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b'f', "oobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn same_text_same_vector_and_no_features_zero_vector() {
+        let a = hashed_vector("The refund was denied: outside the 30-day window.");
+        let b = hashed_vector("The refund was denied: outside the 30-day window.");
+        assert_eq!(a, b);
+        assert_eq!(a.len(), HASHED_DIM);
+        for empty in ["", "   ", "the and of", "a ! ? x"] {
+            assert!(hashed_vector(empty).iter().all(|&x| x == 0.0), "{empty:?}");
+        }
+    }
+
+    #[test]
+    fn it_sees_shared_words_morphology_and_non_latin_text() {
+        let answer =
+            hashed_vector("Your refund request is denied; the order is outside the window.");
+        let culprit =
+            hashed_vector("Customer refunds were denied twice, outside the return window.");
+        let innocent = hashed_vector("Hello! Thanks for contacting support, happy to help.");
+        let c1 = cosine(&answer, &culprit).unwrap();
+        let c2 = cosine(&answer, &innocent).unwrap();
+        assert!(c1 > 0.3 && c2 < 0.1, "{c1} {c2}");
+        let jp = hashed_vector("返金は拒否されました");
+        assert!(jp.iter().any(|&x| x != 0.0));
+        // Trigrams give a variant partial credit; an unrelated word gets none.
+        let near = cosine(&hashed_vector("summarise"), &hashed_vector("summarised")).unwrap();
+        let far = cosine(&hashed_vector("summarise"), &hashed_vector("invoice")).unwrap();
+        assert!(near > 0.25 && far.abs() < 0.1, "{near} {far}");
+    }
+
+    #[test]
+    fn a_batch_gives_each_text_its_own_vector() {
+        let (a, b) = (
+            "Refunds denied twice this year.",
+            "Parcels ship by courier.",
+        );
+        let batch = HashedEmbedder.embed(&[a, b, a, ""]).unwrap();
+        assert_eq!(
+            batch,
+            vec![
+                hashed_vector(a),
+                hashed_vector(b),
+                hashed_vector(a),
+                hashed_vector("")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_stop_words_are_sorted_distinct_and_keep_negations() {
+        assert!(HASHED_STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(HASHED_STOP_WORDS.iter().all(|w| is_stop_word(w)));
+        for word in ["refund", "thes", "th", "becausee", "", "thesethose"] {
+            assert!(!is_stop_word(word), "{word}");
+        }
+        for kept in ["no", "not", "never"] {
+            assert!(!HASHED_STOP_WORDS.contains(&kept));
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Validating a `tdn.run/1` JSON value into a [`Run`], by the rules of docs/run-format.md.
+//!
+//! Errors stop the load; warnings drop or ignore the offending part and keep going. Linear in the
+//! size of the run: ids are looked up in hash maps, never by scanning. `top.rs` reads the optional
+//! top-level parts, `step.rs` one step, `refs.rs` the references between steps and units once all
+//! are known.
+
+mod refs;
+mod step;
+mod top;
+
+use super::error::{RunError, json_type, quoted};
+use super::warning::Warning;
+use crate::analysis::import::SourceFormat;
+use crate::analysis::model::{RUN_FORMAT, Run, RunStatus};
+use refs::resolve_refs;
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+use step::step_from_value;
+use top::{context_units, limits, model_info, tools};
+
+const TOP_FIELDS: &[&str] = &[
+    "format",
+    "id",
+    "title",
+    "status",
+    "error",
+    "task",
+    "final_answer",
+    "reference_answer",
+    "model",
+    "limits",
+    "tools",
+    "context_units",
+    "steps",
+    "attributes",
+];
+
+/// Validates one run. `source` only decides whether `format` must already say `tdn.run/1`
+/// (importers write it themselves, so it is checked for every run).
+pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Warning>), RunError> {
+    let _ = source;
+    let Value::Object(mut obj) = value else {
+        return Err(RunError::NotObject {
+            found: json_type(&value),
+        });
+    };
+    match obj.get("format") {
+        None => return Err(RunError::FormatMissing),
+        Some(Value::String(s)) if s == RUN_FORMAT => {}
+        Some(Value::String(s)) => return Err(RunError::FormatUnknown { found: quoted(s) }),
+        Some(other) => {
+            return Err(RunError::FormatUnknown {
+                found: json_type(other).to_owned(),
+            });
+        }
+    }
+    let id = match obj.remove("id") {
+        Some(Value::String(s)) => s,
+        Some(other) => return Err(wrong_top("id", &other, "give the run's id as a string")),
+        None => return Err(missing_top("id", "give the run's id as a string")),
+    };
+    let status = match obj.remove("status") {
+        Some(Value::String(s)) => RunStatus::parse(&s).ok_or_else(|| RunError::Field {
+            field: "status",
+            problem: format!("'{}'", quoted(&s)),
+            fix: "use one of \"failed\", \"succeeded\", \"error\", \"unfinished\"",
+        })?,
+        Some(other) => {
+            return Err(wrong_top(
+                "status",
+                &other,
+                "use one of \"failed\", \"succeeded\", \"error\", \"unfinished\"",
+            ));
+        }
+        None => {
+            return Err(missing_top(
+                "status",
+                "use one of \"failed\", \"succeeded\", \"error\", \"unfinished\"",
+            ));
+        }
+    };
+    let raw_steps = match obj.remove("steps") {
+        Some(Value::Array(a)) => a,
+        Some(other) => return Err(wrong_top("steps", &other, "give the steps as an array")),
+        None => {
+            return Err(missing_top(
+                "steps",
+                "give the steps as an array (it may be empty)",
+            ));
+        }
+    };
+
+    let mut w = Vec::new();
+    let mut run = Run::new(id, status);
+    run.title = opt_string(&mut obj, "title", &mut w);
+    run.error = opt_string(&mut obj, "error", &mut w);
+    run.task = opt_string(&mut obj, "task", &mut w);
+    run.final_answer = opt_string(&mut obj, "final_answer", &mut w);
+    run.reference_answer = opt_string(&mut obj, "reference_answer", &mut w);
+    run.model = model_info(&mut obj, &mut w);
+    run.limits = limits(&mut obj, &mut w);
+    run.tools = tools(&mut obj, &mut w);
+    run.attributes = opt_object(&mut obj, "attributes", &mut w);
+
+    // Steps: first pass builds each step and the id index, so later references resolve.
+    let mut seen: HashMap<String, usize> = HashMap::with_capacity(raw_steps.len());
+    let mut steps = Vec::with_capacity(raw_steps.len());
+    let mut pending = Vec::with_capacity(raw_steps.len());
+    for (index, raw) in raw_steps.into_iter().enumerate() {
+        let (step, refs) = step_from_value(raw, index, &mut w)?;
+        if let Some(&first) = seen.get(step.id.as_str()) {
+            return Err(RunError::DuplicateStep {
+                id: step.id.0.clone(),
+                index,
+                first,
+            });
+        }
+        seen.insert(step.id.0.clone(), index);
+        steps.push(step);
+        pending.push(refs);
+    }
+    if steps.is_empty() {
+        w.push(Warning::run(
+            Some("steps"),
+            "\"steps\" is empty: the run opens as an empty run and nothing can be diagnosed",
+        ));
+    }
+
+    // Context units, then every reference between steps and units.
+    run.context_units = context_units(&mut obj, &seen, &mut w);
+    let unit_ids: HashSet<&str> = run.context_units.iter().map(|u| u.id.as_str()).collect();
+    for (step, refs) in steps.iter_mut().zip(pending) {
+        resolve_refs(step, refs, &seen, &unit_ids, &mut w);
+    }
+    run.steps = steps;
+
+    for key in TOP_FIELDS {
+        obj.remove(*key);
+    }
+    run.extra = obj;
+    run.reindex();
+    Ok((run, w))
+}
+
+pub(super) fn missing_top(field: &'static str, fix: &'static str) -> RunError {
+    RunError::Field {
+        field,
+        problem: "missing".to_owned(),
+        fix,
+    }
+}
+
+pub(super) fn wrong_top(field: &'static str, found: &Value, fix: &'static str) -> RunError {
+    RunError::Field {
+        field,
+        problem: format!("{}, which is the wrong type", json_type(found)),
+        fix,
+    }
+}
+
+pub(super) fn ignored(field: &str, found: &Value, want: &str) -> String {
+    format!(
+        "\"{field}\" is {}, not {want}; it was ignored",
+        json_type(found)
+    )
+}
+
+pub(super) fn opt_string(
+    obj: &mut Map<String, Value>,
+    key: &str,
+    w: &mut Vec<Warning>,
+) -> Option<String> {
+    match obj.remove(key)? {
+        Value::String(s) => Some(s),
+        Value::Null => None,
+        other => {
+            w.push(Warning::run(Some(key), ignored(key, &other, "a string")));
+            None
+        }
+    }
+}
+
+pub(super) fn opt_object(
+    obj: &mut Map<String, Value>,
+    key: &str,
+    w: &mut Vec<Warning>,
+) -> Map<String, Value> {
+    match obj.remove(key) {
+        Some(Value::Object(m)) => m,
+        None | Some(Value::Null) => Map::new(),
+        Some(other) => {
+            w.push(Warning::run(Some(key), ignored(key, &other, "an object")));
+            Map::new()
+        }
+    }
+}
+
+/// A non-negative integer (an integral float is accepted).
+pub(super) fn count(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| {
+        let f = v.as_f64()?;
+        (f >= 0.0 && f.fract() == 0.0 && f < 1.8e19).then_some(f as u64)
+    })
+}
+
+#[cfg(test)]
+mod schema_agreement {
+    use super::TOP_FIELDS;
+    use super::step::STEP_FIELDS;
+    use serde_json::Value;
+
+    /// The JSON Schema shipped for recorders names exactly the fields this loader knows.
+    #[test]
+    fn the_json_schema_names_the_fields_the_loader_reads() {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../../../schemas/tdn.run-1.schema.json"))
+                .unwrap();
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            k.sort();
+            k
+        };
+        let sorted = |s: &[&str]| -> Vec<String> {
+            let mut k: Vec<String> = s.iter().map(|s| (*s).to_owned()).collect();
+            k.sort();
+            k
+        };
+        assert_eq!(keys(&schema), sorted(TOP_FIELDS));
+        assert_eq!(keys(&schema["$defs"]["step"]), sorted(STEP_FIELDS));
+    }
+}

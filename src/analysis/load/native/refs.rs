@@ -1,0 +1,190 @@
+//! Resolving what a step names: its parent, a decision's required steps, and its context units.
+//! A reference to a missing, later or same step, or to no unit, is dropped with a warning.
+
+use super::step::Refs;
+use crate::analysis::load::error::{json_type, quoted};
+use crate::analysis::load::warning::Warning;
+use crate::analysis::model::{Decision, DecisionOption, Step, StepContext, StepId, UnitId};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// `Some(earlier index)` when `v` names an existing step strictly before `index`.
+pub(super) fn earlier_step(
+    v: &Value,
+    index: usize,
+    steps: &HashMap<String, usize>,
+) -> Result<StepId, String> {
+    let Value::String(s) = v else {
+        return Err(format!("is {}, not a step id", json_type(v)));
+    };
+    match steps.get(s) {
+        None => Err(format!("names step '{}', which does not exist", quoted(s))),
+        Some(&i) if i == index => Err("names the step itself".to_owned()),
+        Some(&i) if i > index => Err(format!(
+            "names step '{}' (position {}), which comes later",
+            quoted(s),
+            i + 1
+        )),
+        Some(_) => Ok(StepId(s.clone())),
+    }
+}
+
+pub(super) fn resolve_refs(
+    step: &mut Step,
+    refs: Refs,
+    steps: &HashMap<String, usize>,
+    units: &HashSet<&str>,
+    w: &mut Vec<Warning>,
+) {
+    let index = step.index;
+    let describe = step.describe();
+    let id = step.id.0.clone();
+    let here = |field: &str, msg: String| Warning::step(&id, index, field, msg);
+    if let Some(p) = refs.parent {
+        match earlier_step(&p, index, steps) {
+            Ok(parent) => step.parent = Some(parent),
+            Err(why) => w.push(here(
+                "parent",
+                format!("{describe}: \"parent\" {why}; the parent was dropped"),
+            )),
+        }
+    }
+    if let Some(d) = refs.decision {
+        match d {
+            Value::Object(mut d) => {
+                let chosen = match d.remove("chosen") {
+                    Some(Value::String(s)) => s,
+                    Some(Value::Number(n)) => n.to_string(),
+                    _ => {
+                        w.push(here(
+                            "decision",
+                            format!("{describe}: \"decision.chosen\" is missing or not a string; no option counts as chosen"),
+                        ));
+                        String::new()
+                    }
+                };
+                let mut options = Vec::new();
+                if let Some(Value::Array(opts)) = d.remove("options") {
+                    for (n, opt) in opts.into_iter().enumerate() {
+                        let Value::Object(mut opt) = opt else {
+                            w.push(here(
+                                "decision",
+                                format!("{describe}: decision.options[{n}] is not an object; it was ignored"),
+                            ));
+                            continue;
+                        };
+                        let oid = match opt.remove("id") {
+                            Some(Value::String(s)) => s,
+                            Some(Value::Number(x)) => x.to_string(),
+                            _ => {
+                                w.push(here(
+                                    "decision",
+                                    format!("{describe}: decision.options[{n}] has no string \"id\"; it was ignored"),
+                                ));
+                                continue;
+                            }
+                        };
+                        let mut requires = Vec::new();
+                        match opt.remove("requires") {
+                            None | Some(Value::Null) => {}
+                            Some(Value::Array(rs)) => {
+                                for r in rs {
+                                    match earlier_step(&r, index, steps) {
+                                        Ok(s) => requires.push(s),
+                                        Err(why) => w.push(here(
+                                            "requires",
+                                            format!(
+                                                "{describe}: option '{}' \"requires\" {why}; that requirement was dropped",
+                                                quoted(&oid)
+                                            ),
+                                        )),
+                                    }
+                                }
+                            }
+                            Some(other) => w.push(here(
+                                "requires",
+                                format!(
+                                    "{describe}: option '{}' \"requires\" is {}, not an array; it was ignored",
+                                    quoted(&oid),
+                                    json_type(&other)
+                                ),
+                            )),
+                        }
+                        options.push(DecisionOption { id: oid, requires });
+                    }
+                }
+                step.decision = Some(Decision { chosen, options });
+            }
+            other => w.push(here(
+                "decision",
+                format!(
+                    "{describe}: \"decision\" is {}, not an object; it was ignored",
+                    json_type(&other)
+                ),
+            )),
+        }
+    }
+    if let Some(c) = refs.context {
+        match c {
+            Value::Object(mut c) => {
+                let mut list = |key: &str, v: Value| -> Vec<UnitId> {
+                    let Value::Array(items) = v else {
+                        w.push(here(
+                            "context",
+                            format!(
+                                "{describe}: \"context.{key}\" is {}, not an array of unit ids; it was ignored",
+                                json_type(&v)
+                            ),
+                        ));
+                        return Vec::new();
+                    };
+                    let mut out = Vec::with_capacity(items.len());
+                    for item in items {
+                        match item {
+                            Value::String(s) if units.contains(s.as_str()) => out.push(UnitId(s)),
+                            Value::String(s) => w.push(here(
+                                "context",
+                                format!(
+                                    "{describe}: \"context.{key}\" names unit '{}', which is not in context_units; the id was dropped",
+                                    quoted(&s)
+                                ),
+                            )),
+                            other => w.push(here(
+                                "context",
+                                format!(
+                                    "{describe}: \"context.{key}\" holds {}, not a unit id; it was dropped",
+                                    json_type(&other)
+                                ),
+                            )),
+                        }
+                    }
+                    out
+                };
+                let available = match c.remove("available") {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(list("available", v)),
+                };
+                let sent = match c.remove("sent") {
+                    None | Some(Value::Null) => {
+                        w.push(here(
+                            "context",
+                            format!(
+                                "{describe}: \"context.sent\" is missing; taken as nothing sent"
+                            ),
+                        ));
+                        Vec::new()
+                    }
+                    Some(v) => list("sent", v),
+                };
+                step.context = Some(StepContext { available, sent });
+            }
+            other => w.push(here(
+                "context",
+                format!(
+                    "{describe}: \"context\" is {}, not an object; it was ignored",
+                    json_type(&other)
+                ),
+            )),
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! One step: its own fields, validated; references to other steps and units are kept raw in
+//! [`Refs`] until every step is known.
+
+use super::count;
+use crate::analysis::load::error::{RunError, json_type, quoted};
+use crate::analysis::load::timestamp;
+use crate::analysis::load::warning::Warning;
+use crate::analysis::model::{Document, MemoryOp, Step, StepKind, ToolCall, Usage, describe_step};
+use serde_json::Value;
+
+pub(super) const STEP_FIELDS: &[&str] = &[
+    "id",
+    "kind",
+    "agent",
+    "name",
+    "parent",
+    "input",
+    "output",
+    "error",
+    "tool",
+    "documents",
+    "memory",
+    "decision",
+    "context",
+    "usage",
+    "context_window",
+    "started_at",
+    "ended_at",
+    "attributes",
+];
+
+/// References a step makes, resolved once every step and unit is known.
+#[derive(Default)]
+pub(super) struct Refs {
+    pub(super) parent: Option<Value>,
+    pub(super) decision: Option<Value>,
+    pub(super) context: Option<Value>,
+}
+
+pub(super) fn step_from_value(
+    raw: Value,
+    index: usize,
+    w: &mut Vec<Warning>,
+) -> Result<(Step, Refs), RunError> {
+    let Value::Object(mut o) = raw else {
+        return Err(RunError::Step {
+            step_id: None,
+            index,
+            field: "(step)",
+            problem: format!(
+                "is {}; each step must be an object with \"id\" and \"kind\"",
+                json_type(&raw)
+            ),
+        });
+    };
+    let id = match o.remove("id") {
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(RunError::Step {
+                step_id: None,
+                index,
+                field: "id",
+                problem: format!("is {}; give the step a string id", json_type(&other)),
+            });
+        }
+        None => {
+            return Err(RunError::Step {
+                step_id: None,
+                index,
+                field: "id",
+                problem: "is missing; give the step a string id".to_owned(),
+            });
+        }
+    };
+    let kind_raw = match o.remove("kind") {
+        Some(Value::String(s)) => s,
+        other => {
+            return Err(RunError::Step {
+                step_id: Some(id),
+                index,
+                field: "kind",
+                problem: match other {
+                    Some(v) => format!(
+                        "is {}; give one of user, llm, tool, retrieval, memory_read, memory_write, decision, agent, system, event",
+                        json_type(&v)
+                    ),
+                    None => "is missing; give one of user, llm, tool, retrieval, memory_read, memory_write, decision, agent, system, event".to_owned(),
+                },
+            });
+        }
+    };
+    let mut step = Step::new(id.clone(), StepKind::Event);
+    step.index = index;
+    let here = |field: &str, msg: String| Warning::step(&id, index, field, msg);
+    match StepKind::parse(&kind_raw) {
+        Some(k) => step.kind = k,
+        None => {
+            w.push(here(
+                "kind",
+                format!(
+                    "{}: unknown kind '{}'; it is analysed as an event",
+                    describe_step(&id, index),
+                    quoted(&kind_raw)
+                ),
+            ));
+            step.kind_name = Some(kind_raw);
+        }
+    }
+    let mut refs = Refs::default();
+    let describe = describe_step(&id, index);
+    let wrong = |field: &str, v: &Value, want: &str| {
+        Warning::step(
+            &id,
+            index,
+            field,
+            format!(
+                "{describe}: \"{field}\" is {}, not {want}; it was ignored",
+                json_type(v)
+            ),
+        )
+    };
+
+    for key in ["agent", "name"] {
+        match o.remove(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) => {
+                if key == "agent" {
+                    step.agent = Some(s);
+                } else {
+                    step.name = Some(s);
+                }
+            }
+            Some(other) => w.push(wrong(key, &other, "a string")),
+        }
+    }
+    refs.parent = o.remove("parent").filter(|v| !v.is_null());
+    step.input = o.remove("input").filter(|v| !v.is_null());
+    step.output = o.remove("output").filter(|v| !v.is_null());
+    match o.remove("error") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => {
+            if !s.trim().is_empty() {
+                step.error = Some(s);
+            }
+        }
+        Some(other) => w.push(wrong("error", &other, "a string")),
+    }
+    match o.remove("tool") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(mut t)) => match t.remove("name") {
+            Some(Value::String(name)) => {
+                let call_id = match t.remove("call_id") {
+                    Some(Value::String(s)) => Some(s),
+                    _ => None,
+                };
+                step.tool = Some(ToolCall {
+                    name,
+                    arguments: t.remove("arguments").unwrap_or(Value::Null),
+                    call_id,
+                });
+            }
+            _ => w.push(here(
+                "tool",
+                format!("{describe}: \"tool\" has no string \"name\"; it was ignored"),
+            )),
+        },
+        Some(other) => w.push(wrong("tool", &other, "an object")),
+    }
+    match o.remove("documents") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(docs)) => {
+            let mut out = Vec::with_capacity(docs.len());
+            for (n, d) in docs.into_iter().enumerate() {
+                match d {
+                    Value::Object(mut d) => {
+                        let text = match d.remove("text") {
+                            Some(Value::String(s)) => s,
+                            _ => {
+                                w.push(here(
+                                    "documents",
+                                    format!("{describe}: documents[{n}] has no string \"text\"; it was ignored"),
+                                ));
+                                continue;
+                            }
+                        };
+                        let id = match d.remove("id") {
+                            Some(Value::String(s)) => Some(s),
+                            Some(Value::Number(x)) => Some(x.to_string()),
+                            _ => None,
+                        };
+                        let source = match d.remove("source") {
+                            Some(Value::String(s)) => Some(s),
+                            _ => None,
+                        };
+                        let outdated = matches!(d.remove("outdated"), Some(Value::Bool(true)));
+                        out.push(Document {
+                            id,
+                            text,
+                            source,
+                            outdated,
+                        });
+                    }
+                    other => w.push(here(
+                        "documents",
+                        format!(
+                            "{describe}: documents[{n}] is {}, not an object; it was ignored",
+                            json_type(&other)
+                        ),
+                    )),
+                }
+            }
+            step.documents = Some(out);
+        }
+        Some(other) => w.push(wrong("documents", &other, "an array")),
+    }
+    match o.remove("memory") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(mut m)) => match m.remove("key") {
+            Some(Value::String(key)) => {
+                step.memory = Some(MemoryOp {
+                    key,
+                    value: m.remove("value").unwrap_or(Value::Null),
+                });
+            }
+            _ => w.push(here(
+                "memory",
+                format!("{describe}: \"memory\" has no string \"key\"; it was ignored"),
+            )),
+        },
+        Some(other) => w.push(wrong("memory", &other, "an object")),
+    }
+    refs.decision = o.remove("decision").filter(|v| !v.is_null());
+    refs.context = o.remove("context").filter(|v| !v.is_null());
+    match o.remove("usage") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(u)) => {
+            let mut usage = Usage::default();
+            for (key, slot) in [
+                ("input_tokens", &mut usage.input_tokens),
+                ("output_tokens", &mut usage.output_tokens),
+            ] {
+                match u.get(key) {
+                    None | Some(Value::Null) => {}
+                    Some(v) => match count(v) {
+                        Some(n) => *slot = Some(n),
+                        None => w.push(here(
+                            "usage",
+                            format!("{describe}: \"usage.{key}\" is not a non-negative integer; it was ignored"),
+                        )),
+                    },
+                }
+            }
+            step.usage = Some(usage);
+        }
+        Some(other) => w.push(wrong("usage", &other, "an object")),
+    }
+    match o.remove("context_window") {
+        None | Some(Value::Null) => {}
+        Some(v) => match count(&v) {
+            Some(n) if n > 0 => step.context_window = Some(n),
+            _ => w.push(wrong("context_window", &v, "a positive integer")),
+        },
+    }
+    for key in ["started_at", "ended_at"] {
+        match o.remove(key) {
+            None | Some(Value::Null) => {}
+            Some(v) => match timestamp::parse(&v) {
+                Some(t) => {
+                    if key == "started_at" {
+                        step.started_at = Some(t);
+                    } else {
+                        step.ended_at = Some(t);
+                    }
+                }
+                None => w.push(wrong(key, &v, "an RFC 3339 time or Unix milliseconds")),
+            },
+        }
+    }
+    match o.remove("attributes") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => step.attributes = m,
+        Some(other) => w.push(wrong("attributes", &other, "an object")),
+    }
+    for key in STEP_FIELDS {
+        o.remove(*key);
+    }
+    step.extra = o;
+    Ok((step, refs))
+}

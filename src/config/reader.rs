@@ -1,0 +1,125 @@
+//! Lenient typed reads from `tdn.toml`: a key of the wrong type or an unknown key becomes a
+//! warning naming the file and key, and the caller keeps its default.
+
+use super::file::ConfigFile;
+
+const KNOWN: &[(&str, &[&str])] = &[
+    ("runner", &["command", "timeout_s", "parallel"]),
+    ("judge", &["command", "timeout_s"]),
+    ("embedder", &["name", "timeout_s"]),
+    ("confidence", &["strategy", "band"]),
+    (
+        "experiments",
+        &[
+            "samples",
+            "flip",
+            "flip_threshold",
+            "max_suspects",
+            "max_candidates",
+        ],
+    ),
+    (
+        "ledger",
+        &[
+            "path",
+            "neutral_effect",
+            "high_token_cost",
+            "cadence",
+            "plateau",
+        ],
+    ),
+    ("ui", &["theme", "log"]),
+];
+
+/// Reads typed values from a config file, turning every misfit into a warning.
+pub(super) struct Reader<'a> {
+    pub(super) file: &'a ConfigFile,
+    pub(super) warnings: &'a mut Vec<String>,
+}
+
+impl Reader<'_> {
+    fn where_(&self) -> String {
+        self.file
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "config".to_owned())
+    }
+
+    pub(super) fn warn(&mut self, msg: String) {
+        let w = format!("{}: {msg}", self.where_());
+        self.warnings.push(w);
+    }
+
+    pub(super) fn check_known(&mut self) {
+        let mut unknown = Vec::new();
+        for (section, v) in &self.file.table {
+            match KNOWN.iter().find(|(s, _)| s == section) {
+                None => unknown.push(format!("[{section}]")),
+                Some((_, keys)) => {
+                    if let Some(t) = v.as_table() {
+                        for k in t.keys() {
+                            if !keys.contains(&k.as_str()) {
+                                unknown.push(format!("[{section}] {k}"));
+                            }
+                        }
+                    } else {
+                        unknown.push(format!("{section} (not a section)"));
+                    }
+                }
+            }
+        }
+        for u in unknown {
+            self.warn(format!("unknown setting {u} was ignored"));
+        }
+    }
+
+    pub(super) fn string(&mut self, section: &str, key: &str) -> Option<String> {
+        match self.file.get(section, key)? {
+            toml::Value::String(s) => Some(s.clone()),
+            _ => {
+                self.warn(format!(
+                    "[{section}] {key} must be a string; the default is used"
+                ));
+                None
+            }
+        }
+    }
+
+    pub(super) fn number(&mut self, section: &str, key: &str) -> Option<f64> {
+        match self.file.get(section, key)? {
+            toml::Value::Float(f) => Some(*f),
+            toml::Value::Integer(i) => Some(*i as f64),
+            _ => {
+                self.warn(format!(
+                    "[{section}] {key} must be a number; the default is used"
+                ));
+                None
+            }
+        }
+    }
+
+    pub(super) fn positive(&mut self, section: &str, key: &str) -> Option<f64> {
+        let x = self.number(section, key)?;
+        if x.is_finite() && x > 0.0 {
+            Some(x)
+        } else {
+            self.warn(format!(
+                "[{section}] {key} must be a positive number; the default is used"
+            ));
+            None
+        }
+    }
+
+    pub(super) fn count(&mut self, section: &str, key: &str) -> Option<u64> {
+        match self.file.get(section, key)? {
+            toml::Value::Integer(i) if *i >= 0 => u64::try_from(*i).ok(),
+            _ => {
+                self.warn(format!(
+                    "[{section}] {key} must be a non-negative integer; the default is used"
+                ));
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! Deciding whether a sample flipped (influence.md §7): `similarity` (the default: cosine of the
+//! session embedder's vectors below a threshold, strictly), `exact`, `contains:TEXT`, or
+//! `cmd:COMMAND` (run like the runner, once per sample). Whatever decides, each sample's
+//! similarity to the original is recorded.
+//!
+//! A `cmd:` rule's command comes only from the user's command line or config. Nothing here prints.
+
+use crate::analysis::influence::Embedder;
+use crate::config::ExperimentSettings;
+use crate::experiments::runner::{
+    Cancel, GroupCommand, STDERR_TAIL, SampleError, SampleErrorKind, run_group,
+};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The most a `cmd:` flip rule may print on stdout.
+const FLIP_CMD_MAX_STDOUT: usize = 64 << 10;
+
+/// How a flip is decided.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlipRule {
+    /// Flipped when the cosine similarity is strictly below `threshold`.
+    Similarity {
+        /// Default 0.8; relative to the embedder, uncalibrated.
+        threshold: f64,
+    },
+    /// Flipped when the two differ after trimming whitespace.
+    Exact,
+    /// Flipped when exactly one of original and output contains the text (case-sensitive).
+    Contains(String),
+    /// Flipped when the command says so (`{"flipped": true|false}` on its last JSON line).
+    Command(String),
+}
+
+impl FlipRule {
+    /// The rule the settings name (`[experiments] flip`, `--flip`). Errors name the bad value.
+    pub fn from_settings(s: &ExperimentSettings) -> Result<FlipRule, String> {
+        if s.flip == "cmd" {
+            return match &s.flip_command {
+                Some(c) if !c.text.trim().is_empty() => Ok(FlipRule::Command(c.text.clone())),
+                _ => Err("the flip rule 'cmd:' names no command; write cmd:COMMAND".to_owned()),
+            };
+        }
+        FlipRule::parse(&s.flip, s.flip_threshold)
+    }
+
+    /// Parses `similarity`, `exact`, `contains:TEXT` or `cmd:COMMAND`.
+    pub fn parse(rule: &str, threshold: f64) -> Result<FlipRule, String> {
+        match rule {
+            "similarity" => {
+                if threshold.is_finite() {
+                    Ok(FlipRule::Similarity { threshold })
+                } else {
+                    Err(format!(
+                        "the flip threshold '{threshold}' is not a finite number; set [experiments] flip_threshold"
+                    ))
+                }
+            }
+            "exact" => Ok(FlipRule::Exact),
+            _ => {
+                if let Some(t) = rule.strip_prefix("contains:") {
+                    if t.is_empty() {
+                        return Err("the flip rule 'contains:' names no text; write contains:TEXT (e.g. contains:APPROVED)".to_owned());
+                    }
+                    return Ok(FlipRule::Contains(t.to_owned()));
+                }
+                if let Some(c) = rule.strip_prefix("cmd:") {
+                    if c.trim().is_empty() {
+                        return Err(
+                            "the flip rule 'cmd:' names no command; write cmd:COMMAND".to_owned()
+                        );
+                    }
+                    return Ok(FlipRule::Command(c.to_owned()));
+                }
+                Err(format!(
+                    "the flip rule '{rule}' is not one of similarity, exact, contains:TEXT, cmd:COMMAND"
+                ))
+            }
+        }
+    }
+
+    /// The comparator as the ledger's evaluator epoch names it: `similarity<0.8@hashed`,
+    /// `exact`, `contains:APPROVED`, `cmd:<sha256 of the command>`.
+    pub fn describe(&self, embedder: &str, embedder_command: Option<&str>) -> String {
+        match self {
+            FlipRule::Similarity { threshold } => {
+                let emb = match embedder_command {
+                    Some(c) => format!("cmd:{}", sha256_hex(c)),
+                    None => embedder.to_owned(),
+                };
+                format!("similarity<{}@{emb}", js_number(*threshold))
+            }
+            FlipRule::Exact => "exact".to_owned(),
+            FlipRule::Contains(t) => format!("contains:{t}"),
+            FlipRule::Command(c) => format!("cmd:{}", sha256_hex(c)),
+        }
+    }
+
+    /// The rule for people (claims, text output): like [`FlipRule::describe`], but a `cmd:` rule
+    /// shows its command.
+    pub fn label(&self, embedder: &str) -> String {
+        match self {
+            FlipRule::Command(c) => format!("cmd:{c}"),
+            other => other.describe(embedder, None),
+        }
+    }
+
+    /// The decision of every rule but `cmd:`, which needs its command (`None`).
+    pub fn decide(&self, original: &str, output: &str, similarity: Option<f64>) -> Option<bool> {
+        match self {
+            FlipRule::Similarity { threshold } => similarity.map(|s| s < *threshold),
+            FlipRule::Exact => Some(original.trim() != output.trim()),
+            FlipRule::Contains(t) => {
+                Some(original.contains(t.as_str()) != output.contains(t.as_str()))
+            }
+            FlipRule::Command(_) => None,
+        }
+    }
+}
+
+/// Lowercase hex SHA-256 of a string's UTF-8 bytes.
+pub fn sha256_hex(s: &str) -> String {
+    Sha256::digest(s.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A number the way JavaScript writes it (shortest round-trip digits; exponent form outside
+/// 1e-6 ≤ |x| < 1e21; `1` not `1.0`; `-0` as `0`).
+pub fn js_number(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".to_owned();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
+    }
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let e = format!("{:e}", x.abs());
+    let (mant, exp) = e.split_once('e').unwrap_or((e.as_str(), "0"));
+    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+    let exp: i64 = exp.parse().unwrap_or(0);
+    let k = i64::try_from(digits.len()).unwrap_or(i64::MAX);
+    let n = exp + 1;
+    let body = if k <= n && n <= 21 {
+        format!(
+            "{digits}{}",
+            "0".repeat(usize::try_from(n - k).unwrap_or(0))
+        )
+    } else if 0 < n && n <= 21 {
+        let (a, b) = digits.split_at(usize::try_from(n).unwrap_or(0));
+        format!("{a}.{b}")
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat(usize::try_from(-n).unwrap_or(0)))
+    } else {
+        let (d1, rest) = digits.split_at(1.min(digits.len()));
+        let frac = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let sign_e = if n - 1 < 0 { "-" } else { "+" };
+        format!("{d1}{frac}e{sign_e}{}", (n - 1).abs())
+    };
+    format!("{sign}{body}")
+}
+
+/// Cosine similarity (influence.md §1): dot and both sums of squares in one pass, in index order,
+/// then `dot / (sqrt(Σa²) · sqrt(Σb²))`; 0 for empty or zero vectors; an error for different
+/// lengths. Never NaN for finite input.
+pub fn cosine(a: &[f64], b: &[f64]) -> Result<f64, String> {
+    if a.len() != b.len() {
+        return Err(format!(
+            "vectors of different lengths ({} and {})",
+            a.len(),
+            b.len()
+        ));
+    }
+    let (mut dot, mut na, mut nb) = (0.0, 0.0, 0.0);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if a.is_empty() || na == 0.0 || nb == 0.0 {
+        return Ok(0.0);
+    }
+    Ok(dot / (na.sqrt() * nb.sqrt()))
+}
+
+/// What the flip test said about one sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Judgement {
+    /// The sample flipped.
+    pub flipped: bool,
+    /// Its similarity to the original (`None`: the embedder failed under a rule that does not
+    /// need it).
+    pub similarity: Option<f64>,
+}
+
+/// The flip rule with the session's embedder.
+pub struct FlipJudge {
+    rule: FlipRule,
+    embedder: Arc<dyn Embedder>,
+    command_timeout: Duration,
+}
+
+impl FlipJudge {
+    /// A judge; `command_timeout` bounds a `cmd:` rule's command.
+    pub fn new(rule: FlipRule, embedder: Arc<dyn Embedder>, command_timeout: Duration) -> Self {
+        FlipJudge {
+            rule,
+            embedder,
+            command_timeout,
+        }
+    }
+
+    /// The rule.
+    pub fn rule(&self) -> &FlipRule {
+        &self.rule
+    }
+
+    /// The embedder's name.
+    pub fn embedder_name(&self) -> &str {
+        self.embedder.name()
+    }
+
+    /// The similarity of `output` to `original` under the embedder (one batch of both texts, so
+    /// an embedder whose vectors only compare within a batch is measured correctly).
+    pub async fn similarity(&self, original: &str, output: &str) -> Result<f64, String> {
+        let emb = Arc::clone(&self.embedder);
+        let (a, b) = (original.to_owned(), output.to_owned());
+        let vectors = tokio::task::spawn_blocking(move || emb.embed(&[a.as_str(), b.as_str()]))
+            .await
+            .map_err(|e| format!("the embedder stopped: {e}"))?
+            .map_err(|e| format!("the embedder failed: {e}"))?;
+        match vectors.as_slice() {
+            [va, vb] => cosine(va, vb).map_err(|e| format!("the embedder gave {e}")),
+            other => Err(format!(
+                "the embedder gave {} vectors for 2 texts",
+                other.len()
+            )),
+        }
+    }
+
+    /// Judges one sample's answer.
+    pub async fn judge(
+        &self,
+        original: &str,
+        output: &str,
+        cancel: &Cancel,
+    ) -> Result<Judgement, SampleError> {
+        let sim = self.similarity(original, output).await;
+        let similarity = match (&self.rule, sim) {
+            (_, Ok(s)) => Some(s),
+            (FlipRule::Similarity { .. }, Err(e)) => return Err(judge_error(e, String::new())),
+            (_, Err(e)) => {
+                tracing::warn!("similarity not recorded: {e}");
+                None
+            }
+        };
+        let flipped = match self.rule.decide(original, output, similarity) {
+            Some(f) => f,
+            None => self.ask_command(original, output, cancel).await?,
+        };
+        Ok(Judgement {
+            flipped,
+            similarity,
+        })
+    }
+
+    async fn ask_command(
+        &self,
+        original: &str,
+        output: &str,
+        cancel: &Cancel,
+    ) -> Result<bool, SampleError> {
+        let FlipRule::Command(command) = &self.rule else {
+            return Err(judge_error("no flip command".to_owned(), String::new()));
+        };
+        let stdin = serde_json::json!({"original": original, "output": output}).to_string();
+        let cmd = GroupCommand {
+            command: command.clone(),
+            stdin: stdin.into_bytes(),
+            env: Vec::new(),
+            timeout: self.command_timeout,
+            max_stdout: FLIP_CMD_MAX_STDOUT,
+            stderr_tail: STDERR_TAIL,
+        };
+        let out = run_group(&cmd, cancel).await.map_err(|e| {
+            let tail = e.stderr_tail().to_owned();
+            let kind = matches!(e, crate::experiments::runner::GroupError::Cancelled { .. });
+            let mut err = judge_error(format!("the flip command '{command}' {e}"), tail);
+            if kind {
+                err.kind = SampleErrorKind::Cancelled;
+            }
+            err
+        })?;
+        if out.code != Some(0) {
+            return Err(judge_error(
+                format!(
+                    "the flip command '{command}' exited with status {}",
+                    out.code
+                        .map_or_else(|| "none (killed)".to_owned(), |c| c.to_string())
+                ),
+                out.stderr_tail,
+            ));
+        }
+        let flipped = out.stdout.split(|&b| b == b'\n').rev().find_map(|line| {
+            match serde_json::from_slice::<Value>(line.trim_ascii()) {
+                Ok(Value::Object(m)) => Some(m.get("flipped").and_then(Value::as_bool)),
+                _ => None,
+            }
+        });
+        match flipped {
+            Some(Some(f)) => Ok(f),
+            _ => Err(judge_error(
+                format!(
+                    "the flip command '{command}' did not answer {{\"flipped\": true|false}} on its last JSON line"
+                ),
+                out.stderr_tail,
+            )),
+        }
+    }
+}
+
+fn judge_error(message: String, stderr_tail: String) -> SampleError {
+    SampleError {
+        kind: SampleErrorKind::Judge,
+        message,
+        stderr_tail,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_parse_and_decide() {
+        assert_eq!(
+            FlipRule::parse("similarity", 0.8),
+            Ok(FlipRule::Similarity { threshold: 0.8 })
+        );
+        assert!(FlipRule::parse("contains:", 0.8).is_err());
+        assert!(
+            FlipRule::parse("sameish", 0.8)
+                .unwrap_err()
+                .contains("'sameish'")
+        );
+        let sim = FlipRule::Similarity { threshold: 0.8 };
+        assert_eq!(
+            sim.decide("a", "b", Some(0.8)),
+            Some(false),
+            "strictly below"
+        );
+        assert_eq!(sim.decide("a", "b", Some(0.7999)), Some(true));
+        assert_eq!(FlipRule::Exact.decide(" $80\n", "$80", None), Some(false));
+        assert_eq!(FlipRule::Exact.decide("$80", "$120", None), Some(true));
+        let c = FlipRule::Contains("APPROVED".to_owned());
+        assert_eq!(c.decide("DENIED", "APPROVED now", None), Some(true));
+        assert_eq!(c.decide("APPROVED", "APPROVED again", None), Some(false));
+        assert_eq!(
+            c.decide("DENIED", "approved", None),
+            Some(false),
+            "case-sensitive"
+        );
+    }
+
+    #[test]
+    fn cosine_follows_the_spec() {
+        assert!(cosine(&[], &[1.0]).is_err());
+        assert_eq!(cosine(&[], &[]), Ok(0.0));
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 1.0]), Ok(0.0));
+        assert_eq!(cosine(&[1.0, 0.0], &[0.0, 1.0]), Ok(0.0));
+        assert_eq!(cosine(&[2.0, 0.0], &[1.0, 0.0]), Ok(1.0));
+    }
+
+    #[test]
+    fn numbers_are_written_as_javascript_writes_them() {
+        assert_eq!(js_number(0.8), "0.8");
+        assert_eq!(js_number(1.0), "1");
+        assert_eq!(js_number(-0.0), "0");
+        assert_eq!(js_number(1e-7), "1e-7");
+        assert_eq!(js_number(0.000001), "0.000001");
+        assert_eq!(js_number(1.23e-5), "0.0000123");
+        assert_eq!(js_number(1e21), "1e+21");
+        assert_eq!(js_number(123456.5), "123456.5");
+        assert_eq!(js_number(f64::INFINITY), "Infinity");
+    }
+
+    #[test]
+    fn the_epoch_names_the_rule_and_its_parameters() {
+        let sim = FlipRule::Similarity { threshold: 0.8 };
+        assert_eq!(sim.describe("hashed", None), "similarity<0.8@hashed");
+        assert!(
+            sim.describe("cmd", Some("embed.py"))
+                .starts_with("similarity<0.8@cmd:")
+        );
+        assert_eq!(
+            FlipRule::Contains("APPROVED".to_owned()).describe("hashed", None),
+            "contains:APPROVED"
+        );
+        assert_eq!(
+            FlipRule::Command("x".to_owned())
+                .describe("hashed", None)
+                .len(),
+            68
+        );
+    }
+}

@@ -1,0 +1,209 @@
+//! The shell runner of docs/experiments.md: the user's command under `sh -c` in the current
+//! folder, in its own process group, with the experiment as JSON on stdin, in a private temporary
+//! file named by `$TDN_SPEC_FILE`, and flattened into `TDN_*` environment variables.
+//!
+//! The command comes only from `--runner` or the user's config (`config::UserCommand`), never
+//! from a run file, and nothing is substituted into it.
+
+use super::group::{GroupCommand, GroupError, run_group};
+use super::{Cancel, MAX_STDOUT, Runner, STDERR_TAIL, SampleError, SampleErrorKind, SampleRun};
+use crate::experiments::spec::ExperimentSpec;
+use futures_util::future::BoxFuture;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Runs the user's command once per sample.
+#[derive(Clone, Debug)]
+pub struct ShellRunner {
+    command: String,
+    timeout: Duration,
+    max_stdout: usize,
+}
+
+impl ShellRunner {
+    /// A runner for `command` with this time-out per sample.
+    pub fn new(command: impl Into<String>, timeout: Duration) -> Self {
+        ShellRunner {
+            command: command.into(),
+            timeout,
+            max_stdout: MAX_STDOUT,
+        }
+    }
+
+    /// The environment a sample gets besides `TDN_SPEC_FILE` (ids comma-separated; the JSON is
+    /// authoritative for an id holding a comma).
+    pub fn spec_env(spec: &ExperimentSpec) -> Vec<(String, String)> {
+        vec![
+            ("TDN_RUN".to_owned(), spec.run.clone()),
+            ("TDN_RUN_ID".to_owned(), spec.run_id.clone()),
+            ("TDN_SEED".to_owned(), spec.seed.to_string()),
+            ("TDN_SAMPLE".to_owned(), spec.sample.to_string()),
+            (
+                "TDN_EXPERIMENT".to_owned(),
+                spec.experiment.as_str().to_owned(),
+            ),
+            ("TDN_REMOVE".to_owned(), spec.remove.join(",")),
+            ("TDN_RESTORE".to_owned(), spec.restore.join(",")),
+            (
+                "TDN_FROM_STEP".to_owned(),
+                spec.from_step.clone().unwrap_or_default(),
+            ),
+        ]
+    }
+
+    async fn run_one(&self, spec: &ExperimentSpec, cancel: &Cancel) -> SampleRun {
+        let json = serde_json::to_vec(spec).map_err(|e| SampleError {
+            kind: SampleErrorKind::Spawn,
+            message: format!("cannot write the experiment as JSON: {e}"),
+            stderr_tail: String::new(),
+        })?;
+        let spec_file = SpecFile::write(&json).await.map_err(|e| SampleError {
+            kind: SampleErrorKind::Spawn,
+            message: format!("cannot write the experiment to a temporary file: {e}"),
+            stderr_tail: String::new(),
+        })?;
+        let mut env = Self::spec_env(spec);
+        env.push((
+            "TDN_SPEC_FILE".to_owned(),
+            spec_file.path.display().to_string(),
+        ));
+        let cmd = GroupCommand {
+            command: self.command.clone(),
+            stdin: json,
+            env,
+            timeout: self.timeout,
+            max_stdout: self.max_stdout,
+            stderr_tail: STDERR_TAIL,
+        };
+        let out = run_group(&cmd, cancel)
+            .await
+            .map_err(|e| group_error(&e, &self.command))?;
+        drop(spec_file);
+        if out.code != Some(0) {
+            let how = match (out.code, out.signal) {
+                (Some(c), _) => format!("exited with status {c}"),
+                (None, Some(s)) => format!("was killed by signal {s}"),
+                (None, None) => "ended without an exit status".to_owned(),
+            };
+            return Err(SampleError {
+                kind: SampleErrorKind::Exit,
+                message: format!("the runner '{}' {how}", self.command),
+                stderr_tail: out.stderr_tail,
+            });
+        }
+        super::parse_answer(&out.stdout).map_err(|why| SampleError {
+            kind: SampleErrorKind::Unreadable,
+            message: format!("the runner's answer cannot be read: {why}"),
+            stderr_tail: out.stderr_tail,
+        })
+    }
+}
+
+fn group_error(e: &GroupError, command: &str) -> SampleError {
+    let kind = match e {
+        GroupError::Spawn(_) | GroupError::Wait(_) => SampleErrorKind::Spawn,
+        GroupError::TimedOut { .. } => SampleErrorKind::TimedOut,
+        GroupError::TooMuchOutput { .. } => SampleErrorKind::TooMuchOutput,
+        GroupError::Cancelled { .. } => SampleErrorKind::Cancelled,
+    };
+    let hint = match kind {
+        SampleErrorKind::TimedOut => "; raise --timeout or [runner] timeout_s if it needs longer",
+        _ => "",
+    };
+    SampleError {
+        kind,
+        message: format!("the runner '{command}' {e}{hint}"),
+        stderr_tail: e.stderr_tail().to_owned(),
+    }
+}
+
+impl Runner for ShellRunner {
+    fn command(&self) -> &str {
+        &self.command
+    }
+
+    fn run<'a>(&'a self, spec: &'a ExperimentSpec, cancel: &'a Cancel) -> BoxFuture<'a, SampleRun> {
+        Box::pin(self.run_one(spec, cancel))
+    }
+}
+
+/// The experiment in a private temporary file, removed when dropped.
+struct SpecFile {
+    path: PathBuf,
+}
+
+impl SpecFile {
+    async fn write(json: &[u8]) -> std::io::Result<SpecFile> {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let path =
+            std::env::temp_dir().join(format!("tdn-spec-{}-{name}.json", std::process::id()));
+        let mut f = tokio::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .await?;
+        let file = SpecFile { path };
+        tokio::io::AsyncWriteExt::write_all(&mut f, json).await?;
+        tokio::io::AsyncWriteExt::flush(&mut f).await?;
+        Ok(file)
+    }
+}
+
+impl Drop for SpecFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::spec::ExperimentKind;
+
+    fn spec() -> ExperimentSpec {
+        ExperimentSpec {
+            run: "/tmp/run.json".to_owned(),
+            run_id: "r-1".to_owned(),
+            experiment: ExperimentKind::Ablate,
+            remove: vec!["u1".to_owned(), "u,2".to_owned()],
+            restore: vec![],
+            from_step: None,
+            patch: None,
+            seed: 2,
+            sample: 2,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_spec_reaches_stdin_the_file_and_the_environment() {
+        let r = ShellRunner::new(
+            r#"stdin=$(cat); file=$(cat "$TDN_SPEC_FILE"); [ "$stdin" = "$file" ] || exit 9; printf '%s|%s|%s|%s|[%s]\n' "$TDN_EXPERIMENT" "$TDN_SEED" "$TDN_REMOVE" "$TDN_RUN" "$TDN_FROM_STEP""#,
+            Duration::from_secs(20),
+        );
+        let a = r.run(&spec(), &Cancel::new()).await.unwrap();
+        assert_eq!(a.output, "ablate|2|u1,u,2|/tmp/run.json|[]");
+    }
+
+    #[tokio::test]
+    async fn the_spec_file_is_removed_afterwards() {
+        let r = ShellRunner::new("echo \"$TDN_SPEC_FILE\"", Duration::from_secs(20));
+        let a = r.run(&spec(), &Cancel::new()).await.unwrap();
+        assert!(a.output.contains("tdn-spec-"));
+        assert!(!std::path::Path::new(&a.output).exists());
+    }
+
+    #[tokio::test]
+    async fn a_non_zero_exit_is_an_error_with_the_stderr_tail() {
+        let r = ShellRunner::new(
+            "echo '{\"output\": \"x\"}'; echo boom >&2; exit 4",
+            Duration::from_secs(20),
+        );
+        let e = r.run(&spec(), &Cancel::new()).await.unwrap_err();
+        assert_eq!(e.kind, SampleErrorKind::Exit);
+        assert!(e.message.contains("status 4"), "{}", e.message);
+        assert_eq!(e.stderr_tail, "boom\n");
+    }
+}

@@ -1,0 +1,222 @@
+//! Turning a session's samples into results: tallies in seed order, flip verdicts against each
+//! probe's baseline, claims, cost stats, the cost verdicts of each ablation tier, and classes.
+//! Pure functions over the collected samples.
+
+use super::{
+    ProbeId, ProbeOutcome, ProbePlan, ProbeRole, SampleResult, SessionOutcome, SessionPlan,
+    TrialEvent,
+};
+use crate::analysis::report::{CostStats, ProbeResult, SimilarityStats, Verdict};
+use crate::experiments::cost::{CostSubject, assign_costs, classify, cost_stats};
+use crate::experiments::runner::SampleErrorKind;
+use crate::experiments::verdict::{self, Intervention, Tally};
+
+/// Counts over a probe's samples in seed order; cancelled and never-run samples count as neither
+/// completed nor errored.
+pub(super) fn tally_of(slots: &[Option<SampleResult>], samples: usize) -> Tally {
+    let mut t = Tally {
+        samples,
+        ..Tally::default()
+    };
+    for r in slots.iter().flatten() {
+        match &r.outcome {
+            Ok(j) => {
+                t.completed += 1;
+                if j.flipped {
+                    t.flips += 1;
+                }
+                if let Some(s) = j.similarity {
+                    t.similarities.push(s);
+                }
+            }
+            Err(e) if e.kind == SampleErrorKind::Cancelled => {}
+            Err(_) => t.errors += 1,
+        }
+    }
+    t
+}
+
+/// Every sample ran to its end (none cancelled, none left).
+fn complete(slots: &[Option<SampleResult>]) -> bool {
+    slots.iter().all(|r| {
+        r.as_ref()
+            .is_some_and(|r| !matches!(&r.outcome, Err(e) if e.kind == SampleErrorKind::Cancelled))
+    })
+}
+
+fn cost_of(slots: &[Option<SampleResult>], samples: usize) -> Option<CostStats> {
+    let answered = || {
+        slots
+            .iter()
+            .flatten()
+            .filter_map(|r| r.outcome.as_ref().ok())
+    };
+    let loops: Vec<f64> = answered().filter_map(|j| j.cost.loops).collect();
+    let tokens: Vec<f64> = answered().filter_map(|j| j.cost.tokens).collect();
+    cost_stats(samples, &loops, &tokens)
+}
+
+/// The claim text of a judged probe.
+pub fn probe_claim(
+    plan: &ProbePlan,
+    verdict: Verdict,
+    probe: &Tally,
+    similarity: &SimilarityStats,
+    baseline: &Tally,
+    rule: &str,
+) -> String {
+    let what = match plan.role {
+        ProbeRole::Restoration { .. } => Intervention::Restoring(&plan.restore),
+        ProbeRole::Replay { .. } => Intervention::Replaying(
+            plan.from_step.as_deref().unwrap_or(""),
+            plan.patch.is_some(),
+        ),
+        ProbeRole::Baseline | ProbeRole::Ablation { .. } => Intervention::Removing(&plan.remove),
+    };
+    verdict::claim(verdict, what, probe, similarity, baseline, rule)
+}
+
+/// The flip verdict and claim of probe `p`, when it and its baseline ran to their end.
+fn judged(
+    plan: &SessionPlan,
+    slots: &[Vec<Option<SampleResult>>],
+    p: ProbeId,
+    rule: &str,
+) -> (Option<Verdict>, Option<String>) {
+    let Some(probe) = plan.probes.get(p.0) else {
+        return (None, None);
+    };
+    let Some(b) = probe.role.baseline() else {
+        return (None, None);
+    };
+    let (Some(ps), Some(bs)) = (slots.get(p.0), slots.get(b.0)) else {
+        return (None, None);
+    };
+    if !complete(ps) || !complete(bs) {
+        return (None, None);
+    }
+    let t = tally_of(ps, plan.samples);
+    let bt = tally_of(bs, plan.samples);
+    let v = verdict::verdict(&bt, &t);
+    let claim = probe_claim(probe, v, &t, &t.similarity(), &bt, rule);
+    (Some(v), Some(claim))
+}
+
+fn base_result(t: &Tally, verdict: Option<Verdict>) -> ProbeResult {
+    ProbeResult {
+        verdict,
+        flips: t.flips,
+        samples: t.samples,
+        completed: t.completed,
+        errors: t.errors,
+        similarity: Some(t.similarity()),
+        cost: None,
+        class: None,
+    }
+}
+
+/// The `ProbeVerdict` event of probe `p` (flip verdict only).
+pub(super) fn probe_event(
+    plan: &SessionPlan,
+    slots: &[Vec<Option<SampleResult>>],
+    p: ProbeId,
+    rule: &str,
+) -> Option<TrialEvent> {
+    let ps = slots.get(p.0)?;
+    let t = tally_of(ps, plan.samples);
+    let (v, claim) = judged(plan, slots, p, rule);
+    Some(TrialEvent::ProbeVerdict {
+        probe: p,
+        result: base_result(&t, v),
+        claim,
+    })
+}
+
+/// Every probe's final result: flip verdicts, then cost verdicts per ablation tier, then classes.
+pub(super) fn finish(
+    plan: &SessionPlan,
+    slots: Vec<Vec<Option<SampleResult>>>,
+    rule: &str,
+    mut outcome: SessionOutcome,
+) -> SessionOutcome {
+    let mut probes: Vec<ProbeOutcome> = Vec::with_capacity(plan.probes.len());
+    for (i, probe) in plan.probes.iter().enumerate() {
+        let ps = slots.get(i).map(Vec::as_slice).unwrap_or_default();
+        let t = tally_of(ps, plan.samples);
+        let (v, claim) = judged(plan, &slots, ProbeId(i), rule);
+        let flags = if probe.role == ProbeRole::Baseline {
+            t.baseline_flags()
+        } else {
+            Vec::new()
+        };
+        probes.push(ProbeOutcome {
+            plan: probe.clone(),
+            samples: ps.to_vec(),
+            result: base_result(&t, v),
+            cost_stats: cost_of(ps, plan.samples),
+            tally: t,
+            claim,
+            flags,
+        });
+    }
+    assign_tier_costs(&mut probes);
+    for p in &mut probes {
+        let v = p.result.verdict;
+        p.result.class = match (p.plan.role, v) {
+            (_, None | Some(Verdict::Error)) => None,
+            (ProbeRole::Ablation { .. }, _) => Some(classify(v, p.result.cost.as_ref())),
+            (ProbeRole::Restoration { .. }, _) => Some(classify(v, None)),
+            (ProbeRole::Baseline | ProbeRole::Replay { .. }, _) => None,
+        };
+    }
+    outcome.probes = probes;
+    outcome
+}
+
+/// Cost verdicts for each ablation tier (the ablation probes that share a baseline), with the
+/// placebo band over that tier only. Probes without a flip verdict (cancelled) get none.
+fn assign_tier_costs(probes: &mut [ProbeOutcome]) {
+    let baselines: Vec<ProbeId> = probes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.plan.role == ProbeRole::Baseline)
+        .map(|(i, _)| ProbeId(i))
+        .collect();
+    for b in baselines {
+        let members: Vec<usize> = probes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                p.plan.role == ProbeRole::Ablation { baseline: b } && p.result.verdict.is_some()
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let ids: Vec<String> = members
+            .iter()
+            .filter_map(|&i| probes.get(i).map(|p| p.plan.remove.join("\u{1f}")))
+            .collect();
+        let base_stats = probes.get(b.0).and_then(|p| p.cost_stats.clone());
+        let verdicts = {
+            let subjects: Vec<CostSubject<'_>> = members
+                .iter()
+                .zip(&ids)
+                .filter_map(|(&i, id)| {
+                    probes.get(i).map(|p| CostSubject {
+                        id,
+                        verdict: p.result.verdict,
+                        stats: p.cost_stats.as_ref(),
+                    })
+                })
+                .collect();
+            assign_costs(base_stats.as_ref(), &subjects)
+        };
+        for (&i, c) in members.iter().zip(verdicts) {
+            if let Some(p) = probes.get_mut(i) {
+                p.result.cost = c;
+            }
+        }
+    }
+}

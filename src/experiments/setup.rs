@@ -1,0 +1,165 @@
+//! Building a headless session's parts from the resolved settings: the consent check for every
+//! command it will run (docs/experiments.md, "Where the command comes from"), the shell runner,
+//! the flip judge with the session's embedder, the evaluator epoch, and the sample sink — the
+//! one place the attribution ledger is plugged in ([`open_sink`]).
+//!
+//! Commands come only from `Settings` (command line or config), never from a run file.
+
+use crate::analysis::influence::Embedder;
+use crate::analysis::model::{Run, inert_line};
+use crate::config::{Settings, UserCommand};
+use crate::experiments::flip::{FlipJudge, FlipRule};
+use crate::experiments::runner::shell::ShellRunner;
+use crate::experiments::sink::{NoLedger, SampleSink, evaluator_epoch};
+use crate::experiments::verdict::resolve_samples;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Why a session cannot start (the command line exits 2 with this message).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SetupError(pub String);
+
+/// Everything a session needs besides its plan and sink.
+pub struct Prepared {
+    /// The user's runner.
+    pub runner: Arc<ShellRunner>,
+    /// The session's embedder (also used for the influence ranking of `localize`).
+    pub embedder: Arc<dyn Embedder>,
+    /// The flip rule with the embedder.
+    pub judge: Arc<FlipJudge>,
+    /// The comparator as the ledger names it, e.g. `similarity<0.8@hashed`.
+    pub comparator: String,
+    /// The flip rule for people (a `cmd:` rule shows its command).
+    pub rule_label: String,
+    /// `<comparator>|tdn-tui/<version>`.
+    pub evaluator_epoch: String,
+    /// Samples per probe, resolved.
+    pub samples: usize,
+    /// Most samples at once.
+    pub parallel: usize,
+}
+
+/// Refuses a command from a `tdn.toml` in the current folder unless `--yes` was given.
+pub fn check_consent(label: &str, cmd: &UserCommand, yes: bool) -> Result<(), SetupError> {
+    if cmd.needs_consent() && !yes {
+        return Err(SetupError(format!(
+            "the {label} command '{}' comes from '{}' in the current folder, which anyone who wrote this folder could have put there; run it with --yes, or give the command on the command line",
+            inert_line(&cmd.text),
+            cmd.origin_text()
+        )));
+    }
+    Ok(())
+}
+
+/// The runner, judge and counts from the settings, after the consent checks.
+pub fn prepare(settings: &Settings) -> Result<Prepared, SetupError> {
+    let runner_cmd = settings.runner.as_ref().ok_or_else(|| {
+        SetupError(
+            "no runner: give the command that re-runs your agent with --runner 'CMD', or set [runner] command in tdn.toml (see docs/experiments.md)"
+                .to_owned(),
+        )
+    })?;
+    check_consent("runner", runner_cmd, settings.yes)?;
+    if let Some(c) = &settings.experiments.flip_command {
+        check_consent("flip rule", c, settings.yes)?;
+    }
+    if let Some(c) = &settings.embedder_command {
+        check_consent("embedder", c, settings.yes)?;
+    }
+    let t = settings.runner_timeout_s;
+    if !(t.is_finite() && t > 0.0 && t <= f64::from(u32::MAX)) {
+        return Err(SetupError(format!(
+            "--timeout '{t}' must be a positive number of seconds"
+        )));
+    }
+    let timeout = Duration::from_secs_f64(t);
+    let rule = FlipRule::from_settings(&settings.experiments).map_err(SetupError)?;
+    let embedder: Arc<dyn Embedder> =
+        Arc::from(crate::experiments::embedder::from_settings(settings).map_err(SetupError)?);
+    let comparator = rule.describe(
+        &settings.embedder,
+        settings.embedder_command.as_ref().map(|c| c.text.as_str()),
+    );
+    let rule_label = rule.label(&settings.embedder);
+    Ok(Prepared {
+        rule_label,
+        runner: Arc::new(ShellRunner::new(runner_cmd.text.clone(), timeout)),
+        judge: Arc::new(FlipJudge::new(rule, Arc::clone(&embedder), timeout)),
+        embedder,
+        evaluator_epoch: evaluator_epoch(&comparator),
+        comparator,
+        samples: resolve_samples(Some(settings.experiments.samples)),
+        parallel: settings.runner_parallel.max(1),
+    })
+}
+
+/// The sink every finished sample of `run` goes to, at `path` (the attribution ledger).
+///
+/// This is the ledger seam: until the ledger is built in, samples are kept nowhere and the
+/// returned sink's `path()` is `None`, which callers report to the user.
+pub fn open_sink(path: &Path, run: &Run) -> Result<Arc<dyn SampleSink>, SetupError> {
+    let _ = (path, run);
+    Ok(Arc::new(NoLedger))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{CommandOrigin, ConfigOrigin};
+    use std::path::PathBuf;
+
+    fn from(origin: ConfigOrigin) -> UserCommand {
+        UserCommand {
+            text: "python3 agent.py".to_owned(),
+            origin: CommandOrigin::ConfigFile {
+                path: PathBuf::from("tdn.toml"),
+                origin,
+            },
+        }
+    }
+
+    #[test]
+    fn a_command_from_the_current_folder_needs_yes() {
+        let e = check_consent("runner", &from(ConfigOrigin::CurrentDir), false).unwrap_err();
+        assert!(
+            e.0.contains("'python3 agent.py'") && e.0.contains("--yes") && e.0.contains("tdn.toml"),
+            "{e}"
+        );
+        assert!(check_consent("runner", &from(ConfigOrigin::CurrentDir), true).is_ok());
+        assert!(check_consent("runner", &from(ConfigOrigin::UserDir), false).is_ok());
+        assert!(check_consent("runner", &from(ConfigOrigin::Argument), false).is_ok());
+    }
+
+    fn refused(s: &Settings) -> String {
+        match prepare(s) {
+            Ok(_) => panic!("prepared"),
+            Err(e) => e.0,
+        }
+    }
+
+    #[test]
+    fn no_runner_and_bad_settings_are_refused() {
+        let s = Settings::default();
+        assert!(refused(&s).contains("--runner"));
+        let mut s = Settings {
+            runner: Some(UserCommand {
+                text: "true".to_owned(),
+                origin: CommandOrigin::CommandLine,
+            }),
+            ..Settings::default()
+        };
+        s.runner_timeout_s = -1.0;
+        assert!(refused(&s).contains("--timeout"));
+        s.runner_timeout_s = 5.0;
+        s.experiments.flip = "maybe".to_owned();
+        assert!(refused(&s).contains("'maybe'"));
+        s.experiments.flip = "exact".to_owned();
+        let Ok(p) = prepare(&s) else {
+            panic!("refused")
+        };
+        assert_eq!(p.samples, 3);
+        assert!(p.evaluator_epoch.starts_with("exact|tdn-tui/"));
+    }
+}

@@ -1,0 +1,156 @@
+//! What `experiment --json` prints (docs/experiments.md): one probe against its baseline, with
+//! verdict, counts, similarity, cost, class, every errored sample with its stderr tail, and the
+//! ledger path. Built from a finished session; the screen can show the same structure.
+
+use crate::analysis::report::{CostStats, CostVerdict, SimilarityStats, SuspectClass, Verdict};
+use crate::experiments::session::{ProbeOutcome, SessionOutcome};
+use serde::Serialize;
+
+/// `baseline` in the summary.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BaselineSummary {
+    /// Baseline samples that flipped.
+    pub flips: usize,
+    /// Baseline samples requested.
+    pub samples: usize,
+    /// Baseline samples that produced an answer.
+    pub completed: usize,
+    /// Zero flips and every sample completed.
+    pub stable: bool,
+}
+
+/// One errored sample.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SampleErrorSummary {
+    /// `baseline` or `experiment`.
+    pub probe: &'static str,
+    /// Its seed.
+    pub seed: u64,
+    /// What went wrong.
+    pub message: String,
+    /// The last 4 KiB of its stderr.
+    pub stderr_tail: String,
+}
+
+/// Cost stats of both probes, for people who want the numbers behind `cost`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CostStatsPair {
+    /// The baseline's.
+    pub baseline: Option<CostStats>,
+    /// The experiment's.
+    pub experiment: Option<CostStats>,
+}
+
+/// The whole `experiment --json` object.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExperimentSummary {
+    /// `baseline`, `ablate`, `restore` or `replay`.
+    pub experiment: String,
+    /// The units removed or restored (`[]` for the baseline alone and for a replay).
+    pub units: Vec<String>,
+    /// For a replay: the step re-run from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_step: Option<String>,
+    /// The verdict (null for the baseline alone, or when cancelled).
+    pub verdict: Option<Verdict>,
+    /// Samples that flipped (for the baseline alone: the baseline's).
+    pub flips: usize,
+    /// Samples requested.
+    pub samples: usize,
+    /// Samples that produced an answer.
+    pub completed: usize,
+    /// The baseline the verdict is judged against.
+    pub baseline: BaselineSummary,
+    /// `baseline-unstable`, `baseline-incomplete`.
+    pub flags: Vec<String>,
+    /// Similarity of the answers to the recorded one.
+    pub similarity: SimilarityStats,
+    /// The cost verdict (null without cost data, for restorations, replays and the baseline).
+    pub cost: Option<CostVerdict>,
+    /// The class (null for the baseline alone, a replay, or an `error` verdict).
+    pub class: Option<SuspectClass>,
+    /// What the verdict proves, in words.
+    pub claim: Option<String>,
+    /// One entry per errored sample.
+    pub errors: Vec<SampleErrorSummary>,
+    /// Runner invocations.
+    pub runner_calls: usize,
+    /// Finished samples the ledger could not save.
+    pub not_saved: usize,
+    /// The session was cancelled before every sample ran.
+    pub cancelled: bool,
+    /// Cost stats behind `cost`.
+    pub cost_stats: CostStatsPair,
+    /// The ledger file.
+    pub ledger: Option<String>,
+}
+
+fn errors_of(p: &ProbeOutcome, label: &'static str, out: &mut Vec<SampleErrorSummary>) {
+    for r in p.samples.iter().flatten() {
+        if let Err(e) = &r.outcome
+            && e.kind != crate::experiments::runner::SampleErrorKind::Cancelled
+        {
+            out.push(SampleErrorSummary {
+                probe: label,
+                seed: r.seed,
+                message: e.message.clone(),
+                stderr_tail: e.stderr_tail.clone(),
+            });
+        }
+    }
+}
+
+/// The summary of a session of a baseline (`probes[0]`) and at most one experiment probe.
+pub fn experiment_summary(outcome: &SessionOutcome, ledger: Option<String>) -> ExperimentSummary {
+    let base = outcome.probes.first();
+    let probe = outcome.probes.get(1);
+    let shown = probe.or(base);
+    let mut errors = Vec::new();
+    if let Some(b) = base {
+        errors_of(b, "baseline", &mut errors);
+    }
+    if let Some(p) = probe {
+        errors_of(p, "experiment", &mut errors);
+    }
+    let t = shown.map(|p| p.tally.clone()).unwrap_or_default();
+    let bt = base.map(|b| b.tally.clone()).unwrap_or_default();
+    ExperimentSummary {
+        experiment: probe
+            .map_or("baseline", |p| p.plan.kind().as_str())
+            .to_owned(),
+        units: probe
+            .map(|p| {
+                if p.plan.remove.is_empty() {
+                    p.plan.restore.clone()
+                } else {
+                    p.plan.remove.clone()
+                }
+            })
+            .unwrap_or_default(),
+        from_step: probe.and_then(|p| p.plan.from_step.clone()),
+        verdict: probe.and_then(|p| p.result.verdict),
+        flips: t.flips,
+        samples: t.samples,
+        completed: t.completed,
+        baseline: BaselineSummary {
+            flips: bt.flips,
+            samples: bt.samples,
+            completed: bt.completed,
+            stable: bt.is_stable_baseline(),
+        },
+        flags: base.map(|b| b.flags.clone()).unwrap_or_default(),
+        similarity: t.similarity(),
+        cost: probe.and_then(|p| p.result.cost),
+        class: probe.and_then(|p| p.result.class),
+        claim: probe.and_then(|p| p.claim.clone()),
+        errors,
+        runner_calls: outcome.runner_calls,
+        not_saved: outcome.not_saved,
+        cancelled: outcome.cancelled,
+        cost_stats: CostStatsPair {
+            baseline: base.and_then(|b| b.cost_stats.clone()),
+            experiment: probe.and_then(|p| p.cost_stats.clone()),
+        },
+        ledger,
+    }
+}

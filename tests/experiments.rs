@@ -1,0 +1,18 @@
+//! Experiments with real processes: the `experiment` and `localize` commands (exit codes, JSON
+//! shape, consent), runners that flip, flake, hang, crash, print garbage, non-UTF-8 or too much,
+//! samples in parallel, and cancellation with no process left behind.
+//!
+//! Stand-in agents are small scripts written into a temporary folder per test; the run they answer
+//! about is tests/fixtures/experiments/refund-outdated-policy.json.
+
+#[path = "experiments/support.rs"]
+mod support;
+
+#[path = "experiments/cli.rs"]
+mod cli;
+#[path = "experiments/processes.rs"]
+mod processes;
+#[path = "experiments/sample_agents.rs"]
+mod sample_agents;
+#[path = "experiments/sessions.rs"]
+mod sessions;
