@@ -213,7 +213,8 @@ pub const PLEASANTRIES: &[&str] = &[
     "appreciate",
 ];
 
-/// Phrases of an error that complains about the call's input: the arguments are at fault.
+/// Phrases of an error that complains about the call's input: the arguments are at fault. An
+/// exception raised by code the model wrote (`NameError`, `ValueError`, ...) counts too.
 pub const INPUT_COMPLAINTS: &[&str] = &[
     "invalid",
     "missing",
@@ -250,6 +251,19 @@ pub const INPUT_COMPLAINTS: &[&str] = &[
     "not recognized",
     "no match",
     "mismatch",
+    "could not convert",
+    "cannot convert",
+    "syntaxerror",
+    "nameerror",
+    "typeerror",
+    "valueerror",
+    "keyerror",
+    "indexerror",
+    "attributeerror",
+    "zerodivisionerror",
+    "modulenotfounderror",
+    "importerror",
+    "is not defined",
 ];
 
 /// Phrases of an error that says the details given matched nothing.

@@ -247,10 +247,22 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     let err = clip(s.error.as_deref().unwrap_or(""), LINK_SCAN_BYTES);
     let err_lower = err.to_lowercase();
     let values = arg_values(run, x);
-    let named: Vec<&String> = values
+    let args_text = facts.texts.consumed(x);
+    let mut named: Vec<String> = values
         .iter()
         .filter(|v| !err.is_empty() && contains_words(&err_lower, &v.to_lowercase()))
+        .cloned()
         .collect();
+    // An error that quotes part of the arguments names it too (`name 'reslt' is not defined`),
+    // and so does one quoting what the model that issued the call wrote.
+    let caller_text = facts.caller(x).map_or("", |c| facts.texts.produced(c));
+    for q in quoted_spans(err) {
+        if !named.iter().any(|n| n == q)
+            && (contains_words(args_text, q) || contains_words(caller_text, q))
+        {
+            named.push(q.to_owned());
+        }
+    }
     let check = check_step(run, s);
     let complaint = find_phrase(&err_lower, INPUT_COMPLAINTS);
     if named.is_empty() && !check.rejected() && complaint.is_none() {
@@ -275,9 +287,16 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
             .filter(|&p| p < x)
             .find(|&p| run.steps.get(p).is_some_and(|st| st.kind.is_model()))
     };
-    let from_named = named
-        .iter()
-        .find_map(|v| latest_model(v).map(|m| (m, Some(v.as_str()))));
+    let caller_wrote = |v: &str| {
+        facts
+            .caller(x)
+            .filter(|&c| contains_words(facts.texts.produced(c), v))
+    };
+    let from_named = named.iter().find_map(|v| {
+        latest_model(v)
+            .or_else(|| caller_wrote(v))
+            .map(|m| (m, Some(v.as_str())))
+    });
     let from_any = || {
         values
             .iter()
@@ -301,11 +320,18 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     let mut lines = Vec::new();
     let title = match value {
         Some(v) => {
-            lines.push(format!(
-                "it wrote {}, which reached the arguments of {tool} at {}",
-                quote(v),
-                step_name(run, x)
-            ));
+            let at = step_name(run, x);
+            lines.push(if contains_words(args_text, v) {
+                format!(
+                    "it wrote {}, which reached the arguments of {tool} at {at}",
+                    quote(v)
+                )
+            } else {
+                format!(
+                    "it wrote {}, which the failing call to {tool} at {at} quotes",
+                    quote(v)
+                )
+            });
             format!("it wrote {}, which {tool} rejected", quote(v))
         }
         None => {
@@ -349,6 +375,47 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     }
 }
 
+/// The spans of `err` between matching quotes (`'…'`, `"…"`, `` `…` ``, `‘…’`, `“…”`), of 2 to 200
+/// characters: what an error message quotes is usually the value it complains about.
+fn quoted_spans(err: &str) -> Vec<&str> {
+    const PAIRS: [(char, char); 5] = [('\'', '\''), ('"', '"'), ('`', '`'), ('‘', '’'), ('“', '”')];
+    let chars: Vec<(usize, char)> = err.char_indices().collect();
+    let mut out = Vec::new();
+    for (open, close) in PAIRS {
+        // Quote marks, leaving out apostrophes inside words ("can't").
+        let marks: Vec<(usize, char)> = chars
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, c))| *c == open || *c == close)
+            .filter(|(k, (_, c))| {
+                let inside = |d: isize| {
+                    k.checked_add_signed(d)
+                        .and_then(|j| chars.get(j))
+                        .is_some_and(|(_, x)| x.is_alphanumeric())
+                };
+                *c != '\'' || !(inside(-1) && inside(1))
+            })
+            .map(|(_, &m)| m)
+            .collect();
+        let mut k = 0;
+        while k + 1 < marks.len() && out.len() < 16 {
+            let (Some(&(a, ca)), Some(&(b, cb))) = (marks.get(k), marks.get(k + 1)) else {
+                break;
+            };
+            if ca != open || cb != close {
+                k += 1;
+                continue;
+            }
+            let span = err.get(a + open.len_utf8()..b).unwrap_or("").trim();
+            if (2..=200).contains(&span.chars().count()) {
+                out.push(span);
+            }
+            k += 2;
+        }
+    }
+    out
+}
+
 /// Where the user first gave `value` before step `x` (a user step, or the task), in words.
 pub(crate) fn user_origin(facts: &Facts<'_>, value: &str, x: usize) -> Option<String> {
     let run = facts.run;
@@ -367,3 +434,21 @@ pub(crate) fn user_origin(facts: &Facts<'_>, value: &str, x: usize) -> Option<St
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod quote_tests {
+    use super::quoted_spans;
+
+    #[test]
+    fn quoted_values_are_found_around_apostrophes() {
+        assert_eq!(
+            quoted_spans("NameError: name 'reslt' is not defined"),
+            vec!["reslt"]
+        );
+        assert_eq!(
+            quoted_spans("can't parse 'Friday' as \"date\""),
+            vec!["Friday", "date"]
+        );
+        assert_eq!(quoted_spans("it's fine, isn't it"), Vec::<&str>::new());
+    }
+}
