@@ -482,3 +482,33 @@ fn giant_strings_and_deep_nesting_do_not_hang_or_panic() {
             .contains("deep.json:1:")
     );
 }
+
+#[test]
+fn a_file_holding_several_runs_gives_one_report_per_run_in_file_order() {
+    let f = root().join("tests/fixtures/import/taubench.json");
+    let out = run(&["analyze", "--json", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ids: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["run"]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(ids, vec!["task-7-trial-0", "task-8-trial-1"]);
+    let out = run(&["analyze", f.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.matches("\nRun '").count() + usize::from(text.starts_with("Run '")),
+        2
+    );
+    let one = run(&["analyze", "--json", "--index", "1", f.to_str().unwrap()]);
+    assert_eq!(report(&one)["run"]["id"], "task-8-trial-1");
+    assert_eq!(
+        run(&["validate", f.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+}

@@ -86,6 +86,11 @@ pub fn render_text(report: &Report) -> String {
         inert(&r.source_format)
     );
     out.push('\n');
+    if r.status == crate::analysis::model::RunStatus::Succeeded && !report.suspects.is_empty() {
+        out.push_str(
+            "The run succeeded: nothing below made it fail, but these steps looked wrong.\n\n",
+        );
+    }
     match report.suspects.first() {
         Some(top) => {
             let _ = writeln!(
