@@ -16,3 +16,5 @@ pub mod load;
 pub mod model;
 pub mod rank;
 pub mod report;
+#[cfg(test)]
+pub mod testutil;

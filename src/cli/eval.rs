@@ -49,6 +49,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         },
         embedder: embedder.as_ref(),
         confidence: settings.confidence,
+        judge: None,
     };
 
     let progress = Progress::new(files.len());

@@ -35,6 +35,7 @@ pub fn run(args: &LocalizeArgs) -> anyhow::Result<ExitCode> {
             reference,
             embedder: &*prepared.embedder,
             confidence: settings.confidence,
+            judge: None,
         },
     );
     let tiers = plan_tiers(

@@ -3,6 +3,7 @@
 use super::args::ValidateArgs;
 use super::common::{load_options, write_stdout};
 use crate::analysis::load;
+use crate::analysis::model::inert_line;
 use std::process::ExitCode;
 
 /// Runs the subcommand.
@@ -19,8 +20,8 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         for w in &loaded.warnings {
             out.push_str(&format!(
                 "{}: {prefix}warning: {}\n",
-                args.run.display(),
-                w.message
+                inert_line(&args.run.display().to_string()),
+                inert_line(&w.message)
             ));
         }
     }

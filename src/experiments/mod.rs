@@ -9,6 +9,7 @@
 //! [`cost`] hold the rules of influence.md §7-8; [`sink::SampleSink`] is the ledger's seam.
 
 pub mod command_embedder;
+pub mod command_judge;
 pub mod cost;
 pub mod embedder;
 pub mod flip;

@@ -21,6 +21,7 @@ fn every_fixture_is_analysed_with_no_flags() {
         reference: ReferenceChoice::FromRun,
         embedder: &embedder,
         confidence: ConfidenceOptions::default(),
+        judge: None,
     };
     for name in names {
         for l in load_all(name) {

@@ -1,1 +1,78 @@
-//! Splitting the final answer into claims and labelling each by its support.
+//! The claim check (docs/how-it-decides.md, "Claims"): split the final answer into claims,
+//! collect the evidence (documents, successful tool results, memory reads, the user's messages),
+//! match each claim to its best evidence by shared words with numbers, ids and names counting
+//! double, label it, and find the earliest model step whose output already held it.
+//!
+//! Matching is by words, not meaning: a correct paraphrase can show as partial. Pure; no I/O.
+
+mod evidence;
+mod label;
+mod origin;
+mod split;
+pub(crate) mod words;
+
+pub use split::split_claims;
+
+use crate::analysis::links::StepTexts;
+use crate::analysis::model::Run;
+use crate::analysis::report::SupportLabel;
+use evidence::EvidenceIndex;
+
+/// One claim of the final answer, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedClaim {
+    /// The claim as written.
+    pub text: String,
+    /// Its support.
+    pub label: SupportLabel,
+    /// The position of the step holding the best evidence.
+    pub evidence_step: Option<usize>,
+    /// The evidence passage (run text, not yet inert).
+    pub evidence_text: Option<String>,
+    /// The position of the earliest model step whose output already held the claim.
+    pub origin_step: Option<usize>,
+    /// Why this label, in one sentence (inert).
+    pub why: String,
+    /// The claim says an action was (or was not) carried out.
+    pub action: bool,
+}
+
+/// Checks every claim of the run's final answer (none when it has no final answer).
+pub fn check_claims(run: &Run, texts: &StepTexts) -> Vec<CheckedClaim> {
+    let Some(answer) = run.final_answer.as_deref() else {
+        return Vec::new();
+    };
+    let parts = split_claims(answer);
+    if parts.is_empty() {
+        return Vec::new();
+    }
+    let ix = EvidenceIndex::build(run, texts);
+    let actions = label::action_calls(run, texts);
+    let labelled: Vec<_> = parts
+        .iter()
+        .map(|c| label::label_claim(c, run, &ix, &actions))
+        .collect();
+    let terms: Vec<_> = parts
+        .iter()
+        .zip(&labelled)
+        .map(|(c, l)| (l.label != SupportLabel::NoClaim).then(|| label::claim_terms(c)))
+        .collect();
+    let origins = origin::origins(run, texts, &terms);
+    parts
+        .into_iter()
+        .zip(labelled)
+        .zip(origins)
+        .map(|((text, l), origin_step)| CheckedClaim {
+            text,
+            label: l.label,
+            evidence_step: l.evidence_step,
+            evidence_text: l.evidence_text,
+            origin_step,
+            why: l.why,
+            action: l.action,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

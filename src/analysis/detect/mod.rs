@@ -1,1 +1,298 @@
-//! The eleven rule detectors of docs/how-it-decides.md, one file each, listed in one registry.
+//! The eleven rule detectors of docs/how-it-decides.md ("Detect"), one file each, listed in one
+//! registry, [`ALL`]. A detector reads the run and the derived [`Facts`] and returns
+//! [`Finding`]s: a step, a category, a confidence and evidence sentences a person can check.
+//! Detectors never rank, never print and never do I/O; ranking is `analysis::rank`.
+
+mod context_window;
+mod facts;
+mod hallucination;
+mod loops;
+mod memory;
+mod planning;
+mod point_of_no_return;
+mod prompt_injection;
+mod retrieval;
+mod run_status;
+pub(crate) mod say;
+pub(crate) mod schema;
+#[cfg(test)]
+mod tests_support;
+mod tool_error;
+pub(crate) mod vocab;
+mod wrong_tool;
+
+pub use facts::Facts;
+
+/// Which detector found something; the names are the report's `detector` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DetectorId {
+    /// Failed steps and arguments their tool's schema rejects.
+    ToolErrors,
+    /// A tool called where another fits.
+    WrongTool,
+    /// The first state-changing call of a failed run.
+    PointOfNoReturn,
+    /// Identical repeated calls; the step budget.
+    Loops,
+    /// Empty searches and outdated sources.
+    RetrievalQuality,
+    /// Retrieved text or tool output giving the model orders.
+    PromptInjection,
+    /// A nearly full context window.
+    ContextWindow,
+    /// A memory read that differs from what was written.
+    MemoryConsistency,
+    /// A decision whose chosen option needed a step that failed.
+    Planning,
+    /// Claims of the answer no source supports, or one contradicts.
+    Hallucination,
+    /// The run crashed and no step failed.
+    RunStatus,
+    /// The optional judge model.
+    Judge,
+}
+
+impl DetectorId {
+    /// The name in the report and the docs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DetectorId::ToolErrors => "tool_errors",
+            DetectorId::WrongTool => "wrong_tool",
+            DetectorId::PointOfNoReturn => "point_of_no_return",
+            DetectorId::Loops => "loops",
+            DetectorId::RetrievalQuality => "retrieval_quality",
+            DetectorId::PromptInjection => "prompt_injection",
+            DetectorId::ContextWindow => "context_window",
+            DetectorId::MemoryConsistency => "memory_consistency",
+            DetectorId::Planning => "planning",
+            DetectorId::Hallucination => "hallucination",
+            DetectorId::RunStatus => "run_status",
+            DetectorId::Judge => "judge",
+        }
+    }
+}
+
+/// What kind of problem a finding is; the names are the report's `category` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// A tool call failed.
+    ToolError,
+    /// A step other than a tool call failed.
+    StepError,
+    /// A tool call's arguments fail its schema.
+    InvalidArguments,
+    /// A model step wrote the value a failing tool rejected (found by the walk back).
+    WrongValue,
+    /// A tool failed with valid arguments and an error not about them: the tool or its service.
+    ServiceError,
+    /// A tool was called where another fits.
+    WrongTool,
+    /// The first state-changing call of a failed run.
+    PointOfNoReturn,
+    /// The same call three or more times with identical arguments.
+    RepeatedCall,
+    /// The step budget was used up or exceeded.
+    StepBudget,
+    /// A search returned nothing.
+    EmptyRetrieval,
+    /// A search returned a source marked outdated.
+    OutdatedSource,
+    /// Retrieved text or a tool result gives the model orders.
+    PromptInjection,
+    /// A prompt filled 95% or more of the window.
+    ContextFull,
+    /// A memory read differs from what was written.
+    MemoryMismatch,
+    /// A decision chose an option whose required step failed.
+    FailedPrecondition,
+    /// A claim of the answer no source supports.
+    UnsupportedClaim,
+    /// A claim of the answer a close source contradicts.
+    ContradictedClaim,
+    /// A claim of the answer only an outdated source supports.
+    StaleClaim,
+    /// The run crashed after its last recorded step.
+    RunError,
+    /// The step the judge named.
+    JudgePick,
+}
+
+impl Category {
+    /// Every category, in docs order.
+    pub const ALL: [Category; 20] = [
+        Category::ToolError,
+        Category::StepError,
+        Category::InvalidArguments,
+        Category::WrongValue,
+        Category::ServiceError,
+        Category::WrongTool,
+        Category::PointOfNoReturn,
+        Category::RepeatedCall,
+        Category::StepBudget,
+        Category::EmptyRetrieval,
+        Category::OutdatedSource,
+        Category::PromptInjection,
+        Category::ContextFull,
+        Category::MemoryMismatch,
+        Category::FailedPrecondition,
+        Category::UnsupportedClaim,
+        Category::ContradictedClaim,
+        Category::StaleClaim,
+        Category::RunError,
+        Category::JudgePick,
+    ];
+
+    /// The name in the report and the docs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::ToolError => "tool_error",
+            Category::StepError => "step_error",
+            Category::InvalidArguments => "invalid_arguments",
+            Category::WrongValue => "wrong_value",
+            Category::ServiceError => "service_error",
+            Category::WrongTool => "wrong_tool",
+            Category::PointOfNoReturn => "point_of_no_return",
+            Category::RepeatedCall => "repeated_call",
+            Category::StepBudget => "step_budget",
+            Category::EmptyRetrieval => "empty_retrieval",
+            Category::OutdatedSource => "outdated_source",
+            Category::PromptInjection => "prompt_injection",
+            Category::ContextFull => "context_full",
+            Category::MemoryMismatch => "memory_mismatch",
+            Category::FailedPrecondition => "failed_precondition",
+            Category::UnsupportedClaim => "unsupported_claim",
+            Category::ContradictedClaim => "contradicted_claim",
+            Category::StaleClaim => "stale_claim",
+            Category::RunError => "run_error",
+            Category::JudgePick => "judge_pick",
+        }
+    }
+}
+
+/// Whether a finding is where a failure showed up, or a step that looks wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nature {
+    /// Where the failure surfaced (a failed call, a bad claim): the walk back starts here.
+    Symptom,
+    /// A step that looks wrong on its own; a candidate root cause.
+    Suspect,
+}
+
+/// One thing a detector found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    /// The step's position.
+    pub step: usize,
+    /// What kind of problem.
+    pub category: Category,
+    /// Who found it.
+    pub detector: DetectorId,
+    /// The detector's confidence, before the ranking multipliers.
+    pub confidence: f64,
+    /// Symptom or suspect.
+    pub nature: Nature,
+    /// One line for people (run text in it is inert).
+    pub title: String,
+    /// Sentences a person can check against the run (run text in them is inert).
+    pub evidence: Vec<String>,
+    /// About what a read returned: scored x0.6 when no later step used the read.
+    pub about_read: bool,
+    /// A wording problem (a claim of the answer): x0.7 in a run that changed something.
+    pub wording: bool,
+    /// Further steps the walk back looks through (a claim's evidence), besides the links.
+    pub upstream: Vec<usize>,
+}
+
+impl Finding {
+    /// A finding with no flags set.
+    pub fn new(
+        step: usize,
+        category: Category,
+        detector: DetectorId,
+        confidence: f64,
+        nature: Nature,
+        title: String,
+    ) -> Finding {
+        Finding {
+            step,
+            category,
+            detector,
+            confidence,
+            nature,
+            title,
+            evidence: Vec::new(),
+            about_read: false,
+            wording: false,
+            upstream: Vec::new(),
+        }
+    }
+
+    /// Adds an evidence sentence.
+    pub fn because(mut self, sentence: String) -> Finding {
+        self.evidence.push(sentence);
+        self
+    }
+}
+
+/// One rule detector.
+pub trait Detector: Sync {
+    /// Its stable name (report and docs).
+    fn id(&self) -> DetectorId;
+    /// One line for docs/how-it-decides.md.
+    fn doc(&self) -> &'static str;
+    /// Everything it finds in the run.
+    fn detect(&self, facts: &Facts<'_>) -> Vec<Finding>;
+}
+
+/// Every detector, in the order of docs/how-it-decides.md.
+pub const ALL: &[&dyn Detector] = &[
+    &tool_error::ToolErrors,
+    &wrong_tool::WrongTool,
+    &point_of_no_return::PointOfNoReturn,
+    &loops::Loops,
+    &retrieval::RetrievalQuality,
+    &prompt_injection::PromptInjection,
+    &context_window::ContextWindow,
+    &memory::MemoryConsistency,
+    &planning::Planning,
+    &hallucination::Hallucination,
+    &run_status::RunStatus,
+];
+
+/// A count as a float, for ratios (saturating; counts never come near the limit).
+pub(crate) fn count(n: usize) -> f64 {
+    u32::try_from(n).map_or(f64::from(u32::MAX), f64::from)
+}
+
+/// Runs every detector.
+pub fn detect_all(facts: &Facts<'_>) -> Vec<Finding> {
+    ALL.iter().flat_map(|d| d.detect(facts)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn the_registry_holds_eleven_detectors_with_distinct_names() {
+        assert_eq!(ALL.len(), 11);
+        let names: HashSet<_> = ALL.iter().map(|d| d.id().as_str()).collect();
+        assert_eq!(names.len(), 11);
+        assert!(!names.contains("judge"));
+        for d in ALL {
+            assert!(!d.doc().is_empty());
+        }
+    }
+
+    #[test]
+    fn category_names_are_distinct_snake_case() {
+        let names: HashSet<_> = Category::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(names.len(), Category::ALL.len());
+        assert!(
+            names
+                .iter()
+                .all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        );
+    }
+}

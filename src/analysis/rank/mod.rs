@@ -1,2 +1,19 @@
-//! Walk back from symptoms to causes, ranking multipliers, fault verdict; every tuning number in
-//! `params.rs`.
+//! From findings to a verdict (docs/how-it-decides.md, "Walk back", "Rank", "Who was at fault"):
+//! the walk back from symptoms to causes, the ranking multipliers, one suspect per step, and the
+//! fault verdict. Every tuning number is in [`params`]. Pure; no I/O.
+
+mod fault;
+pub mod params;
+mod ranking;
+mod walk_back;
+
+pub use fault::fault;
+pub use ranking::{Scored, SuspectEntry, score_all, suspects};
+pub use walk_back::{Walked, walk_back};
+
+use crate::analysis::detect::{Facts, Finding};
+
+/// Walks back, scores and groups the findings: the suspects, best first.
+pub fn rank(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<SuspectEntry> {
+    suspects(score_all(facts, walk_back(facts, findings)))
+}

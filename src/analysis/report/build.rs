@@ -1,9 +1,23 @@
-//! Building a [`Report`] from a loaded run: detectors, links, walk back, ranking, fault, claims,
-//! influence, dropped context and the optional judge, in that order.
+//! Building a [`Report`] from a loaded run: links, claims, detectors, walk back, ranking, the
+//! optional judge, fault, ranking confidence, influence and dropped context, in that order.
+//! Pure except for what the given embedder and judge do; never panics on any run.
 
-use super::{Fault, Party, REPORT_FORMAT, Report, RunSummary};
-use crate::analysis::influence::{ConfidenceOptions, Embedder, RankingConfidence};
-use crate::analysis::load::Loaded;
+use super::{
+    Claim, Fault, JudgeOutcome, Link, REPORT_FORMAT, Report, RunSummary, Suspect, VerdictStep,
+};
+use crate::analysis::claims::{CheckedClaim, check_claims};
+use crate::analysis::detect::say::short;
+use crate::analysis::detect::{Facts, detect_all};
+use crate::analysis::influence::{
+    ConfidenceOptions, Embedder, dropped_section, influence_section, ranking_confidence,
+};
+use crate::analysis::judge::{Judge, build_request, finding_from, read_answer, should_ask};
+use crate::analysis::links::{LinkGraph, StepTexts};
+use crate::analysis::load::{Loaded, Warning};
+use crate::analysis::model::Run;
+use crate::analysis::rank::params::{MAX_SUSPECTS, QUOTE_CHARS, SCORE_CAP};
+use crate::analysis::rank::{Scored, SuspectEntry, fault, score_all, suspects, walk_back};
+use crate::analysis::report::Role;
 
 /// Which reference answer is in force.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -25,12 +39,95 @@ pub struct AnalyzeOptions<'a> {
     pub embedder: &'a dyn Embedder,
     /// How both rankings' confidence is judged.
     pub confidence: ConfidenceOptions,
+    /// The optional judge; `None` means rules only (nothing leaves the machine).
+    pub judge: Option<&'a dyn Judge>,
+}
+
+impl<'a> AnalyzeOptions<'a> {
+    /// Rules only, the run's own reference, default confidence options.
+    pub fn new(embedder: &'a dyn Embedder) -> Self {
+        AnalyzeOptions {
+            reference: ReferenceChoice::FromRun,
+            embedder,
+            confidence: ConfidenceOptions::default(),
+            judge: None,
+        }
+    }
+}
+
+/// Scores are written with at most 6 decimals (0.9 x 0.8 is 0.72, not 0.7200000000000001).
+fn round6(x: f64) -> f64 {
+    if x.is_finite() {
+        (x * 1e6).round() / 1e6
+    } else {
+        0.0
+    }
 }
 
 /// Analyses one run.
 pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
-    let _ = (opts.embedder, &opts.reference);
     let run = &loaded.run;
+    let mut warnings = loaded.warnings.clone();
+    let texts = StepTexts::build(run);
+    let links = LinkGraph::build(run, &texts);
+    if links.truncated {
+        warnings.push(Warning::run(
+            None,
+            "the run holds more distinct values than the link index takes (16 MiB); values of later steps were left out, so some links may be missing",
+        ));
+    }
+    let checked = check_claims(run, &texts);
+    let facts = Facts::new(run, &texts, &links, &checked);
+    let scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
+    let rule_suspects = suspects(scored.clone());
+    let fault = fault(&facts, &rule_suspects);
+    let (judge, mut ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
+    if ranked.len() > MAX_SUSPECTS {
+        warnings.push(Warning::run(
+            None,
+            format!(
+                "{} suspects found; only the first {MAX_SUSPECTS} are listed",
+                ranked.len()
+            ),
+        ));
+        ranked.truncate(MAX_SUSPECTS);
+    }
+    let suspects_out: Vec<Suspect> = ranked
+        .iter()
+        .enumerate()
+        .map(|(k, s)| to_suspect(run, k, s))
+        .collect();
+    let pairs: Vec<(&str, f64)> = suspects_out
+        .iter()
+        .map(|s| (s.step.as_str(), s.score))
+        .collect();
+    let confidence = ranking_confidence(&pairs, &opts.confidence);
+    let verdict = suspects_out.first().map(|s| VerdictStep {
+        step: s.step.clone(),
+        index: s.index,
+        category: s.category.clone(),
+        title: s.title.clone(),
+        evidence: s.evidence.clone(),
+    });
+    let reference = match &opts.reference {
+        ReferenceChoice::FromRun => run.reference_answer.as_deref(),
+        ReferenceChoice::Ignore => None,
+        ReferenceChoice::Given(t) => Some(t.as_str()),
+    };
+    let influence = match influence_section(run, reference, opts.embedder, &opts.confidence) {
+        Ok(s) => s,
+        Err(e) => {
+            warnings.push(Warning::run(
+                None,
+                format!(
+                    "the embedder '{}' failed: {}; the influence ranking is left out",
+                    short(opts.embedder.name(), QUOTE_CHARS),
+                    short(&e.to_string(), 300)
+                ),
+            ));
+            None
+        }
+    };
     Report {
         format: REPORT_FORMAT.to_owned(),
         run: RunSummary {
@@ -38,27 +135,114 @@ pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
             status: run.status,
             steps: run.steps.len(),
             source_format: loaded.source_format.name().to_owned(),
-            warnings: loaded.warnings.clone(),
+            warnings,
         },
-        verdict: None,
+        verdict,
         fault: Fault {
-            party: Party::None,
-            why: String::new(),
+            party: fault.party,
+            why: fault.why,
         },
-        suspects: Vec::new(),
-        confidence: RankingConfidence {
-            clear_winner: false,
-            margin: None,
-            lead: None,
-            shortlist: Vec::new(),
-            strategy: String::new(),
-            reason: String::new(),
-        },
-        links: Vec::new(),
-        claims: Vec::new(),
-        influence: None,
-        dropped: None,
-        judge: None,
+        suspects: suspects_out,
+        confidence,
+        links: links_out(run, &links),
+        claims: checked.iter().map(|c| to_claim(run, c)).collect(),
+        influence,
+        dropped: dropped_section(run),
+        judge,
         experiments: None,
     }
 }
+
+/// Asks the judge when the rules call for it; returns the outcome and the final suspects.
+fn ask_judge(
+    facts: &Facts<'_>,
+    judge: Option<&dyn Judge>,
+    scored: Vec<Scored>,
+    rule_suspects: Vec<SuspectEntry>,
+) -> (Option<JudgeOutcome>, Vec<SuspectEntry>) {
+    let run = facts.run;
+    let Some(judge) = judge else {
+        return (None, rule_suspects);
+    };
+    if !should_ask(run.status, rule_suspects.first().map(|s| s.score)) {
+        return (None, rule_suspects);
+    }
+    let request = build_request(facts, &rule_suspects);
+    let answer = judge.ask(&request).and_then(|v| read_answer(run, &v));
+    match answer {
+        Ok(a) => {
+            let f = finding_from(facts, &a, rule_suspects.first());
+            let step = run.steps.get(f.step).map(|s| s.id.0.clone());
+            let score = f.confidence.min(SCORE_CAP);
+            let mut all = scored;
+            all.push(Scored {
+                finding: f,
+                role: Role::Suspect,
+                cause: None,
+                score,
+            });
+            (
+                Some(JudgeOutcome {
+                    step,
+                    reason: Some(a.reason),
+                    error: None,
+                }),
+                suspects(all),
+            )
+        }
+        Err(e) => (
+            Some(JudgeOutcome {
+                step: None,
+                reason: None,
+                error: Some(e.0),
+            }),
+            rule_suspects,
+        ),
+    }
+}
+
+fn step_id(run: &Run, i: usize) -> String {
+    run.steps.get(i).map(|s| s.id.0.clone()).unwrap_or_default()
+}
+
+fn to_suspect(run: &Run, k: usize, s: &SuspectEntry) -> Suspect {
+    Suspect {
+        rank: k + 1,
+        step: step_id(run, s.step),
+        index: s.step,
+        category: s.category.as_str().to_owned(),
+        detector: s.detector.as_str().to_owned(),
+        title: s.title.clone(),
+        score: round6(s.score),
+        confidence: round6(s.confidence),
+        role: s.role,
+        cause: s.cause.map(|c| step_id(run, c)),
+        evidence: s.evidence.clone(),
+    }
+}
+
+fn to_claim(run: &Run, c: &CheckedClaim) -> Claim {
+    Claim {
+        text: c.text.clone(),
+        label: c.label,
+        evidence_step: c.evidence_step.map(|i| step_id(run, i)),
+        origin_step: c.origin_step.map(|i| step_id(run, i)),
+        why: c.why.clone(),
+        evidence_text: c.evidence_text.clone(),
+    }
+}
+
+fn links_out(run: &Run, links: &LinkGraph) -> Vec<Link> {
+    links
+        .pairs()
+        .into_iter()
+        .map(|u| Link {
+            from: step_id(run, u.from),
+            to: step_id(run, u.to),
+            value: short(links.value(u.value), QUOTE_CHARS),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

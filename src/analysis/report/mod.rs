@@ -11,7 +11,7 @@ pub use probe::{
     CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
     Verdict,
 };
-pub use text::render_text;
+pub use text::{render_json, render_text};
 
 use crate::analysis::influence::{RankingConfidence, Signals, Weights};
 use crate::analysis::load::Warning;
@@ -184,6 +184,12 @@ pub struct Claim {
     pub evidence_step: Option<String>,
     /// The earliest model step whose output already held the claim, or null.
     pub origin_step: Option<String>,
+    /// Why this label, in one sentence (inert).
+    #[serde(default)]
+    pub why: String,
+    /// The evidence passage the label rests on (run text), when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_text: Option<String>,
 }
 
 /// `influence`: every piece of context that reached the model, ranked by resemblance to the answer.

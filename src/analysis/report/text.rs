@@ -1,9 +1,283 @@
-//! The report as a short text for people (`analyze` without `--json`): top suspect with evidence,
-//! the next two, fault, claims. Formats the report only; run text is made inert.
+//! The report for people (`analyze` without `--json`): the top suspect with its evidence, the
+//! next two, how clear the ranking is, the fault, the claims, dropped context, warnings, and the
+//! reminder that the diagnosis is a correlation until a re-run. Scores are never printed. Also the
+//! report as one line of JSON for `--json`. Formats the report only; every run-derived string is
+//! made inert here, whatever the report already did.
 
-use super::Report;
+use super::{Report, SupportLabel, Suspect};
+use crate::analysis::model::{describe_step, inert_line};
+use std::fmt::Write as _;
+
+/// Claims longer than this are shortened in the text.
+const CLAIM_CHARS: usize = 160;
+/// At most this many claims are listed.
+const MAX_CLAIMS_SHOWN: usize = 20;
+/// At most this many warnings are listed.
+const MAX_WARNINGS_SHOWN: usize = 20;
+/// At most this many dropped units are named.
+const MAX_DROPPED_SHOWN: usize = 5;
+
+fn inert(s: &str) -> String {
+    inert_line(s).into_owned()
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    let mut out: String = s.chars().take(max).collect();
+    if s.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    inert(&out)
+}
+
+/// `s` with its first letter upper-cased.
+fn sentence(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn words(category: &str) -> String {
+    category.replace('_', " ")
+}
+
+fn label_word(l: SupportLabel) -> &'static str {
+    match l {
+        SupportLabel::Supported => "supported",
+        SupportLabel::Partial => "partial",
+        SupportLabel::Unsupported => "unsupported",
+        SupportLabel::Contradicted => "contradicted",
+        SupportLabel::Stale => "stale",
+        SupportLabel::NoClaim => "no claim",
+    }
+}
+
+fn role_words(report: &Report, s: &Suspect) -> String {
+    match (s.role, &s.cause) {
+        (super::Role::RootCause, _) => {
+            "root cause found by walking back from the failure".to_owned()
+        }
+        (super::Role::Symptom, Some(c)) => {
+            let pos = report
+                .suspects
+                .iter()
+                .find(|x| &x.step == c)
+                .map(|x| x.index);
+            match pos {
+                Some(i) => format!("symptom; caused by {}", describe_step(c, i)),
+                None => format!("symptom; caused by step '{}'", inert(c)),
+            }
+        }
+        _ => "suspect".to_owned(),
+    }
+}
 
 /// The report as text.
 pub fn render_text(report: &Report) -> String {
-    format!("run {}: {} steps\n", report.run.id, report.run.steps)
+    let mut out = String::new();
+    let r = &report.run;
+    let _ = writeln!(
+        out,
+        "Run '{}': {}, {} steps ({}).",
+        inert(&r.id),
+        r.status.as_str(),
+        r.steps,
+        inert(&r.source_format)
+    );
+    out.push('\n');
+    if r.status == crate::analysis::model::RunStatus::Succeeded && !report.suspects.is_empty() {
+        out.push_str(
+            "The run succeeded: nothing below made it fail, but these steps looked wrong.\n\n",
+        );
+    }
+    match report.suspects.first() {
+        Some(top) => {
+            let _ = writeln!(
+                out,
+                "Top suspect: {}: {}",
+                describe_step(&top.step, top.index),
+                words(&top.category)
+            );
+            let _ = writeln!(out, "  {}", inert(&top.title));
+            let _ = writeln!(
+                out,
+                "  found by {} ({})",
+                inert(&top.detector),
+                role_words(report, top)
+            );
+            for e in &top.evidence {
+                let _ = writeln!(out, "  - {}", inert(e));
+            }
+            let rest: Vec<_> = report.suspects.iter().skip(1).take(2).collect();
+            if !rest.is_empty() {
+                out.push_str("\nNext suspects:\n");
+                for s in rest {
+                    let _ = writeln!(
+                        out,
+                        "  {}. {}: {} ({})",
+                        s.rank,
+                        describe_step(&s.step, s.index),
+                        words(&s.category),
+                        role_words(report, s)
+                    );
+                    let _ = writeln!(out, "     {}", inert(&s.title));
+                    if let Some(e) = s.evidence.first() {
+                        let _ = writeln!(out, "     - {}", inert(e));
+                    }
+                }
+            }
+            let more = report.suspects.len().saturating_sub(3);
+            if more > 0 {
+                let _ = writeln!(out, "  ({more} more in --json)");
+            }
+            out.push('\n');
+            if report.suspects.len() > 1 && !report.confidence.shortlist.is_empty() {
+                if report.confidence.clear_winner {
+                    out.push_str("Ranking: the top suspect leads clearly.\n");
+                } else {
+                    let list: Vec<_> = report
+                        .confidence
+                        .shortlist
+                        .iter()
+                        .map(|s| format!("'{}'", inert(s)))
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        "Ranking: too close to call; look at each of {}.",
+                        list.join(", ")
+                    );
+                }
+            }
+        }
+        None => out.push_str("No suspect: no rule found a step to blame.\n"),
+    }
+    let _ = writeln!(
+        out,
+        "Fault: {}. {}",
+        serde_name(&report.fault.party),
+        sentence(&inert(&report.fault.why))
+    );
+    if !report.claims.is_empty() {
+        out.push_str("\nClaims of the final answer:\n");
+        for c in report.claims.iter().take(MAX_CLAIMS_SHOWN) {
+            let _ = write!(
+                out,
+                "  [{}] \"{}\"",
+                label_word(c.label),
+                shorten(&c.text, CLAIM_CHARS)
+            );
+            if !c.why.is_empty() {
+                let _ = write!(out, ": {}", inert(&c.why));
+            }
+            if let Some(o) = &c.origin_step {
+                let _ = write!(out, " (first written at step '{}')", inert(o));
+            }
+            out.push('\n');
+        }
+        let more = report.claims.len().saturating_sub(MAX_CLAIMS_SHOWN);
+        if more > 0 {
+            let _ = writeln!(out, "  ({more} more in --json)");
+        }
+    }
+    if let Some(inf) = &report.influence
+        && let Some(lead) = &inf.confidence.lead
+    {
+        let how = if inf.confidence.clear_winner {
+            "leads clearly"
+        } else {
+            "is not clearly ahead (a flat top: several pieces look alike to the answer)"
+        };
+        let _ = writeln!(
+            out,
+            "\nContext most like the answer ({}): '{}' {how}.",
+            inert(&inf.ranked_by),
+            inert(lead)
+        );
+    }
+    if let Some(d) = &report.dropped
+        && d.any_dropped
+    {
+        let names: Vec<_> = d
+            .dropped
+            .iter()
+            .take(MAX_DROPPED_SHOWN)
+            .map(|u| format!("'{}'", inert(&u.id)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nDropped context: {} of {} available units never reached the model: {}. Each is only a candidate; restoring it and re-running is the proof.",
+            d.dropped.len(),
+            d.available_count,
+            names.join(", ")
+        );
+    }
+    if let Some(j) = &report.judge {
+        match (&j.step, &j.error) {
+            (Some(s), _) => {
+                let _ = writeln!(
+                    out,
+                    "\nJudge: blames step '{}': {}",
+                    inert(s),
+                    shorten(j.reason.as_deref().unwrap_or(""), 300)
+                );
+            }
+            (None, Some(e)) => {
+                let _ = writeln!(
+                    out,
+                    "\nJudge: no usable answer ({}); the rules' verdict stands.",
+                    shorten(e, 300)
+                );
+            }
+            (None, None) => {}
+        }
+    }
+    if !r.warnings.is_empty() {
+        out.push_str("\nWarnings:\n");
+        for w in r.warnings.iter().take(MAX_WARNINGS_SHOWN) {
+            let _ = writeln!(out, "  - {}", inert(&w.message));
+        }
+        let more = r.warnings.len().saturating_sub(MAX_WARNINGS_SHOWN);
+        if more > 0 {
+            let _ = writeln!(
+                out,
+                "  ({more} more in --json; tdn-tui validate lists them all)"
+            );
+        }
+    }
+    out.push_str(
+        "\nThis diagnosis is a correlation, not proof: it says where to look first. Only a re-run \
+         without the suspect (tdn-tui experiment, tdn-tui localize) shows that it caused the failure.\n",
+    );
+    out
+}
+
+fn serde_name(p: &super::Party) -> &'static str {
+    match p {
+        super::Party::Agent => "agent",
+        super::Party::User => "user",
+        super::Party::Unfinished => "unfinished",
+        super::Party::None => "none",
+    }
+}
+
+/// The report as one compact line of JSON (with a newline). Characters that could drive a
+/// terminal (C1 controls, DEL, bidirectional overrides) are written as `\u` escapes, which JSON
+/// reads back as the same text.
+pub fn render_json(report: &Report) -> String {
+    let raw = serde_json::to_string(report).unwrap_or_else(|e| {
+        serde_json::json!({"format": super::REPORT_FORMAT, "error": e.to_string()}).to_string()
+    });
+    let mut out = String::with_capacity(raw.len() + 1);
+    for c in raw.chars() {
+        let hazard = (c.is_control() && c != '\n' && c != '\t' && c != '\r')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
+        if hazard {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\n');
+    out
 }

@@ -1,0 +1,289 @@
+//! The evidence a claim is checked against (docs/how-it-decides.md, "Claims"): retrieved
+//! documents, successful tool results, memory reads and the user's own messages, each tagged with
+//! its step, plus failed calls for claims that say something did not happen. Split into passages
+//! and indexed by term, so each claim looks only at passages sharing a term with it.
+
+use super::words::each_term;
+use crate::analysis::links::tokens::{clip, sentences};
+use crate::analysis::links::{StepTexts, flat_text};
+use crate::analysis::model::{Run, StepKind};
+use crate::analysis::rank::params::MAX_EVIDENCE_PASSAGES;
+use std::collections::HashMap;
+
+/// A text shorter than this is one passage; a longer one is split into sentences.
+const WHOLE_PASSAGE_BYTES: usize = 400;
+/// A passage is cut to this many bytes.
+const PASSAGE_BYTES: usize = 2_000;
+/// A term found in more passages than this is too common to find candidates with.
+const COMMON_TERM_POSTINGS: usize = 20_000;
+/// At most this many candidate passages are scored per claim.
+const MAX_CANDIDATES: usize = 50_000;
+
+/// Where a passage came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// A retrieved document (or a document unit).
+    Document,
+    /// The output of a tool call that succeeded.
+    ToolResult,
+    /// A tool call that failed: its error and arguments.
+    FailedCall,
+    /// A memory read.
+    Memory,
+    /// The user's own message (or the task); questions are left out, they assert nothing.
+    User,
+    /// A search that returned nothing: its query, for claims that something was not found.
+    EmptySearch,
+}
+
+/// One passage of evidence.
+#[derive(Clone, Debug)]
+pub struct Passage {
+    /// The step it came from (None: the run's task).
+    pub step: Option<usize>,
+    /// Where it came from.
+    pub kind: SourceKind,
+    /// Marked outdated by the recorder.
+    pub outdated: bool,
+    /// The passage text.
+    pub text: String,
+    /// Its term ids, sorted.
+    terms: Vec<u32>,
+}
+
+/// Every passage of the run, with an index from term to passages.
+#[derive(Debug, Default)]
+pub struct EvidenceIndex {
+    passages: Vec<Passage>,
+    ids: HashMap<String, u32>,
+    postings: Vec<Vec<u32>>,
+    is_number: Vec<bool>,
+}
+
+impl EvidenceIndex {
+    /// Collects and indexes the evidence of `run`.
+    pub fn build(run: &Run, texts: &StepTexts) -> EvidenceIndex {
+        let mut ix = EvidenceIndex::default();
+        let has_user_step = run.steps.iter().any(|s| s.kind == StepKind::User);
+        if !has_user_step && let Some(task) = &run.task {
+            ix.add_statements(None, task);
+        }
+        for (i, step) in run.steps.iter().enumerate() {
+            match step.kind {
+                StepKind::User => ix.add_statements(Some(i), texts.produced(i)),
+                StepKind::Retrieval => match &step.documents {
+                    Some(docs) if docs.is_empty() => {
+                        ix.add(Some(i), SourceKind::EmptySearch, false, texts.consumed(i));
+                    }
+                    Some(docs) => {
+                        for d in docs {
+                            ix.add(Some(i), SourceKind::Document, d.outdated, &d.text);
+                        }
+                    }
+                    None => {}
+                },
+                StepKind::MemoryRead => {
+                    if let Some(m) = &step.memory {
+                        ix.add(Some(i), SourceKind::Memory, false, &flat_text(&m.value));
+                    }
+                }
+                StepKind::Tool => {
+                    if step.failed() {
+                        let mut t = step.error.clone().unwrap_or_default();
+                        if let Some(call) = &step.tool {
+                            t.push('\n');
+                            t.push_str(&flat_text(&call.arguments));
+                        }
+                        ix.add(Some(i), SourceKind::FailedCall, false, &t);
+                    } else if let Some(out) = &step.output {
+                        ix.add(Some(i), SourceKind::ToolResult, false, &flat_text(out));
+                    }
+                }
+                _ => {}
+            }
+            if ix.passages.len() >= MAX_EVIDENCE_PASSAGES {
+                break;
+            }
+        }
+        ix.add_units(run);
+        ix
+    }
+
+    /// Units of kind document, tool_result or memory that reached a model and are not already
+    /// recorded by the step that produced them.
+    fn add_units(&mut self, run: &Run) {
+        let any_context = run.steps.iter().any(|s| s.context.is_some());
+        let mut reached: HashMap<&str, usize> = HashMap::new();
+        for (i, s) in run.steps.iter().enumerate() {
+            for id in s.context.iter().flat_map(|c| c.sent.iter()) {
+                reached.entry(id.as_str()).or_insert(i);
+            }
+        }
+        for unit in &run.context_units {
+            let kind = match unit.kind.as_str() {
+                "document" => SourceKind::Document,
+                "tool_result" => SourceKind::ToolResult,
+                "memory" => SourceKind::Memory,
+                _ => continue,
+            };
+            let first_use = reached.get(unit.id.as_str()).copied();
+            if any_context && first_use.is_none() {
+                continue;
+            }
+            let producer = unit
+                .produced_by
+                .as_ref()
+                .and_then(|p| run.step_index(p.as_str()));
+            let recorded = producer.and_then(|p| run.steps.get(p)).is_some_and(|s| {
+                s.documents.as_ref().is_some_and(|d| !d.is_empty())
+                    || (s.kind == StepKind::Tool && s.output.is_some())
+                    || s.memory.is_some()
+            });
+            if recorded {
+                continue;
+            }
+            let outdated = unit
+                .extra
+                .get("outdated")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false);
+            self.add(producer.or(first_use), kind, outdated, &unit.text);
+            if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+                return;
+            }
+        }
+    }
+
+    /// A user's message: each sentence that is not a question.
+    fn add_statements(&mut self, step: Option<usize>, text: &str) {
+        for s in sentences(clip(text, crate::analysis::rank::params::LINK_SCAN_BYTES)) {
+            if !s.ends_with('?') {
+                self.push(step, SourceKind::User, false, s);
+            }
+            if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+                return;
+            }
+        }
+    }
+
+    fn add(&mut self, step: Option<usize>, kind: SourceKind, outdated: bool, text: &str) {
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        if text.len() <= WHOLE_PASSAGE_BYTES {
+            self.push(step, kind, outdated, text);
+        } else {
+            for s in sentences(clip(text, crate::analysis::rank::params::LINK_SCAN_BYTES)) {
+                self.push(step, kind, outdated, s);
+                if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, step: Option<usize>, kind: SourceKind, outdated: bool, text: &str) {
+        if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+            return;
+        }
+        let p = u32::try_from(self.passages.len()).unwrap_or(u32::MAX);
+        let mut terms: Vec<u32> = Vec::new();
+        each_term(text, |key, kind| {
+            let next = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+            let id = *self.ids.entry(key).or_insert(next);
+            if usize::try_from(id).is_ok_and(|i| i == self.postings.len()) {
+                self.postings.push(Vec::new());
+                self.is_number.push(kind == super::words::TermKind::Number);
+            }
+            terms.push(id);
+        });
+        terms.sort_unstable();
+        terms.dedup();
+        for &t in &terms {
+            if let Some(list) = usize::try_from(t)
+                .ok()
+                .and_then(|i| self.postings.get_mut(i))
+            {
+                list.push(p);
+            }
+        }
+        self.passages.push(Passage {
+            step,
+            kind,
+            outdated,
+            text: clip(text, PASSAGE_BYTES).to_owned(),
+            terms,
+        });
+    }
+
+    /// The passage at `i`.
+    pub fn passage(&self, i: usize) -> Option<&Passage> {
+        self.passages.get(i)
+    }
+
+    /// The id of a term key, when some passage holds it.
+    pub fn term_id(&self, key: &str) -> Option<u32> {
+        self.ids.get(key).copied()
+    }
+
+    /// True when passage `p` holds term `t`.
+    pub fn holds(&self, p: usize, t: u32) -> bool {
+        self.passages
+            .get(p)
+            .is_some_and(|x| x.terms.binary_search(&t).is_ok())
+    }
+
+    /// Every term id of passage `p` that is a number.
+    pub fn numbers_of(&self, p: usize) -> Vec<u32> {
+        self.passages
+            .get(p)
+            .map(|x| {
+                x.terms
+                    .iter()
+                    .copied()
+                    .filter(|&t| {
+                        usize::try_from(t)
+                            .ok()
+                            .and_then(|i| self.is_number.get(i))
+                            .copied()
+                            .unwrap_or(false)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The passages sharing at least one of these terms; rare terms are looked up first and
+    /// terms held by more than 20,000 passages only when nothing rarer exists.
+    pub fn candidates(&self, term_ids: &[u32]) -> Vec<usize> {
+        let mut by_rarity: Vec<(usize, u32)> = term_ids
+            .iter()
+            .filter_map(|&t| {
+                let n = usize::try_from(t)
+                    .ok()
+                    .and_then(|i| self.postings.get(i))?
+                    .len();
+                Some((n, t))
+            })
+            .collect();
+        by_rarity.sort_unstable();
+        let rare_exists = by_rarity.iter().any(|&(n, _)| n <= COMMON_TERM_POSTINGS);
+        let mut out: Vec<usize> = Vec::new();
+        for (n, t) in by_rarity {
+            if rare_exists && n > COMMON_TERM_POSTINGS {
+                break;
+            }
+            if let Some(list) = usize::try_from(t).ok().and_then(|i| self.postings.get(i)) {
+                out.extend(list.iter().filter_map(|&p| usize::try_from(p).ok()));
+            }
+            if out.len() >= MAX_CANDIDATES {
+                break;
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out.truncate(MAX_CANDIDATES);
+        out
+    }
+}

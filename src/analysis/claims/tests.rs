@@ -1,0 +1,241 @@
+//! Claim labels and origins on small runs; expected labels follow the rules of
+//! docs/how-it-decides.md, "Claims".
+
+use super::*;
+use crate::analysis::testutil::{RunBuilder, doc};
+use serde_json::json;
+
+fn check(run: &Run) -> Vec<CheckedClaim> {
+    check_claims(run, &StepTexts::build(run))
+}
+
+fn labels(run: &Run) -> Vec<SupportLabel> {
+    check(run).into_iter().map(|c| c.label).collect()
+}
+
+fn friday() -> Run {
+    RunBuilder::failed()
+        .tool_def("create_event", "", json!(null), true)
+        .user("s1", "Book a 30 minute call with Dana next Friday at 10")
+        .llm(
+            "s2",
+            json!({"tool_call": {"name": "create_event", "arguments": {"start": "Friday"}}}),
+        )
+        .tool_err(
+            "s3",
+            "create_event",
+            json!({"start": "Friday"}),
+            "invalid start: 'Friday' is not a date-time",
+        )
+        .llm("s4", "Your call with Dana is booked.")
+        .answer("Your call with Dana is booked.")
+        .build()
+}
+
+#[test]
+fn a_failed_booking_contradicts_the_claim_that_it_was_booked() {
+    let c = check(&friday());
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].label, SupportLabel::Contradicted);
+    assert_eq!(c[0].evidence_step, Some(2));
+    assert_eq!(c[0].origin_step, Some(3));
+    assert!(c[0].action);
+}
+
+#[test]
+fn a_successful_booking_supports_it_and_a_request_alone_does_not() {
+    let ok = RunBuilder::succeeded()
+        .tool_def("create_event", "", json!(null), true)
+        .user("s1", "Book a call with Dana on Friday")
+        .tool_ok(
+            "s2",
+            "create_event",
+            json!({"start": "2026-11-06T10:00:00Z", "title": "Call with Dana"}),
+            json!({"id": "evt_81"}),
+        )
+        .answer("Your call with Dana is booked.")
+        .build();
+    assert_eq!(labels(&ok), vec![SupportLabel::Supported]);
+    let no_call = RunBuilder::failed()
+        .user("s1", "Book a call with Dana on Friday")
+        .answer("Your call with Dana is booked.")
+        .build();
+    assert_eq!(labels(&no_call), vec![SupportLabel::Unsupported]);
+}
+
+#[test]
+fn only_an_outdated_source_makes_a_claim_stale() {
+    let stale = RunBuilder::failed()
+        .user("s1", "How much is the refund for my annual plan?")
+        .retrieval(
+            "s2",
+            "annual plan refund",
+            vec![doc(
+                "policy-2023",
+                "Annual plans cancelled within 30 days are refunded $120.",
+                true,
+            )],
+        )
+        .answer("You will get a refund of $120.")
+        .build();
+    let c = check(&stale);
+    assert_eq!(c[0].label, SupportLabel::Stale);
+    assert_eq!(c[0].evidence_step, Some(1));
+    let current = RunBuilder::failed()
+        .retrieval(
+            "s1",
+            "annual plan refund",
+            vec![
+                doc(
+                    "policy-2023",
+                    "Annual plans cancelled within 30 days are refunded $120.",
+                    true,
+                ),
+                doc(
+                    "policy-2025",
+                    "Annual plans cancelled within 30 days are refunded $120 minus fees.",
+                    false,
+                ),
+            ],
+        )
+        .answer("You will get a refund of $120.")
+        .build();
+    assert_eq!(labels(&current), vec![SupportLabel::Supported]);
+}
+
+#[test]
+fn a_close_source_with_another_number_contradicts() {
+    let run = RunBuilder::failed()
+        .retrieval(
+            "s1",
+            "refund",
+            vec![doc(
+                "p",
+                "Annual plan refunds are $80 within 30 days.",
+                false,
+            )],
+        )
+        .answer("Annual plan refunds are $120.")
+        .build();
+    let c = check(&run);
+    assert_eq!(c[0].label, SupportLabel::Contradicted);
+    assert_eq!(c[0].evidence_step, Some(0));
+    let no_number = RunBuilder::failed()
+        .retrieval(
+            "s1",
+            "refund",
+            vec![doc(
+                "p",
+                "Annual plan refunds are handled by billing.",
+                false,
+            )],
+        )
+        .answer("Annual plan refunds are $120.")
+        .build();
+    assert_ne!(labels(&no_number), vec![SupportLabel::Contradicted]);
+}
+
+#[test]
+fn partial_unsupported_and_no_claim() {
+    let run = RunBuilder::failed()
+        .tool_ok("s1", "get_order", json!({"id": "ORD-1042"}), json!({"id": "ORD-1042", "status": "shipped", "carrier": "UPS"}))
+        .answer("Order ORD-1042 shipped with FedEx yesterday. The moon is made of cheese. Is there anything else I can help with? Thanks for your patience!")
+        .build();
+    assert_eq!(
+        labels(&run),
+        vec![
+            SupportLabel::Partial,
+            SupportLabel::Unsupported,
+            SupportLabel::NoClaim,
+            SupportLabel::NoClaim
+        ]
+    );
+}
+
+#[test]
+fn the_origin_is_the_earliest_model_step_that_held_the_claim() {
+    let run = RunBuilder::failed()
+        .retrieval("s1", "q", vec![doc("d", "Refunds are $120.", true)])
+        .llm(
+            "s2",
+            "Thinking: the refund for the annual plan is $120 per the policy.",
+        )
+        .llm("s3", "You will get a refund of $120.")
+        .answer("You will get a refund of $120.")
+        .build();
+    assert_eq!(check(&run)[0].origin_step, Some(1));
+    let none = RunBuilder::failed()
+        .llm("s1", "Let me look that up.")
+        .answer("You will get a refund of $120.")
+        .build();
+    assert_eq!(check(&none)[0].origin_step, None);
+}
+
+#[test]
+fn no_final_answer_means_no_claims() {
+    assert!(check(&RunBuilder::failed().user("s1", "hi").build()).is_empty());
+}
+
+#[test]
+fn a_bare_done_is_a_claim_of_an_action_and_a_tool_name_is_not_its_origin() {
+    let run = RunBuilder::failed()
+        .tool_def("schedule_meeting", "", json!(null), true)
+        .llm("s1", json!({"tool_calls": [{"name": "schedule_meeting", "arguments": {"when": "11/06 3pm"}}]}))
+        .tool_err("s2", "schedule_meeting", json!({"when": "11/06 3pm"}), "could not parse datetime")
+        .llm("s3", "Done! Your meeting is scheduled.")
+        .answer("Done! Your meeting is scheduled.")
+        .build();
+    let c = check(&run);
+    assert_eq!(
+        c.iter()
+            .map(|c| (c.label, c.evidence_step, c.origin_step))
+            .collect::<Vec<_>>(),
+        vec![
+            (SupportLabel::Contradicted, Some(1), Some(2)),
+            (SupportLabel::Contradicted, Some(1), Some(2))
+        ]
+    );
+}
+
+#[test]
+fn a_general_statement_with_a_success_word_is_not_a_claim_of_an_action() {
+    let run = RunBuilder::failed()
+        .tool_def("send_email", "", json!(null), true)
+        .tool_ok(
+            "s1",
+            "fetch",
+            json!({"url": "https://x.example"}),
+            "Invoices are issued on the 1st of each month.",
+        )
+        .tool_err(
+            "s2",
+            "send_email",
+            json!({"to": "a@b.example"}),
+            "smtp down",
+        )
+        .answer("Invoices are issued on the 1st of each month.")
+        .build();
+    let c = check(&run);
+    assert_eq!(
+        (c[0].label, c[0].evidence_step, c[0].action),
+        (SupportLabel::Supported, Some(0), false)
+    );
+}
+
+#[test]
+fn a_claim_that_something_was_not_found_rests_on_the_empty_search() {
+    let run = RunBuilder::failed()
+        .retrieval("s1", "BX-200 warranty", vec![])
+        .answer("Sorry, I could not find the warranty terms for the BX-200.")
+        .build();
+    let c = check(&run);
+    assert_eq!(
+        (c[0].label, c[0].evidence_step),
+        (SupportLabel::Supported, Some(0))
+    );
+    let positive = RunBuilder::failed()
+        .retrieval("s1", "BX-200 warranty", vec![])
+        .answer("The BX-200 warranty terms run for two years.")
+        .build();
+    assert_ne!(check(&positive)[0].label, SupportLabel::Supported);
+}

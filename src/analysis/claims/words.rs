@@ -1,0 +1,219 @@
+//! Words for matching claims to sources: content words lightly stemmed, numbers in one canonical
+//! form, ids and addresses in lower case, and names (capitalised words inside a sentence) marked
+//! so they count double. Pure functions over text; no I/O.
+
+use crate::analysis::detect::vocab::is_stopword;
+use crate::analysis::links::number_value;
+use crate::analysis::links::tokens::{TokenClass, tokens};
+use crate::analysis::rank::params::CLAIM_KEY_WEIGHT;
+
+/// What a term is; numbers, ids and names count double.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TermKind {
+    /// An ordinary content word.
+    Word,
+    /// A capitalised word inside a sentence.
+    Name,
+    /// A number.
+    Number,
+    /// An id, date, address or link.
+    Id,
+}
+
+/// One term of a text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    /// The matching key (stem, canonical number, lower-case id).
+    pub key: String,
+    /// Its kind.
+    pub kind: TermKind,
+}
+
+impl Term {
+    /// Its weight in word matching.
+    pub fn weight(&self) -> f64 {
+        match self.kind {
+            TermKind::Word => 1.0,
+            _ => CLAIM_KEY_WEIGHT,
+        }
+    }
+
+    /// True for numbers and ids, which a source must hold for the claim to be supported.
+    pub fn is_key(&self) -> bool {
+        matches!(self.kind, TermKind::Number | TermKind::Id)
+    }
+}
+
+/// The distinct terms of `text`, in order of first appearance. Stop words are left out.
+pub fn terms(text: &str) -> Vec<Term> {
+    let mut out: Vec<Term> = Vec::new();
+    each_term(text, |key, kind| {
+        if let Some(t) = out.iter_mut().find(|t| t.key == key) {
+            if kind == TermKind::Name && t.kind == TermKind::Word {
+                t.kind = TermKind::Name;
+            }
+        } else {
+            out.push(Term { key, kind });
+        }
+    });
+    out
+}
+
+/// Calls `f` with the key and kind of every term of `text` (repeats included).
+pub fn each_term(text: &str, f: impl FnMut(String, TermKind)) {
+    each_term_except(text, &[], f);
+}
+
+/// [`each_term`], leaving out tokens written exactly as one of `skip` (tool names).
+pub fn each_term_except(text: &str, skip: &[&str], mut f: impl FnMut(String, TermKind)) {
+    for t in tokens(text) {
+        if skip.contains(&t.text) {
+            continue;
+        }
+        match t.class {
+            TokenClass::Number => {
+                if let Some(x) = number_value(t.text) {
+                    f(format!("{x}"), TermKind::Number);
+                }
+            }
+            TokenClass::Id | TokenClass::Email | TokenClass::Url | TokenClass::Date => {
+                f(t.text.to_lowercase(), TermKind::Id);
+            }
+            TokenClass::Word => {
+                let name_here = starts_upper(t.text) && !at_sentence_start(text, t.start);
+                for part in t.text.split(['-', '_']) {
+                    let lower = part.to_lowercase();
+                    if lower.chars().count() < 2 || is_stopword(&lower) {
+                        continue;
+                    }
+                    let kind = if name_here && starts_upper(part) {
+                        TermKind::Name
+                    } else {
+                        TermKind::Word
+                    };
+                    f(stem(&lower), kind);
+                }
+            }
+        }
+    }
+}
+
+fn starts_upper(s: &str) -> bool {
+    s.chars().next().is_some_and(char::is_uppercase)
+}
+
+/// True when the token at byte `start` opens a sentence (only white space or opening marks
+/// since the last `.`, `!`, `?` or `:`, or since the start of the text).
+fn at_sentence_start(text: &str, start: usize) -> bool {
+    let before = text.get(..start).unwrap_or("");
+    match before
+        .chars()
+        .rev()
+        .find(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '(' | '*' | '-' | '•'))
+    {
+        None => true,
+        Some(c) => matches!(c, '.' | '!' | '?' | ':' | '\n'),
+    }
+}
+
+/// A light English stemmer: `booked`, `booking` and `book` give `book`; `policies` gives
+/// `policy`; `scheduled` and `schedule` give `schedul`. Both sides of a match use it, so it only
+/// needs to be consistent, not linguistically right.
+pub fn stem(w: &str) -> String {
+    let mut s = w.to_owned();
+    let len = s.chars().count();
+    if len > 4 && s.ends_with("ies") {
+        s.truncate(s.len() - 3);
+        s.push('y');
+    } else if s.ends_with("sses") {
+        s.truncate(s.len() - 2);
+    } else if (len >= 6 && s.ends_with("ing"))
+        || (len >= 5
+            && s.ends_with("es")
+            && (s.ends_with("shes")
+                || s.ends_with("ches")
+                || s.ends_with("xes")
+                || s.ends_with("zes")))
+    {
+        s.truncate(s.len() - if s.ends_with("ing") { 3 } else { 2 });
+    } else if len >= 5 && s.ends_with("ed") {
+        s.truncate(s.len() - 2);
+    } else if len >= 4
+        && s.ends_with('s')
+        && !s.ends_with("ss")
+        && !s.ends_with("us")
+        && !s.ends_with("is")
+    {
+        s.truncate(s.len() - 1);
+    }
+    if s.chars().count() >= 5 && s.ends_with('e') {
+        s.pop();
+    }
+    let b = s.as_bytes();
+    if b.len() >= 4
+        && let (Some(&x), Some(&y)) = (b.last(), b.get(b.len() - 2))
+        && x == y
+        && x.is_ascii_alphabetic()
+        && !matches!(x, b'a' | b'e' | b'i' | b'o' | b'u' | b's')
+    {
+        s.pop();
+    }
+    s
+}
+
+/// The words of `text` in lower case (for vocabulary checks), with typographic apostrophes
+/// made plain.
+pub fn lower_text(text: &str) -> String {
+    text.to_lowercase().replace('\u{2019}', "'")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_agree_across_forms() {
+        for (a, b) in [
+            ("booked", "book"),
+            ("booking", "book"),
+            ("scheduled", "schedule"),
+            ("refunds", "refund"),
+            ("policies", "policy"),
+            ("cancelled", "cancel"),
+            ("created", "create"),
+            ("arrives", "arrive"),
+            ("shipped", "ship"),
+        ] {
+            assert_eq!(stem(a), stem(b), "{a} / {b}");
+        }
+        assert_ne!(stem("book"), stem("boot"));
+    }
+
+    #[test]
+    fn names_numbers_and_ids_count_double() {
+        let t = terms("Your call with Dana is booked for $1,200.00 on ORD-77.");
+        let keys: Vec<_> = t.iter().map(|t| (t.key.as_str(), t.kind)).collect();
+        assert_eq!(
+            keys,
+            vec![
+                ("cal", TermKind::Word),
+                ("dana", TermKind::Name),
+                ("book", TermKind::Word),
+                ("1200", TermKind::Number),
+                ("ord-77", TermKind::Id),
+            ]
+        );
+        assert_eq!(t[1].weight(), CLAIM_KEY_WEIGHT);
+        assert_eq!(t[0].weight(), 1.0);
+    }
+
+    #[test]
+    fn the_first_word_of_a_sentence_is_not_a_name() {
+        let t = terms("Refunds are due. Dana agrees.");
+        assert_eq!(t[0].kind, TermKind::Word);
+        assert_eq!(
+            t.iter().find(|t| t.key == "dana").map(|t| t.kind),
+            Some(TermKind::Word)
+        );
+    }
+}

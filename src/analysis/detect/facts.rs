@@ -1,0 +1,184 @@
+//! What several detectors and the ranking need to know about a run, computed once: the step
+//! texts, the links, the checked claims, which model step issued each tool call, the latest user
+//! message before each step, and whether the run changed anything. Linear in the run.
+
+use crate::analysis::claims::CheckedClaim;
+use crate::analysis::links::{LinkGraph, StepTexts};
+use crate::analysis::model::{Run, StepKind};
+use crate::analysis::report::SupportLabel;
+use aho_corasick::{AhoCorasick, MatchKind};
+
+/// At most this many distinct tool names are looked for in model outputs.
+const MAX_TOOL_NAMES: usize = 1_000;
+
+/// Derived facts about one run.
+pub struct Facts<'a> {
+    /// The run.
+    pub run: &'a Run,
+    /// What each step produced and consumed.
+    pub texts: &'a StepTexts,
+    /// Which step used which earlier step's output.
+    pub links: &'a LinkGraph,
+    /// The checked claims of the final answer.
+    pub claims: &'a [CheckedClaim],
+    callers: Vec<Option<usize>>,
+    last_user: Vec<Option<usize>>,
+    changed: bool,
+    used: Vec<bool>,
+}
+
+impl<'a> Facts<'a> {
+    /// Computes the facts.
+    pub fn new(
+        run: &'a Run,
+        texts: &'a StepTexts,
+        links: &'a LinkGraph,
+        claims: &'a [CheckedClaim],
+    ) -> Facts<'a> {
+        let mut last_user = Vec::with_capacity(run.steps.len());
+        let mut last = None;
+        for (i, s) in run.steps.iter().enumerate() {
+            last_user.push(last);
+            if s.kind == StepKind::User {
+                last = Some(i);
+            }
+        }
+        let changed = run
+            .steps
+            .iter()
+            .enumerate()
+            .any(|(i, s)| !s.failed() && is_mutating(run, i));
+        Facts {
+            run,
+            texts,
+            links,
+            claims,
+            callers: callers(run, texts),
+            last_user,
+            changed,
+            used: used_later(run, links, claims),
+        }
+    }
+
+    /// The model step that issued the tool call at `i`: the latest earlier model step whose
+    /// output names the tool, else the latest earlier model step.
+    pub fn caller(&self, i: usize) -> Option<usize> {
+        self.callers.get(i).copied().flatten()
+    }
+
+    /// The latest user message before step `i`.
+    pub fn last_user_before(&self, i: usize) -> Option<usize> {
+        self.last_user.get(i).copied().flatten()
+    }
+
+    /// True when a state-changing call succeeded (a refund, a booking): the run changed
+    /// something.
+    pub fn changed_something(&self) -> bool {
+        self.changed
+    }
+
+    /// True when a later step used what step `i` produced: a value link out of it, a unit it
+    /// produced sent to a later model step, a claim of the answer resting on it (supported,
+    /// partial, stale or contradicted), or a decision requiring it.
+    pub fn used_later(&self, i: usize) -> bool {
+        self.used.get(i).copied().unwrap_or(false)
+    }
+
+    /// True when step `i` is a call to a tool the run marks as state-changing.
+    pub fn mutating(&self, i: usize) -> bool {
+        is_mutating(self.run, i)
+    }
+}
+
+fn used_later(run: &Run, links: &LinkGraph, claims: &[CheckedClaim]) -> Vec<bool> {
+    let n = run.steps.len();
+    let mut used: Vec<bool> = (0..n).map(|i| links.is_used(i)).collect();
+    for c in claims {
+        if !matches!(c.label, SupportLabel::NoClaim | SupportLabel::Unsupported)
+            && let Some(slot) = c.evidence_step.and_then(|e| used.get_mut(e))
+        {
+            *slot = true;
+        }
+    }
+    for (k, s) in run.steps.iter().enumerate() {
+        for id in s.context.iter().flat_map(|c| c.sent.iter()) {
+            let producer = run
+                .unit(id.as_str())
+                .and_then(|u| u.produced_by.as_ref())
+                .and_then(|p| run.step_index(p.as_str()));
+            if let Some(p) = producer.filter(|&p| p < k)
+                && let Some(slot) = used.get_mut(p)
+            {
+                *slot = true;
+            }
+        }
+        for o in s.decision.iter().flat_map(|d| d.options.iter()) {
+            for r in o.requires.iter().filter_map(|r| run.step_index(r.as_str())) {
+                if r < k
+                    && let Some(slot) = used.get_mut(r)
+                {
+                    *slot = true;
+                }
+            }
+        }
+    }
+    used
+}
+
+fn is_mutating(run: &Run, i: usize) -> bool {
+    run.steps
+        .get(i)
+        .and_then(|s| s.tool.as_ref())
+        .and_then(|c| run.tool(&c.name))
+        .is_some_and(|t| t.mutates)
+}
+
+fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
+    let mut names: Vec<&str> = Vec::new();
+    for s in &run.steps {
+        if let Some(c) = &s.tool
+            && !c.name.is_empty()
+            && !names.contains(&c.name.as_str())
+            && names.len() < MAX_TOOL_NAMES
+        {
+            names.push(&c.name);
+        }
+    }
+    let ac = AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(&names)
+        .ok();
+    let mut last_mention: Vec<Option<usize>> = vec![None; names.len()];
+    let mut last_model: Option<usize> = None;
+    let mut out = Vec::with_capacity(run.steps.len());
+    for (i, s) in run.steps.iter().enumerate() {
+        let mut caller = None;
+        if let Some(c) = &s.tool {
+            let mention = names
+                .iter()
+                .position(|n| *n == c.name)
+                .and_then(|k| last_mention.get(k).copied().flatten());
+            caller = mention.or(last_model);
+        }
+        out.push(caller);
+        if s.kind.is_model() {
+            last_model = Some(i);
+            if let Some(ac) = &ac {
+                let text = texts.produced(i);
+                for m in ac.find_iter(text) {
+                    let glued =
+                        |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                    let before = text.get(..m.start()).and_then(|s| s.chars().next_back());
+                    let after = text.get(m.end()..).and_then(|s| s.chars().next());
+                    if glued(before) || glued(after) {
+                        continue;
+                    }
+                    if let Some(slot) = last_mention.get_mut(m.pattern().as_usize()) {
+                        *slot = Some(i);
+                    }
+                }
+            }
+        }
+    }
+    out
+}

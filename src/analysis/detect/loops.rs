@@ -1,0 +1,221 @@
+//! Loops (docs/how-it-decides.md, "Detect"): the same tool (or search) called three or more
+//! times with identical arguments, flagged at the call that made it a loop (the third); and a run
+//! that used up or went past its step budget (`limits.max_steps`, counting every step). Linear:
+//! calls are grouped by a hash of their canonical arguments. No I/O.
+
+use super::say::{quote, short, step};
+use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
+use crate::analysis::model::{RunStatus, StepKind};
+use crate::analysis::rank::params::{LOOP_MIN_CALLS, REPEATED_CALL, STEP_BUDGET};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+/// At most this many positions are named in the evidence.
+const NAMED_POSITIONS: usize = 5;
+
+/// Identical repeated calls and the step budget.
+pub struct Loops;
+
+/// Hashes a JSON value with object keys in sorted order, so key order does not matter.
+fn hash_canonical(v: &Value, h: &mut DefaultHasher, depth: usize) {
+    if depth > 256 {
+        return;
+    }
+    match v {
+        Value::Object(o) => {
+            6u8.hash(h);
+            let mut keys: Vec<_> = o.iter().collect();
+            keys.sort_by(|a, b| a.0.cmp(b.0));
+            for (k, val) in keys {
+                k.hash(h);
+                hash_canonical(val, h, depth + 1);
+            }
+        }
+        Value::Array(a) => {
+            5u8.hash(h);
+            a.len().hash(h);
+            for x in a {
+                hash_canonical(x, h, depth + 1);
+            }
+        }
+        Value::String(s) => {
+            4u8.hash(h);
+            s.hash(h);
+        }
+        Value::Number(n) => {
+            3u8.hash(h);
+            n.to_string().hash(h);
+        }
+        Value::Bool(b) => b.hash(h),
+        Value::Null => 0u8.hash(h),
+    }
+}
+
+impl Detector for Loops {
+    fn id(&self) -> DetectorId {
+        DetectorId::Loops
+    }
+
+    fn doc(&self) -> &'static str {
+        "The same tool called three or more times with identical arguments, or the step budget used up."
+    }
+
+    fn detect(&self, f: &Facts<'_>) -> Vec<Finding> {
+        let run = f.run;
+        let mut groups: HashMap<(StepKind, &str, u64), Vec<usize>> = HashMap::new();
+        for (i, s) in run.steps.iter().enumerate() {
+            let mut h = DefaultHasher::new();
+            let key = match (s.kind, &s.tool) {
+                (StepKind::Tool, Some(c)) => {
+                    hash_canonical(&c.arguments, &mut h, 0);
+                    (StepKind::Tool, c.name.as_str())
+                }
+                (StepKind::Retrieval, _) => {
+                    if let Some(v) = &s.input {
+                        hash_canonical(v, &mut h, 0);
+                    }
+                    (StepKind::Retrieval, s.name.as_deref().unwrap_or(""))
+                }
+                _ => continue,
+            };
+            groups
+                .entry((key.0, key.1, h.finish()))
+                .or_default()
+                .push(i);
+        }
+        let mut out = Vec::new();
+        let mut loops: Vec<_> = groups
+            .into_iter()
+            .filter(|(_, v)| v.len() >= LOOP_MIN_CALLS)
+            .collect();
+        loops.sort_by_key(|(_, v)| v.first().copied());
+        for ((kind, name, _), calls) in loops {
+            let Some(&at) = calls.get(LOOP_MIN_CALLS - 1) else {
+                continue;
+            };
+            let what = if kind == StepKind::Tool {
+                format!("the tool {}", quote(name))
+            } else {
+                "the same search".to_owned()
+            };
+            let named: Vec<_> = calls
+                .iter()
+                .take(NAMED_POSITIONS)
+                .map(|&c| step(run, c))
+                .collect();
+            let more = calls.len().saturating_sub(NAMED_POSITIONS);
+            let list = if more > 0 {
+                format!("{} and {more} more", named.join(", "))
+            } else {
+                named.join(", ")
+            };
+            out.push(
+                Finding::new(
+                    at,
+                    Category::RepeatedCall,
+                    DetectorId::Loops,
+                    REPEATED_CALL,
+                    Nature::Suspect,
+                    format!("{what} was called {} times with identical arguments", calls.len()),
+                )
+                .because(format!(
+                    "{what} was called {} times with identical arguments {}: {list}; the agent did not change course",
+                    calls.len(),
+                    short(f.texts.consumed(at), 80)
+                )),
+            );
+        }
+        if let Some(max) = run.limits.as_ref().and_then(|l| l.max_steps) {
+            let n = run.steps.len();
+            let max_us = usize::try_from(max).unwrap_or(usize::MAX);
+            if n > max_us {
+                out.push(
+                    Finding::new(
+                        max_us,
+                        Category::StepBudget,
+                        DetectorId::Loops,
+                        STEP_BUDGET,
+                        Nature::Suspect,
+                        format!("the run went past its budget of {max} steps"),
+                    )
+                    .because(format!(
+                        "the run took {n} steps, over its budget of {max}; {} is the first step past it",
+                        step(run, max_us)
+                    )),
+                );
+            } else if n == max_us && n > 0 && run.status != RunStatus::Succeeded {
+                out.push(
+                    Finding::new(
+                        n - 1,
+                        Category::StepBudget,
+                        DetectorId::Loops,
+                        STEP_BUDGET,
+                        Nature::Suspect,
+                        format!("the run used all {max} steps of its budget"),
+                    )
+                    .because(format!(
+                        "the run used all {max} steps of its budget and did not succeed; {} is the last",
+                        step(run, n - 1)
+                    )),
+                );
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::detect::tests_support::facts_for;
+    use crate::analysis::testutil::RunBuilder;
+    use serde_json::json;
+
+    #[test]
+    fn a_third_identical_call_is_a_loop_whatever_the_key_order() {
+        let run = RunBuilder::failed()
+            .tool_ok("s1", "search", json!({"q": "warranty", "n": 5}), json!([]))
+            .tool_ok("s2", "search", json!({"n": 5, "q": "warranty"}), json!([]))
+            .tool_ok("s3", "other", json!({"q": "warranty", "n": 5}), json!([]))
+            .tool_ok("s4", "search", json!({"q": "warranty", "n": 5}), json!([]))
+            .tool_ok("s5", "search", json!({"q": "warranty", "n": 5}), json!([]))
+            .build();
+        let found = facts_for(&run, |f| Loops.detect(f));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].step, found[0].category),
+            (3, Category::RepeatedCall)
+        );
+        assert!(found[0].title.contains("4 times"));
+    }
+
+    #[test]
+    fn two_identical_calls_or_varied_arguments_are_not_a_loop() {
+        let run = RunBuilder::failed()
+            .tool_ok("s1", "search", json!({"q": "a"}), json!([]))
+            .tool_ok("s2", "search", json!({"q": "a"}), json!([]))
+            .tool_ok("s3", "search", json!({"q": "b"}), json!([]))
+            .build();
+        assert!(facts_for(&run, |f| Loops.detect(f)).is_empty());
+    }
+
+    #[test]
+    fn the_step_budget_is_flagged_when_passed_or_used_up_without_success() {
+        let over = RunBuilder::failed()
+            .max_steps(2)
+            .user("s1", "a")
+            .user("s2", "b")
+            .user("s3", "c")
+            .build();
+        let found = facts_for(&over, |f| Loops.detect(f));
+        assert_eq!(
+            (found[0].step, found[0].category),
+            (2, Category::StepBudget)
+        );
+        let within = RunBuilder::failed().max_steps(5).user("s1", "a").build();
+        assert!(facts_for(&within, |f| Loops.detect(f)).is_empty());
+        let done = RunBuilder::succeeded().max_steps(1).user("s1", "a").build();
+        assert!(facts_for(&done, |f| Loops.detect(f)).is_empty());
+    }
+}

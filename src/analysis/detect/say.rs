@@ -1,0 +1,59 @@
+//! How evidence sentences name things: steps as `step 's4' (position 4)`, values quoted in single
+//! quotes, made inert and shortened, so a person can find them in the run and a terminal shows
+//! them safely.
+
+use crate::analysis::model::{Run, describe_step, inert_line};
+use crate::analysis::rank::params::QUOTE_CHARS;
+
+/// A stranger's value, quoted: `'Friday'`, cut to [`QUOTE_CHARS`] characters, inert.
+pub fn quote(s: &str) -> String {
+    format!("'{}'", short(s, QUOTE_CHARS))
+}
+
+/// A stranger's text, one line, inert, cut to `max` characters with an ellipsis.
+pub fn short(s: &str, max: usize) -> String {
+    let s = s.trim();
+    let mut out: String = s.chars().take(max).collect();
+    if s.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    inert_line(&out).into_owned()
+}
+
+/// `step 's4' (position 4)` for the step at position `i`.
+pub fn step(run: &Run, i: usize) -> String {
+    match run.steps.get(i) {
+        Some(s) => describe_step(s.id.as_str(), i),
+        None => format!("the step at position {}", i + 1),
+    }
+}
+
+/// The tool name of a tool step, quoted, or `a tool`.
+pub fn tool_of(run: &Run, i: usize) -> String {
+    run.steps
+        .get(i)
+        .and_then(|s| s.tool.as_ref())
+        .map_or_else(|| "a tool".to_owned(), |t| quote(&t.name))
+}
+
+/// The arguments of a tool step as compact JSON, quoted, or `no arguments`.
+pub fn args_of(run: &Run, i: usize) -> String {
+    match run.steps.get(i).and_then(|s| s.tool.as_ref()) {
+        Some(c) if !c.arguments.is_null() => quote(&c.arguments.to_string()),
+        _ => "no arguments".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_are_inert_and_short() {
+        assert_eq!(quote("Fri\u{1b}[2Jday"), "'Fri\\u{1b}[2Jday'");
+        let long = "x".repeat(200);
+        let q = quote(&long);
+        assert_eq!(q.chars().count(), QUOTE_CHARS + 3);
+        assert!(q.ends_with("…'"));
+    }
+}

@@ -1,0 +1,15 @@
+//! Shared setup for detector unit tests: build the facts of a run and run one detector.
+
+use super::{Facts, Finding};
+use crate::analysis::claims::check_claims;
+use crate::analysis::links::{LinkGraph, StepTexts};
+use crate::analysis::model::Run;
+
+/// Runs `detect` over the facts of `run`.
+pub fn facts_for(run: &Run, detect: impl Fn(&Facts<'_>) -> Vec<Finding>) -> Vec<Finding> {
+    let texts = StepTexts::build(run);
+    let links = LinkGraph::build(run, &texts);
+    let claims = check_claims(run, &texts);
+    let facts = Facts::new(run, &texts, &links, &claims);
+    detect(&facts)
+}

@@ -1,1 +1,0 @@
-//! Links between steps by verbatim value reuse, found with a multi-pattern index.

@@ -1,0 +1,228 @@
+//! Which parts of a text count as link values (docs/how-it-decides.md, "Link"): ids, addresses,
+//! dates, numbers of 100 or more, and sentences of six words or more. Short and common values
+//! ("true", "user", "v1") are ignored so they do not create false links. Pure; no I/O.
+
+use super::tokens::{TokenClass, clip, sentences, tokens};
+use crate::analysis::rank::params::{
+    LINK_MIN_ID_CHARS, LINK_MIN_NUMBER, LINK_SENTENCE_MAX_BYTES, LINK_SENTENCE_MIN_WORDS,
+};
+
+/// The kind of a link value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueKind {
+    /// An id, an e-mail address or a link.
+    Id,
+    /// A date, a date-time, a weekday or a "6 November".
+    Date,
+    /// A number of 100 or more.
+    Number,
+    /// A sentence of six words or more.
+    Sentence,
+}
+
+/// Values too common to mean anything when they recur (compared in lower case).
+const COMMON_VALUES: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "none",
+    "user",
+    "assistant",
+    "system",
+    "tool",
+    "http",
+    "https",
+    "utf-8",
+    "utf8",
+    "v1",
+    "v2",
+    "v3",
+    "gpt-4",
+    "gpt-4o",
+    "base64",
+    "sha256",
+    "iso-8601",
+    "mp3",
+    "mp4",
+    "200",
+    "404",
+    "500",
+];
+
+const WEEKDAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+fn is_common(s: &str) -> bool {
+    COMMON_VALUES.iter().any(|c| c.eq_ignore_ascii_case(s))
+}
+
+fn is_month(s: &str) -> bool {
+    MONTHS.iter().any(|m| m.eq_ignore_ascii_case(s))
+}
+
+fn day_of_month(s: &str) -> bool {
+    s.len() <= 2 && s.parse::<u8>().is_ok_and(|d| (1..=31).contains(&d))
+}
+
+/// The numeric value of a number token (`1,200.50` is 1200.5).
+pub(crate) fn number_value(s: &str) -> Option<f64> {
+    let cleaned: String = s.chars().filter(|&c| c != ',').collect();
+    cleaned.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// True when an id token is long and distinctive enough to be a link value.
+fn id_counts(s: &str) -> bool {
+    let chars = s.chars().count();
+    let digits = s.chars().filter(char::is_ascii_digit).count();
+    let letters = s.chars().filter(|c| c.is_alphabetic()).count();
+    (chars >= LINK_MIN_ID_CHARS || (chars == 3 && digits >= 2 && letters >= 1)) && !is_common(s)
+}
+
+/// Calls `f` with each link value of `text`, atoms (ids, dates, numbers) first, then
+/// sentences; stops when `f` returns false.
+pub(crate) fn link_values<'a>(text: &'a str, mut f: impl FnMut(&'a str, ValueKind) -> bool) {
+    let toks: Vec<_> = tokens(text).collect();
+    for (i, t) in toks.iter().enumerate() {
+        let keep_going = match t.class {
+            TokenClass::Email | TokenClass::Url => f(t.text, ValueKind::Id),
+            TokenClass::Id => !id_counts(t.text) || f(t.text, ValueKind::Id),
+            TokenClass::Date => {
+                let whole = f(t.text, ValueKind::Date);
+                whole && (t.text.len() <= 10 || f(clip(t.text, 10), ValueKind::Date))
+            }
+            TokenClass::Number => {
+                let big = number_value(t.text).is_some_and(|x| x >= LINK_MIN_NUMBER);
+                !big || is_common(t.text) || f(t.text, ValueKind::Number)
+            }
+            TokenClass::Word => {
+                if WEEKDAYS.iter().any(|w| w.eq_ignore_ascii_case(t.text)) {
+                    f(t.text, ValueKind::Date)
+                } else if is_month(t.text) {
+                    match toks.get(i + 1) {
+                        Some(n) if n.class == TokenClass::Number && day_of_month(n.text) => {
+                            span(text, t.start, n.start + n.text.len())
+                                .is_none_or(|s| f(s, ValueKind::Date))
+                        }
+                        _ => true,
+                    }
+                } else {
+                    true
+                }
+            }
+        };
+        if !keep_going {
+            return;
+        }
+        // "6 November"
+        if t.class == TokenClass::Number
+            && day_of_month(t.text)
+            && let Some(m) = toks.get(i + 1)
+            && m.class == TokenClass::Word
+            && is_month(m.text)
+            && let Some(s) = span(text, t.start, m.start + m.text.len())
+            && !f(s, ValueKind::Date)
+        {
+            return;
+        }
+    }
+    for s in sentences(text) {
+        let words = tokens(s).take(LINK_SENTENCE_MIN_WORDS).count();
+        if words < LINK_SENTENCE_MIN_WORDS {
+            continue;
+        }
+        let s = cut_at_word(s, LINK_SENTENCE_MAX_BYTES);
+        if !f(s, ValueKind::Sentence) {
+            return;
+        }
+    }
+}
+
+/// A short span of `text` between two tokens, only when they are separated by one space.
+fn span(text: &str, start: usize, end: usize) -> Option<&str> {
+    let s = text.get(start..end)?;
+    (s.len() <= 24 && s.matches(' ').count() == 1 && !s.contains(['\n', '\t'])).then_some(s)
+}
+
+/// `s` cut to at most `max` bytes at a word boundary.
+fn cut_at_word(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let c = clip(s, max);
+    match c.rfind(' ') {
+        Some(i) if i > max / 2 => c.get(..i).unwrap_or(c),
+        _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(text: &str) -> Vec<(String, ValueKind)> {
+        let mut v = Vec::new();
+        link_values(text, |s, k| {
+            v.push((s.to_owned(), k));
+            true
+        });
+        v
+    }
+
+    #[test]
+    fn ids_dates_big_numbers_and_long_sentences_are_values() {
+        let v = all("Book ORD-1042 on Friday, 6 November, for 120 dollars and 30 minutes at 10.");
+        let names: Vec<_> = v.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(
+            names,
+            vec![
+                "ORD-1042",
+                "Friday",
+                "6 November",
+                "120",
+                "Book ORD-1042 on Friday, 6 November, for 120 dollars and 30 minutes at 10."
+            ]
+        );
+    }
+
+    #[test]
+    fn short_and_common_values_are_ignored() {
+        for s in [
+            "true", "user", "v1", "42", "99", "ok", "s4", "abc", "gpt-4o",
+        ] {
+            assert!(all(s).is_empty(), "{s}");
+        }
+        assert!(
+            all("the status is shipped now").is_empty(),
+            "five words: no sentence"
+        );
+    }
+
+    #[test]
+    fn a_date_time_also_gives_its_date() {
+        let v = all("2026-11-06T10:00:00Z");
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[1].0, "2026-11-06");
+    }
+}

@@ -1,0 +1,157 @@
+//! Who was at fault (docs/how-it-decides.md, "Who was at fault"), from the trace alone:
+//!
+//! - `none` exactly when the run succeeded; `unfinished` whenever it is unfinished;
+//! - for a failed or crashed run, `user` when the user's details never matched (a lookup failed
+//!   with "not found" on a value the user gave, no later call of that tool and no later call taking
+//!   a value the user gave succeeded, and nothing changed), or when the user turned down what the agent offered and nothing changed;
+//!   `unfinished` when nothing went wrong yet and the run stopped on the agent's question to the
+//!   user; else `agent`, with the top suspect as the place to look.
+
+use super::ranking::SuspectEntry;
+use crate::analysis::detect::Facts;
+use crate::analysis::detect::say::{quote, step as step_name};
+use crate::analysis::detect::vocab::{DECLINES, NOT_FOUND, OFFERS, find_phrase};
+use crate::analysis::links::tokens::{clip, tokens};
+use crate::analysis::model::{RunStatus, StepKind};
+use crate::analysis::rank::params::LINK_SCAN_BYTES;
+use crate::analysis::report::{Fault, Party};
+
+/// The fault verdict.
+pub fn fault(facts: &Facts<'_>, suspects: &[SuspectEntry]) -> Fault {
+    let run = facts.run;
+    match run.status {
+        RunStatus::Succeeded => {
+            return Fault {
+                party: Party::None,
+                why: "the run succeeded, so there is no failure to assign".to_owned(),
+            };
+        }
+        RunStatus::Unfinished => {
+            return Fault {
+                party: Party::Unfinished,
+                why: format!(
+                    "the run stopped while waiting{}; nothing has failed yet",
+                    waiting_on(facts).map_or_else(String::new, |w| format!(" ({w})"))
+                ),
+            };
+        }
+        RunStatus::Failed | RunStatus::Error => {}
+    }
+    if let Some(why) = details_never_matched(facts) {
+        return Fault {
+            party: Party::User,
+            why,
+        };
+    }
+    if let Some(why) = declined_offer(facts) {
+        return Fault {
+            party: Party::User,
+            why,
+        };
+    }
+    if let Some(why) = stopped_on_question(facts) {
+        return Fault {
+            party: Party::Unfinished,
+            why,
+        };
+    }
+    let why = match suspects.first() {
+        Some(s) => format!(
+            "the agent's own steps went wrong: start with {} ({}); nothing shows the user at fault",
+            step_name(run, s.step),
+            s.category.as_str().replace('_', " ")
+        ),
+        None => "the run failed and nothing shows the user at fault, but no rule found where the agent went wrong".to_owned(),
+    };
+    Fault {
+        party: Party::Agent,
+        why,
+    }
+}
+
+/// The agent's last question to the user, when the run ends on one.
+fn waiting_on(facts: &Facts<'_>) -> Option<String> {
+    let run = facts.run;
+    let (i, last) = run.steps.iter().enumerate().next_back()?;
+    let text = facts.texts.produced(i).trim();
+    (last.kind.is_model() && text.ends_with('?'))
+        .then(|| format!("{} asked the user {}", step_name(run, i), quote(text)))
+}
+
+fn details_never_matched(facts: &Facts<'_>) -> Option<String> {
+    let run = facts.run;
+    if facts.changed_something() {
+        return None;
+    }
+    for (i, s) in run.steps.iter().enumerate() {
+        let (Some(err), Some(call)) = (&s.error, &s.tool) else {
+            continue;
+        };
+        if find_phrase(&clip(err, LINK_SCAN_BYTES).to_lowercase(), NOT_FOUND).is_none() {
+            continue;
+        }
+        let given = tokens(facts.texts.consumed(i))
+            .find_map(|t| super::walk_back::user_origin(facts, t.text, i).map(|w| (t.text, w)));
+        if given.is_none() {
+            continue;
+        }
+        // Matched after all: a later call of the same tool, or any later call taking a value the
+        // user gave, succeeded.
+        let matched_later = run.steps.iter().enumerate().skip(i + 1).any(|(k, t)| {
+            !t.failed()
+                && t.tool.as_ref().is_some_and(|c| {
+                    c.name == call.name
+                        || tokens(facts.texts.consumed(k))
+                            .any(|tok| super::walk_back::user_origin(facts, tok.text, k).is_some())
+                })
+        });
+        if matched_later {
+            return None;
+        }
+        if let Some((value, at)) = given {
+            return Some(format!(
+                "the user's details never matched: {} was given by the user at {at}, and {} answered {}; no later call of that tool succeeded and nothing was changed",
+                quote(value),
+                step_name(run, i),
+                quote(err)
+            ));
+        }
+    }
+    None
+}
+
+fn declined_offer(facts: &Facts<'_>) -> Option<String> {
+    let run = facts.run;
+    if facts.changed_something() {
+        return None;
+    }
+    let u = run.steps.iter().rposition(|s| s.kind == StepKind::User)?;
+    let said = facts
+        .texts
+        .produced(u)
+        .to_lowercase()
+        .replace('\u{2019}', "'");
+    let decline = find_phrase(&said, DECLINES)?;
+    let offer = (0..u).rev().find(|&k| {
+        run.steps.get(k).is_some_and(|s| s.kind.is_model())
+            && find_phrase(&facts.texts.produced(k).to_lowercase(), OFFERS).is_some()
+    })?;
+    Some(format!(
+        "the user turned down what was offered: {} offered something and {} answered {}; nothing was changed",
+        step_name(run, offer),
+        step_name(run, u),
+        quote(decline)
+    ))
+}
+
+fn stopped_on_question(facts: &Facts<'_>) -> Option<String> {
+    let run = facts.run;
+    if facts.changed_something() || run.steps.iter().any(|s| s.failed()) {
+        return None;
+    }
+    waiting_on(facts).map(|w| {
+        format!(
+            "nothing went wrong yet: the run stopped while the agent was waiting for the user ({w})"
+        )
+    })
+}

@@ -1,0 +1,186 @@
+//! Every tuning number of the diagnosis, in one place (docs/how-it-decides.md lists each one).
+//!
+//! None of these is calibrated to be a probability: they put findings in order. Changing one
+//! changes verdicts, so each change needs a test that shows why. Holds constants only.
+
+// ---- Detector confidences (before the ranking multipliers) --------------------------------
+
+/// A tool call that failed (`error` set): where a failure surfaced.
+pub const TOOL_ERROR: f64 = 0.9;
+/// A failed step that is not a tool call (a model, retrieval or memory step).
+pub const STEP_ERROR: f64 = 0.8;
+/// A tool call whose arguments its schema rejects, though the call did not fail.
+pub const INVALID_ARGUMENTS: f64 = 0.7;
+/// Wrong tool: the arguments fail the called tool's schema but fit another tool's.
+pub const WRONG_TOOL_SCHEMA: f64 = 0.8;
+/// Wrong tool: the request matches another tool's description far better.
+pub const WRONG_TOOL_DESCRIPTION: f64 = 0.6;
+/// The first state-changing call of a failed run: a prime suspect, not proof.
+pub const POINT_OF_NO_RETURN: f64 = 0.5;
+/// The same call made three or more times with identical arguments.
+pub const REPEATED_CALL: f64 = 0.7;
+/// The run used up or exceeded its step budget.
+pub const STEP_BUDGET: f64 = 0.6;
+/// A retrieval that found nothing.
+pub const EMPTY_RETRIEVAL: f64 = 0.6;
+/// A retrieval that returned a source marked outdated.
+pub const OUTDATED_SOURCE: f64 = 0.7;
+/// Retrieved text or a tool result that gives the model orders.
+pub const PROMPT_INJECTION: f64 = 0.6;
+/// ... and a later tool call uses an address or link found only in that text.
+pub const PROMPT_INJECTION_STRONG: f64 = 0.9;
+/// A prompt that filled [`CONTEXT_FULL_SHARE`] or more of the model's window.
+pub const CONTEXT_FULL: f64 = 0.6;
+/// A memory read that returned something other than what was written.
+pub const MEMORY_MISMATCH: f64 = 0.8;
+/// A decision that chose an option whose required step failed.
+pub const FAILED_PRECONDITION: f64 = 0.9;
+/// A claim of the answer that a close source contradicts.
+pub const CONTRADICTED_CLAIM: f64 = 0.8;
+/// A claim of the answer that only an outdated source supports.
+pub const STALE_CLAIM: f64 = 0.7;
+/// A claim of the answer that no source supports.
+pub const UNSUPPORTED_CLAIM: f64 = 0.5;
+/// The run ended in an error and no step failed.
+pub const RUN_ERROR: f64 = 0.5;
+
+// ---- Walk back ------------------------------------------------------------------------------
+
+/// The model step whose value reached a failing tool, when the tool's error names that value.
+pub const WALK_BACK_NAMED: f64 = 0.88;
+/// The model step whose value reached a failing tool, otherwise.
+pub const WALK_BACK_UNNAMED: f64 = 0.7;
+/// A failing tool with valid arguments and an error that does not mention them: the tool or the
+/// service behind it is blamed (the finding stays on the tool step as `service_error`).
+pub const SERVICE_ERROR: f64 = 0.75;
+
+// ---- Ranking multipliers --------------------------------------------------------------------
+
+/// A root cause found by the walk back.
+pub const ROOT_CAUSE_FACTOR: f64 = 1.2;
+/// A symptom with a known cause, so the cause ranks above it.
+pub const SYMPTOM_FACTOR: f64 = 0.8;
+/// A document or memory read that no later step used.
+pub const UNUSED_READ_FACTOR: f64 = 0.6;
+/// A wording problem (a claim of the answer) in a run that also changed something.
+pub const WORDING_FACTOR: f64 = 0.7;
+/// How far below the best finding on a tool call a wording problem is capped.
+pub const WORDING_CAP_GAP: f64 = 0.01;
+/// No score goes above this.
+pub const SCORE_CAP: f64 = 0.99;
+
+// ---- The judge ------------------------------------------------------------------------------
+
+/// The judge is asked only when the best rule score is under this.
+pub const JUDGE_BELOW: f64 = 0.8;
+/// The judge's finding never scores above this (and takes it when it gives no confidence).
+pub const JUDGE_CAP: f64 = 0.9;
+/// Each transcript text sent to the judge is cut to this many characters.
+pub const JUDGE_TEXT_CHARS: usize = 2_000;
+/// A longer run sends the judge its first steps, the flagged ones and its last steps, up to this.
+pub const JUDGE_MAX_TRANSCRIPT: usize = 200;
+/// Of [`JUDGE_MAX_TRANSCRIPT`], how many come from the start of the run.
+pub const JUDGE_TRANSCRIPT_HEAD: usize = 20;
+/// Of [`JUDGE_MAX_TRANSCRIPT`], how many come from the end of the run.
+pub const JUDGE_TRANSCRIPT_TAIL: usize = 100;
+/// At most this many rule findings are sent to the judge.
+pub const JUDGE_MAX_FINDINGS: usize = 50;
+
+// ---- Detector thresholds --------------------------------------------------------------------
+
+/// A prompt this full (input tokens / window) is flagged by the context-window detector.
+pub const CONTEXT_FULL_SHARE: f64 = 0.95;
+/// Identical calls from this many on are a loop.
+pub const LOOP_MIN_CALLS: usize = 3;
+/// Wrong tool by description: the other tool shares at least this many request words ...
+pub const WRONG_TOOL_MIN_SHARED: usize = 2;
+/// ... and at least this many times as many as the called tool (a called tool sharing none
+/// counts as half a word).
+pub const WRONG_TOOL_FACTOR: f64 = 2.0;
+
+// ---- Claims ---------------------------------------------------------------------------------
+
+/// Supported: the best source holds at least this share of the claim's weighted words, and all
+/// of its numbers.
+pub const CLAIM_SUPPORTED: f64 = 0.6;
+/// Partial: the best source holds at least this share (but not enough to support it).
+pub const CLAIM_PARTIAL: f64 = 0.3;
+/// Contradicted: a source holding at least this share of the claim's words (numbers left out)
+/// gives a different number.
+pub const CLAIM_CLOSE: f64 = 0.5;
+/// Weight of a number, id or name in word matching (other words weigh 1).
+pub const CLAIM_KEY_WEIGHT: f64 = 2.0;
+/// A model step's output "already held" a claim when it holds every number and id of the claim
+/// and at least this share of its weighted words.
+pub const ORIGIN_SHARE: f64 = 0.75;
+/// A clause shorter than this many words stays with its neighbour.
+pub const CLAUSE_MIN_WORDS: usize = 3;
+/// At most this many claims are checked.
+pub const MAX_CLAIMS: usize = 200;
+/// The final answer is read up to this many bytes.
+pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
+/// At most this many evidence passages are indexed.
+pub const MAX_EVIDENCE_PASSAGES: usize = 200_000;
+
+// ---- Links ----------------------------------------------------------------------------------
+
+/// A number is a link value from this value on.
+pub const LINK_MIN_NUMBER: f64 = 100.0;
+/// An id shorter than this is ignored (unless it has 2 digits and a letter in 3 characters).
+pub const LINK_MIN_ID_CHARS: usize = 4;
+/// A sentence is a link value from this many words on.
+pub const LINK_SENTENCE_MIN_WORDS: usize = 6;
+/// A sentence value is cut to this many bytes (a verbatim reuse holds its start too).
+pub const LINK_SENTENCE_MAX_BYTES: usize = 160;
+/// Values taken from one step's output: ids, dates and numbers ...
+pub const LINK_MAX_VALUES_PER_STEP: usize = 24;
+/// ... and sentences.
+pub const LINK_MAX_SENTENCES_PER_STEP: usize = 8;
+/// Links kept into one step (each to the latest earlier producer of its value).
+pub const LINK_MAX_PER_STEP: usize = 32;
+/// Matches looked at in one step's input.
+pub const LINK_MAX_MATCHES_PER_STEP: usize = 4_096;
+/// Bytes of one step's output or input that are read for values.
+pub const LINK_SCAN_BYTES: usize = 64 * 1024;
+/// All distinct values of a run together, in bytes; later values are left out.
+pub const LINK_MAX_PATTERN_BYTES: usize = 16 * 1024 * 1024;
+
+// ---- Output ---------------------------------------------------------------------------------
+
+/// A value quoted in evidence is cut to this many characters.
+pub const QUOTE_CHARS: usize = 80;
+/// Evidence sentences kept per suspect.
+pub const MAX_EVIDENCE_LINES: usize = 12;
+/// Suspects kept in the report (the rest are counted in a warning).
+pub const MAX_SUSPECTS: usize = 1_000;
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::detect::{ALL, Category};
+
+    const DOC: &str = include_str!("../../../docs/how-it-decides.md");
+    const SRC: &str = include_str!("params.rs");
+
+    #[test]
+    fn every_number_detector_and_category_is_in_the_docs() {
+        for line in SRC.lines() {
+            if let Some(rest) = line.trim().strip_prefix("pub const ") {
+                let name = rest.split(':').next().unwrap_or("");
+                assert!(
+                    DOC.contains(&format!("`{name}`")),
+                    "{name} is not in docs/how-it-decides.md"
+                );
+            }
+        }
+        for d in ALL {
+            assert!(
+                DOC.contains(&format!("`{}`", d.id().as_str())),
+                "{}",
+                d.id().as_str()
+            );
+        }
+        for c in Category::ALL {
+            assert!(DOC.contains(&format!("`{}`", c.as_str())), "{}", c.as_str());
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Ranking (docs/how-it-decides.md, "Rank"): every finding's score starts from its confidence;
+//! x1.2 for a root cause found by the walk back, x0.8 for a symptom with a known cause, x0.6 for
+//! a document or memory read that no later step used, x0.7 for a wording problem in a run that
+//! also changed something (and never above the best finding on a tool call), capped at 0.99.
+//! Then one suspect per step: its best finding, the others adding their evidence.
+//! Scores only put suspects in order; they are not probabilities.
+
+use super::params::{
+    MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, SYMPTOM_FACTOR, UNUSED_READ_FACTOR,
+    WORDING_CAP_GAP, WORDING_FACTOR,
+};
+use super::walk_back::Walked;
+use crate::analysis::detect::{Category, DetectorId, Facts, Finding};
+use crate::analysis::model::StepKind;
+use crate::analysis::report::Role;
+use std::collections::HashMap;
+
+/// A finding with its role and score.
+#[derive(Clone, Debug)]
+pub struct Scored {
+    /// The finding.
+    pub finding: Finding,
+    /// How it was found.
+    pub role: Role,
+    /// For a symptom: the step that caused it.
+    pub cause: Option<usize>,
+    /// After the multipliers.
+    pub score: f64,
+}
+
+/// One suspect: a step, its best finding, the evidence of all its findings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SuspectEntry {
+    /// The step's position.
+    pub step: usize,
+    /// The best finding's category.
+    pub category: Category,
+    /// The best finding's detector.
+    pub detector: DetectorId,
+    /// The best finding's title.
+    pub title: String,
+    /// The best finding's score.
+    pub score: f64,
+    /// The best finding's confidence.
+    pub confidence: f64,
+    /// The best finding's role.
+    pub role: Role,
+    /// The best finding's cause.
+    pub cause: Option<usize>,
+    /// Evidence of the best finding, then of the others.
+    pub evidence: Vec<String>,
+}
+
+/// Scores every finding.
+pub fn score_all(facts: &Facts<'_>, walked: Vec<Walked>) -> Vec<Scored> {
+    let run = facts.run;
+    let mut out: Vec<Scored> = walked
+        .into_iter()
+        .map(|w| {
+            let mut s = w.finding.confidence;
+            match w.role {
+                Role::RootCause => s *= ROOT_CAUSE_FACTOR,
+                Role::Symptom if w.cause.is_some() => s *= SYMPTOM_FACTOR,
+                _ => {}
+            }
+            if w.finding.about_read && !facts.used_later(w.finding.step) {
+                s *= UNUSED_READ_FACTOR;
+            }
+            Scored {
+                finding: w.finding,
+                role: w.role,
+                cause: w.cause,
+                score: s.min(SCORE_CAP),
+            }
+        })
+        .collect();
+    if facts.changed_something() {
+        let best_tool = out
+            .iter()
+            .filter(|x| !x.finding.wording)
+            .filter(|x| {
+                run.steps
+                    .get(x.finding.step)
+                    .is_some_and(|s| s.kind == StepKind::Tool)
+            })
+            .map(|x| x.score)
+            .fold(None, |a: Option<f64>, b| Some(a.map_or(b, |a| a.max(b))));
+        for x in out.iter_mut().filter(|x| x.finding.wording) {
+            x.score *= WORDING_FACTOR;
+            if let Some(b) = best_tool {
+                x.score = x.score.min(b - WORDING_CAP_GAP);
+            }
+        }
+    }
+    for x in &mut out {
+        x.score = if x.score.is_finite() {
+            x.score.clamp(0.0, SCORE_CAP)
+        } else {
+            0.0
+        };
+    }
+    out
+}
+
+/// One suspect per step, best first (ties: earlier step first).
+pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
+    let mut by_step: HashMap<usize, Vec<Scored>> = HashMap::new();
+    for s in scored {
+        by_step.entry(s.finding.step).or_default().push(s);
+    }
+    let mut out: Vec<SuspectEntry> = by_step
+        .into_iter()
+        .filter_map(|(step, mut list)| {
+            list.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then(b.finding.confidence.total_cmp(&a.finding.confidence))
+            });
+            let mut it = list.into_iter();
+            let best = it.next()?;
+            let mut evidence = best.finding.evidence.clone();
+            for other in it {
+                push_line(&mut evidence, format!("also: {}", other.finding.title));
+                for e in other.finding.evidence {
+                    push_line(&mut evidence, e);
+                }
+            }
+            evidence.truncate(MAX_EVIDENCE_LINES);
+            Some(SuspectEntry {
+                step,
+                category: best.finding.category,
+                detector: best.finding.detector,
+                title: best.finding.title,
+                score: best.score,
+                confidence: best.finding.confidence,
+                role: best.role,
+                cause: best.cause,
+                evidence,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.step.cmp(&b.step)));
+    out
+}
+
+fn push_line(lines: &mut Vec<String>, line: String) {
+    if !line.is_empty() && !lines.contains(&line) {
+        lines.push(line);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::claims::check_claims;
+    use crate::analysis::detect::detect_all;
+    use crate::analysis::links::{LinkGraph, StepTexts};
+    use crate::analysis::model::Run;
+    use crate::analysis::rank::walk_back;
+    use crate::analysis::testutil::{RunBuilder, doc};
+    use serde_json::json;
+
+    fn ranked(run: &Run) -> Vec<SuspectEntry> {
+        let texts = StepTexts::build(run);
+        let links = LinkGraph::build(run, &texts);
+        let claims = check_claims(run, &texts);
+        let facts = Facts::new(run, &texts, &links, &claims);
+        suspects(score_all(&facts, walk_back(&facts, detect_all(&facts))))
+    }
+
+    fn score_of(s: &[SuspectEntry], step: usize) -> f64 {
+        s.iter()
+            .find(|x| x.step == step)
+            .map_or(f64::NAN, |x| x.score)
+    }
+
+    #[test]
+    fn a_read_no_later_step_used_scores_x0_6_and_a_used_one_does_not() {
+        let run = RunBuilder::failed()
+            .retrieval("s1", "warranty", vec![])
+            .retrieval(
+                "s2",
+                "refund",
+                vec![doc("p", "Refunds for plan PL-7781 are $120 now.", true)],
+            )
+            .llm_io("s3", "Refunds for plan PL-7781 are $120 now.", "ok")
+            .retrieval(
+                "s4",
+                "refund",
+                vec![doc("q", "Refunds for plan PL-9999 are $300 now.", true)],
+            )
+            .build();
+        let s = ranked(&run);
+        assert!((score_of(&s, 0) - EMPTY_RETRIEVAL_UNUSED).abs() < 1e-9);
+        assert!((score_of(&s, 1) - crate::analysis::rank::params::OUTDATED_SOURCE).abs() < 1e-9);
+        assert!(
+            (score_of(&s, 3) - crate::analysis::rank::params::OUTDATED_SOURCE * UNUSED_READ_FACTOR)
+                .abs()
+                < 1e-9
+        );
+    }
+
+    const EMPTY_RETRIEVAL_UNUSED: f64 =
+        crate::analysis::rank::params::EMPTY_RETRIEVAL * UNUSED_READ_FACTOR;
+
+    #[test]
+    fn a_wording_problem_in_a_run_that_changed_something_stays_below_the_tool_call() {
+        let run = RunBuilder::failed()
+            .tool_def("issue_refund", "", json!(null), true)
+            .tool_ok(
+                "s1",
+                "issue_refund",
+                json!({"order_id": "ORD-2211"}),
+                json!({"amount": 19}),
+            )
+            .llm("s2", "Refunds for annual plans are $500 per the policy.")
+            .retrieval(
+                "s3",
+                "policy",
+                vec![doc(
+                    "p",
+                    "Refunds for annual plans are $80 per the policy.",
+                    false,
+                )],
+            )
+            .answer("Refunds for annual plans are $500 per the policy.")
+            .build();
+        let s = ranked(&run);
+        let tool = score_of(&s, 0);
+        assert!((tool - crate::analysis::rank::params::POINT_OF_NO_RETURN).abs() < 1e-9);
+        let claim = s
+            .iter()
+            .find(|x| x.category == Category::ContradictedClaim)
+            .unwrap();
+        assert!(claim.score < tool, "{} !< {tool}", claim.score);
+        assert!((claim.score - (tool - WORDING_CAP_GAP)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn one_suspect_per_step_keeps_the_best_finding_and_the_others_evidence() {
+        let run = RunBuilder::failed()
+            .tool_def("create_event", "", json!(null), true)
+            .tool_err(
+                "s1",
+                "create_event",
+                json!({"start": "x"}),
+                "upstream timed out",
+            )
+            .build();
+        let s = ranked(&run);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].category, Category::ServiceError);
+        assert!(
+            s[0].evidence
+                .iter()
+                .any(|e| e.starts_with("also: the first state-changing call"))
+        );
+        assert!(s[0].evidence.len() <= MAX_EVIDENCE_LINES);
+    }
+}

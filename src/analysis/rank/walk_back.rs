@@ -1,0 +1,454 @@
+//! The walk back (docs/how-it-decides.md, "Walk back"): from each symptom, follow the links back.
+//!
+//! - If an earlier step on that path was flagged as a suspect, the earliest one is the root
+//!   cause; its evidence gets "its output flows into step N, where the failure surfaced".
+//! - Else, for a failed call: the model step whose value reached the call's arguments is the root
+//!   cause (`wrong_value`), at [`WALK_BACK_NAMED`] when the error names that value, else
+//!   [`WALK_BACK_UNNAMED`].
+//! - Valid arguments and an error that does not mention them (a 500, a time-out): the tool or
+//!   the service behind it is blamed (`service_error`), not the model.
+//!
+//! "Upstream" is the value links, the model step that issued a tool call, the steps a decision
+//! requires and, for a claim, its evidence step. All of them point backwards, so one forward pass
+//! keeps, for every step, its earliest flagged ancestor: linear in the run, never a search per
+//! symptom. A cause found by the walk back counts for the symptoms after it in step order.
+
+use super::params::{LINK_SCAN_BYTES, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED};
+use crate::analysis::detect::say::{quote, step as step_name, tool_of};
+use crate::analysis::detect::schema::check_step;
+use crate::analysis::detect::vocab::{INPUT_COMPLAINTS, contains_words, find_phrase};
+use crate::analysis::detect::{Category, Facts, Finding, Nature};
+use crate::analysis::links::tokens::clip;
+use crate::analysis::model::{Run, StepKind};
+use crate::analysis::report::Role;
+use serde_json::Value;
+
+/// A finding after the walk back: how it was found and what caused it.
+#[derive(Clone, Debug)]
+pub struct Walked {
+    /// The finding (evidence extended by the walk back).
+    pub finding: Finding,
+    /// Root cause, symptom (with a known cause) or suspect.
+    pub role: Role,
+    /// For a symptom: the position of the step that caused it.
+    pub cause: Option<usize>,
+}
+
+/// Walks back from every symptom; returns every finding with its role, plus the root causes
+/// the walk back found (`wrong_value` findings on model steps).
+pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
+    let run = facts.run;
+    let n = run.steps.len();
+    let mut items: Vec<Walked> = findings
+        .into_iter()
+        .filter(|f| f.step < n)
+        .map(|finding| Walked {
+            finding,
+            role: Role::Suspect,
+            cause: None,
+        })
+        .collect();
+    let mut flagged = vec![false; n];
+    let mut symptoms_at: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (k, w) in items.iter().enumerate() {
+        match w.finding.nature {
+            Nature::Suspect => {
+                if let Some(f) = flagged.get_mut(w.finding.step) {
+                    *f = true;
+                }
+            }
+            Nature::Symptom => {
+                if let Some(list) = symptoms_at.get_mut(w.finding.step) {
+                    list.push(k);
+                }
+            }
+        }
+    }
+    let mut anc: Vec<Option<usize>> = vec![None; n];
+    let mut roots: Vec<(usize, usize)> = Vec::new();
+    let earliest = |flagged: &[bool], anc: &[Option<usize>], p: usize| -> Option<usize> {
+        let own = flagged.get(p).copied().unwrap_or(false).then_some(p);
+        min_opt(own, anc.get(p).copied().flatten())
+    };
+    for x in 0..n {
+        let mut best: Option<usize> = None;
+        for p in parents(facts, x) {
+            best = min_opt(best, earliest(&flagged, &anc, p));
+        }
+        if let Some(slot) = anc.get_mut(x) {
+            *slot = best;
+        }
+        let here = symptoms_at.get(x).cloned().unwrap_or_default();
+        for k in here {
+            let Some(w) = items.get(k) else { continue };
+            let mut cause = best;
+            for &u in w.finding.upstream.iter().filter(|&&u| u < x) {
+                cause = min_opt(cause, earliest(&flagged, &anc, u));
+            }
+            if let Some(c) = cause {
+                if let Some(w) = items.get_mut(k) {
+                    w.cause = Some(c);
+                    w.role = Role::Symptom;
+                }
+                roots.push((c, x));
+                continue;
+            }
+            let failed_call = matches!(
+                w.finding.category,
+                Category::ToolError | Category::StepError | Category::InvalidArguments
+            ) && run.steps.get(x).is_some_and(|s| !s.kind.is_model());
+            if !failed_call {
+                continue;
+            }
+            match blame(facts, x) {
+                Blame::Model {
+                    step: m,
+                    confidence,
+                    lines,
+                    title,
+                } => {
+                    let mut f = Finding::new(
+                        m,
+                        Category::WrongValue,
+                        w.finding.detector,
+                        confidence,
+                        Nature::Suspect,
+                        title,
+                    );
+                    f.evidence = lines;
+                    items.push(Walked {
+                        finding: f,
+                        role: Role::RootCause,
+                        cause: None,
+                    });
+                    if let Some(flag) = flagged.get_mut(m) {
+                        *flag = true;
+                    }
+                    if let Some(w) = items.get_mut(k) {
+                        w.cause = Some(m);
+                        w.role = Role::Symptom;
+                    }
+                    roots.push((m, x));
+                    if let Some(slot) = anc.get_mut(x) {
+                        *slot = min_opt(*slot, Some(m));
+                    }
+                }
+                Blame::Service { lines } => {
+                    if let Some(w) = items.get_mut(k) {
+                        w.finding.category = Category::ServiceError;
+                        w.finding.confidence = SERVICE_ERROR;
+                        w.finding.title =
+                            format!("the tool {} or its service failed", tool_of(run, x));
+                        w.finding.evidence.extend(lines);
+                    }
+                }
+                Blame::Nobody => {}
+            }
+        }
+    }
+    let mut flows: std::collections::HashMap<usize, Vec<String>> = std::collections::HashMap::new();
+    for (root, symptom) in roots {
+        let line = format!(
+            "its output flows into {}, where the failure surfaced",
+            step_name(run, symptom)
+        );
+        let lines = flows.entry(root).or_default();
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    for w in items.iter_mut() {
+        if w.finding.nature != Nature::Suspect {
+            continue;
+        }
+        if let Some(lines) = flows.get(&w.finding.step) {
+            w.role = Role::RootCause;
+            let mut ev = lines.clone();
+            ev.append(&mut w.finding.evidence);
+            w.finding.evidence = ev;
+        }
+    }
+    items
+}
+
+fn min_opt(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// The steps directly upstream of `x`: value links into it, the model step that issued it (a
+/// tool call), the steps it requires (a decision). All earlier than `x`.
+fn parents(facts: &Facts<'_>, x: usize) -> Vec<usize> {
+    let run = facts.run;
+    let mut out: Vec<usize> = facts.links.into_step(x).iter().map(|u| u.from).collect();
+    if let Some(c) = facts.caller(x) {
+        out.push(c);
+    }
+    if let Some(d) = run.steps.get(x).and_then(|s| s.decision.as_ref()) {
+        for o in d.options.iter().filter(|o| o.id == d.chosen) {
+            out.extend(o.requires.iter().filter_map(|r| run.step_index(r.as_str())));
+        }
+    }
+    out.retain(|&p| p < x);
+    out
+}
+
+/// Who the value rule blames for a failed call.
+enum Blame {
+    /// The model step whose value reached the call.
+    Model {
+        step: usize,
+        confidence: f64,
+        lines: Vec<String>,
+        title: String,
+    },
+    /// The tool or its service.
+    Service { lines: Vec<String> },
+    /// No model step to blame.
+    Nobody,
+}
+
+/// The string and number leaves of a call's arguments worth naming (3 characters or more, so
+/// an error mentioning "0" or "id" does not count as naming a value).
+fn arg_values(run: &Run, x: usize) -> Vec<String> {
+    let Some(s) = run.steps.get(x) else {
+        return Vec::new();
+    };
+    let root = match (&s.tool, &s.input) {
+        (Some(t), _) => &t.arguments,
+        (None, Some(i)) => i,
+        (None, None) => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(v) = stack.pop() {
+        if out.len() >= 64 {
+            break;
+        }
+        match v {
+            Value::String(s) if s.trim().chars().count() >= 3 => out.push(s.trim().to_owned()),
+            Value::Number(n) if n.to_string().chars().count() >= 3 => out.push(n.to_string()),
+            Value::Array(a) => stack.extend(a.iter().take(256)),
+            Value::Object(o) => stack.extend(o.values().take(256)),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn blame(facts: &Facts<'_>, x: usize) -> Blame {
+    let run = facts.run;
+    let Some(s) = run.steps.get(x) else {
+        return Blame::Nobody;
+    };
+    let err = clip(s.error.as_deref().unwrap_or(""), LINK_SCAN_BYTES);
+    let err_lower = err.to_lowercase();
+    let values = arg_values(run, x);
+    let args_text = facts.texts.consumed(x);
+    let mut named: Vec<String> = values
+        .iter()
+        .filter(|v| !err.is_empty() && contains_words(&err_lower, &v.to_lowercase()))
+        .cloned()
+        .collect();
+    // An error that quotes part of the arguments names it too (`name 'reslt' is not defined`),
+    // and so does one quoting what the model that issued the call wrote.
+    let caller_text = facts.caller(x).map_or("", |c| facts.texts.produced(c));
+    for q in quoted_spans(err) {
+        if !named.iter().any(|n| n == q)
+            && (contains_words(args_text, q) || contains_words(caller_text, q))
+        {
+            named.push(q.to_owned());
+        }
+    }
+    let check = check_step(run, s);
+    let complaint = find_phrase(&err_lower, INPUT_COMPLAINTS);
+    if named.is_empty() && !check.rejected() && complaint.is_none() {
+        let valid = if check.known {
+            "the arguments pass the tool's schema"
+        } else {
+            "no sign that the arguments were wrong"
+        };
+        return Blame::Service {
+            lines: vec![format!(
+                "{valid} and the error does not mention them: the tool or the service behind it failed, not the model"
+            )],
+        };
+    }
+    let latest_model = |v: &str| {
+        facts
+            .links
+            .producers_of(v)
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&p| p < x)
+            .find(|&p| run.steps.get(p).is_some_and(|st| st.kind.is_model()))
+    };
+    let caller_wrote = |v: &str| {
+        facts
+            .caller(x)
+            .filter(|&c| contains_words(facts.texts.produced(c), v))
+    };
+    let from_named = named.iter().find_map(|v| {
+        latest_model(v)
+            .or_else(|| caller_wrote(v))
+            .map(|m| (m, Some(v.as_str())))
+    });
+    let from_any = || {
+        values
+            .iter()
+            .find_map(|v| latest_model(v).map(|m| (m, Some(v.as_str()))))
+    };
+    let picked = from_named
+        .or_else(from_any)
+        .or_else(|| facts.caller(x).map(|m| (m, None)));
+    let Some((m, value)) = picked else {
+        return Blame::Nobody;
+    };
+    let wrote_named = named
+        .iter()
+        .any(|v| contains_words(facts.texts.produced(m), v));
+    let confidence = if wrote_named {
+        WALK_BACK_NAMED
+    } else {
+        WALK_BACK_UNNAMED
+    };
+    let tool = tool_of(run, x);
+    let mut lines = Vec::new();
+    let title = match value {
+        Some(v) => {
+            let at = step_name(run, x);
+            lines.push(if contains_words(args_text, v) {
+                format!(
+                    "it wrote {}, which reached the arguments of {tool} at {at}",
+                    quote(v)
+                )
+            } else {
+                format!(
+                    "it wrote {}, which the failing call to {tool} at {at} quotes",
+                    quote(v)
+                )
+            });
+            format!("it wrote {}, which {tool} rejected", quote(v))
+        }
+        None => {
+            lines.push(format!(
+                "it issued the call to {tool} at {}",
+                step_name(run, x)
+            ));
+            format!("it issued a call that {tool} rejected")
+        }
+    };
+    if let Some(v) = named.first() {
+        lines.push(format!(
+            "the tool's error names {}: {}",
+            quote(v),
+            quote(err)
+        ));
+    } else if !err.is_empty() {
+        lines.push(format!("the tool's error: {}", quote(err)));
+    }
+    if check.rejected() {
+        let what: Vec<_> = check.problems.iter().map(|p| p.what.as_str()).collect();
+        lines.push(format!(
+            "the arguments fail the tool's schema: {}",
+            what.join("; ")
+        ));
+    }
+    if let Some(v) = value
+        && let Some(u) = user_origin(facts, v, x)
+    {
+        lines.push(format!(
+            "{} was first given by the user, at {}",
+            quote(v),
+            u
+        ));
+    }
+    Blame::Model {
+        step: m,
+        confidence,
+        lines,
+        title,
+    }
+}
+
+/// The spans of `err` between matching quotes (`'…'`, `"…"`, `` `…` ``, `‘…’`, `“…”`), of 2 to 200
+/// characters: what an error message quotes is usually the value it complains about.
+fn quoted_spans(err: &str) -> Vec<&str> {
+    const PAIRS: [(char, char); 5] = [('\'', '\''), ('"', '"'), ('`', '`'), ('‘', '’'), ('“', '”')];
+    let chars: Vec<(usize, char)> = err.char_indices().collect();
+    let mut out = Vec::new();
+    for (open, close) in PAIRS {
+        // Quote marks, leaving out apostrophes inside words ("can't").
+        let marks: Vec<(usize, char)> = chars
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, c))| *c == open || *c == close)
+            .filter(|(k, (_, c))| {
+                let inside = |d: isize| {
+                    k.checked_add_signed(d)
+                        .and_then(|j| chars.get(j))
+                        .is_some_and(|(_, x)| x.is_alphanumeric())
+                };
+                *c != '\'' || !(inside(-1) && inside(1))
+            })
+            .map(|(_, &m)| m)
+            .collect();
+        let mut k = 0;
+        while k + 1 < marks.len() && out.len() < 16 {
+            let (Some(&(a, ca)), Some(&(b, cb))) = (marks.get(k), marks.get(k + 1)) else {
+                break;
+            };
+            if ca != open || cb != close {
+                k += 1;
+                continue;
+            }
+            let span = err.get(a + open.len_utf8()..b).unwrap_or("").trim();
+            if (2..=200).contains(&span.chars().count()) {
+                out.push(span);
+            }
+            k += 2;
+        }
+    }
+    out
+}
+
+/// Where the user first gave `value` before step `x` (a user step, or the task), in words.
+pub(crate) fn user_origin(facts: &Facts<'_>, value: &str, x: usize) -> Option<String> {
+    let run = facts.run;
+    let first = facts.links.producers_of(value).first().copied();
+    if let Some(p) = first
+        && p < x
+        && run.steps.get(p).is_some_and(|s| s.kind == StepKind::User)
+    {
+        return Some(step_name(run, p));
+    }
+    run.task
+        .as_deref()
+        .is_some_and(|t| contains_words(clip(t, LINK_SCAN_BYTES), value))
+        .then(|| "the task".to_owned())
+}
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod quote_tests {
+    use super::quoted_spans;
+
+    #[test]
+    fn quoted_values_are_found_around_apostrophes() {
+        assert_eq!(
+            quoted_spans("NameError: name 'reslt' is not defined"),
+            vec!["reslt"]
+        );
+        assert_eq!(
+            quoted_spans("can't parse 'Friday' as \"date\""),
+            vec!["Friday", "date"]
+        );
+        assert_eq!(quoted_spans("it's fine, isn't it"), Vec::<&str>::new());
+    }
+}

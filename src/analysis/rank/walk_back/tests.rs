@@ -1,0 +1,157 @@
+//! The walk back on small runs: expected causes and numbers from docs/how-it-decides.md.
+
+use super::*;
+use crate::analysis::claims::check_claims;
+use crate::analysis::links::{LinkGraph, StepTexts};
+use crate::analysis::testutil::{RunBuilder, doc};
+use serde_json::json;
+
+fn walk(run: &Run) -> Vec<Walked> {
+    let texts = StepTexts::build(run);
+    let links = LinkGraph::build(run, &texts);
+    let claims = check_claims(run, &texts);
+    let facts = Facts::new(run, &texts, &links, &claims);
+    walk_back(&facts, crate::analysis::detect::detect_all(&facts))
+}
+
+fn find(w: &[Walked], step: usize, cat: Category) -> &Walked {
+    w.iter()
+        .find(|x| x.finding.step == step && x.finding.category == cat)
+        .unwrap_or_else(|| panic!("no {cat:?} at {step}: {w:#?}"))
+}
+
+#[test]
+fn a_value_named_by_the_error_blames_its_model_step_at_0_88() {
+    let run = RunBuilder::failed()
+        .user("s1", "Book a call next Friday")
+        .llm(
+            "s2",
+            json!({"tool_call": {"arguments": {"start": "Friday"}}}),
+        )
+        .tool_err(
+            "s3",
+            "create_event",
+            json!({"start": "Friday"}),
+            "invalid start: 'Friday' is not a date-time",
+        )
+        .build();
+    let w = walk(&run);
+    let root = find(&w, 1, Category::WrongValue);
+    assert_eq!(root.finding.confidence, WALK_BACK_NAMED);
+    assert_eq!(root.role, Role::RootCause);
+    assert_eq!(root.finding.detector.as_str(), "tool_errors");
+    assert_eq!(
+        root.finding.evidence[0],
+        "its output flows into step 's3' (position 3), where the failure surfaced"
+    );
+    let symptom = find(&w, 2, Category::ToolError);
+    assert_eq!((symptom.role, symptom.cause), (Role::Symptom, Some(1)));
+}
+
+#[test]
+fn an_error_about_the_input_that_does_not_name_it_blames_the_model_at_0_7() {
+    let run = RunBuilder::failed()
+        .llm("s1", json!({"date": "2026-13-45"}))
+        .tool_err(
+            "s2",
+            "create_event",
+            json!({"date": "2026-13-45"}),
+            "400 Bad Request: invalid date",
+        )
+        .build();
+    let w = walk(&run);
+    assert_eq!(
+        find(&w, 0, Category::WrongValue).finding.confidence,
+        WALK_BACK_UNNAMED
+    );
+}
+
+#[test]
+fn valid_arguments_and_an_unrelated_error_blame_the_service() {
+    let run = RunBuilder::failed()
+        .tool_def(
+            "get_order",
+            "",
+            json!({"type": "object", "properties": {"id": {"type": "string"}}}),
+            false,
+        )
+        .llm("s1", json!({"id": "ORD-1042"}))
+        .tool_err(
+            "s2",
+            "get_order",
+            json!({"id": "ORD-1042"}),
+            "upstream timed out (504)",
+        )
+        .build();
+    let w = walk(&run);
+    let s = find(&w, 1, Category::ServiceError);
+    assert_eq!(s.finding.confidence, SERVICE_ERROR);
+    assert_eq!((s.role, s.cause), (Role::Suspect, None));
+    assert!(w.iter().all(|x| x.finding.category != Category::WrongValue));
+}
+
+#[test]
+fn the_earliest_flagged_upstream_step_is_the_root_cause() {
+    let run = RunBuilder::failed()
+        .retrieval(
+            "s1",
+            "refund",
+            vec![doc(
+                "p23",
+                "Annual plans are refunded $120 within 30 days.",
+                true,
+            )],
+        )
+        .llm_io("s2", "policy says $120", "So the refund is $120.")
+        .llm_io(
+            "s3",
+            "So the refund is $120.",
+            "You will get a refund of $120.",
+        )
+        .answer("You will get a refund of $120.")
+        .build();
+    let w = walk(&run);
+    let root = find(&w, 0, Category::OutdatedSource);
+    assert_eq!(root.role, Role::RootCause);
+    let claim = find(&w, 1, Category::StaleClaim);
+    assert_eq!((claim.role, claim.cause), (Role::Symptom, Some(0)));
+}
+
+#[test]
+fn a_symptom_with_nothing_upstream_stays_a_suspect() {
+    let run = RunBuilder::failed()
+        .llm("s1", "The moon is made of cheese.")
+        .answer("The moon is made of cheese.")
+        .build();
+    let w = walk(&run);
+    let f = find(&w, 0, Category::UnsupportedClaim);
+    assert_eq!((f.role, f.cause), (Role::Suspect, None));
+}
+
+#[test]
+fn a_long_chain_is_walked_in_one_pass() {
+    let mut b = RunBuilder::failed().retrieval(
+        "s0",
+        "q",
+        vec![doc("d", "Order ORD-55501 ships on 2026-01-02.", true)],
+    );
+    for i in 1..5_000 {
+        b = b.llm_io(&format!("s{i}"), "ORD-55501 again", "ORD-55501 again");
+    }
+    let run = b
+        .tool_err(
+            "last",
+            "ship",
+            json!({"id": "ORD-55501"}),
+            "order ORD-55501 not found",
+        )
+        .build();
+    let w = walk(&run);
+    let last = run.steps.len() - 1;
+    let symptom = find(&w, last, Category::ToolError);
+    assert_eq!(
+        symptom.cause,
+        Some(0),
+        "the outdated retrieval at the head of the chain"
+    );
+}
