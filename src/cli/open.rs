@@ -76,6 +76,8 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
                         reference: reference.clone(),
                         embedder: embedder.as_ref(),
                         confidence,
+                        // The screen opens on the rules' verdict; the judge runs in `analyze`.
+                        judge: None,
                     },
                 ),
             };
@@ -94,6 +96,12 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     let (theme, theme_msg) = Theme::select(settings.ui.theme.as_deref(), color);
     let (keymap, mut messages) = Keymap::load(settings.ui.keymap_path.as_deref());
     messages.extend(settings.warnings.iter().cloned());
+    if settings.judge.is_some() {
+        messages.push(
+            "a judge is configured: the screen shows the rules' verdict; `tdn-tui analyze` asks the judge"
+                .to_owned(),
+        );
+    }
     messages.extend(theme_msg);
     let opts = AppOptions {
         keymap,

@@ -146,6 +146,8 @@ pub fn big_report(run: &Run) -> Report {
             label: SupportLabel::Unsupported,
             evidence_step: None,
             origin_step: run.steps.last().map(|s| s.id.to_string()),
+            why: "no source says it".to_owned(),
+            evidence_text: None,
         }],
         influence: Some(InfluenceSection {
             ranked_by: "semantic".to_owned(),
