@@ -90,3 +90,69 @@ pub fn suspect<'a>(report: &'a Value, id: &str) -> Option<&'a Value> {
 pub fn close(v: &Value, want: f64) -> bool {
     v.as_f64().is_some_and(|x| (x - want).abs() < 1e-6)
 }
+
+/// stderr as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// stdout as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Writes `text` to `dir/name`; returns the path as text.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// The single JSON object a toolbox command printed (exit 0, one line).
+pub fn ok_json(out: &Output) -> Value {
+    assert_eq!(out.status.code(), Some(0), "{}", show(out));
+    let text = stdout(out);
+    assert!(text.ends_with('\n') && text.lines().count() == 1, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Asserts exit `code`, nothing on stdout, and `names` in the message on stderr.
+pub fn fails(out: &Output, code: i32, names: &str) {
+    assert_eq!(out.status.code(), Some(code), "{}", show(out));
+    assert!(out.stdout.is_empty(), "{}", show(out));
+    assert!(stderr(out).contains(names), "want {names:?}: {}", show(out));
+}
+
+/// Characters that must never reach a terminal from run text.
+pub fn hazard(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// Panics when `text` holds a control byte, a C1 control or a bidi override.
+pub fn assert_inert(text: &str, what: &str) {
+    if let Some((at, c)) = text.char_indices().find(|&(_, c)| hazard(c)) {
+        let from = floor(text, at.saturating_sub(60));
+        panic!(
+            "{what}: raw U+{:04X} at byte {at}, after {:?}",
+            u32::from(c),
+            text.get(from..at).unwrap_or("")
+        );
+    }
+}
+
+/// The largest char boundary of `s` at or below `i`.
+pub fn floor(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+pub fn assert_inert_bytes(bytes: &[u8], what: &str) {
+    let text = std::str::from_utf8(bytes).unwrap_or_else(|e| panic!("{what}: not UTF-8: {e}"));
+    assert_inert(text, what);
+}
+
+/// Keys that visit every pane, scroll, search and open the help, as a user would.
+pub const KEYS: &str = "j j G g Tab j Enter Tab j Tab j Tab j Tab ? Esc / a Enter n Esc S-Tab k";
