@@ -13,6 +13,7 @@ pub mod effects;
 pub mod experiment_port;
 pub mod headless;
 pub mod keymap;
+mod live_ledger;
 pub mod live_port;
 pub mod overlays;
 pub mod panes;

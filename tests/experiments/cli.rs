@@ -314,3 +314,60 @@ fn localize_prints_the_report_with_experiments() {
     let calls = ex["runner_calls"].as_u64().unwrap() as usize;
     assert_eq!(calls, if n == 0 { 0 } else { 2 * (n + 1) }, "{ex}");
 }
+
+#[test]
+fn a_ledger_of_another_run_or_no_ledger_at_all_is_refused_before_anything_runs() {
+    let s = Scenario::new();
+    let (code, _, err) = s.experiment_json(&[
+        "--runner",
+        AGENT,
+        "--baseline",
+        "--samples",
+        "2",
+        "--flip",
+        FLIP,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Another run (another id) whose default ledger place holds the first run's ledger.
+    let text = std::fs::read_to_string(s.path(RUN)).unwrap();
+    let other = text.replacen(
+        "\"id\": \"refund-outdated-policy\"",
+        "\"id\": \"refund-copy\"",
+        1,
+    );
+    assert_ne!(other, text, "the fixture's id was replaced");
+    s.write("copy.json", &other);
+    std::fs::copy(
+        s.path("refund-outdated-policy.ledger.jsonl"),
+        s.path("copy.ledger.jsonl"),
+    )
+    .unwrap();
+    s.write("pids", "");
+    let runner = "echo x >> pids; python3 agent.py";
+    let out = s.tdn(&["experiment", "copy.json", "--runner", runner, "--baseline"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("'refund-outdated-policy', not of run 'refund-copy'")
+            && err.contains("--ledger"),
+        "{err}"
+    );
+    s.write("junk.jsonl", "this is not a ledger\n");
+    let out = s.tdn(&[
+        "experiment",
+        RUN,
+        "--runner",
+        runner,
+        "--baseline",
+        "--ledger",
+        "junk.jsonl",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a tdn-tui ledger"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(s.path("pids")).unwrap(),
+        "",
+        "the runner was never called"
+    );
+}

@@ -230,7 +230,7 @@ async fn every_finished_sample_reaches_the_sink_before_it_is_shown() {
             matches!(
                 e,
                 TrialEvent::SampleFinished {
-                    saved: Saved::Yes,
+                    saved: Saved::Yes(_),
                     ..
                 }
             )
