@@ -1,7 +1,6 @@
 //! The one seam between a session and the attribution ledger: every finished sample (answer or
 //! error) goes to a [`SampleSink`] before it is shown (docs/experiments.md, "Verdicts"). The
-//! ledger implements it; [`NoLedger`] and [`MemorySink`] stand in where no ledger is kept (tests,
-//! the screen before a ledger is chosen).
+//! run's ledger implements it (`setup::RunLedger`); [`MemorySink`] stands in for tests.
 //!
 //! Also here: the [`Receipt`] of a saved sample (the trials it formed, or why it formed none) and
 //! the UTC time stamp of a finished sample. Nothing here prints.
@@ -81,24 +80,6 @@ pub trait SampleSink: Send + Sync {
     }
     /// Called once when the session ends (finished or cancelled).
     fn close_cohort(&self, cohort: &str) -> Result<(), String>;
-}
-
-/// Keeps nothing and says so: [`SampleSink::path`] is `None`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoLedger;
-
-impl SampleSink for NoLedger {
-    fn path(&self) -> Option<&Path> {
-        None
-    }
-
-    fn append(&self, _sample: &FinishedSample) -> Result<(), String> {
-        Ok(())
-    }
-
-    fn close_cohort(&self, _cohort: &str) -> Result<(), String> {
-        Ok(())
-    }
 }
 
 /// Keeps samples in memory (tests), or refuses every append with a reason (to test "not saved").

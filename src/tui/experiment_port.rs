@@ -318,6 +318,9 @@ pub trait ExperimentPort: Send + Sync {
     }
     /// The run experiments are about from now on (called when a run is opened).
     fn open(&self, _run: Arc<Run>, _report: Arc<Report>, _source: Option<PathBuf>) {}
+    /// The screen is closing: cancel every running job and wait (blocking, briefly) until each
+    /// has stopped its samples and closed its batch.
+    fn shutdown(&self) {}
 }
 
 /// No experiment engine: every request is refused with `reason`.

@@ -28,6 +28,12 @@ use crate::experiments::target::{self, probe_for};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long quitting waits for cancelled jobs to stop their samples and close their batches.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+/// How often quitting looks whether they have.
+const SHUTDOWN_POLL: Duration = Duration::from_millis(20);
 
 /// Runs the screen's experiments through the user's runner.
 pub struct LivePort {
@@ -336,6 +342,27 @@ impl ExperimentPort for LivePort {
             ));
         }
         live_ledger::aggregate(&o.ledger, cohorts, setup::ledger_policy(&self.settings))
+    }
+
+    fn shutdown(&self) {
+        let running = |cancel: bool| {
+            self.running
+                .lock()
+                .map(|m| {
+                    if cancel {
+                        m.values().for_each(|r| r.handle.cancel());
+                    }
+                    m.len()
+                })
+                .unwrap_or(0)
+        };
+        if running(true) == 0 {
+            return;
+        }
+        let end = Instant::now() + SHUTDOWN_WAIT;
+        while running(false) > 0 && Instant::now() < end {
+            std::thread::sleep(SHUTDOWN_POLL);
+        }
     }
 
     fn open(&self, run: Arc<Run>, report: Arc<Report>, source: Option<PathBuf>) {
@@ -651,6 +678,53 @@ mod tests {
             e.contains("not a tdn-tui ledger") && e.contains("--ledger"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn quitting_cancels_a_running_job_and_closes_its_batch() {
+        // Seed 1 of the ablation hangs; everything else answers at once.
+        let agent = r#"if [ "$TDN_EXPERIMENT" = ablate ] && [ "$TDN_SEED" = 1 ]; then sleep 60; fi; if [ "$TDN_REMOVE" = u2 ]; then echo '{"output": "another answer"}'; else echo '{"output": "the recorded answer"}'; fi"#;
+        let (p, dir) = port(agent);
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        rt.block_on(async {
+            p.launch(
+                JobId(1),
+                Request::Ablate(vec![Target::Unit("u2".into())]),
+                tx,
+            )
+            .unwrap();
+            // Wait until the trial of seed 0 is formed, i.e. both of its samples are saved.
+            while let Some(e) = rx.recv().await {
+                if let ExperimentEvent::SampleFinished {
+                    outcome: SampleOutcome::Answer { ledger, .. },
+                    ..
+                } = &e
+                    && !ledger.is_empty()
+                {
+                    break;
+                }
+            }
+        });
+        // Without the cancel, the hanging sample would outlast the wait and the batch stay open.
+        rt.block_on(async {
+            let p = &p;
+            tokio::task::block_in_place(|| p.shutdown());
+        });
+        let h = p.earlier_trials().unwrap();
+        assert!(h.open_cohorts.is_empty(), "{h:?}");
+        assert_eq!(
+            h.attributions.len(),
+            1,
+            "the cancelled batch was closed: {h:?}"
+        );
+        let checked =
+            crate::experiments::ledger::verify_path(&dir.path().join("r1.ledger.jsonl")).unwrap();
+        assert!(checked.problems.is_empty(), "{:?}", checked.problems);
     }
 
     #[test]

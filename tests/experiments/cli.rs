@@ -371,3 +371,49 @@ fn a_ledger_of_another_run_or_no_ledger_at_all_is_refused_before_anything_runs()
         "the runner was never called"
     );
 }
+
+#[test]
+fn localize_asks_the_judge_under_the_runners_consent_rule() {
+    let s = crate::support::SampleRuns::new();
+    let judge = r#"cat > /dev/null; echo '{"step": "s4", "reason": "refunded ORD-2211, not the ORD-2210 the user named"}'"#;
+    // refund-wrong-order has no context units: nothing is re-run, but the ranking asks the judge.
+    let out = s
+        .command(&[
+            "localize",
+            "refund-wrong-order.json",
+            "--runner",
+            "false",
+            "--json",
+        ])
+        .env("TDN_JUDGE", judge)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["judge"]["error"], Value::Null, "{j}");
+    assert_eq!(
+        j["judge"]["step"], "s6",
+        "the plan rule moves the judge's step: {j}"
+    );
+    assert_eq!(j["experiments"]["runner_calls"], 0);
+    assert_eq!(
+        j["experiments"]["ledger"],
+        Value::Null,
+        "nothing was written"
+    );
+    // A judge from the folder's tdn.toml is not yet the user's word.
+    let toml = std::fs::read_to_string(s.path("tdn.toml")).unwrap();
+    std::fs::write(
+        s.path("tdn.toml"),
+        format!("{toml}\n[judge]\ncommand = \"./judge.sh\"\n"),
+    )
+    .unwrap();
+    let out = s.tdn(&["localize", "refund-wrong-order.json", "--runner", "false"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("judge command './judge.sh'") && err.contains("--yes"),
+        "{err}"
+    );
+}
