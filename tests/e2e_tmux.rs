@@ -76,15 +76,21 @@ impl Session {
 
     /// Waits until the screen contains `text`; fails with the last screen when it never does.
     fn wait_for(&self, text: &str) -> String {
+        self.wait_for_all(&[text])
+    }
+
+    /// Waits until the screen contains every one of `texts` at once (a frame can be caught
+    /// half drawn); fails with the last screen when it never does.
+    fn wait_for_all(&self, texts: &[&str]) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
-            if s.contains(text) {
+            if texts.iter().all(|t| s.contains(t)) {
                 return s;
             }
             assert!(
                 start.elapsed() < PATIENCE,
-                "'{text}' never appeared; the screen was:\n{s}"
+                "{texts:?} never appeared together; the screen was:\n{s}"
             );
             std::thread::sleep(POLL);
         }
@@ -106,30 +112,26 @@ fn a_user_steps_through_the_suspects_reads_the_help_and_quits() {
     );
     let s = Session::start("tour", &command);
 
-    let first = s.wait_for("Clear winner");
-    assert!(
-        first.contains("▶#1 ★ s3"),
-        "the top suspect is selected when the run opens:\n{first}"
-    );
-    assert!(
-        first.contains("its output 'Friday' flows into step 4"),
-        "its evidence is shown"
-    );
+    // The top suspect is selected when the run opens, with its evidence.
+    s.wait_for_all(&[
+        "Clear winner",
+        "▶#1 ★ s3",
+        "its output 'Friday' flows into step 4",
+    ]);
 
     s.keys(&["]"]);
-    let second = s.wait_for("▶#2   s4");
-    assert!(
-        second.contains("Step detail · step 's4' (position 4)"),
-        "the detail follows:\n{second}"
-    );
+    // The detail follows the selected suspect.
+    s.wait_for_all(&["▶#2   s4", "Step detail · step 's4' (position 4)"]);
     s.keys(&["]"]);
     s.wait_for("▶#3   s9");
     s.keys(&["["]);
     s.wait_for("▶#2   s4");
 
     s.keys(&["?"]);
-    let help = s.wait_for("Finding the cause of a wrong answer");
-    assert!(help.contains("] and [ step through the suspects"));
+    s.wait_for_all(&[
+        "Finding the cause of a wrong answer",
+        "] and [ step through the suspects",
+    ]);
     s.keys(&["Escape"]);
     s.wait_for("Clear winner");
 
@@ -240,19 +242,19 @@ fn a_user_ablates_the_top_context_unit_from_the_sample_runs_and_sees_it_confirme
     s.keys(&["2", "j", "j"]);
     s.wait_for("▶1  ★ policy-2019");
     s.keys(&["a"]);
-    let confirm = s.wait_for("Run your agent?");
-    assert!(
-        confirm.contains("python3 agents/stand_in.py")
-            && confirm.contains("from tdn.toml")
-            && confirm.contains("ablate 'policy-2019'"),
-        "the exact command, where it came from and what it removes are shown first:\n{confirm}"
-    );
+    // The exact command, where it came from and what it removes are shown first.
+    s.wait_for_all(&[
+        "Run your agent?",
+        "python3 agents/stand_in.py",
+        "from tdn.toml",
+        "ablate 'policy-2019'",
+    ]);
     s.keys(&["y"]);
-    let done = s.wait_for("CAUSAL");
-    assert!(
-        done.contains("removing 'policy-2019' changed the outcome in 3/3"),
-        "the verdict names the intervention and the flips:\n{done}"
-    );
+    // The verdict names the intervention and the flips.
+    s.wait_for_all(&[
+        "CAUSAL",
+        "removing 'policy-2019' changed the outcome in 3/3",
+    ]);
     // When the job ends its batch is closed: the ledger's attribution appears in the pane.
     s.wait_for("harmful · causal_ablation");
 

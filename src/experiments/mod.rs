@@ -18,6 +18,7 @@ pub mod headless;
 pub mod ledger;
 pub mod localize;
 pub mod process;
+pub mod run_ledger;
 pub mod runner;
 pub mod session;
 pub mod setup;

@@ -2,7 +2,7 @@
 //! will run (docs/experiments.md, "Where the command comes from"), the shell runner, the flip
 //! judge with the session's embedder, the evaluator epoch, the batch's cohort name, and the sample
 //! sink — the one place the attribution ledger is plugged in ([`ledger_location`],
-//! [`open_ledger`], [`RunLedger`]).
+//! [`open_ledger`], `run_ledger`).
 //!
 //! Commands come only from `Settings` (command line or config), never from a run file. Opening
 //! the ledger reads and may create a file; nothing here prints.
@@ -11,12 +11,12 @@ use crate::analysis::influence::Embedder;
 use crate::analysis::model::{Run, inert_line};
 use crate::config::{Settings, UserCommand};
 use crate::experiments::flip::{FlipJudge, FlipRule};
-use crate::experiments::ledger::{self, Closed, LedgerSink, Location, Policy, Scope, Written};
+use crate::experiments::ledger::{self, Location, Policy};
+use crate::experiments::run_ledger::RunLedger;
 use crate::experiments::runner::shell::ShellRunner;
-use crate::experiments::sink::{FinishedSample, Receipt, SampleSink};
 use crate::experiments::verdict::resolve_samples;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Why a session cannot start (the command line exits 2 with this message).
@@ -155,100 +155,13 @@ pub fn open_ledger(
     run: &Run,
     policy: Policy,
 ) -> Result<Arc<RunLedger>, SetupError> {
-    let fix = "choose another file with --ledger PATH (or [ledger] path in tdn.toml)";
-    let sink = LedgerSink::open(location, run, policy)
-        .map_err(|e| SetupError(format!("cannot open the attribution ledger: {e}; {fix}")))?;
-    if let Some(h) = sink.ledger().header()
-        && h.scope == Scope::Run
-        && h.name != run.id
-    {
-        return Err(SetupError(format!(
-            "{}: this ledger holds the evidence of run '{}', not of run '{}'; {fix}",
-            location.path.display(),
-            inert_line(&h.name),
-            inert_line(&run.id)
-        )));
-    }
-    Ok(Arc::new(RunLedger {
-        sink,
-        one_at_a_time: Mutex::new(()),
-    }))
-}
-
-/// The run's ledger behind the session's [`SampleSink`] seam: every sample is appended and
-/// fsynced (with the trials it completes) before the session shows it, and [`Receipt`]s say
-/// which trials it formed; closing the batch appends its attributions. One per session.
-#[derive(Debug)]
-pub struct RunLedger {
-    sink: LedgerSink,
-    /// Appends run one at a time, so the ledger's latest entry is the current call's.
-    one_at_a_time: Mutex<()>,
-}
-
-impl RunLedger {
-    /// The attributions the closed batch appended (after the session ended), when it has closed.
-    pub fn closed(&self) -> Option<Closed> {
-        self.sink.written().into_iter().rev().find_map(|w| match w {
-            Written::Cohort(c) => Some(c),
-            Written::Sample(_) => None,
+    RunLedger::open(location, run, policy)
+        .map(Arc::new)
+        .map_err(|e| {
+            SetupError(format!(
+                "{e}; choose another file with --ledger PATH (or [ledger] path in tdn.toml)"
+            ))
         })
-    }
-}
-
-impl SampleSink for RunLedger {
-    fn path(&self) -> Option<&Path> {
-        self.sink.path()
-    }
-
-    fn append(&self, sample: &FinishedSample) -> Result<(), String> {
-        self.append_with_receipt(sample).map(|_| ())
-    }
-
-    fn append_with_receipt(&self, sample: &FinishedSample) -> Result<Receipt, String> {
-        let _one = self
-            .one_at_a_time
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        self.sink.append(sample)?;
-        Ok(match self.sink.written().pop() {
-            Some(Written::Sample(a)) => receipt(&a),
-            _ => Receipt::default(),
-        })
-    }
-
-    fn close_cohort(&self, cohort: &str) -> Result<(), String> {
-        let _one = self
-            .one_at_a_time
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        self.sink.close_cohort(cohort)
-    }
-}
-
-fn receipt(a: &ledger::Appended) -> Receipt {
-    Receipt {
-        trials: a
-            .trials
-            .iter()
-            .map(|t| {
-                format!(
-                    "formed a {} trial for '{}' (seed {}, effect {})",
-                    t.evidence_level.as_str(),
-                    inert_line(&t.component_id),
-                    t.seed,
-                    crate::analysis::influence::js_number(t.effect)
-                )
-            })
-            .collect(),
-        refused: a
-            .refused
-            .iter()
-            .map(|r| match &r.component_id {
-                Some(id) => format!("no trial for '{}': {}", inert_line(id), r.message),
-                None => format!("no trial: {}", r.message),
-            })
-            .collect(),
-    }
 }
 
 #[cfg(test)]
