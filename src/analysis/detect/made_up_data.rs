@@ -171,7 +171,7 @@ fn said<'p>(text: &str, phrases: &[&'p str]) -> Option<&'p str> {
 /// True when the match at `start..end` is capitalised and a neighbouring word is too.
 fn in_title(text: &str, start: usize, end: usize) -> bool {
     let capital = |w: Option<&str>| {
-        w.and_then(|w| w.chars().next())
+        w.and_then(|w| w.chars().find(|c| c.is_alphanumeric()))
             .is_some_and(char::is_uppercase)
     };
     if !capital(text.get(start..)) {
@@ -228,6 +228,7 @@ mod tests {
             said("**Search Bar Placeholder Text:**", MADE_UP_PHRASES),
             None
         );
+        assert_eq!(said("**Input Placeholder:**", MADE_UP_PHRASES), None);
         assert_eq!(said("unsimulated", MADE_UP_PHRASES), None);
         assert_eq!(
             said("# Dummy list of eateries", MADE_UP_PHRASES),
