@@ -19,7 +19,6 @@ mod retrieval;
 mod run_status;
 pub(crate) mod say;
 pub(crate) mod schema;
-mod search_drift;
 mod task_drift;
 #[cfg(test)]
 mod tests_support;
@@ -60,8 +59,6 @@ pub enum DetectorId {
     MadeUpData,
     /// The step that first stated the final answer's values.
     AnswerOrigin,
-    /// A first search query that leaves out most of the task.
-    SearchDrift,
     /// The author of the first code run that failed.
     CodeFailure,
     /// The optional judge model.
@@ -86,7 +83,6 @@ impl DetectorId {
             DetectorId::TaskDrift => "task_drift",
             DetectorId::MadeUpData => "made_up_data",
             DetectorId::AnswerOrigin => "answer_origin",
-            DetectorId::SearchDrift => "search_drift",
             DetectorId::CodeFailure => "code_failure",
             DetectorId::Judge => "judge",
         }
@@ -140,8 +136,6 @@ pub enum Category {
     MadeUpData,
     /// The step that first stated the final answer's values.
     AnswerOrigin,
-    /// The first search query leaves out most of the task.
-    SearchDrift,
     /// A step wrote the code of the first code run that failed.
     CodeFailure,
     /// The step the judge named.
@@ -150,7 +144,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 25] = [
+    pub const ALL: [Category; 24] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -173,7 +167,6 @@ impl Category {
         Category::TaskDrift,
         Category::MadeUpData,
         Category::AnswerOrigin,
-        Category::SearchDrift,
         Category::CodeFailure,
         Category::JudgePick,
     ];
@@ -203,7 +196,6 @@ impl Category {
             Category::TaskDrift => "task_drift",
             Category::MadeUpData => "made_up_data",
             Category::AnswerOrigin => "answer_origin",
-            Category::SearchDrift => "search_drift",
             Category::CodeFailure => "code_failure",
             Category::JudgePick => "judge_pick",
         }
@@ -301,7 +293,6 @@ pub const ALL: &[&dyn Detector] = &[
     &task_drift::TaskDrift,
     &made_up_data::MadeUpData,
     &answer_origin::AnswerOrigin,
-    &search_drift::SearchDrift,
     &code_failure::CodeFailure,
 ];
 
@@ -321,10 +312,10 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn the_registry_holds_sixteen_detectors_with_distinct_names() {
-        assert_eq!(ALL.len(), 16);
+    fn the_registry_holds_fifteen_detectors_with_distinct_names() {
+        assert_eq!(ALL.len(), 15);
         let names: HashSet<_> = ALL.iter().map(|d| d.id().as_str()).collect();
-        assert_eq!(names.len(), 16);
+        assert_eq!(names.len(), 15);
         assert!(!names.contains("judge"));
         for d in ALL {
             assert!(!d.doc().is_empty());

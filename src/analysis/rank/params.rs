@@ -53,8 +53,6 @@ pub const MADE_UP_ASSUMPTION: f64 = 0.65;
 pub const ANSWER_ORIGIN: f64 = 0.7;
 /// The step that wrote the code of the first code run that failed.
 pub const CODE_FAILURE: f64 = 0.75;
-/// The first search query leaves out most of the task: a weak suspect.
-pub const SEARCH_DRIFT: f64 = 0.4;
 
 // ---- Walk back ------------------------------------------------------------------------------
 
@@ -116,10 +114,6 @@ pub const TASK_DRIFT_MIN_TASK_TERMS: usize = 5;
 pub const TASK_DRIFT_MIN_BRIEF_TERMS: usize = 20;
 /// ... and the brief holds under this share of the task's content words.
 pub const TASK_DRIFT_MAX_SHARE: f64 = 0.2;
-/// Search drift: the first query holds under this share of the task's content words ...
-pub const SEARCH_DRIFT_MAX_SHARE: f64 = 0.5;
-/// ... and the evidence names at most this many of the words it leaves out.
-pub const SEARCH_DRIFT_SHOWN: usize = 6;
 /// An answer of at most this many words is short: it and its parts are traced whole.
 pub const ANSWER_SHORT_WORDS: usize = 15;
 /// A marked span of a long answer (bold, quoted, code) is traced when at most this long.
