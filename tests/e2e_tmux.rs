@@ -1,8 +1,10 @@
-//! The real binary in a real terminal: tmux runs `tdn-tui` on the screen's fixtures, the tests
-//! press keys as a user would (step through the suspects, open the help, run an ablation with the
-//! sample runs' stand-in agent and see its verdict, quit) and read the screen with
-//! `capture-pane`. Each skips, with a message, when tmux (or, for the ablation, python3) is not
-//! installed. Waiting for the screen polls with a generous limit; nothing here measures speed.
+//! The real binary in a real terminal: tmux runs `tdn-tui` on the screen's fixtures and, from a
+//! copy of the sample-runs folder, on the refund sample; the tests press keys as a user would
+//! (step through the suspects, open the help, run an ablation with the folder's stand-in agent,
+//! see its verdict and its ledger record, quit), read the screen with `capture-pane`, then check
+//! the ledger and that nothing was left running. Each skips, with a message, when tmux (or, for
+//! the ablation, python3) is not installed. Waiting for the screen polls with a generous limit;
+//! nothing here measures speed.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -35,12 +37,17 @@ impl Drop for Session {
 
 impl Session {
     fn start(tag: &str, command: &str) -> Session {
+        Session::start_in(tag, Path::new(env!("CARGO_MANIFEST_DIR")), command)
+    }
+
+    fn start_in(tag: &str, dir: &Path, command: &str) -> Session {
         let name = format!("tdn-e2e-{tag}-{}", std::process::id());
+        let dir = dir.display().to_string();
         let out = tmux(&[
             "new-session",
             "-d",
             "-c",
-            env!("CARGO_MANIFEST_DIR"),
+            &dir,
             "-s",
             &name,
             "-x",
@@ -69,15 +76,21 @@ impl Session {
 
     /// Waits until the screen contains `text`; fails with the last screen when it never does.
     fn wait_for(&self, text: &str) -> String {
+        self.wait_for_all(&[text])
+    }
+
+    /// Waits until the screen contains every one of `texts` at once (a frame can be caught
+    /// half drawn); fails with the last screen when it never does.
+    fn wait_for_all(&self, texts: &[&str]) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
-            if s.contains(text) {
+            if texts.iter().all(|t| s.contains(t)) {
                 return s;
             }
             assert!(
                 start.elapsed() < PATIENCE,
-                "'{text}' never appeared; the screen was:\n{s}"
+                "{texts:?} never appeared together; the screen was:\n{s}"
             );
             std::thread::sleep(POLL);
         }
@@ -99,30 +112,26 @@ fn a_user_steps_through_the_suspects_reads_the_help_and_quits() {
     );
     let s = Session::start("tour", &command);
 
-    let first = s.wait_for("Clear winner");
-    assert!(
-        first.contains("▶#1 ★ s3"),
-        "the top suspect is selected when the run opens:\n{first}"
-    );
-    assert!(
-        first.contains("its output 'Friday' flows into step 4"),
-        "its evidence is shown"
-    );
+    // The top suspect is selected when the run opens, with its evidence.
+    s.wait_for_all(&[
+        "Clear winner",
+        "▶#1 ★ s3",
+        "its output 'Friday' flows into step 4",
+    ]);
 
     s.keys(&["]"]);
-    let second = s.wait_for("▶#2   s4");
-    assert!(
-        second.contains("Step detail · step 's4' (position 4)"),
-        "the detail follows:\n{second}"
-    );
+    // The detail follows the selected suspect.
+    s.wait_for_all(&["▶#2   s4", "Step detail · step 's4' (position 4)"]);
     s.keys(&["]"]);
     s.wait_for("▶#3   s9");
     s.keys(&["["]);
     s.wait_for("▶#2   s4");
 
     s.keys(&["?"]);
-    let help = s.wait_for("Finding the cause of a wrong answer");
-    assert!(help.contains("] and [ step through the suspects"));
+    s.wait_for_all(&[
+        "Finding the cause of a wrong answer",
+        "] and [ step through the suspects",
+    ]);
     s.keys(&["Escape"]);
     s.wait_for("Clear winner");
 
@@ -138,8 +147,63 @@ fn a_user_steps_through_the_suspects_reads_the_help_and_quits() {
     );
 }
 
+/// Processes still running whose working folder is `dir` and whose command line names the
+/// stand-in agent or the debugger.
+fn left_behind(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let p = e.path();
+        if std::fs::read_link(p.join("cwd")).ok().as_deref() != Some(dir.as_path()) {
+            continue;
+        }
+        let cmd = std::fs::read(p.join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        let zombie = std::fs::read_to_string(p.join("stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if !zombie && (cmd.contains("stand_in") || cmd.contains("tdn-tui")) {
+            out.push(cmd);
+        }
+    }
+    out
+}
+
+/// A copy of sample-runs/ (runs, stand-in agents, tdn.toml) in a temporary folder, so the ledger
+/// the journey writes stays out of the source tree.
+fn sample_runs() -> tempfile::TempDir {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for e in std::fs::read_dir(&src).expect("sample-runs/").flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "json" || x == "toml") {
+            std::fs::copy(&p, dir.path().join(e.file_name())).expect("copy");
+        }
+    }
+    std::fs::create_dir(dir.path().join("agents")).expect("agents/");
+    for f in ["stand_in.py", "scenarios.json"] {
+        std::fs::copy(
+            src.join("agents").join(f),
+            dir.path().join("agents").join(f),
+        )
+        .expect("copy an agent file");
+    }
+    dir
+}
+
+/// Issue 5's journey, by keyboard alone, from inside the sample runs' folder: open the refund
+/// run, step through the suspects, open the help, ablate the top context unit through the
+/// folder's own stand-in agent (confirming its command first), see it confirmed and recorded,
+/// quit; then the ledger verifies and nothing the session started is still running.
 #[test]
-fn a_user_ablates_the_top_suspect_and_sees_it_confirmed() {
+fn a_user_ablates_the_top_context_unit_from_the_sample_runs_and_sees_it_confirmed() {
     if !tmux_available() {
         eprintln!("tmux is not installed: skipping the end-to-end ablation test");
         return;
@@ -151,32 +215,67 @@ fn a_user_ablates_the_top_suspect_and_sees_it_confirmed() {
         );
         return;
     }
-    // The refund fixture is a run of the stand-in agent's 'refund-outdated-policy' scenario:
-    // without policy-2019 it answers $80 instead of the recorded $120.
+    let dir = sample_runs();
     let command = format!(
-        "'{}' tests/fixtures/tui/refund.run.json --report tests/fixtures/tui/refund.report.json --runner 'python3 sample-runs/agents/stand_in.py'; echo tdn-exit=$?; sleep 30",
+        "env -u TDN_JUDGE XDG_CONFIG_HOME='{}' '{}' refund-outdated-policy.json; echo tdn-exit=$?; sleep 30",
+        dir.path().join("no-config").display(),
         env!("CARGO_BIN_EXE_tdn-tui"),
     );
-    let s = Session::start("ablate", &command);
-    s.wait_for("Clear winner");
+    let s = Session::start_in("journey", dir.path(), &command);
+    let first = s.wait_for("Clear winner: step 's3'");
+    assert!(
+        first.contains("▶#1 ★ s3"),
+        "the top suspect is selected:\n{first}"
+    );
 
+    s.keys(&["]"]);
+    s.wait_for("▶#2   s4");
+    s.keys(&["["]);
+    s.wait_for("▶#1 ★ s3");
+
+    s.keys(&["?"]);
+    s.wait_for("Finding the cause of a wrong answer");
+    s.keys(&["Escape"]);
+    s.wait_for("Clear winner: step 's3'");
+
+    // The context influence ranking follows the suspects: its top unit is the outdated policy.
+    s.keys(&["2", "j", "j"]);
+    s.wait_for("▶1  ★ policy-2019");
     s.keys(&["a"]);
-    let confirm = s.wait_for("Run your agent?");
-    assert!(
-        confirm.contains("python3 sample-runs/agents/stand_in.py")
-            && confirm.contains("ablate 'policy-2019'"),
-        "the exact command and what it removes are shown first:\n{confirm}"
-    );
+    // The exact command, where it came from and what it removes are shown first.
+    s.wait_for_all(&[
+        "Run your agent?",
+        "python3 agents/stand_in.py",
+        "from tdn.toml",
+        "ablate 'policy-2019'",
+    ]);
     s.keys(&["y"]);
-    let done = s.wait_for("CAUSAL");
-    assert!(
-        done.contains("removing 'policy-2019' changed the outcome in 3/3"),
-        "the verdict names the intervention and the flips:\n{done}"
-    );
+    // The verdict names the intervention and the flips.
+    s.wait_for_all(&[
+        "CAUSAL",
+        "removing 'policy-2019' changed the outcome in 3/3",
+    ]);
+    // When the job ends its batch is closed: the ledger's attribution appears in the pane.
+    s.wait_for("harmful · causal_ablation");
 
-    s.keys(&["2"]);
-    s.wait_for("✔ CAUSAL: removing its units");
     s.keys(&["q"]);
     let after = s.wait_for("tdn-exit=");
     assert!(after.contains("tdn-exit=0"), "{after}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_tdn-tui"))
+        .args([
+            "ledger",
+            "verify",
+            "refund-outdated-policy.ledger.jsonl",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("tdn-tui runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verify prints JSON");
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["counts"]["failed"], 0, "{v}");
+    assert_eq!(v["counts"]["unbound"], 0, "the batch was closed: {v}");
+    assert!(v["counts"]["verified"].as_u64().unwrap_or(0) >= 10, "{v}");
+    assert_eq!(left_behind(dir.path()), Vec::<String>::new());
 }

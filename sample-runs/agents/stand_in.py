@@ -5,14 +5,24 @@ sample runs without an LLM (docs/experiments.md).
 tdn-tui runs it once per sample with the experiment as JSON on stdin. It reads the run file the
 experiment names, works out which context units the agent would see (the units its model steps
 were sent, minus `remove`, plus `restore`), and answers from the rules of the run's scenario in
-scenarios.json, beside this file. It prints one JSON line: {"output": ..., "cost": {"loops",
-"tokens"}}. Python standard library only; no network; the seed is read but, being deterministic,
-the agent gives the same answer for every seed (a real agent would pass the seed on).
+scenarios.json, beside this file: the first rule whose `present` units are all in the context,
+whose `absent` units are all out of it, and (for `patch_contains`) whose replay patch holds that
+text, gives the answer.
+
+It prints a log line, then one JSON line: {"output": ..., "cost": {"loops", "tokens"}}. Loops are
+the scenario's base plus one per listed unit in the context; tokens are the scenario's base plus
+the context units' tokens plus a small amount that depends on the seed, as a sampled model's
+output length would. The answer never depends on the seed: the scenarios are meant to give clean
+verdicts. Python standard library only; no network; nothing written.
 """
 
 import json
 import os
 import sys
+
+# Extra output tokens per seed: seed 0 → 0, 1 → 7, 2 → 14, ... wrapping at 23.
+TOKEN_JITTER_STEP = 7
+TOKEN_JITTER_RANGE = 23
 
 
 def fail(message):
@@ -46,6 +56,13 @@ def matches(rule, ctx, spec):
     return True
 
 
+def unit_tokens(unit):
+    tokens = unit.get("tokens")
+    if isinstance(tokens, int) and tokens >= 0:
+        return tokens
+    return len(unit.get("text", "").split())
+
+
 def main():
     try:
         spec = json.load(sys.stdin)
@@ -64,23 +81,27 @@ def main():
         fail("no scenario for run '%s' in scenarios.json" % run.get("id"))
 
     ctx = context_of(run, spec)
-    answer = run.get("final_answer", "")
+    answer = None
     for rule in scenario.get("rules", []):
         if matches(rule, ctx, spec):
-            # A rule gives its answer, or names the run's field that holds it ("final_answer",
-            # "reference_answer"), so one scenario serves every recording of the same run.
-            if "answer" in rule:
-                answer = rule["answer"]
-            else:
-                answer = run.get(rule.get("answer_from", "final_answer")) or ""
+            answer = rule["answer"]
             break
+    if answer is None:
+        fail("no rule of scenario '%s' answers this context: %s" % (run.get("id"), sorted(ctx)))
 
+    seed = spec.get("seed", 0)
+    seed = seed if isinstance(seed, int) and seed >= 0 else 0
     loops_spec = scenario.get("loops", {})
     loops = loops_spec.get("base", 1) + sum(
         extra for unit, extra in loops_spec.get("per_unit", {}).items() if unit in ctx
     )
-    texts = {u.get("id"): u.get("text", "") for u in run.get("context_units", [])}
-    tokens = scenario.get("tokens_base", 200) + sum(len(texts.get(u, "")) // 4 for u in sorted(ctx))
+    units = {u.get("id"): u for u in run.get("context_units", [])}
+    tokens = (
+        scenario.get("tokens_base", 200)
+        + sum(unit_tokens(units[u]) for u in sorted(ctx) if u in units)
+        + (seed * TOKEN_JITTER_STEP) % TOKEN_JITTER_RANGE
+    )
+    print("stand_in: %s, seed %d, %d context units" % (spec.get("experiment"), seed, len(ctx)))
     print(json.dumps({"output": answer, "cost": {"loops": loops, "tokens": tokens}}))
 
 

@@ -1,18 +1,19 @@
 //! `experiment`: one probe (ablate, restore or replay) against a baseline, or the baseline alone,
 //! through the user's runner; prints the verdict as text or the JSON of docs/experiments.md.
-//! Also holds what `localize` shares with it: loading the run for an experiment and driving a
-//! session with progress on stderr and Ctrl-C as cancel.
+//! Also holds what `localize` shares with it: loading the run for an experiment, opening its
+//! attribution ledger, and driving a session with progress on stderr and Ctrl-C as cancel.
 
 use super::args::ExperimentArgs;
 use super::common::{self, EXIT_FAILURE};
+use crate::analysis::import::SourceFormat;
 use crate::analysis::load::{Loaded, load_one};
-use crate::analysis::model::inert_block;
+use crate::analysis::model::{inert_block, inert_line};
 use crate::analysis::report::Verdict;
 use crate::config::Settings;
 use crate::experiments::headless::run_to_end;
+use crate::experiments::ledger::{Closed, Location};
 use crate::experiments::session::{self, SessionDeps, SessionOutcome, SessionPlan, TrialEvent};
 use crate::experiments::setup::{self, Prepared};
-use crate::experiments::sink::{default_ledger_path, new_cohort_id};
 use crate::experiments::summary::{ExperimentSummary, experiment_summary};
 use crate::experiments::target::{Target, probe_for};
 use anyhow::Context;
@@ -28,7 +29,7 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
         super::localize::runner_overrides(&args.runner, o)
     })?;
     let prepared = setup::prepare(&settings)?;
-    let (loaded, run_path, original) = load_for_experiment(&args.run, &args.input)?;
+    let ex = load_for_experiment(&args.run, &args.input, &settings)?;
     let k = &args.kind;
     let target = if !k.ablate.is_empty() {
         Target::Ablate(k.ablate.clone())
@@ -50,20 +51,14 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
     } else {
         Target::Baseline
     };
-    let probe = probe_for(&loaded.run, &target).map_err(anyhow::Error::msg)?;
+    let probe = probe_for(&ex.loaded.run, &target).map_err(anyhow::Error::msg)?;
     let mut probes = vec![session::ProbePlan::baseline()];
     probes.extend(probe);
-    let plan = SessionPlan {
-        run_path: run_path.display().to_string(),
-        run_id: loaded.run.id.clone(),
-        run_status: loaded.run.status,
-        original,
-        samples: prepared.samples,
-        probes,
-    };
-    let ledger = ledger_path(&settings, &args.run);
-    let outcome = drive(plan, &prepared, &ledger, &loaded, !args.runner.json)?;
-    let summary = experiment_summary(&outcome, Some(ledger.display().to_string()));
+    let plan = ex.plan(&prepared, probes);
+    let driven = drive(plan, &prepared, &ex, &settings, !args.runner.json)?;
+    let outcome = &driven.outcome;
+    let mut summary = experiment_summary(outcome, Some(ex.location.path.display().to_string()));
+    summary.attributions = driven.attributions();
     if outcome.cancelled {
         eprintln!("tdn-tui: cancelled; the samples that finished are listed below");
     }
@@ -71,6 +66,9 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
         common::write_stdout(&format!("{}\n", serde_json::to_string(&summary)?))?;
     } else {
         common::write_stdout(&render(&summary, &prepared.rule_label))?;
+    }
+    if let Some(e) = &outcome.close_error {
+        eprintln!("tdn-tui: the batch's attributions were not written: {e}");
     }
     let failed = summary.verdict == Some(Verdict::Error)
         || (summary.verdict.is_none() && summary.completed == 0)
@@ -85,63 +83,111 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
     }))
 }
 
-/// Loads exactly one run that can be experimented on: its absolute path and recorded answer.
+/// A run ready to be experimented on: loaded, with its absolute path, its recorded answer and the
+/// place of its attribution ledger.
+pub(super) struct ForExperiment {
+    /// The run.
+    pub loaded: Loaded,
+    /// The run file's absolute path (what the runner is told).
+    pub abs_path: PathBuf,
+    /// The recorded final answer.
+    pub original: String,
+    /// Where its samples go.
+    pub location: Location,
+}
+
+impl ForExperiment {
+    /// The session plan of `probes` (a baseline first) on this run.
+    pub fn plan(&self, prepared: &Prepared, probes: Vec<session::ProbePlan>) -> SessionPlan {
+        SessionPlan {
+            run_path: self.abs_path.display().to_string(),
+            run_id: self.loaded.run.id.clone(),
+            run_status: self.loaded.run.status,
+            original: self.original.clone(),
+            samples: prepared.samples,
+            probes,
+        }
+    }
+}
+
+/// Loads exactly one run that can be experimented on and finds its ledger's place.
 pub(super) fn load_for_experiment(
     path: &Path,
     input: &super::args::InputArgs,
-) -> anyhow::Result<(Loaded, PathBuf, String)> {
+    settings: &Settings,
+) -> anyhow::Result<ForExperiment> {
     let loaded = load_one(path, &common::load_options(input))?;
     let Some(original) = loaded.run.final_answer.clone() else {
         anyhow::bail!(
             "{}: run '{}' has no final_answer, so there is nothing to compare a re-run with; record the agent's final answer in the run",
             path.display(),
-            crate::analysis::model::inert_line(&loaded.run.id)
+            inert_line(&loaded.run.id)
         );
     };
-    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    Ok((loaded, abs, original))
+    let abs_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    // A native file holds one run; an imported file read with --index holds several, so its
+    // ledger beside it is a scenario ledger (attribution-ledger.md §7).
+    let runs_in_file = match (input.index, loaded.source_format) {
+        (Some(_), f) if f != SourceFormat::Native => 2,
+        _ => 1,
+    };
+    let location = setup::ledger_location(settings, path, runs_in_file, &loaded.run.id);
+    Ok(ForExperiment {
+        loaded,
+        abs_path,
+        original,
+        location,
+    })
 }
 
-/// `--ledger` or `[ledger] path`, else beside the run.
-pub(super) fn ledger_path(settings: &Settings, run: &Path) -> PathBuf {
-    settings
-        .ledger
-        .path
-        .clone()
-        .unwrap_or_else(|| default_ledger_path(run))
+/// What a driven session found and the ledger it wrote.
+pub(super) struct Driven {
+    /// The session's outcome.
+    pub outcome: SessionOutcome,
+    /// What closing the batch appended, when it closed.
+    pub closed: Option<Closed>,
 }
 
-/// Runs a session to its end (Ctrl-C cancels it, killing running samples). With `progress`,
-/// one line per finished sample goes to stderr.
+impl Driven {
+    /// The attributions the batch appended, for the summary.
+    pub fn attributions(&self) -> Vec<crate::experiments::summary::AttributionSummary> {
+        self.closed
+            .as_ref()
+            .map(crate::experiments::summary::attribution_summaries)
+            .unwrap_or_default()
+    }
+}
+
+/// Runs a session to its end (Ctrl-C cancels it, killing running samples), every finished
+/// sample saved to the run's ledger before it is shown. With `progress`, one line per finished
+/// sample (and the trials it formed) goes to stderr.
 pub(super) fn drive(
     plan: SessionPlan,
     prepared: &Prepared,
-    ledger: &Path,
-    loaded: &Loaded,
+    ex: &ForExperiment,
+    settings: &Settings,
     progress: bool,
-) -> anyhow::Result<SessionOutcome> {
-    let sink = setup::open_sink(ledger, &loaded.run)?;
-    if sink.path().is_none() {
-        eprintln!(
-            "tdn-tui: warning: this build does not write the attribution ledger yet; no sample is saved to '{}'",
-            ledger.display()
-        );
-    }
+) -> anyhow::Result<Driven> {
+    let ledger = setup::open_ledger(&ex.location, &ex.loaded.run, setup::ledger_policy(settings))?;
     let deps = SessionDeps {
         runner: prepared.runner.clone(),
         judge: prepared.judge.clone(),
-        sink,
+        sink: ledger.clone(),
         parallel: prepared.parallel,
-        cohort: new_cohort_id(),
+        cohort: setup::new_cohort()?,
         evaluator_epoch: prepared.evaluator_epoch.clone(),
     };
     let labels: Vec<String> = plan.probes.iter().map(probe_label).collect();
-    run_to_end(plan, deps, |ev| {
+    let outcome = run_to_end(plan, deps, |ev| {
         if progress {
             print_progress(ev, &labels);
         }
     })
-    .map_err(anyhow::Error::msg)
+    .map_err(anyhow::Error::msg)?;
+    Ok(Driven {
+        outcome,
+        closed: ledger.closed(),
+    })
 }
 
 fn probe_label(p: &session::ProbePlan) -> String {
@@ -160,8 +206,13 @@ fn probe_label(p: &session::ProbePlan) -> String {
 fn print_progress(ev: &TrialEvent, labels: &[String]) {
     let label = |p: &session::ProbeId| labels.get(p.0).map_or("?", String::as_str);
     let saved = |s: &session::Saved| match s {
-        session::Saved::Yes => String::new(),
-        session::Saved::No(why) => format!(" (not saved: {why})"),
+        session::Saved::Yes(r) => r
+            .trials
+            .iter()
+            .chain(&r.refused)
+            .map(|t| format!(" · {}", inert_line(t)))
+            .collect(),
+        session::Saved::No(why) => format!(" (not saved: {})", inert_line(why)),
     };
     match ev {
         TrialEvent::SampleFinished {
@@ -171,7 +222,7 @@ fn print_progress(ev: &TrialEvent, labels: &[String]) {
             saved: s,
         } => eprintln!(
             "  {} seed {seed}: {}{}",
-            crate::analysis::model::inert_line(label(probe)),
+            inert_line(label(probe)),
             if judged.flipped {
                 "flipped"
             } else {
@@ -186,8 +237,8 @@ fn print_progress(ev: &TrialEvent, labels: &[String]) {
             saved: s,
         } => eprintln!(
             "  {} seed {seed}: error: {}{}",
-            crate::analysis::model::inert_line(label(probe)),
-            crate::analysis::model::inert_line(&error.message),
+            inert_line(label(probe)),
+            inert_line(&error.message),
             saved(s)
         ),
         _ => {}
@@ -200,14 +251,10 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
     let mut what = s.experiment.clone();
     for (i, u) in s.units.iter().enumerate() {
         let sep = if i == 0 { " " } else { ", " };
-        let _ = write!(what, "{sep}'{}'", crate::analysis::model::inert_line(u));
+        let _ = write!(what, "{sep}'{}'", inert_line(u));
     }
     if let Some(step) = &s.from_step {
-        let _ = write!(
-            what,
-            " from step '{}'",
-            crate::analysis::model::inert_line(step)
-        );
+        let _ = write!(what, " from step '{}'", inert_line(step));
     }
     let _ = writeln!(
         out,
@@ -254,14 +301,30 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
             "error in {} seed {}: {}",
             e.probe,
             e.seed,
-            crate::analysis::model::inert_line(&e.message)
+            inert_line(&e.message)
         );
         if !e.stderr_tail.is_empty() {
             let _ = writeln!(out, "  stderr tail:\n{}", inert_block(&e.stderr_tail));
         }
     }
     if let Some(l) = &s.ledger {
-        let _ = writeln!(out, "ledger: {l}");
+        let _ = writeln!(out, "ledger: {}", inert_line(l));
+    }
+    for a in &s.attributions {
+        let _ = writeln!(out, "  {}", attribution_line(a));
     }
     out
+}
+
+/// One attribution for people: the unit, its disposition and evidence level, the numbers.
+pub(super) fn attribution_line(a: &crate::experiments::summary::AttributionSummary) -> String {
+    format!(
+        "attribution: '{}' {} · {} (effect {}, confidence {}; ledger line {})",
+        inert_line(&a.unit),
+        a.disposition,
+        a.evidence_level,
+        crate::analysis::influence::js_number(a.effect),
+        crate::analysis::influence::js_number(a.confidence),
+        a.line
+    )
 }

@@ -5,13 +5,12 @@
 //!
 //! A `cmd:` rule's command comes only from the user's command line or config. Nothing here prints.
 
-use crate::analysis::influence::Embedder;
+use crate::analysis::influence::{Embedder, cosine, js_number};
 use crate::config::ExperimentSettings;
 use crate::experiments::runner::{
     Cancel, GroupCommand, STDERR_TAIL, SampleError, SampleErrorKind, run_group,
 };
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -120,77 +119,9 @@ impl FlipRule {
     }
 }
 
-/// Lowercase hex SHA-256 of a string's UTF-8 bytes.
+/// Lowercase hex SHA-256 of a string's UTF-8 bytes (how a command is named in the epoch).
 pub fn sha256_hex(s: &str) -> String {
-    Sha256::digest(s.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// A number the way JavaScript writes it (shortest round-trip digits; exponent form outside
-/// 1e-6 ≤ |x| < 1e21; `1` not `1.0`; `-0` as `0`).
-pub fn js_number(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".to_owned();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
-    }
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    let sign = if x < 0.0 { "-" } else { "" };
-    let e = format!("{:e}", x.abs());
-    let (mant, exp) = e.split_once('e').unwrap_or((e.as_str(), "0"));
-    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
-    let exp: i64 = exp.parse().unwrap_or(0);
-    let k = i64::try_from(digits.len()).unwrap_or(i64::MAX);
-    let n = exp + 1;
-    let body = if k <= n && n <= 21 {
-        format!(
-            "{digits}{}",
-            "0".repeat(usize::try_from(n - k).unwrap_or(0))
-        )
-    } else if 0 < n && n <= 21 {
-        let (a, b) = digits.split_at(usize::try_from(n).unwrap_or(0));
-        format!("{a}.{b}")
-    } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", "0".repeat(usize::try_from(-n).unwrap_or(0)))
-    } else {
-        let (d1, rest) = digits.split_at(1.min(digits.len()));
-        let frac = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let sign_e = if n - 1 < 0 { "-" } else { "+" };
-        format!("{d1}{frac}e{sign_e}{}", (n - 1).abs())
-    };
-    format!("{sign}{body}")
-}
-
-/// Cosine similarity (influence.md §1): dot and both sums of squares in one pass, in index order,
-/// then `dot / (sqrt(Σa²) · sqrt(Σb²))`; 0 for empty or zero vectors; an error for different
-/// lengths. Never NaN for finite input.
-pub fn cosine(a: &[f64], b: &[f64]) -> Result<f64, String> {
-    if a.len() != b.len() {
-        return Err(format!(
-            "vectors of different lengths ({} and {})",
-            a.len(),
-            b.len()
-        ));
-    }
-    let (mut dot, mut na, mut nb) = (0.0, 0.0, 0.0);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if a.is_empty() || na == 0.0 || nb == 0.0 {
-        return Ok(0.0);
-    }
-    Ok(dot / (na.sqrt() * nb.sqrt()))
+    crate::experiments::ledger::digest::sha256_hex(s.as_bytes())
 }
 
 /// What the flip test said about one sample.
@@ -240,7 +171,8 @@ impl FlipJudge {
             .map_err(|e| format!("the embedder stopped: {e}"))?
             .map_err(|e| format!("the embedder failed: {e}"))?;
         match vectors.as_slice() {
-            [va, vb] => cosine(va, vb).map_err(|e| format!("the embedder gave {e}")),
+            // The one cosine of influence.md §1, the analysis layer's.
+            [va, vb] => cosine(va, vb).map_err(|e| format!("the embedder's vectors: {e}")),
             other => Err(format!(
                 "the embedder gave {} vectors for 2 texts",
                 other.len()
@@ -370,28 +302,6 @@ mod tests {
             Some(false),
             "case-sensitive"
         );
-    }
-
-    #[test]
-    fn cosine_follows_the_spec() {
-        assert!(cosine(&[], &[1.0]).is_err());
-        assert_eq!(cosine(&[], &[]), Ok(0.0));
-        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 1.0]), Ok(0.0));
-        assert_eq!(cosine(&[1.0, 0.0], &[0.0, 1.0]), Ok(0.0));
-        assert_eq!(cosine(&[2.0, 0.0], &[1.0, 0.0]), Ok(1.0));
-    }
-
-    #[test]
-    fn numbers_are_written_as_javascript_writes_them() {
-        assert_eq!(js_number(0.8), "0.8");
-        assert_eq!(js_number(1.0), "1");
-        assert_eq!(js_number(-0.0), "0");
-        assert_eq!(js_number(1e-7), "1e-7");
-        assert_eq!(js_number(0.000001), "0.000001");
-        assert_eq!(js_number(1.23e-5), "0.0000123");
-        assert_eq!(js_number(1e21), "1e+21");
-        assert_eq!(js_number(123456.5), "123456.5");
-        assert_eq!(js_number(f64::INFINITY), "Infinity");
     }
 
     #[test]

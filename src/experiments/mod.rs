@@ -3,7 +3,8 @@
 //! processes; the analysis layer knows nothing of it.
 //!
 //! Entry points: [`setup::prepare`] (runner, flip judge, counts from the settings, after the
-//! consent checks), [`target::probe_for`] and [`localize::plan_tiers`] (what to run),
+//! consent checks), [`setup::ledger_location`] and [`setup::open_ledger`] (the run's attribution
+//! ledger behind the session's sink), [`target::probe_for`] and [`localize::plan_tiers`] (what to run),
 //! [`session::start`] (run it, with [`session::TrialEvent`]s and cancellation),
 //! [`summary::experiment_summary`] and [`localize::apply`] (what it found). [`verdict`] and
 //! [`cost`] hold the rules of influence.md §7-8; [`sink::SampleSink`] is the ledger's seam.
@@ -17,6 +18,7 @@ pub mod headless;
 pub mod ledger;
 pub mod localize;
 pub mod process;
+pub mod run_ledger;
 pub mod runner;
 pub mod session;
 pub mod setup;

@@ -1,16 +1,19 @@
-//! Building a headless session's parts from the resolved settings: the consent check for every
-//! command it will run (docs/experiments.md, "Where the command comes from"), the shell runner,
-//! the flip judge with the session's embedder, the evaluator epoch, and the sample sink — the
-//! one place the attribution ledger is plugged in ([`open_sink`]).
+//! Building a session's parts from the resolved settings: the consent check for every command it
+//! will run (docs/experiments.md, "Where the command comes from"), the shell runner, the flip
+//! judge with the session's embedder, the evaluator epoch, the batch's cohort name, and the sample
+//! sink — the one place the attribution ledger is plugged in ([`ledger_location`],
+//! [`open_ledger`], `run_ledger`).
 //!
-//! Commands come only from `Settings` (command line or config), never from a run file.
+//! Commands come only from `Settings` (command line or config), never from a run file. Opening
+//! the ledger reads and may create a file; nothing here prints.
 
 use crate::analysis::influence::Embedder;
 use crate::analysis::model::{Run, inert_line};
 use crate::config::{Settings, UserCommand};
 use crate::experiments::flip::{FlipJudge, FlipRule};
+use crate::experiments::ledger::{self, Location, Policy};
+use crate::experiments::run_ledger::RunLedger;
 use crate::experiments::runner::shell::ShellRunner;
-use crate::experiments::sink::{NoLedger, SampleSink, evaluator_epoch};
 use crate::experiments::verdict::resolve_samples;
 use std::path::Path;
 use std::sync::Arc;
@@ -88,20 +91,77 @@ pub fn prepare(settings: &Settings) -> Result<Prepared, SetupError> {
         runner: Arc::new(ShellRunner::new(runner_cmd.text.clone(), timeout)),
         judge: Arc::new(FlipJudge::new(rule, Arc::clone(&embedder), timeout)),
         embedder,
-        evaluator_epoch: evaluator_epoch(&comparator),
+        // The same name `ledger plan` and `ledger select` read from the settings.
+        evaluator_epoch: ledger::evaluator_epoch(settings),
         comparator,
         samples: resolve_samples(Some(settings.experiments.samples)),
         parallel: settings.runner_parallel.max(1),
     })
 }
 
-/// The sink every finished sample of `run` goes to, at `path` (the attribution ledger).
-///
-/// This is the ledger seam: until the ledger is built in, samples are kept nowhere and the
-/// returned sink's `path()` is `None`, which callers report to the user.
-pub fn open_sink(path: &Path, run: &Run) -> Result<Arc<dyn SampleSink>, SetupError> {
-    let _ = (path, run);
-    Ok(Arc::new(NoLedger))
+/// The judge of `localize`'s analysis (report.md, runner.md "The judge"): `TDN_JUDGE` or
+/// `[judge] command`, under the same consent rule as the runner (a command from a `tdn.toml` in
+/// the current folder needs `--yes`); `None` when none is configured.
+pub fn judge(
+    settings: &Settings,
+) -> Result<Option<crate::experiments::command_judge::CommandJudge>, SetupError> {
+    let Some(cmd) = settings.judge.as_ref() else {
+        return Ok(None);
+    };
+    check_consent("judge", cmd, settings.yes)?;
+    Ok(Some(crate::experiments::command_judge::CommandJudge::new(
+        cmd.text.clone(),
+        settings.judge_timeout_s,
+    )))
+}
+
+/// Where the samples of `run_id`, read from `run_path` (a file holding `runs_in_file` runs), are
+/// kept (attribution-ledger.md §7): `--ledger PATH` or `[ledger] path` (a scenario ledger), else
+/// beside the run file (a run ledger when the file holds one run, else a scenario ledger).
+pub fn ledger_location(
+    settings: &Settings,
+    run_path: &Path,
+    runs_in_file: usize,
+    run_id: &str,
+) -> Location {
+    ledger::locate(
+        run_path,
+        settings.ledger.path.as_deref(),
+        runs_in_file,
+        run_id,
+    )
+}
+
+/// The classification policy in force (`[ledger] neutral_effect`, `high_token_cost`).
+pub fn ledger_policy(settings: &Settings) -> Policy {
+    Policy {
+        neutral_effect: settings.ledger.neutral_effect,
+        high_token_cost: settings.ledger.high_token_cost,
+    }
+}
+
+/// A new batch name (`b-` + UTC start + 8 random hex): one per `experiment` or `localize`
+/// command, or per sweep started from the screen.
+pub fn new_cohort() -> Result<String, SetupError> {
+    ledger::new_cohort(time::OffsetDateTime::now_utc())
+        .map_err(|e| SetupError(format!("cannot name the batch of samples: {e}")))
+}
+
+/// Opens (creating when absent) the ledger at `location` for the samples of `run`. Refuses, with
+/// what to do, a file that is not a ledger, a run ledger of another run, or a place that cannot
+/// be written: better said before the runner is called than after every sample.
+pub fn open_ledger(
+    location: &Location,
+    run: &Run,
+    policy: Policy,
+) -> Result<Arc<RunLedger>, SetupError> {
+    RunLedger::open(location, run, policy)
+        .map(Arc::new)
+        .map_err(|e| {
+            SetupError(format!(
+                "{e}; choose another file with --ledger PATH (or [ledger] path in tdn.toml)"
+            ))
+        })
 }
 
 #[cfg(test)]

@@ -1,15 +1,14 @@
 //! The one seam between a session and the attribution ledger: every finished sample (answer or
 //! error) goes to a [`SampleSink`] before it is shown (docs/experiments.md, "Verdicts"). The
-//! ledger implements it; [`NoLedger`] and [`MemorySink`] stand in where no ledger is kept (tests,
-//! the screen before a ledger is chosen).
+//! run's ledger implements it (`setup::RunLedger`); [`MemorySink`] stands in for tests.
 //!
-//! Also here: the pieces of a sample record the ledger needs and the session knows (cohort id,
-//! evaluator epoch, the UTC time stamp, the ledger's default place). Nothing here prints.
+//! Also here: the [`Receipt`] of a saved sample (the trials it formed, or why it formed none) and
+//! the UTC time stamp of a finished sample. Nothing here prints.
 
 use crate::analysis::model::RunStatus;
 use crate::experiments::runner::{Cost, SampleErrorKind};
 use crate::experiments::spec::ExperimentSpec;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 /// What a finished sample produced, as the ledger records it.
@@ -56,6 +55,16 @@ pub struct FinishedSample {
     pub cost: Option<Cost>,
 }
 
+/// What saving one sample formed in the ledger, for people: shown next to the sample.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Receipt {
+    /// The trials the sample completed, one line each (e.g. `causal_ablation trial for
+    /// 'policy-2019', seed 0, effect -1`).
+    pub trials: Vec<String>,
+    /// The trials it could not form, each with the reason (the sample is kept all the same).
+    pub refused: Vec<String>,
+}
+
 /// Where finished samples go. `append` is called from a blocking thread (never the screen's
 /// task) once per finished sample, before the sample is shown; it returns only when the record is
 /// durable. An `Err` marks the sample "not saved" with that reason.
@@ -64,26 +73,13 @@ pub trait SampleSink: Send + Sync {
     fn path(&self) -> Option<&Path>;
     /// Records one finished sample durably.
     fn append(&self, sample: &FinishedSample) -> Result<(), String>;
+    /// Like [`SampleSink::append`], saying which trials the sample formed (or why none). The
+    /// default reports nothing beyond the save.
+    fn append_with_receipt(&self, sample: &FinishedSample) -> Result<Receipt, String> {
+        self.append(sample).map(|()| Receipt::default())
+    }
     /// Called once when the session ends (finished or cancelled).
     fn close_cohort(&self, cohort: &str) -> Result<(), String>;
-}
-
-/// Keeps nothing and says so: [`SampleSink::path`] is `None`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoLedger;
-
-impl SampleSink for NoLedger {
-    fn path(&self) -> Option<&Path> {
-        None
-    }
-
-    fn append(&self, _sample: &FinishedSample) -> Result<(), String> {
-        Ok(())
-    }
-
-    fn close_cohort(&self, _cohort: &str) -> Result<(), String> {
-        Ok(())
-    }
 }
 
 /// Keeps samples in memory (tests), or refuses every append with a reason (to test "not saved").
@@ -143,43 +139,10 @@ impl SampleSink for MemorySink {
     }
 }
 
-/// The ledger's default place: beside the run, a trailing `.json` replaced by `.ledger.jsonl`
-/// (appended when the name has no `.json`).
-pub fn default_ledger_path(run: &Path) -> PathBuf {
-    let name = run
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "run".to_owned());
-    let stem = name.strip_suffix(".json").unwrap_or(&name);
-    run.with_file_name(format!("{stem}.ledger.jsonl"))
-}
-
-/// `<comparator>|tdn-tui/<version>`.
-pub fn evaluator_epoch(comparator: &str) -> String {
-    format!("{comparator}|tdn-tui/{}", env!("CARGO_PKG_VERSION"))
-}
-
-/// Now, UTC, whole seconds: `YYYY-MM-DDTHH:MM:SSZ` (string order is time order).
+/// Now, UTC, whole seconds: `YYYY-MM-DDTHH:MM:SSZ` (string order is time order), as the ledger
+/// writes `finished_at`.
 pub fn utc_now() -> String {
-    let fmt = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
-    time::OffsetDateTime::now_utc()
-        .format(&fmt)
-        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_owned())
-}
-
-/// A new cohort id: `b-` + UTC start `YYYYMMDDTHHMMSSZ` + `-` + 8 random hex.
-pub fn new_cohort_id() -> String {
-    let fmt = time::macros::format_description!("[year][month][day]T[hour][minute][second]Z");
-    let start = time::OffsetDateTime::now_utc()
-        .format(&fmt)
-        .unwrap_or_else(|_| "19700101T000000Z".to_owned());
-    let mut bytes = [0u8; 4];
-    // Without randomness the id is still unique per second and process; good enough to group.
-    if getrandom::fill(&mut bytes).is_err() {
-        bytes = std::process::id().to_be_bytes();
-    }
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("b-{start}-{hex}")
+    crate::experiments::ledger::naming::timestamp(time::OffsetDateTime::now_utc())
 }
 
 #[cfg(test)]
@@ -187,25 +150,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_default_ledger_sits_beside_the_run() {
-        assert_eq!(
-            default_ledger_path(Path::new("runs/refund-01.json")),
-            PathBuf::from("runs/refund-01.ledger.jsonl")
-        );
-        assert_eq!(
-            default_ledger_path(Path::new("trace.otlp")),
-            PathBuf::from("trace.otlp.ledger.jsonl")
-        );
+    fn times_have_the_ledger_shape() {
+        let t = utc_now();
+        assert!(crate::experiments::ledger::naming::is_timestamp(&t), "{t}");
     }
 
     #[test]
-    fn ids_and_times_have_the_ledger_shapes() {
-        let c = new_cohort_id();
-        assert_eq!(c.len(), 2 + 16 + 1 + 8, "{c}");
-        assert!(c.starts_with("b-2") && c.as_bytes()[10] == b'T', "{c}");
-        let t = utc_now();
-        assert_eq!(t.len(), 20, "{t}");
-        assert!(t.ends_with('Z'));
-        assert!(evaluator_epoch("exact").starts_with("exact|tdn-tui/"));
+    fn a_sink_without_trials_gives_an_empty_receipt_and_a_refusing_one_the_reason() {
+        let keep = MemorySink::new();
+        let s = FinishedSample {
+            cohort: "b-1".to_owned(),
+            evaluator_epoch: "exact|tdn-tui/0".to_owned(),
+            run_id: "r".to_owned(),
+            run_status: RunStatus::Failed,
+            runner_command: "true".to_owned(),
+            spec: ExperimentSpec {
+                run: "/r.json".to_owned(),
+                run_id: "r".to_owned(),
+                experiment: crate::experiments::spec::ExperimentKind::Baseline,
+                remove: vec![],
+                restore: vec![],
+                from_step: None,
+                patch: None,
+                seed: 0,
+                sample: 0,
+            },
+            finished_at: utc_now(),
+            outcome: SampleRecordOutcome::Answered {
+                output: "x".to_owned(),
+                flipped: false,
+                similarity: None,
+            },
+            cost: None,
+        };
+        assert_eq!(keep.append_with_receipt(&s), Ok(Receipt::default()));
+        assert_eq!(keep.samples().len(), 1);
+        let full = MemorySink::refusing("disk full");
+        assert_eq!(full.append_with_receipt(&s), Err("disk full".to_owned()));
     }
 }

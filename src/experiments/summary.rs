@@ -1,8 +1,10 @@
 //! What `experiment --json` prints (docs/experiments.md): one probe against its baseline, with
-//! verdict, counts, similarity, cost, class, every errored sample with its stderr tail, and the
-//! ledger path. Built from a finished session; the screen can show the same structure.
+//! verdict, counts, similarity, cost, class, every errored sample with its stderr tail, the
+//! ledger path and the attributions the batch appended to it. Built from a finished session and
+//! what its ledger wrote; the screen can show the same structure.
 
 use crate::analysis::report::{CostStats, CostVerdict, SimilarityStats, SuspectClass, Verdict};
+use crate::experiments::ledger::Closed;
 use crate::experiments::session::{ProbeOutcome, SessionOutcome};
 use serde::Serialize;
 
@@ -39,6 +41,41 @@ pub struct CostStatsPair {
     pub baseline: Option<CostStats>,
     /// The experiment's.
     pub experiment: Option<CostStats>,
+}
+
+/// One attribution the batch appended to the ledger (attribution-ledger.md §5).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AttributionSummary {
+    /// The unit's kind (or `replay`).
+    pub kind: String,
+    /// The unit's id (or the replayed step).
+    pub unit: String,
+    /// `causal_ablation` or `paired_shadow`.
+    pub evidence_level: &'static str,
+    /// Mean of the trial effects (score with the unit minus score without it).
+    pub effect: f64,
+    /// Agreement of the trials, scaled by their number.
+    pub confidence: f64,
+    /// `harmful`, `retained`, `demotion_candidate` or `uncertain`.
+    pub disposition: &'static str,
+    /// Its 1-based line in the ledger.
+    pub line: usize,
+}
+
+/// The attributions a closed batch appended, in ledger order.
+pub fn attribution_summaries(c: &Closed) -> Vec<AttributionSummary> {
+    c.attributions
+        .iter()
+        .map(|a| AttributionSummary {
+            kind: a.component_kind.clone(),
+            unit: a.component_id.clone(),
+            evidence_level: a.evidence_level.as_str(),
+            effect: a.effect,
+            confidence: a.confidence,
+            disposition: a.disposition.as_str(),
+            line: a.line,
+        })
+        .collect()
 }
 
 /// The whole `experiment --json` object.
@@ -83,6 +120,8 @@ pub struct ExperimentSummary {
     pub cost_stats: CostStatsPair,
     /// The ledger file.
     pub ledger: Option<String>,
+    /// What the batch appended to the ledger when it closed (empty when it formed no trial).
+    pub attributions: Vec<AttributionSummary>,
 }
 
 fn errors_of(p: &ProbeOutcome, label: &'static str, out: &mut Vec<SampleErrorSummary>) {
@@ -152,5 +191,6 @@ pub fn experiment_summary(outcome: &SessionOutcome, ledger: Option<String>) -> E
             experiment: probe.and_then(|p| p.cost_stats.clone()),
         },
         ledger,
+        attributions: Vec::new(),
     }
 }

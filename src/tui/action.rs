@@ -90,10 +90,18 @@ pub enum Action {
     Restore,
     /// Re-run from the selected step (replay).
     Replay,
+    /// Re-run from the selected step with a patch: the output it should have produced.
+    ReplayPatched,
     /// Run the whole pipeline: baseline, ablate the top suspects, restore dropped units.
     Localize,
     /// Cancel the selected running experiment.
     Cancel,
+    /// Aggregate the ledger's batches left open by a session that ended before closing them.
+    Aggregate,
+    /// Run the replay with the typed patch.
+    PromptAccept,
+    /// Delete a character of the patch.
+    PromptBackspace,
     /// Go ahead with the shown command.
     ConfirmYes,
     /// Do not run it.
@@ -108,6 +116,8 @@ pub enum Action {
     JumpTo(StepId),
     /// A character typed into the search prompt.
     SearchInput(char),
+    /// A character typed into the patch prompt.
+    PromptInput(char),
     /// Search results for a query.
     SearchResults(Arc<SearchHits>),
     /// The terminal's new size.
@@ -175,8 +185,12 @@ impl Action {
         Action::AblateShortlist,
         Action::Restore,
         Action::Replay,
+        Action::ReplayPatched,
         Action::Localize,
         Action::Cancel,
+        Action::Aggregate,
+        Action::PromptAccept,
+        Action::PromptBackspace,
         Action::ConfirmYes,
         Action::ConfirmNo,
         Action::PickRun,
@@ -224,14 +238,19 @@ impl Action {
             Action::AblateShortlist => "ablate-shortlist",
             Action::Restore => "restore",
             Action::Replay => "replay",
+            Action::ReplayPatched => "replay-patched",
             Action::Localize => "localize",
             Action::Cancel => "cancel",
+            Action::Aggregate => "aggregate",
+            Action::PromptAccept => "prompt-accept",
+            Action::PromptBackspace => "prompt-backspace",
             Action::ConfirmYes => "confirm-yes",
             Action::ConfirmNo => "confirm-no",
             Action::PickRun => "pick-run",
             Action::ToggleMouse => "toggle-mouse",
             Action::JumpTo(_) => "jump-to",
             Action::SearchInput(_) => "search-input",
+            Action::PromptInput(_) => "prompt-input",
             Action::SearchResults(_) => "search-results",
             Action::Resize(..) => "resize",
             Action::Tick => "tick",
@@ -288,14 +307,23 @@ impl Action {
             Action::AblateShortlist => "ablate each shortlisted suspect, one at a time",
             Action::Restore => "re-run with the selected dropped unit put back",
             Action::Replay => "re-run from the selected step (replay)",
+            Action::ReplayPatched => {
+                "replay from the selected step with a patch: type the output it should give"
+            }
             Action::Localize => "baseline, ablate the top suspects, restore dropped units",
             Action::Cancel => "cancel the selected running experiment",
+            Action::Aggregate => {
+                "aggregate the ledger's batches left open by a crash (older than the time-out)"
+            }
+            Action::PromptAccept => "replay with the typed patch",
+            Action::PromptBackspace => "delete a character",
             Action::ConfirmYes => "run it",
             Action::ConfirmNo => "do not run it",
             Action::PickRun => "open the selected run",
             Action::ToggleMouse => "turn mouse support on or off",
             Action::JumpTo(_) => "show a step",
             Action::SearchInput(_) => "type into the search",
+            Action::PromptInput(_) => "type into the patch prompt",
             Action::SearchResults(_) => "search results",
             Action::Resize(..) => "the terminal was resized",
             Action::Tick => "time passes",

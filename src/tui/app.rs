@@ -4,6 +4,7 @@
 
 use super::keymap::{Keymap, Scope};
 use super::overlays::confirm::ConfirmState;
+use super::overlays::prompt::PromptState;
 use super::overlays::search::SearchState;
 use super::panes::claims::ClaimsState;
 use super::panes::detail::{DetailCache, DetailState};
@@ -269,6 +270,8 @@ pub enum Overlay {
     },
     /// Asking before a command runs.
     Confirm(ConfirmState),
+    /// Typing the patch of a replay.
+    Prompt(PromptState),
     /// The selected step, full-screen.
     Viewer {
         /// First visible line.
@@ -484,6 +487,7 @@ impl App {
         match &self.overlay {
             Some(Overlay::Help { .. }) => return vec![Scope::Help, Scope::Panes, Scope::Always],
             Some(Overlay::Confirm(_)) => return vec![Scope::Confirm, Scope::Always],
+            Some(Overlay::Prompt(_)) => return vec![Scope::Prompt, Scope::Always],
             Some(Overlay::Viewer { .. }) => {
                 return vec![Scope::Viewer, Scope::Panes, Scope::Always];
             }

@@ -83,6 +83,8 @@ pub enum Effect {
     Cancel(JobId),
     /// Read the ledger's earlier trials.
     LoadLedger,
+    /// Aggregate these open batches of the ledger, then read it again.
+    Aggregate(Vec<String>),
 }
 
 impl std::fmt::Debug for Effect {
@@ -101,6 +103,7 @@ impl std::fmt::Debug for Effect {
             Effect::Launch { job, request } => write!(f, "Launch({job:?}, {request:?})"),
             Effect::Cancel(j) => write!(f, "Cancel({j:?})"),
             Effect::LoadLedger => f.write_str("LoadLedger"),
+            Effect::Aggregate(c) => write!(f, "Aggregate({c:?})"),
         }
     }
 }
@@ -183,6 +186,13 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
             ))]
         }
         Effect::LoadLedger => vec![Action::LedgerLoaded(Arc::new(ctx.port.earlier_trials()))],
+        Effect::Aggregate(cohorts) => vec![
+            match ctx.port.aggregate(&cohorts) {
+                Ok(m) => Action::Message(m),
+                Err(e) => Action::Problem(format!("nothing was aggregated: {e}")),
+            },
+            Action::LedgerLoaded(Arc::new(ctx.port.earlier_trials())),
+        ],
     }
 }
 

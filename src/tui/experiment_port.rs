@@ -57,6 +57,8 @@ pub enum Request {
     Replay {
         /// The step to re-run from.
         from: StepId,
+        /// The output that step should produce instead (the fix to try), or `None`.
+        patch: Option<String>,
     },
     /// The whole pipeline: baseline, ablation of the top suspects, restoration of dropped units.
     Localize,
@@ -78,7 +80,11 @@ impl Request {
                 u.first().map(|x| x.as_str()).unwrap_or_default()
             ),
             Request::Restore(u) => format!("restore {} units, one at a time", u.len()),
-            Request::Replay { from } => format!("replay from step '{from}'"),
+            Request::Replay { from, patch: None } => format!("replay from step '{from}'"),
+            Request::Replay {
+                from,
+                patch: Some(_),
+            } => format!("replay from step '{from}' with a patch"),
             Request::Localize => "localize: baseline, ablations, restorations".to_owned(),
         }
     }
@@ -123,6 +129,8 @@ pub enum SampleOutcome {
         flipped: bool,
         /// `None` when the sample was saved to the ledger, else why it was not.
         not_saved: Option<String>,
+        /// What saving it formed in the ledger: its trials, or why it formed none.
+        ledger: Vec<String>,
     },
     /// No usable answer (non-zero exit, time-out, unreadable answer).
     Error {
@@ -130,6 +138,9 @@ pub enum SampleOutcome {
         message: String,
         /// The last bytes of stderr (untrusted text).
         stderr_tail: String,
+        /// `None` when the sample was saved to the ledger (or never offered: cancelled), else
+        /// why it was not.
+        not_saved: Option<String>,
     },
 }
 
@@ -227,11 +238,59 @@ pub struct LedgerTrial {
     pub result: Option<ProbeResult>,
 }
 
+/// A unit's latest attribution in the run's ledger (attribution-ledger.md §5): the conclusion a
+/// batch drew from its trials, as recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedgerAttribution {
+    /// The unit's kind (or `replay`).
+    pub kind: String,
+    /// The unit's id (or the replayed step).
+    pub unit: String,
+    /// `harmful`, `retained`, `demotion_candidate` or `uncertain`.
+    pub disposition: String,
+    /// `causal_ablation` or `paired_shadow`.
+    pub evidence_level: String,
+    /// Mean effect of its trials (score with the unit minus score without it).
+    pub effect: f64,
+    /// Agreement of its trials, scaled by their number.
+    pub confidence: f64,
+    /// How many trials it was drawn from.
+    pub trials: usize,
+    /// When its latest trial was tested.
+    pub tested_at: String,
+    /// Its verification status (`verified`, `legacy_unverified`...).
+    pub status: String,
+    /// Its 1-based line in the ledger.
+    pub line: usize,
+    /// How many earlier attributions of the same unit it supersedes, directly or not.
+    pub earlier: usize,
+}
+
+/// A batch with trials but no attributions: its session ended before closing it (a crash).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LedgerCohort {
+    /// The batch's name.
+    pub cohort: String,
+    /// Its trials.
+    pub trials: usize,
+    /// When its last sample finished.
+    pub last_finished_at: String,
+    /// Its last sample is older than the runner's time-out and no job of this screen runs it, so
+    /// it can be aggregated without racing its own session.
+    pub ready: bool,
+}
+
 /// What the run's ledger already holds, and anything worth saying about it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LedgerHistory {
+    /// The ledger's file, when known.
+    pub path: Option<String>,
     /// The run's trials, in file order.
     pub trials: Vec<LedgerTrial>,
+    /// The latest attribution of each unit the run's batches concluded about, in ledger order.
+    pub attributions: Vec<LedgerAttribution>,
+    /// Batches left open (trials, no attributions).
+    pub open_cohorts: Vec<LedgerCohort>,
     /// A note for the pane (failed lines, samples not being saved).
     pub note: Option<String>,
 }
@@ -252,8 +311,16 @@ pub trait ExperimentPort: Send + Sync {
     fn cancel(&self, job: JobId);
     /// What the run's ledger already holds.
     fn earlier_trials(&self) -> Result<LedgerHistory, String>;
+    /// Aggregates batches left open (attribution-ledger.md §5) into attributions; says what it
+    /// appended. Only batches the last [`LedgerHistory`] marked `ready` are asked for.
+    fn aggregate(&self, _cohorts: &[String]) -> Result<String, String> {
+        Err("this experiment engine keeps no ledger".to_owned())
+    }
     /// The run experiments are about from now on (called when a run is opened).
     fn open(&self, _run: Arc<Run>, _report: Arc<Report>, _source: Option<PathBuf>) {}
+    /// The screen is closing: cancel every running job and wait (blocking, briefly) until each
+    /// has stopped its samples and closed its batch.
+    fn shutdown(&self) {}
 }
 
 /// No experiment engine: every request is refused with `reason`.
@@ -335,7 +402,7 @@ impl ScriptedPort {
                 target: Some(Target::Unit(u.clone())),
                 samples: self.samples,
             })),
-            Request::Replay { from } => {
+            Request::Replay { from, .. } => {
                 out = vec![ProbeInfo {
                     label: format!("replay from step '{from}'"),
                     kind: ExperimentKind::Replay,
@@ -407,6 +474,7 @@ impl ExperimentPort for ScriptedPort {
                         similarity: Some(if flipped { 0.2 } else { 0.97 }),
                         flipped,
                         not_saved: None,
+                        ledger: Vec::new(),
                     },
                 });
             }
@@ -449,7 +517,7 @@ impl ExperimentPort for ScriptedPort {
     fn earlier_trials(&self) -> Result<LedgerHistory, String> {
         Ok(LedgerHistory {
             trials: self.trials.clone(),
-            note: None,
+            ..LedgerHistory::default()
         })
     }
 }

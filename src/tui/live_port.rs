@@ -5,33 +5,48 @@
 //! session's; nothing is decided here. Commands come only from the settings.
 //!
 //! The screen shows the exact command and asks before the first experiment of a session, which
-//! is the user's consent for a command from a `tdn.toml` in the current folder too.
+//! is the user's consent for a command from a `tdn.toml` in the current folder too. Every sample
+//! is saved to the run's attribution ledger before the screen is told of it; each job is one
+//! batch (cohort), closed when the job ends or is cancelled. What the pane shows of the ledger
+//! comes from `live_ledger`.
 
 use super::experiment_port::{
-    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, LedgerHistory, LedgerTrial, Plan,
-    ProbeInfo, Request, SampleOutcome, Target,
+    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, LedgerHistory, Plan, ProbeInfo,
+    Request, SampleOutcome, Target,
 };
+use super::live_ledger;
 use crate::analysis::model::{Run, StepId, UnitId, inert_line};
 use crate::analysis::report::Report;
 use crate::config::Settings;
-use crate::experiments::ledger;
+use crate::experiments::ledger::Location;
 use crate::experiments::localize::{plan_tiers, report_dropped, report_subjects};
 use crate::experiments::session::{
     self, ProbePlan, ProbeRole, Saved, SessionDeps, SessionHandle, SessionPlan, TrialEvent,
 };
 use crate::experiments::setup::{self, Prepared};
-use crate::experiments::sink::new_cohort_id;
 use crate::experiments::target::{self, probe_for};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long quitting waits for cancelled jobs to stop their samples and close their batches.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+/// How often quitting looks whether they have.
+const SHUTDOWN_POLL: Duration = Duration::from_millis(20);
 
 /// Runs the screen's experiments through the user's runner.
 pub struct LivePort {
     settings: Settings,
     runs_in_file: usize,
     opened: Mutex<Option<Arc<Opened>>>,
-    running: Arc<Mutex<HashMap<JobId, SessionHandle>>>,
+    running: Arc<Mutex<HashMap<JobId, Running>>>,
+}
+
+/// A job's session and the batch its samples are saved under.
+struct Running {
+    handle: SessionHandle,
+    cohort: String,
 }
 
 /// The run experiments are about.
@@ -39,7 +54,7 @@ struct Opened {
     run: Arc<Run>,
     report: Arc<Report>,
     run_path: PathBuf,
-    ledger: PathBuf,
+    ledger: Location,
 }
 
 impl LivePort {
@@ -108,12 +123,12 @@ impl LivePort {
                     out.extend(p.map(|p| (p, Some(Target::Unit(u.clone())))));
                 }
             }
-            Request::Replay { from } => {
+            Request::Replay { from, patch } => {
                 let p = probe_for(
                     run,
                     &target::Target::Replay {
                         step: from.to_string(),
-                        patch: None,
+                        patch: patch.clone(),
                     },
                 )?;
                 out.extend(p.map(|p| (p, None)));
@@ -166,9 +181,15 @@ fn label(p: &ProbePlan) -> String {
         ProbeRole::Baseline => "baseline".to_owned(),
         ProbeRole::Ablation { .. } => format!("ablate '{}'", p.remove.join("', '")),
         ProbeRole::Restoration { .. } => format!("restore '{}'", p.restore.join("', '")),
-        ProbeRole::Replay { .. } => {
-            format!("replay from '{}'", p.from_step.as_deref().unwrap_or("?"))
-        }
+        ProbeRole::Replay { .. } => format!(
+            "replay from '{}'{}",
+            p.from_step.as_deref().unwrap_or("?"),
+            if p.patch.is_some() {
+                " with a patch"
+            } else {
+                ""
+            }
+        ),
     }
 }
 
@@ -186,7 +207,20 @@ impl ExperimentPort for LivePort {
             .iter()
             .map(|(p, _)| format!("{}: {} samples", inert_line(&label(p)), prepared.samples))
             .collect();
+        if let Request::Replay {
+            patch: Some(patch), ..
+        } = request
+        {
+            lines.push(format!(
+                "the replayed step's output becomes: '{}'",
+                inert_line(patch)
+            ));
+        }
         lines.push(format!("flip rule: {}", inert_line(&prepared.rule_label)));
+        lines.push(format!(
+            "each sample is saved to '{}'",
+            inert_line(&o.ledger.path.display().to_string())
+        ));
         for (what, c) in self.settings.commands() {
             if what != "runner" && what != "judge" {
                 lines.push(format!(
@@ -210,7 +244,9 @@ impl ExperimentPort for LivePort {
         let o = self.opened()?;
         let prepared = self.prepare()?;
         let probes = self.probes(&o, &request)?;
-        let sink = setup::open_sink(&o.ledger, &o.run).map_err(|e| e.0)?;
+        let sink = setup::open_ledger(&o.ledger, &o.run, setup::ledger_policy(&self.settings))
+            .map_err(|e| e.0)?;
+        let cohort = setup::new_cohort().map_err(|e| e.0)?;
         let original = o.run.final_answer.clone().unwrap_or_default();
         let infos: Vec<ProbeInfo> = probes
             .iter()
@@ -234,14 +270,14 @@ impl ExperimentPort for LivePort {
             judge: prepared.judge.clone(),
             sink,
             parallel: prepared.parallel,
-            cohort: new_cohort_id(),
+            cohort: cohort.clone(),
             evaluator_epoch: prepared.evaluator_epoch.clone(),
         };
         let _ = events.send(ExperimentEvent::Planned { job, probes: infos });
         let _guard = rt.enter();
         let (handle, mut rx) = session::start(plan, deps);
         if let Ok(mut m) = self.running.lock() {
-            m.insert(job, handle);
+            m.insert(job, Running { handle, cohort });
         }
         let running = Arc::clone(&self.running);
         rt.spawn(async move {
@@ -255,8 +291,8 @@ impl ExperimentPort for LivePort {
                 }
             }
             let handle = running.lock().ok().and_then(|mut m| m.remove(&job));
-            if let Some(h) = handle
-                && let Err(e) = h.join().await
+            if let Some(r) = handle
+                && let Err(e) = r.handle.join().await
             {
                 let _ = events.send(ExperimentEvent::JobFinished {
                     job,
@@ -270,63 +306,68 @@ impl ExperimentPort for LivePort {
 
     fn cancel(&self, job: JobId) {
         if let Ok(m) = self.running.lock()
-            && let Some(h) = m.get(&job)
+            && let Some(r) = m.get(&job)
         {
-            h.cancel();
+            r.handle.cancel();
         }
     }
 
     fn earlier_trials(&self) -> Result<LedgerHistory, String> {
         let o = self.opened()?;
-        let sink = setup::open_sink(&o.ledger, &o.run).map_err(|e| e.0)?;
-        let mut notes = Vec::new();
-        if sink.path().is_none() {
-            notes.push(
-                "this build does not save new samples to the attribution ledger yet".to_owned(),
-            );
+        let running: HashSet<String> = self
+            .running
+            .lock()
+            .map(|m| m.values().map(|r| r.cohort.clone()).collect())
+            .unwrap_or_default();
+        Ok(live_ledger::load(
+            &o.ledger,
+            &o.run.id,
+            self.settings.runner_timeout_s,
+            &running,
+            time::OffsetDateTime::now_utc(),
+        ))
+    }
+
+    fn aggregate(&self, cohorts: &[String]) -> Result<String, String> {
+        let o = self.opened()?;
+        let running: HashSet<String> = self
+            .running
+            .lock()
+            .map(|m| m.values().map(|r| r.cohort.clone()).collect())
+            .unwrap_or_default();
+        if let Some(c) = cohorts.iter().find(|c| running.contains(*c)) {
+            return Err(format!(
+                "batch '{}' belongs to a job that is still running",
+                inert_line(c)
+            ));
         }
-        let trials = match ledger::history(&o.ledger, &o.run.id) {
-            Ok(None) => Vec::new(),
-            Ok(Some(h)) => {
-                if h.failures > 0 {
-                    notes.push(format!(
-                        "{} lines of '{}' failed verification; run 'tdn-tui ledger verify' on it",
-                        h.failures,
-                        o.ledger.display()
-                    ));
-                }
-                h.trials
-                    .into_iter()
-                    .map(|t| LedgerTrial {
-                        when: Some(t.trial.tested_at.clone()),
-                        experiment: t.trial.experiment.clone(),
-                        units: vec![t.trial.component_id.clone()],
-                        effect: t.effect,
-                        status: t.status.as_str().to_owned(),
-                        result: None,
-                    })
-                    .collect()
-            }
-            Err(e) => {
-                notes.push(format!("cannot read '{}': {e}", o.ledger.display()));
-                Vec::new()
-            }
+        live_ledger::aggregate(&o.ledger, cohorts, setup::ledger_policy(&self.settings))
+    }
+
+    fn shutdown(&self) {
+        let running = |cancel: bool| {
+            self.running
+                .lock()
+                .map(|m| {
+                    if cancel {
+                        m.values().for_each(|r| r.handle.cancel());
+                    }
+                    m.len()
+                })
+                .unwrap_or(0)
         };
-        Ok(LedgerHistory {
-            trials,
-            note: (!notes.is_empty()).then(|| notes.join("; ")),
-        })
+        if running(true) == 0 {
+            return;
+        }
+        let end = Instant::now() + SHUTDOWN_WAIT;
+        while running(false) > 0 && Instant::now() < end {
+            std::thread::sleep(SHUTDOWN_POLL);
+        }
     }
 
     fn open(&self, run: Arc<Run>, report: Arc<Report>, source: Option<PathBuf>) {
         let Some(run_path) = source else { return };
-        let ledger = ledger::locate(
-            &run_path,
-            self.settings.ledger.path.as_deref(),
-            self.runs_in_file,
-            &run.id,
-        )
-        .path;
+        let ledger = setup::ledger_location(&self.settings, &run_path, self.runs_in_file, &run.id);
         if let Ok(mut o) = self.opened.lock() {
             *o = Some(Arc::new(Opened {
                 run,
@@ -341,9 +382,9 @@ impl ExperimentPort for LivePort {
 /// The screen's events for one session event.
 fn translate(job: JobId, ev: TrialEvent) -> Vec<ExperimentEvent> {
     let sample = |seed: u64| usize::try_from(seed).unwrap_or(usize::MAX);
-    let not_saved = |s: Saved| match s {
-        Saved::Yes => None,
-        Saved::No(why) => Some(why),
+    let split = |s: Saved| match s {
+        Saved::Yes(r) => (None, r.trials.into_iter().chain(r.refused).collect()),
+        Saved::No(why) => (Some(why), Vec::new()),
     };
     match ev {
         TrialEvent::SampleStarted { probe, seed } => vec![ExperimentEvent::SampleStarted {
@@ -356,19 +397,26 @@ fn translate(job: JobId, ev: TrialEvent) -> Vec<ExperimentEvent> {
             seed,
             judged,
             saved,
-        } => vec![ExperimentEvent::SampleFinished {
-            job,
-            probe: probe.0,
-            sample: sample(seed),
-            outcome: SampleOutcome::Answer {
-                output: judged.output,
-                similarity: judged.similarity,
-                flipped: judged.flipped,
-                not_saved: not_saved(saved),
-            },
-        }],
+        } => {
+            let (not_saved, ledger) = split(saved);
+            vec![ExperimentEvent::SampleFinished {
+                job,
+                probe: probe.0,
+                sample: sample(seed),
+                outcome: SampleOutcome::Answer {
+                    output: judged.output,
+                    similarity: judged.similarity,
+                    flipped: judged.flipped,
+                    not_saved,
+                    ledger,
+                },
+            }]
+        }
         TrialEvent::SampleErrored {
-            probe, seed, error, ..
+            probe,
+            seed,
+            error,
+            saved: s,
         } => vec![ExperimentEvent::SampleFinished {
             job,
             probe: probe.0,
@@ -376,6 +424,7 @@ fn translate(job: JobId, ev: TrialEvent) -> Vec<ExperimentEvent> {
             outcome: SampleOutcome::Error {
                 message: error.message,
                 stderr_tail: error.stderr_tail,
+                not_saved: split(s).0,
             },
         }],
         TrialEvent::SampleCancelled { probe, seed } => vec![ExperimentEvent::SampleFinished {
@@ -385,6 +434,7 @@ fn translate(job: JobId, ev: TrialEvent) -> Vec<ExperimentEvent> {
             outcome: SampleOutcome::Error {
                 message: "cancelled: its process group was stopped".to_owned(),
                 stderr_tail: String::new(),
+                not_saved: None,
             },
         }],
         TrialEvent::ProbeVerdict {
@@ -420,7 +470,7 @@ fn translate(job: JobId, ev: TrialEvent) -> Vec<ExperimentEvent> {
                 flags.push(format!("{} samples not saved", outcome.not_saved));
             }
             if let Some(e) = &outcome.close_error {
-                flags.push(format!("ledger: {e}"));
+                flags.push(format!("the batch's attributions were not written: {e}"));
             }
             out.push(ExperimentEvent::JobFinished {
                 job,
@@ -437,184 +487,5 @@ fn translate(job: JobId, ev: TrialEvent) -> Vec<ExperimentEvent> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::load::{LoadOptions, load_str};
-    use crate::analysis::report::Verdict;
-    use crate::config::{CommandOrigin, UserCommand};
-    use std::path::Path;
-
-    const RUN: &str = r#"{"format": "tdn.run/1", "id": "r1", "status": "failed",
-        "final_answer": "the recorded answer",
-        "context_units": [{"id": "u1", "kind": "document", "text": "one", "produced_by": "s1"},
-                          {"id": "u2", "kind": "memory", "text": "two"}],
-        "steps": [{"id": "s1", "kind": "retrieval"}, {"id": "s2", "kind": "llm", "output": "x"}]}"#;
-
-    fn port(runner: &str) -> LivePort {
-        let settings = Settings {
-            runner: Some(UserCommand {
-                text: runner.to_owned(),
-                origin: CommandOrigin::CommandLine,
-            }),
-            ..Settings::default()
-        };
-        let p = LivePort::new(&settings);
-        let mut loaded = load_str(RUN, Path::new("r1.json"), &LoadOptions::default()).unwrap();
-        let run = loaded.remove(0).run;
-        let report: Report = serde_json::from_str(include_str!(
-            "../../tests/fixtures/tui/calendar.report.json"
-        ))
-        .unwrap();
-        p.open(
-            Arc::new(run),
-            Arc::new(report),
-            Some(PathBuf::from("r1.json")),
-        );
-        p
-    }
-
-    #[test]
-    fn a_plan_names_the_command_and_one_probe_per_target() {
-        let p = port("./agent.sh");
-        let plan = p
-            .plan(&Request::Ablate(vec![
-                Target::Unit("u2".into()),
-                Target::Step("s1".into()),
-            ]))
-            .unwrap();
-        assert_eq!(plan.command, "./agent.sh");
-        assert_eq!(plan.origin, "the command line");
-        // A baseline, then one probe per target; the step stands for the unit it produced.
-        assert_eq!(
-            plan.lines[..3],
-            [
-                "baseline: 3 samples",
-                "ablate 'u2': 3 samples",
-                "ablate 'u1': 3 samples"
-            ]
-        );
-        assert_eq!(plan.runner_calls, 9);
-    }
-
-    #[test]
-    fn requests_that_cannot_run_say_why() {
-        let p = port("./agent.sh");
-        let e = p
-            .plan(&Request::Ablate(vec![Target::Step("s2".into())]))
-            .unwrap_err();
-        assert!(e.contains("step 's2' produced no context unit"), "{e}");
-        let e = p.plan(&Request::Restore(vec!["nope".into()])).unwrap_err();
-        assert!(e.contains("'nope'"), "{e}");
-        let none = LivePort::new(&Settings::default());
-        assert_eq!(none.plan(&Request::Localize).unwrap_err(), "no run is open");
-    }
-
-    #[test]
-    fn the_ledgers_earlier_trials_of_the_run_are_listed() {
-        use crate::experiments::ledger::{Policy, locate, sink::LedgerSink};
-        let dir = tempfile::tempdir().unwrap();
-        let run_path = dir.path().join("r1.json");
-        std::fs::write(&run_path, RUN).unwrap();
-        let run = load_str(RUN, &run_path, &LoadOptions::default())
-            .unwrap()
-            .remove(0)
-            .run;
-        let settings = Settings {
-            runner: Some(UserCommand {
-                text: "echo '{\"output\": \"the recorded answer\"}'".to_owned(),
-                origin: CommandOrigin::CommandLine,
-            }),
-            ..Settings::default()
-        };
-        // A session with the ledger behind its sink writes trials for 'u2'.
-        let prepared = setup::prepare(&settings).unwrap();
-        let location = locate(&run_path, None, 1, "r1");
-        let sink = Arc::new(LedgerSink::open(&location, &run, Policy::default()).unwrap());
-        let plan = SessionPlan {
-            run_path: run_path.display().to_string(),
-            run_id: "r1".to_owned(),
-            run_status: run.status,
-            original: "the recorded answer".to_owned(),
-            samples: prepared.samples,
-            probes: vec![
-                ProbePlan::baseline(),
-                probe_for(&run, &target::Target::Ablate(vec!["u2".to_owned()]))
-                    .unwrap()
-                    .unwrap(),
-            ],
-        };
-        let deps = SessionDeps {
-            runner: prepared.runner.clone(),
-            judge: prepared.judge.clone(),
-            sink,
-            parallel: 2,
-            cohort: new_cohort_id(),
-            evaluator_epoch: prepared.evaluator_epoch.clone(),
-        };
-        crate::experiments::headless::run_to_end(plan, deps, |_| {}).unwrap();
-
-        let p = LivePort::new(&settings);
-        let report: Report = serde_json::from_str(include_str!(
-            "../../tests/fixtures/tui/calendar.report.json"
-        ))
-        .unwrap();
-        p.open(Arc::new(run), Arc::new(report), Some(run_path));
-        let h = p.earlier_trials().unwrap();
-        assert!(!h.trials.is_empty(), "{h:?}");
-        for t in &h.trials {
-            assert_eq!(
-                (t.experiment.as_str(), t.units.as_slice()),
-                ("ablate", &["u2".to_owned()][..])
-            );
-        }
-    }
-
-    #[test]
-    fn a_session_reports_through_the_screens_events() {
-        // Every re-run answers something else, the baseline's too: an unstable baseline makes the
-        // verdict inconclusive (influence.md §7).
-        let p = port("echo '{\"output\": \"an entirely different zebra answer\"}'");
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let events = rt.block_on(async {
-            p.launch(
-                JobId(1),
-                Request::Ablate(vec![Target::Unit("u2".into())]),
-                tx,
-            )
-            .unwrap();
-            let mut all = Vec::new();
-            while let Some(e) = rx.recv().await {
-                let end = matches!(e, ExperimentEvent::JobFinished { .. });
-                all.push(e);
-                if end {
-                    break;
-                }
-            }
-            all
-        });
-        assert!(matches!(&events[0], ExperimentEvent::Planned { probes, .. } if probes.len() == 2));
-        let verdicts: Vec<Option<Verdict>> = events
-            .iter()
-            .filter_map(|e| match e {
-                ExperimentEvent::ProbeFinished {
-                    probe: 1, result, ..
-                } => Some(result.verdict),
-                _ => None,
-            })
-            .collect();
-        assert!(
-            verdicts.iter().all(|v| *v == Some(Verdict::Inconclusive)),
-            "{verdicts:?}"
-        );
-        let Some(ExperimentEvent::JobFinished { end, flags, .. }) = events.last() else {
-            panic!("no end: {events:?}");
-        };
-        assert_eq!(*end, JobEnd::Finished);
-        assert!(flags.iter().any(|f| f == "baseline-unstable"), "{flags:?}");
-    }
-}
+#[path = "live_port_tests.rs"]
+mod tests;

@@ -13,6 +13,7 @@ pub mod effects;
 pub mod experiment_port;
 pub mod headless;
 pub mod keymap;
+mod live_ledger;
 pub mod live_port;
 pub mod overlays;
 pub mod panes;
@@ -137,6 +138,13 @@ fn full_redraw(terminal: &mut Term) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Cancels the running experiments and waits until their batches are closed in the ledger (a
+/// quit cancels them; runner.md: nothing they started outlives the debugger).
+async fn stop_experiments(ctx: &Arc<EffectContext>) {
+    let port = ctx.port.clone();
+    let _ = tokio::task::spawn_blocking(move || port.shutdown()).await;
+}
+
 async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
     let Screen {
         mut app,
@@ -167,7 +175,10 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
     loop {
         for effect in pending.drain(..) {
             match effect {
-                Effect::Quit => return Ok(()),
+                Effect::Quit => {
+                    stop_experiments(&ctx).await;
+                    return Ok(());
+                }
                 Effect::Suspend => suspend(terminal, app.mouse)?,
                 Effect::SetMouse(on) => {
                     if on {
@@ -182,6 +193,7 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
             }
         }
         if app.quit {
+            stop_experiments(&ctx).await;
             return Ok(());
         }
         terminal.draw(|f| render::render(&app, f))?;

@@ -176,6 +176,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     match &app.overlay {
         Some(Overlay::Help { scroll }) => help::render(app, frame, a.body, *scroll),
         Some(Overlay::Confirm(c)) => confirm::render(app, frame, a.body, c),
+        Some(Overlay::Prompt(p)) => super::overlays::prompt::render(app, frame, a.body, p),
         Some(Overlay::Viewer { scroll }) => viewer::render(app, doc, frame, a.body, *scroll),
         None => {}
     }

@@ -9,6 +9,7 @@ use super::effects::{CopyWhat, Effect};
 use super::experiment_port::{JobEnd, Request, Target};
 use super::keymap::Chord;
 use super::overlays::confirm::ConfirmState;
+use super::overlays::prompt::PromptState;
 use super::overlays::search::{hit_at_or_after, next_hit};
 use super::panes::experiments::JobState;
 use super::panes::{claims, dropped, suspects};
@@ -26,6 +27,9 @@ pub fn dispatch(app: &App, chord: &Chord) -> Option<Action> {
     }
     if app.search.active {
         return chord.typed_char().map(Action::SearchInput);
+    }
+    if matches!(app.overlay, Some(Overlay::Prompt(_))) {
+        return chord.typed_char().map(Action::PromptInput);
     }
     None
 }
@@ -125,9 +129,54 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::AblateShortlist => ablate_shortlist(app, fx),
         Action::Restore => restore(app, fx),
         Action::Replay => match step_id(app) {
-            Some(from) => begin(app, Request::Replay { from }, fx),
+            Some(from) => begin(app, Request::Replay { from, patch: None }, fx),
             None => app.problem("select a step in the timeline to replay from"),
         },
+        Action::ReplayPatched => match step_id(app) {
+            Some(from) if has_answer(app) => {
+                app.overlay = Some(Overlay::Prompt(PromptState::new(from)));
+            }
+            Some(_) => no_answer(app),
+            None => app.problem("select a step in the timeline to replay from"),
+        },
+        Action::PromptInput(c) => {
+            if let Some(Overlay::Prompt(p)) = &mut app.overlay
+                && !p.push(c)
+            {
+                app.problem("the patch is full");
+            }
+        }
+        Action::PromptBackspace => {
+            if let Some(Overlay::Prompt(p)) = &mut app.overlay {
+                p.input.pop();
+            }
+        }
+        Action::PromptAccept => {
+            if let Some(Overlay::Prompt(p)) = app.overlay.take() {
+                if p.input.trim().is_empty() {
+                    app.overlay = Some(Overlay::Prompt(p));
+                    app.problem("type the output the step should have produced, or press Esc and replay without a patch");
+                } else {
+                    let patch = Some(p.input);
+                    begin(
+                        app,
+                        Request::Replay {
+                            from: p.from,
+                            patch,
+                        },
+                        fx,
+                    );
+                }
+            }
+        }
+        Action::Aggregate => {
+            let ready = app.experiments.ready_cohorts();
+            if ready.is_empty() {
+                app.problem("no batch of the ledger is waiting to be aggregated (only batches left open longer than the runner's time-out are)");
+            } else {
+                fx.push(Effect::Aggregate(ready));
+            }
+        }
         Action::Localize => begin(app, Request::Localize, fx),
         Action::Cancel => cancel(app, fx),
         Action::ConfirmYes => {
@@ -212,10 +261,10 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::LedgerLoaded(r) => match r.as_ref() {
             Ok(h) => {
-                app.experiments.trials = h.trials.clone();
-                app.experiments.trials_error = h.note.clone();
+                app.experiments.ledger = h.clone();
+                app.experiments.ledger_note = h.note.clone();
             }
-            Err(e) => app.experiments.trials_error = Some(e.clone()),
+            Err(e) => app.experiments.ledger_note = Some(e.clone()),
         },
         Action::Planned(p) => {
             let (request, plan) = p.as_ref();
@@ -302,7 +351,7 @@ fn motion(app: &mut App, m: Motion) {
             app.overlay = Some(Overlay::Viewer { scroll: s });
             return;
         }
-        Some(Overlay::Confirm(_)) => return,
+        Some(Overlay::Confirm(_) | Overlay::Prompt(_)) => return,
         None => {}
     }
     if let Some(p) = &mut app.picker {
@@ -519,11 +568,23 @@ fn restore(app: &mut App, fx: &mut Vec<Effect>) {
     }
 }
 
+fn has_answer(app: &App) -> bool {
+    app.doc
+        .as_ref()
+        .is_some_and(|d| d.run.final_answer.is_some())
+}
+
+fn no_answer(app: &mut App) {
+    app.problem("this run records no final answer, so a re-run has nothing to be compared with; experiments need one");
+}
+
 /// First step of any experiment: refuse what cannot be compared, else ask the port for a plan.
 fn begin(app: &mut App, request: Request, fx: &mut Vec<Effect>) {
-    let Some(doc) = app.doc.as_ref() else { return };
-    if doc.run.final_answer.is_none() {
-        app.problem("this run records no final answer, so a re-run has nothing to be compared with; experiments need one");
+    if app.doc.is_none() {
+        return;
+    }
+    if !has_answer(app) {
+        no_answer(app);
         return;
     }
     fx.push(Effect::Plan(request));

@@ -314,3 +314,106 @@ fn localize_prints_the_report_with_experiments() {
     let calls = ex["runner_calls"].as_u64().unwrap() as usize;
     assert_eq!(calls, if n == 0 { 0 } else { 2 * (n + 1) }, "{ex}");
 }
+
+#[test]
+fn a_ledger_of_another_run_or_no_ledger_at_all_is_refused_before_anything_runs() {
+    let s = Scenario::new();
+    let (code, _, err) = s.experiment_json(&[
+        "--runner",
+        AGENT,
+        "--baseline",
+        "--samples",
+        "2",
+        "--flip",
+        FLIP,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Another run (another id) whose default ledger place holds the first run's ledger.
+    let text = std::fs::read_to_string(s.path(RUN)).unwrap();
+    let other = text.replacen(
+        "\"id\": \"refund-outdated-policy\"",
+        "\"id\": \"refund-copy\"",
+        1,
+    );
+    assert_ne!(other, text, "the fixture's id was replaced");
+    s.write("copy.json", &other);
+    std::fs::copy(
+        s.path("refund-outdated-policy.ledger.jsonl"),
+        s.path("copy.ledger.jsonl"),
+    )
+    .unwrap();
+    s.write("pids", "");
+    let runner = "echo x >> pids; python3 agent.py";
+    let out = s.tdn(&["experiment", "copy.json", "--runner", runner, "--baseline"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("'refund-outdated-policy', not of run 'refund-copy'")
+            && err.contains("--ledger"),
+        "{err}"
+    );
+    s.write("junk.jsonl", "this is not a ledger\n");
+    let out = s.tdn(&[
+        "experiment",
+        RUN,
+        "--runner",
+        runner,
+        "--baseline",
+        "--ledger",
+        "junk.jsonl",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a tdn-tui ledger"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(s.path("pids")).unwrap(),
+        "",
+        "the runner was never called"
+    );
+}
+
+#[test]
+fn localize_asks_the_judge_under_the_runners_consent_rule() {
+    let s = crate::support::SampleRuns::new();
+    let judge = r#"cat > /dev/null; echo '{"step": "s4", "reason": "refunded ORD-2211, not the ORD-2210 the user named"}'"#;
+    // refund-wrong-order has no context units: nothing is re-run, but the ranking asks the judge.
+    let out = s
+        .command(&[
+            "localize",
+            "refund-wrong-order.json",
+            "--runner",
+            "false",
+            "--json",
+        ])
+        .env("TDN_JUDGE", judge)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["judge"]["error"], Value::Null, "{j}");
+    assert_eq!(
+        j["judge"]["step"], "s6",
+        "the plan rule moves the judge's step: {j}"
+    );
+    assert_eq!(j["experiments"]["runner_calls"], 0);
+    assert_eq!(
+        j["experiments"]["ledger"],
+        Value::Null,
+        "nothing was written"
+    );
+    // A judge from the folder's tdn.toml is not yet the user's word.
+    let toml = std::fs::read_to_string(s.path("tdn.toml")).unwrap();
+    std::fs::write(
+        s.path("tdn.toml"),
+        format!("{toml}\n[judge]\ncommand = \"./judge.sh\"\n"),
+    )
+    .unwrap();
+    let out = s.tdn(&["localize", "refund-wrong-order.json", "--runner", "false"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("judge command './judge.sh'") && err.contains("--yes"),
+        "{err}"
+    );
+}

@@ -1,5 +1,6 @@
-//! Shared pieces of the experiment tests: a scenario folder with the run and a stand-in agent, the
-//! binary, and a check for processes that outlived their sample.
+//! Shared pieces of the experiment tests: a scenario folder with the run and a stand-in agent, a
+//! copy of sample-runs/ with its own stand-ins, the binary, and a check for processes that
+//! outlived their sample.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -116,4 +117,79 @@ pub fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
         assert!(Instant::now() < end, "gave up waiting for {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// A copy of sample-runs/ (runs, agents, tdn.toml) in a temporary folder.
+pub struct SampleRuns {
+    pub dir: tempfile::TempDir,
+}
+
+impl SampleRuns {
+    pub fn new() -> SampleRuns {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+        let dir = tempfile::tempdir().unwrap();
+        for e in std::fs::read_dir(&src).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "json" || x == "toml") {
+                std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+            }
+        }
+        std::fs::create_dir(dir.path().join("agents")).unwrap();
+        for f in ["stand_in.py", "scenarios.json"] {
+            std::fs::copy(
+                src.join("agents").join(f),
+                dir.path().join("agents").join(f),
+            )
+            .unwrap();
+        }
+        SampleRuns { dir }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tdn-tui"));
+        c.args(args)
+            .current_dir(self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("no-config"))
+            .env_remove("TDN_JUDGE");
+        c
+    }
+
+    pub fn tdn(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// `tdn-tui experiment RUN --yes --json ARGS`: exit code and parsed stdout.
+    pub fn experiment(&self, run: &str, args: &[&str]) -> (i32, Value) {
+        let mut all = vec!["experiment", run, "--yes", "--json"];
+        all.extend_from_slice(args);
+        let out = self.tdn(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let j = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{all:?}: stdout is not JSON ({e}); stderr: {stderr}"));
+        (out.status.code().unwrap_or(-1), j)
+    }
+
+    /// `tdn-tui ledger verify PATH --json`: exit code and parsed stdout.
+    pub fn verify(&self, ledger: &str) -> (i32, Value) {
+        let out = self.tdn(&["ledger", "verify", ledger, "--json"]);
+        let j = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "verify printed no JSON ({e}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code().unwrap_or(-1), j)
+    }
+}
+
+/// True when python3 runs (the stand-in agents are Python scripts).
+pub fn python() -> bool {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }

@@ -23,6 +23,8 @@ pub struct Facts<'a> {
     pub links: &'a LinkGraph,
     /// The checked claims of the final answer.
     pub claims: &'a [CheckedClaim],
+    /// The reference answer in force (the run's own unless the caller chose otherwise).
+    reference: Option<&'a str>,
     callers: Vec<Option<usize>>,
     last_user: Vec<Option<usize>>,
     changed: bool,
@@ -55,11 +57,23 @@ impl<'a> Facts<'a> {
             texts,
             links,
             claims,
+            reference: run.reference_answer.as_deref(),
             callers: callers(run, texts),
             last_user,
             changed,
             used: used_later(run, links, claims),
         }
+    }
+
+    /// The same facts with another reference answer in force (`None` for `--no-reference`).
+    pub fn with_reference(mut self, reference: Option<&'a str>) -> Facts<'a> {
+        self.reference = reference;
+        self
+    }
+
+    /// The known-good answer in force, if any: detectors compare the final answer with it.
+    pub fn reference(&self) -> Option<&'a str> {
+        self.reference
     }
 
     /// The model step that issued the tool call at `i`: the latest earlier model step whose

@@ -1,12 +1,16 @@
-//! The eleven rule detectors of docs/how-it-decides.md ("Detect"), one file each, listed in one
+//! The rule detectors of docs/how-it-decides.md ("Detect"), one file each, listed in one
 //! registry, [`ALL`]. A detector reads the run and the derived [`Facts`] and returns
 //! [`Finding`]s: a step, a category, a confidence and evidence sentences a person can check.
 //! Detectors never rank, never print and never do I/O; ranking is `analysis::rank`.
 
+pub(crate) mod answer;
+mod answer_origin;
+mod code_failure;
 mod context_window;
 mod facts;
 mod hallucination;
 mod loops;
+mod made_up_data;
 mod memory;
 mod planning;
 mod point_of_no_return;
@@ -15,6 +19,7 @@ mod retrieval;
 mod run_status;
 pub(crate) mod say;
 pub(crate) mod schema;
+mod task_drift;
 #[cfg(test)]
 mod tests_support;
 mod tool_error;
@@ -48,6 +53,14 @@ pub enum DetectorId {
     Hallucination,
     /// The run crashed and no step failed.
     RunStatus,
+    /// An opening brief that leaves out the task.
+    TaskDrift,
+    /// A step that says it works from invented data or an assumption.
+    MadeUpData,
+    /// The step that first stated the final answer's values.
+    AnswerOrigin,
+    /// The author of the first code run that failed.
+    CodeFailure,
     /// The optional judge model.
     Judge,
 }
@@ -67,6 +80,10 @@ impl DetectorId {
             DetectorId::Planning => "planning",
             DetectorId::Hallucination => "hallucination",
             DetectorId::RunStatus => "run_status",
+            DetectorId::TaskDrift => "task_drift",
+            DetectorId::MadeUpData => "made_up_data",
+            DetectorId::AnswerOrigin => "answer_origin",
+            DetectorId::CodeFailure => "code_failure",
             DetectorId::Judge => "judge",
         }
     }
@@ -113,13 +130,21 @@ pub enum Category {
     StaleClaim,
     /// The run crashed after its last recorded step.
     RunError,
+    /// The opening brief leaves out the task.
+    TaskDrift,
+    /// A step works from invented data or an assumption.
+    MadeUpData,
+    /// The step that first stated the final answer's values.
+    AnswerOrigin,
+    /// A step wrote the code of the first code run that failed.
+    CodeFailure,
     /// The step the judge named.
     JudgePick,
 }
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 20] = [
+    pub const ALL: [Category; 24] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -139,6 +164,10 @@ impl Category {
         Category::ContradictedClaim,
         Category::StaleClaim,
         Category::RunError,
+        Category::TaskDrift,
+        Category::MadeUpData,
+        Category::AnswerOrigin,
+        Category::CodeFailure,
         Category::JudgePick,
     ];
 
@@ -164,6 +193,10 @@ impl Category {
             Category::ContradictedClaim => "contradicted_claim",
             Category::StaleClaim => "stale_claim",
             Category::RunError => "run_error",
+            Category::TaskDrift => "task_drift",
+            Category::MadeUpData => "made_up_data",
+            Category::AnswerOrigin => "answer_origin",
+            Category::CodeFailure => "code_failure",
             Category::JudgePick => "judge_pick",
         }
     }
@@ -257,6 +290,10 @@ pub const ALL: &[&dyn Detector] = &[
     &planning::Planning,
     &hallucination::Hallucination,
     &run_status::RunStatus,
+    &task_drift::TaskDrift,
+    &made_up_data::MadeUpData,
+    &answer_origin::AnswerOrigin,
+    &code_failure::CodeFailure,
 ];
 
 /// A count as a float, for ratios (saturating; counts never come near the limit).
@@ -275,10 +312,10 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn the_registry_holds_eleven_detectors_with_distinct_names() {
-        assert_eq!(ALL.len(), 11);
+    fn the_registry_holds_fifteen_detectors_with_distinct_names() {
+        assert_eq!(ALL.len(), 15);
         let names: HashSet<_> = ALL.iter().map(|d| d.id().as_str()).collect();
-        assert_eq!(names.len(), 11);
+        assert_eq!(names.len(), 15);
         assert!(!names.contains("judge"));
         for d in ALL {
             assert!(!d.doc().is_empty());

@@ -1,4 +1,5 @@
-//! Shared setup for detector unit tests: build the facts of a run and run one detector.
+//! Shared setup for detector unit tests: build the facts of a run and run one detector; make a
+//! run read as a multi-agent log.
 
 use super::{Facts, Finding};
 use crate::analysis::claims::check_claims;
@@ -12,4 +13,12 @@ pub fn facts_for(run: &Run, detect: impl Fn(&Facts<'_>) -> Vec<Finding>) -> Vec<
     let claims = check_claims(run, &texts);
     let facts = Facts::new(run, &texts, &links, &claims);
     detect(&facts)
+}
+
+/// Names two agents taking turns on the run's steps, so it reads as a multi-agent log.
+pub fn team(mut run: Run) -> Run {
+    for (k, s) in run.steps.iter_mut().enumerate() {
+        s.agent = Some(if k % 2 == 0 { "Planner" } else { "Solver" }.to_owned());
+    }
+    run
 }

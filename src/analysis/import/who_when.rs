@@ -193,6 +193,19 @@ fn code_blocks(text: &str) -> Vec<&str> {
     out
 }
 
+/// The search a browsing agent reports on its first line: `I typed 'QUERY' into …` (Magentic-One's
+/// web surfer) or `Address: bing: QUERY` (a text browser's search page).
+fn typed_query(text: &str) -> Option<&str> {
+    let first = text.trim_start().lines().next()?;
+    let q = if let Some(rest) = first.strip_prefix("I typed '") {
+        rest.get(..rest.rfind("' into")?)?
+    } else {
+        first.strip_prefix("Address: bing: ")?
+    };
+    let q = q.trim();
+    (!q.is_empty()).then_some(q)
+}
+
 fn step_id(i: usize) -> String {
     format!("h{i}")
 }
@@ -215,6 +228,11 @@ fn build_run(v: &Value, history: &[Value]) -> Value {
         step.insert("output".to_owned(), Value::String(m.text.clone()));
         let mut attributes = Map::new();
         attributes.insert("role".to_owned(), Value::String(m.role.clone()));
+        if m.kind == "agent"
+            && let Some(q) = typed_query(&m.text)
+        {
+            attributes.insert("query".to_owned(), Value::String(q.to_owned()));
+        }
         if m.kind == "tool" {
             let from = (last_tool.map_or(0, |t| t + 1)..i).rev().find(|&j| {
                 messages
@@ -356,6 +374,26 @@ mod tests {
         let t = "Run this:\n```python\nprint(1)\n```\nthen\n```sh\nls\n```\n```\nraw\n```";
         assert_eq!(code_blocks(t), vec!["print(1)\n", "ls\n", "raw\n"]);
         assert!(code_blocks("no fences ``` here").is_empty());
+    }
+
+    #[test]
+    fn a_browsing_agent_s_search_is_read_from_its_first_line() {
+        assert_eq!(
+            typed_query("I typed 'gyms near the park' into '0 characters out of 2000'.\nHere is"),
+            Some("gyms near the park")
+        );
+        assert_eq!(
+            typed_query(
+                "I typed 'Michael Jackson 'Human Nature' lyrics' into the browser search bar."
+            ),
+            Some("Michael Jackson 'Human Nature' lyrics")
+        );
+        assert_eq!(
+            typed_query("Address: bing: dragon page history\nTitle: x"),
+            Some("dragon page history")
+        );
+        assert_eq!(typed_query("I clicked 'Details'."), None);
+        assert_eq!(typed_query("I typed 'x' somewhere"), None);
     }
 
     #[test]

@@ -43,6 +43,16 @@ pub const STALE_CLAIM: f64 = 0.7;
 pub const UNSUPPORTED_CLAIM: f64 = 0.5;
 /// The run ended in an error and no step failed.
 pub const RUN_ERROR: f64 = 0.5;
+/// The run opens with a model's brief that leaves out the task.
+pub const TASK_DRIFT: f64 = 0.99;
+/// A model step says it works from invented data ("hypothetical", "sample data", ...).
+pub const MADE_UP_DATA: f64 = 0.99;
+/// A model step says it goes on from an assumption ("let's assume", "assuming").
+pub const MADE_UP_ASSUMPTION: f64 = 0.65;
+/// The step that first stated the final answer's values.
+pub const ANSWER_ORIGIN: f64 = 0.7;
+/// The step that wrote the code of the first code run that failed.
+pub const CODE_FAILURE: f64 = 0.75;
 
 // ---- Walk back ------------------------------------------------------------------------------
 
@@ -97,6 +107,19 @@ pub const WRONG_TOOL_MIN_SHARED: usize = 2;
 /// ... and at least this many times as many as the called tool (a called tool sharing none
 /// counts as half a word).
 pub const WRONG_TOOL_FACTOR: f64 = 2.0;
+
+/// Task drift: the task needs at least this many distinct content words to be judged ...
+pub const TASK_DRIFT_MIN_TASK_TERMS: usize = 5;
+/// ... and the brief at least this many (a greeting is not a brief) ...
+pub const TASK_DRIFT_MIN_BRIEF_TERMS: usize = 20;
+/// ... and the brief holds under this share of the task's content words.
+pub const TASK_DRIFT_MAX_SHARE: f64 = 0.2;
+/// An answer of at most this many words is short: it and its parts are traced whole.
+pub const ANSWER_SHORT_WORDS: usize = 15;
+/// A marked span of a long answer (bold, quoted, code) is traced when at most this long.
+pub const ANSWER_ITEM_MAX_CHARS: usize = 60;
+/// At most this many items of an answer are traced.
+pub const ANSWER_MAX_ITEMS: usize = 16;
 
 // ---- Claims ---------------------------------------------------------------------------------
 

@@ -139,7 +139,12 @@ pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
             })
         })
         .collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.step.cmp(&b.step)));
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(b.confidence.total_cmp(&a.confidence))
+            .then(a.step.cmp(&b.step))
+    });
     out
 }
 

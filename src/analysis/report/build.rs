@@ -77,7 +77,12 @@ pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
         ));
     }
     let checked = check_claims(run, &texts);
-    let facts = Facts::new(run, &texts, &links, &checked);
+    let reference = match &opts.reference {
+        ReferenceChoice::FromRun => run.reference_answer.as_deref(),
+        ReferenceChoice::Ignore => None,
+        ReferenceChoice::Given(t) => Some(t.as_str()),
+    };
+    let facts = Facts::new(run, &texts, &links, &checked).with_reference(reference);
     let scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
     let rule_suspects = suspects(scored.clone());
     let fault = fault(&facts, &rule_suspects);
@@ -109,11 +114,6 @@ pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
         title: s.title.clone(),
         evidence: s.evidence.clone(),
     });
-    let reference = match &opts.reference {
-        ReferenceChoice::FromRun => run.reference_answer.as_deref(),
-        ReferenceChoice::Ignore => None,
-        ReferenceChoice::Given(t) => Some(t.as_str()),
-    };
     let influence = match influence_section(run, reference, opts.embedder, &opts.confidence) {
         Ok(s) => s,
         Err(e) => {

@@ -171,7 +171,7 @@ async fn sample_task(
             SampleResult {
                 seed,
                 outcome,
-                saved: Saved::Yes,
+                saved: Saved::yes(),
             },
         );
     }
@@ -197,8 +197,8 @@ async fn sample_task(
         cost: outcome.as_ref().ok().map(|j| j.cost),
     };
     let sink = Arc::clone(&deps.sink);
-    let saved = match tokio::task::spawn_blocking(move || sink.append(&record)).await {
-        Ok(Ok(())) => Saved::Yes,
+    let saved = match tokio::task::spawn_blocking(move || sink.append_with_receipt(&record)).await {
+        Ok(Ok(receipt)) => Saved::Yes(receipt),
         Ok(Err(why)) => Saved::No(why),
         Err(e) => Saved::No(format!("saving the sample stopped: {e}")),
     };
@@ -236,6 +236,6 @@ fn cancelled_result(seed: u64) -> SampleResult {
             message: "cancelled".to_owned(),
             stderr_tail: String::new(),
         }),
-        saved: Saved::Yes,
+        saved: Saved::yes(),
     }
 }

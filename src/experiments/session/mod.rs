@@ -19,7 +19,7 @@ use crate::analysis::model::RunStatus;
 use crate::analysis::report::{CostStats, ProbeResult};
 use crate::experiments::flip::FlipJudge;
 use crate::experiments::runner::{Cancel, Cost, Runner, SampleError};
-use crate::experiments::sink::SampleSink;
+use crate::experiments::sink::{Receipt, SampleSink};
 use crate::experiments::spec::{ExperimentKind, ExperimentSpec};
 use crate::experiments::verdict::Tally;
 use std::sync::Arc;
@@ -155,10 +155,17 @@ pub struct SessionDeps {
 /// Whether a finished sample reached the sink.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Saved {
-    /// Durably recorded.
-    Yes,
+    /// Durably recorded, with the trials it formed (or why it formed none).
+    Yes(Receipt),
     /// Not saved: shown marked "not saved" with this reason; forms no trial.
     No(String),
+}
+
+impl Saved {
+    /// Saved, with nothing to say about trials (a cancelled sample, which is never offered).
+    pub fn yes() -> Saved {
+        Saved::Yes(Receipt::default())
+    }
 }
 
 /// A sample that produced an answer, judged.
@@ -181,7 +188,8 @@ pub struct SampleResult {
     pub seed: u64,
     /// The judged answer, or why there is none.
     pub outcome: Result<Judged, SampleError>,
-    /// Whether the sink recorded it (`Yes` for a cancelled sample, which is not recorded).
+    /// Whether the sink recorded it (`Yes` with an empty receipt for a cancelled sample, which is
+    /// not offered to the sink).
     pub saved: Saved,
 }
 

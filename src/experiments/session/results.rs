@@ -73,6 +73,37 @@ pub fn probe_claim(
         ),
         ProbeRole::Baseline | ProbeRole::Ablation { .. } => Intervention::Removing(&plan.remove),
     };
+    // A restored unit and a replayed step have no rank to stay a proxy: say what they stay
+    // (influence.md §9: a dropped unit is a candidate until restoring it changes the outcome).
+    if verdict == Verdict::NotConfirmed {
+        let quoted = |ids: &[String]| {
+            ids.iter()
+                .map(|i| format!("'{}'", crate::analysis::model::inert_line(i)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let n = probe.samples;
+        match plan.role {
+            ProbeRole::Restoration { .. } => {
+                return format!(
+                    "NOT CONFIRMED: restoring {} did not change the outcome in {n} reruns; a dropped unit stays a candidate, neither shown to matter nor ruled out",
+                    quoted(&plan.restore)
+                );
+            }
+            ProbeRole::Replay { .. } => {
+                return format!(
+                    "NOT CONFIRMED: replaying from step '{}'{} did not change the outcome in {n} reruns; the step is neither shown to matter nor ruled out",
+                    crate::analysis::model::inert_line(plan.from_step.as_deref().unwrap_or("")),
+                    if plan.patch.is_some() {
+                        " with the patched output"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            ProbeRole::Baseline | ProbeRole::Ablation { .. } => {}
+        }
+    }
     verdict::claim(verdict, what, probe, similarity, baseline, rule)
 }
 

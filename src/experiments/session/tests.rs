@@ -230,7 +230,7 @@ async fn every_finished_sample_reaches_the_sink_before_it_is_shown() {
             matches!(
                 e,
                 TrialEvent::SampleFinished {
-                    saved: Saved::Yes,
+                    saved: Saved::Yes(_),
                     ..
                 }
             )
@@ -331,3 +331,59 @@ async fn cancelling_starts_nothing_new_and_gives_no_verdict() {
 
 #[path = "parity_tests.rs"]
 mod parity;
+
+#[test]
+fn a_restoration_or_replay_that_changes_nothing_stays_a_candidate_not_a_ranked_proxy() {
+    let probes = vec![
+        ProbePlan::baseline(),
+        ProbePlan {
+            role: ProbeRole::Restoration {
+                baseline: ProbeId(0),
+            },
+            restore: vec!["dropped".to_owned()],
+            ..ProbePlan::baseline()
+        },
+        ProbePlan {
+            role: ProbeRole::Replay {
+                baseline: ProbeId(0),
+            },
+            from_step: Some("s4".to_owned()),
+            patch: Some("fix".to_owned()),
+            ..ProbePlan::baseline()
+        },
+    ];
+    let runner = Arc::new(FakeRunner::new(|_: &ExperimentSpec| {
+        FakeOutcome::answer("$120")
+    }));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (outcome, _) = rt.block_on(run(
+        plan("$120", 2, probes),
+        deps(
+            runner,
+            Arc::new(Mock),
+            FlipRule::Exact,
+            Arc::new(MemorySink::new()),
+            2,
+        ),
+    ));
+    let restore = outcome.probes[1].claim.as_deref().unwrap();
+    assert_eq!(
+        outcome.probes[1].result.verdict,
+        Some(Verdict::NotConfirmed)
+    );
+    assert!(
+        restore.starts_with(
+            "NOT CONFIRMED: restoring 'dropped' did not change the outcome in 2 reruns"
+        ) && restore.contains("stays a candidate"),
+        "{restore}"
+    );
+    let replay = outcome.probes[2].claim.as_deref().unwrap();
+    assert!(
+        replay.contains("replaying from step 's4' with the patched output")
+            && !replay.contains("rank"),
+        "{replay}"
+    );
+}

@@ -38,6 +38,8 @@ pub enum Scope {
     Search,
     /// The confirm overlay.
     Confirm,
+    /// The patch prompt of a replay.
+    Prompt,
     /// The full-screen viewer.
     Viewer,
     /// The run picker.
@@ -59,6 +61,7 @@ impl Scope {
         Scope::Help,
         Scope::Search,
         Scope::Confirm,
+        Scope::Prompt,
         Scope::Viewer,
         Scope::Picker,
     ];
@@ -78,6 +81,7 @@ impl Scope {
             Scope::Help => "help",
             Scope::Search => "search",
             Scope::Confirm => "confirm",
+            Scope::Prompt => "prompt",
             Scope::Viewer => "viewer",
             Scope::Picker => "picker",
         }
@@ -98,6 +102,7 @@ impl Scope {
             Scope::Help => "Help",
             Scope::Search => "Search prompt",
             Scope::Confirm => "Confirm a command",
+            Scope::Prompt => "Patch prompt (replay with a fix)",
             Scope::Viewer => "Full-screen viewer",
             Scope::Picker => "Run list",
         }
@@ -135,6 +140,7 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Global, "A", A::AblateShortlist, false),
     (S::Global, "r", A::Restore, false),
     (S::Global, "p", A::Replay, false),
+    (S::Global, "P", A::ReplayPatched, false),
     (S::Global, "L", A::Localize, false),
     (S::Global, "y", A::CopyOutput, false),
     (S::Global, "Y", A::CopyStep, false),
@@ -170,6 +176,7 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Experiments, "x", A::Cancel, true),
     (S::Experiments, "Enter", A::JumpToStep, false),
     (S::Experiments, "L", A::Localize, true),
+    (S::Experiments, "c", A::Aggregate, false),
     (S::Help, "Esc", A::Back, true),
     (S::Help, "?", A::Back, false),
     (S::Help, "q", A::Back, false),
@@ -184,6 +191,9 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Confirm, "Enter", A::ConfirmYes, false),
     (S::Confirm, "n", A::ConfirmNo, true),
     (S::Confirm, "Esc", A::ConfirmNo, false),
+    (S::Prompt, "Enter", A::PromptAccept, true),
+    (S::Prompt, "Esc", A::Back, true),
+    (S::Prompt, "Backspace", A::PromptBackspace, false),
     (S::Viewer, "Esc", A::Back, true),
     (S::Viewer, "q", A::Back, false),
     (S::Viewer, "y", A::CopyOutput, true),

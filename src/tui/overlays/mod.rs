@@ -1,8 +1,10 @@
-//! Modals drawn over the panes: help, search prompt, confirm, full-screen viewer, and the
+//! Modals drawn over the panes: help, search prompt, confirm, the patch prompt of a replay,
+//! full-screen viewer, and the
 //! too-small notice. Each holds its state (if any) and a render function; none does I/O.
 
 pub mod confirm;
 pub mod help;
+pub mod prompt;
 pub mod search;
 pub mod too_small;
 pub mod viewer;

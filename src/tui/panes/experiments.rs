@@ -1,20 +1,22 @@
 //! The experiments pane: jobs started from the screen (ablation of the selected suspect or unit,
 //! restoration of a dropped unit, replay from a step, the whole shortlist, localize) with live
-//! progress per sample, outputs, stderr tails, verdicts and classes, and the ledger's earlier
-//! trials. Its state changes only through [`ExperimentEvent`]s from the experiment port; the
-//! verdicts shown are the runner's, never computed here.
+//! progress per sample, outputs, stderr tails, verdicts and classes, what each saved sample formed
+//! in the attribution ledger, and the ledger's rows (`experiments_ledger`). Its state changes only
+//! through [`ExperimentEvent`]s and the [`LedgerHistory`] from the experiment port; the verdicts
+//! and dispositions shown are the runner's and the ledger's, never computed here.
 
 use super::super::action::Action;
 use super::super::app::{App, Pane};
 use super::super::experiment_port::Target;
 use super::super::experiment_port::{
-    ExperimentEvent, JobEnd, JobId, LedgerTrial, ProbeInfo, Request, SampleOutcome,
+    ExperimentEvent, JobEnd, JobId, LedgerHistory, ProbeInfo, Request, SampleOutcome,
 };
 use super::super::keymap::Scope;
 use super::super::render::pane_block;
 use super::super::theme::Role;
 use super::super::widgets::inert_text::{clipped, wrap_spans};
 use super::super::widgets::scroll_list::window;
+use super::experiments_ledger;
 use crate::analysis::report::{ProbeResult, Verdict};
 use crate::experiments::spec::ExperimentKind;
 use ratatui::Frame;
@@ -86,11 +88,11 @@ pub struct Job {
 pub struct ExperimentsState {
     /// Jobs of this session, oldest first.
     pub jobs: Vec<Job>,
-    /// The ledger's earlier trials.
-    pub trials: Vec<LedgerTrial>,
-    /// Why the ledger could not be read, if it could not.
-    pub trials_error: Option<String>,
-    /// Selected row: jobs newest first, then earlier trials.
+    /// What the run's ledger holds: attributions, open batches, trials.
+    pub ledger: LedgerHistory,
+    /// Why the ledger could not be read, or a note about it.
+    pub ledger_note: Option<String>,
+    /// Selected row: jobs newest first, then the ledger's rows.
     pub cursor: usize,
     /// First row drawn.
     pub offset: Cell<usize>,
@@ -121,9 +123,25 @@ impl ExperimentsState {
         id
     }
 
-    /// Rows listed: jobs then trials.
+    /// Rows listed: jobs, then the ledger's rows.
     pub fn row_count(&self) -> usize {
-        self.jobs.len() + self.trials.len()
+        self.jobs.len() + experiments_ledger::row_count(&self.ledger)
+    }
+
+    /// The ledger row at a row of the list, if it is one.
+    pub fn ledger_row_at(&self, row: usize) -> Option<experiments_ledger::LedgerRow> {
+        row.checked_sub(self.jobs.len())
+            .and_then(|i| experiments_ledger::row_at(&self.ledger, i))
+    }
+
+    /// The open batches the ledger marked ready to aggregate.
+    pub fn ready_cohorts(&self) -> Vec<String> {
+        self.ledger
+            .open_cohorts
+            .iter()
+            .filter(|c| c.ready)
+            .map(|c| c.cohort.clone())
+            .collect()
     }
 
     /// The job at a row (rows list the newest job first).
@@ -372,7 +390,20 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
             width,
             "",
         ));
-        if let Some(e) = &ex.trials_error {
+        if let Some(p) = &ex.ledger.path {
+            lines.extend(wrap_spans(
+                vec![(
+                    format!(
+                        "Each re-run is saved to the attribution ledger '{}' before it is shown.",
+                        clipped(p, 300)
+                    ),
+                    t.style(Role::TextDim),
+                )],
+                width,
+                "",
+            ));
+        }
+        if let Some(e) = &ex.ledger_note {
             lines.extend(wrap_spans(
                 vec![(
                     format!("ledger: {}", clipped(e, 300)),
@@ -385,7 +416,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
         frame.render_widget(Paragraph::new(lines), inner);
         return;
     }
-    if let Some(e) = &ex.trials_error {
+    if let Some(e) = &ex.ledger_note {
         lines[0] = Line::styled(
             clipped(&format!("{} · ledger: {e}", ex.runner_note), width).into_owned(),
             t.style(Role::TextDim),
@@ -407,23 +438,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
                 t.style(Role::Text),
             ));
             spans.push(job_status(app, job));
-        } else if let Some(tr) = ex.trials.get(r - ex.jobs.len()) {
-            spans.push(Span::styled(
-                format!(" ledger {} ", clipped(tr.when.as_deref().unwrap_or(""), 20)),
-                t.style(Role::TextDim),
-            ));
-            spans.push(Span::styled(
-                format!(
-                    "{} {}  ",
-                    clipped(&tr.experiment, 10),
-                    clipped(&tr.units.join(", "), width / 3)
-                ),
-                t.style(Role::Text),
-            ));
-            spans.push(Span::styled(
-                format!("effect {:+.2} ({})", tr.effect, clipped(&tr.status, 20)),
-                t.style(Role::TextDim),
-            ));
+        } else if let Some(row) = ex.ledger_row_at(r) {
+            spans = experiments_ledger::row_spans(app, &ex.ledger, row, width);
         }
         let mut line = Line::from(spans);
         if r == cursor {
@@ -444,9 +460,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
     let detail = match ex.job_at(cursor) {
         Some(job) => job_lines(app, job, width),
         None => ex
-            .trials
-            .get(cursor.saturating_sub(ex.jobs.len()))
-            .map(|tr| trial_lines(app, tr, width))
+            .ledger_row_at(cursor)
+            .map(|row| experiments_ledger::detail_lines(app, &ex.ledger, row, width))
             .unwrap_or_default(),
     };
     frame.render_widget(Paragraph::new(detail), bottom);
@@ -537,6 +552,7 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
                 similarity,
                 flipped,
                 not_saved,
+                ledger,
             } => {
                 let sim = similarity
                     .map(|x| format!(", similarity {x:.2}"))
@@ -549,15 +565,19 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
                     Span::styled(clipped(output, room).into_owned(), t.style(Role::Text)),
                 ]));
                 if let Some(why) = not_saved {
+                    out.extend(not_saved_lines(app, why, width));
+                }
+                for l in ledger {
                     out.push(Line::styled(
-                        format!("    not saved to the ledger: {}", clipped(why, 200)),
-                        t.style(Role::Warning),
+                        format!("    ledger: {}", clipped(l, width.saturating_sub(12))),
+                        t.style(Role::TextDim),
                     ));
                 }
             }
             SampleOutcome::Error {
                 message,
                 stderr_tail,
+                not_saved,
             } => {
                 out.extend(wrap_spans(
                     vec![(
@@ -574,6 +594,9 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
                         t.style(Role::TextDim),
                     ));
                 }
+                if let Some(why) = not_saved {
+                    out.extend(not_saved_lines(app, why, width));
+                }
             }
         }
         i = j;
@@ -581,36 +604,19 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
     out
 }
 
-fn trial_lines(app: &App, tr: &LedgerTrial, width: usize) -> Vec<Line<'static>> {
-    let t = &app.theme;
-    let mut out = vec![Line::styled(
-        format!(
-            "earlier trial: {} {}",
-            clipped(&tr.experiment, 20),
-            clipped(&tr.units.join(", "), width)
-        ),
-        t.style(Role::Heading),
-    )];
-    out.extend(wrap_spans(
+/// A sample the ledger could not save: marked, with the reason; it forms no trial.
+fn not_saved_lines(app: &App, why: &str, width: usize) -> Vec<Line<'static>> {
+    wrap_spans(
         vec![(
             format!(
-                "one matched pair of samples, with and without it: score with minus score without = {:+.3}; {}{}",
-                tr.effect,
-                clipped(&tr.status, 20),
-                tr.when
-                    .as_deref()
-                    .map(|w| format!(", tested {}", clipped(w, 40)))
-                    .unwrap_or_default()
+                "    not saved to the ledger, so it forms no trial: {}",
+                clipped(why, 400)
             ),
-            t.style(Role::Text),
+            app.theme.style(Role::Warning),
         )],
         width,
-        "    ",
-    ));
-    if let Some(r) = &tr.result {
-        out.extend(wrap_line(verdict_line(app, r, "it"), width));
-    }
-    out
+        "      ",
+    )
 }
 
 fn wrap_line(spans: Vec<Span<'static>>, width: usize) -> Vec<Line<'static>> {

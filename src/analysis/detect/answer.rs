@@ -1,0 +1,292 @@
+//! What a final answer asserts, for the detectors that trace it back: its items (a short answer
+//! and its parts; in a long answer its numbers, ids and quoted, bold or code-marked spans), and
+//! one comparable word form of any text so an item is found wherever it was written
+//! (`737,015` and `737015` read the same). Also who wrote the code a code-running step ran.
+//! Pure functions over text; linear in the text; no I/O.
+
+use super::Facts;
+use crate::analysis::links::number_value;
+use crate::analysis::links::tokens::{TokenClass, tokens};
+use crate::analysis::model::Run;
+use crate::analysis::rank::params::{
+    ANSWER_ITEM_MAX_CHARS, ANSWER_MAX_ITEMS, ANSWER_SHORT_WORDS, LINK_SCAN_BYTES,
+};
+use serde_json::Value;
+
+/// One thing the final answer asserts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// Its words in [`norm_words`] form, with a space at each end.
+    pub key: String,
+    /// As written in the answer (for evidence).
+    pub shown: String,
+}
+
+/// The words of `text` in one comparable form, separated and surrounded by single spaces:
+/// numbers in canonical form (`737,015` gives `737015`, `35.00` gives `35`), every other token
+/// split into lower-case runs of letters and digits (`Joe's` gives `joe s`). Reads at most
+/// [`LINK_SCAN_BYTES`] of `text`.
+pub fn norm_words(text: &str) -> String {
+    let text = crate::analysis::links::tokens::clip(text, LINK_SCAN_BYTES);
+    let mut out = String::with_capacity(text.len() / 2 + 2);
+    out.push(' ');
+    for t in tokens(text) {
+        if t.class == TokenClass::Number
+            && let Some(x) = number_value(t.text)
+        {
+            out.push_str(&format!("{x}"));
+            out.push(' ');
+            continue;
+        }
+        for part in t.text.split(|c: char| !c.is_alphanumeric()) {
+            if part.is_empty() {
+                continue;
+            }
+            if part.chars().all(|c| c.is_ascii_digit())
+                && let Some(x) = number_value(part)
+            {
+                out.push_str(&format!("{x}"));
+            } else {
+                out.extend(part.chars().flat_map(char::to_lowercase));
+            }
+            out.push(' ');
+        }
+    }
+    out
+}
+
+/// The items of a final answer the run should not have given: the answer's items that the task
+/// does not already hold and, with a reference answer in force, that the reference does not hold.
+/// `None` when the answer already holds the reference (the answer is right; nothing to trace).
+pub fn answer_items(answer: &str, task: &str, reference: Option<&str>) -> Option<Vec<Item>> {
+    let answer = crate::analysis::links::tokens::clip(answer, LINK_SCAN_BYTES);
+    let text = without_code_blocks(answer);
+    let words = tokens(&text).count();
+    let short = words > 0 && words <= ANSWER_SHORT_WORDS;
+    let mut raw: Vec<String> = Vec::new();
+    if short {
+        raw.push(text.trim().to_owned());
+        raw.extend(parts(&text));
+    }
+    for t in tokens(&text) {
+        if matches!(
+            t.class,
+            TokenClass::Number | TokenClass::Id | TokenClass::Date
+        ) {
+            raw.push(t.text.to_owned());
+        }
+    }
+    if !short {
+        raw.extend(marked_spans(&text));
+    }
+    let task_n = norm_words(task);
+    let answer_n = norm_words(&text);
+    let ref_n = reference.map(norm_words);
+    if let Some(r) = &ref_n {
+        let r_len = r.trim().chars().count();
+        if r_len >= 2 && (short || r_len >= 4) && answer_n.contains(r.as_str()) {
+            return None;
+        }
+    }
+    let mut out: Vec<Item> = Vec::new();
+    for shown in raw {
+        if out.len() >= ANSWER_MAX_ITEMS {
+            break;
+        }
+        let key = norm_words(&shown);
+        if key.trim().chars().count() < 2
+            || task_n.contains(key.as_str())
+            || ref_n.as_deref().is_some_and(|r| r.contains(key.as_str()))
+            || out.iter().any(|i| i.key == key)
+        {
+            continue;
+        }
+        out.push(Item { key, shown });
+    }
+    Some(out)
+}
+
+/// The parts of a short answer: split at `;`, line breaks, ` and `, and commas that do not sit
+/// between two digits (`1,200` stays whole).
+fn parts(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev: Option<char> = None;
+    let mut it = text.chars().peekable();
+    while let Some(c) = it.next() {
+        let next = it.peek().copied();
+        let cut = match c {
+            ';' | '\n' => true,
+            ',' => {
+                !(prev.is_some_and(|p| p.is_ascii_digit())
+                    && next.is_some_and(|n| n.is_ascii_digit()))
+            }
+            _ => false,
+        };
+        if cut {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+        prev = Some(c);
+    }
+    out.push(cur);
+    out.iter()
+        .flat_map(|p| p.split(" and "))
+        .map(|p| p.trim().to_owned())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// `text` with fenced code blocks left out, except one-line blocks of at most
+/// [`ANSWER_ITEM_MAX_CHARS`] characters (an answer set off as code), which keep their body.
+fn without_code_blocks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(a) = rest.find("```") {
+        out.push_str(rest.get(..a).unwrap_or_default());
+        let after = rest.get(a + 3..).unwrap_or_default();
+        let Some(b) = after.find("```") else {
+            rest = "";
+            break;
+        };
+        let body = after.get(..b).unwrap_or_default().trim();
+        if !body.contains('\n') && body.chars().count() <= ANSWER_ITEM_MAX_CHARS {
+            out.push(' ');
+            out.push_str(body);
+            out.push(' ');
+        }
+        rest = after.get(b + 3..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Spans set off in the text: `**bold**`, `"quoted"`, `“quoted”` and `` `code` ``, on one line,
+/// 2 to [`ANSWER_ITEM_MAX_CHARS`] characters, not a heading (ending in `:`).
+fn marked_spans(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (open, close) in [
+        ("**", "**"),
+        ("\"", "\""),
+        ("\u{201c}", "\u{201d}"),
+        ("`", "`"),
+    ] {
+        let mut rest = text;
+        while let Some(a) = rest.find(open) {
+            let after = rest.get(a + open.len()..).unwrap_or_default();
+            let Some(b) = after.find(close) else { break };
+            let span = after.get(..b).unwrap_or_default();
+            let inner = span.trim().trim_matches('"').trim();
+            let n = inner.chars().count();
+            if !span.contains('\n')
+                && (2..=ANSWER_ITEM_MAX_CHARS).contains(&n)
+                && !inner.ends_with(':')
+            {
+                out.push(inner.to_owned());
+            }
+            rest = after.get(b + close.len()..).unwrap_or_default();
+        }
+    }
+    out
+}
+
+/// True when at least two agents speak in the run (steps name two different `agent`s): a
+/// multi-agent log, where "which member of the team first said it" is the question. Single-agent
+/// runs are left to the claim check.
+pub fn multi_agent(run: &Run) -> bool {
+    let mut first: Option<&str> = None;
+    for a in run.steps.iter().filter_map(|s| s.agent.as_deref()) {
+        let a = a.trim();
+        if a.is_empty() {
+            continue;
+        }
+        match first {
+            None => first = Some(a),
+            Some(f) if f != a => return true,
+            Some(_) => {}
+        }
+    }
+    false
+}
+
+/// For a step that ran code (a tool call with a `code` argument, as imported multi-agent logs
+/// record an execution): the step that wrote the code, from `attributes.code_from` when the
+/// importer recorded it, else the model step that issued the call. `None` for other steps.
+pub fn code_author(f: &Facts<'_>, i: usize) -> Option<usize> {
+    let s = f.run.steps.get(i)?;
+    let call = s.tool.as_ref()?;
+    let ran_code = call
+        .arguments
+        .get("code")
+        .is_some_and(|c| matches!(c, Value::String(_)));
+    if !ran_code && !s.attributes.contains_key("code_from") {
+        return None;
+    }
+    s.attributes
+        .get("code_from")
+        .and_then(Value::as_str)
+        .and_then(|id| f.run.step_index(id))
+        .filter(|&j| j < i)
+        .or_else(|| f.caller(i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_the_same_in_any_form() {
+        assert_eq!(
+            norm_words("Seattle: 737,015 people"),
+            " seattle 737015 people "
+        );
+        assert_eq!(norm_words("35.00% of Joe's"), " 35 of joe s ");
+        assert!(norm_words("pop 737015.").contains(" 737015 "));
+    }
+
+    #[test]
+    fn a_short_answer_gives_itself_and_its_parts() {
+        let items = answer_items(
+            "Equinox Flatiron, Nimble Fitness",
+            "gyms near the park?",
+            None,
+        )
+        .unwrap_or_default();
+        let keys: Vec<&str> = items.iter().map(|i| i.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            vec![
+                " equinox flatiron nimble fitness ",
+                " equinox flatiron ",
+                " nimble fitness "
+            ]
+        );
+    }
+
+    #[test]
+    fn a_long_answer_gives_its_numbers_and_marked_spans_not_the_task_or_code() {
+        let answer = "The difference for the 2020 census is 732,050, so the answer is **Seattle**. \
+                      Here is how:\n```python\nx = 999111\n```\nDone, as the team agreed after a careful check.";
+        let items =
+            answer_items(answer, "As of the 2020 census, what was it?", None).unwrap_or_default();
+        let keys: Vec<&str> = items.iter().map(|i| i.key.as_str()).collect();
+        assert_eq!(keys, vec![" 732050 ", " seattle "]);
+    }
+
+    #[test]
+    fn an_answer_holding_the_reference_has_nothing_to_trace() {
+        assert_eq!(
+            answer_items(
+                "Nosferatu the Vampyre",
+                "film?",
+                Some("Nosferatu the Vampyre")
+            ),
+            None
+        );
+        let items = answer_items("Subway, Nosferatu", "film?", Some("Possession, Nosferatu"))
+            .unwrap_or_default();
+        assert!(items.iter().all(|i| i.key != " nosferatu "));
+        assert!(items.iter().any(|i| i.key == " subway "));
+    }
+}

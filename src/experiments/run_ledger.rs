@@ -1,0 +1,273 @@
+//! The run's attribution ledger behind the session's `SampleSink` seam (runner.md "Verdicts",
+//! attribution-ledger.md §4-5): each finished sample is appended and fsynced, with the trials it
+//! completes, before the session shows it; its [`Receipt`] says which trials it formed or why it
+//! formed none; closing the batch appends its attributions. Blocking file I/O: the session calls
+//! it from `spawn_blocking`. Prints nothing.
+
+use crate::analysis::model::{Run, inert_line};
+use crate::experiments::ledger::{
+    Appended, Closed, Cost, Ledger, LedgerError, Location, NewSample, Policy, SampleOutcome, Scope,
+};
+use crate::experiments::sink::{FinishedSample, Receipt, SampleRecordOutcome, SampleSink};
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+use time::OffsetDateTime;
+use time::macros::format_description;
+
+/// A ledger open for one session's samples of one run.
+#[derive(Debug)]
+pub struct RunLedger {
+    ledger: Ledger,
+    run: Run,
+    policy: Policy,
+    closed: Mutex<Option<Closed>>,
+}
+
+/// Why a ledger cannot take a run's samples.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The file cannot be opened, created or read as a ledger.
+    #[error("cannot open the attribution ledger: {0}")]
+    Ledger(#[from] LedgerError),
+    /// A run ledger of another run.
+    #[error("{path}: this ledger holds the evidence of run '{name}', not of run '{run_id}'")]
+    OtherRun {
+        /// The ledger.
+        path: String,
+        /// The run it holds.
+        name: String,
+        /// The run offered.
+        run_id: String,
+    },
+}
+
+impl RunLedger {
+    /// Opens (creating when absent) the ledger at `location` for samples of `run`, aggregating
+    /// under `policy`.
+    pub fn open(location: &Location, run: &Run, policy: Policy) -> Result<RunLedger, OpenError> {
+        let ledger = Ledger::open(&location.path, location.scope, &location.name)?;
+        if let Some(h) = ledger.header()
+            && h.scope == Scope::Run
+            && h.name != run.id
+        {
+            return Err(OpenError::OtherRun {
+                path: location.path.display().to_string(),
+                name: inert_line(&h.name).into_owned(),
+                run_id: inert_line(&run.id).into_owned(),
+            });
+        }
+        Ok(RunLedger {
+            ledger,
+            run: run.clone(),
+            policy,
+            closed: Mutex::new(None),
+        })
+    }
+
+    /// What closing the batch appended, once it has closed.
+    pub fn closed(&self) -> Option<Closed> {
+        self.closed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+fn finished_at(s: &str) -> OffsetDateTime {
+    let fmt = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
+    time::PrimitiveDateTime::parse(s, &fmt)
+        .map(|t| t.assume_utc())
+        .unwrap_or_else(|_| OffsetDateTime::now_utc())
+}
+
+impl SampleSink for RunLedger {
+    fn path(&self) -> Option<&Path> {
+        Some(self.ledger.path())
+    }
+
+    fn append(&self, sample: &FinishedSample) -> Result<(), String> {
+        self.append_with_receipt(sample).map(|_| ())
+    }
+
+    fn append_with_receipt(&self, s: &FinishedSample) -> Result<Receipt, String> {
+        let outcome = match &s.outcome {
+            SampleRecordOutcome::Answered {
+                output, flipped, ..
+            } => Ok(SampleOutcome {
+                output,
+                reproduced: !flipped,
+            }),
+            SampleRecordOutcome::Errored { message, .. } => Err(message.clone()),
+        };
+        let appended = self
+            .ledger
+            .append_sample(&NewSample {
+                cohort: &s.cohort,
+                evaluator_epoch: &s.evaluator_epoch,
+                run: &self.run,
+                runner_command: &s.runner_command,
+                spec: &s.spec,
+                finished_at: finished_at(&s.finished_at),
+                outcome,
+                cost: s.cost.map(|c| Cost {
+                    loops: c.loops,
+                    tokens: c.tokens,
+                }),
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(receipt(&appended))
+    }
+
+    fn close_cohort(&self, cohort: &str) -> Result<(), String> {
+        let closed = self
+            .ledger
+            .close_cohort(cohort, &self.policy)
+            .map_err(|e| e.to_string())?;
+        *self.closed.lock().unwrap_or_else(PoisonError::into_inner) = Some(closed);
+        Ok(())
+    }
+}
+
+/// What an append formed, for people.
+fn receipt(a: &Appended) -> Receipt {
+    Receipt {
+        trials: a
+            .trials
+            .iter()
+            .map(|t| {
+                format!(
+                    "formed a {} trial for '{}' (seed {}, effect {})",
+                    t.evidence_level.as_str(),
+                    inert_line(&t.component_id),
+                    t.seed,
+                    crate::analysis::influence::js_number(t.effect)
+                )
+            })
+            .collect(),
+        refused: a
+            .refused
+            .iter()
+            .map(|r| match &r.component_id {
+                Some(id) => format!("no trial for '{}': {}", inert_line(id), r.message),
+                None => format!("no trial: {}", r.message),
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::load::{LoadOptions, load_str};
+    use crate::experiments::ledger::verify_path;
+    use crate::experiments::spec::{ExperimentKind, ExperimentSpec};
+
+    const RUN: &str = r#"{"format": "tdn.run/1", "id": "r1", "status": "failed",
+        "final_answer": "the recorded answer",
+        "context_units": [{"id": "u1", "kind": "document", "text": "one"},
+                          {"id": "u2", "kind": "memory", "text": "two"}],
+        "steps": [{"id": "s1", "kind": "llm", "output": "x",
+                   "context": {"available": ["u1", "u2"], "sent": ["u1"]}}]}"#;
+
+    fn run() -> Run {
+        load_str(RUN, Path::new("r1.json"), &LoadOptions::default())
+            .unwrap()
+            .remove(0)
+            .run
+    }
+
+    fn sample(kind: ExperimentKind, remove: &[&str], flipped: bool) -> FinishedSample {
+        FinishedSample {
+            cohort: "b-1".to_owned(),
+            evaluator_epoch: "exact|tdn-tui/test".to_owned(),
+            run_id: "r1".to_owned(),
+            run_status: crate::analysis::model::RunStatus::Failed,
+            runner_command: "./agent".to_owned(),
+            spec: ExperimentSpec {
+                run: "/r1.json".to_owned(),
+                run_id: "r1".to_owned(),
+                experiment: kind,
+                remove: remove.iter().map(|s| s.to_string()).collect(),
+                restore: vec![],
+                from_step: None,
+                patch: None,
+                seed: 0,
+                sample: 0,
+            },
+            finished_at: "2026-08-17T10:00:00Z".to_owned(),
+            outcome: SampleRecordOutcome::Answered {
+                output: "x".to_owned(),
+                flipped,
+                similarity: None,
+            },
+            cost: None,
+        }
+    }
+
+    fn location(dir: &Path) -> Location {
+        Location {
+            path: dir.join("r1.ledger.jsonl"),
+            scope: Scope::Run,
+            name: "r1".to_owned(),
+        }
+    }
+
+    #[test]
+    fn receipts_name_the_trial_a_sample_formed_or_why_it_formed_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = RunLedger::open(&location(dir.path()), &run(), Policy::default()).unwrap();
+        let base = l
+            .append_with_receipt(&sample(ExperimentKind::Baseline, &[], false))
+            .unwrap();
+        assert_eq!(base, Receipt::default(), "nothing to pair with yet");
+        let r = l
+            .append_with_receipt(&sample(ExperimentKind::Ablate, &["u1"], true))
+            .unwrap();
+        assert_eq!(
+            r.trials,
+            ["formed a causal_ablation trial for 'u1' (seed 0, effect -1)"]
+        );
+        // 'u2' was never sent: removing it changes no bundle, so the ledger admits no trial.
+        let r = l
+            .append_with_receipt(&sample(ExperimentKind::Ablate, &["u2"], false))
+            .unwrap();
+        assert!(r.trials.is_empty());
+        assert!(
+            r.refused.len() == 1 && r.refused[0].starts_with("no trial for 'u2': "),
+            "{r:?}"
+        );
+        l.close_cohort("b-1").unwrap();
+        let closed = l.closed().unwrap();
+        assert_eq!(closed.attributions.len(), 1);
+        assert_eq!(closed.attributions[0].disposition.as_str(), "harmful");
+        assert!(
+            verify_path(&location(dir.path()).path)
+                .unwrap()
+                .problems
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn an_append_that_fails_says_why_and_another_runs_ledger_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let l = RunLedger::open(&location(&sub), &run(), Policy::default()).unwrap();
+        std::fs::remove_dir_all(&sub).unwrap();
+        let e = l
+            .append_with_receipt(&sample(ExperimentKind::Baseline, &[], false))
+            .unwrap_err();
+        assert!(e.contains("r1.ledger.jsonl"), "{e}");
+
+        let mut other = run();
+        other.id = "r2".into();
+        RunLedger::open(&location(dir.path()), &run(), Policy::default()).unwrap();
+        let e = RunLedger::open(&location(dir.path()), &other, Policy::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("holds the evidence of run 'r1', not of run 'r2'"),
+            "{e}"
+        );
+    }
+}
