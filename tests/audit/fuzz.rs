@@ -7,7 +7,7 @@
 
 use super::support::{KEYS, assert_inert, floor, root};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -256,11 +256,15 @@ fn run_value() -> impl Strategy<Value = Value> {
 
 fn fuzz(cases: u32, strategy: impl Strategy<Value = Value>) -> (usize, usize) {
     let deadline = Instant::now() + budget();
-    let mut runner = TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    // A fixed seed: the same cases on every machine, so a failure reproduces.
+    let mut runner = TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
     let loaded = std::cell::Cell::new(0usize);
     let tried = std::cell::Cell::new(0usize);
     runner
