@@ -3,7 +3,7 @@
 //! 2 for a file that cannot be loaded or bad usage.
 
 use super::args::AnalyzeArgs;
-use super::common::{load_options, reference_choice, settings, write_stdout};
+use super::common::{embedder_consent, load_options, reference_choice, settings, write_stdout};
 use crate::analysis::judge::Judge;
 use crate::analysis::load::{self, Warning};
 use crate::analysis::report::{AnalyzeOptions, analyze, render_json, render_text};
@@ -17,20 +17,8 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let reference = reference_choice(&args.reference)?;
     let mut settings = settings(&args.config, |o| o.embedder.clone_from(&args.embedder))?;
     let mut notes: Vec<Warning> = Vec::new();
-    if let Some(cmd) = settings.embedder_command.as_ref()
-        && cmd.needs_consent()
-        && !settings.yes
-    {
-        notes.push(Warning::run(
-            None,
-            format!(
-                "the embedder command '{}' from {} was not run, so the default hashed embedder is used; pass --yes to allow commands from a tdn.toml in the current folder",
-                crate::analysis::model::inert_line(&cmd.text),
-                cmd.origin_text()
-            ),
-        ));
-        settings.embedder = "hashed".to_owned();
-        settings.embedder_command = None;
+    if let Some(note) = embedder_consent(&mut settings) {
+        notes.push(Warning::run(None, note));
     }
     let embedder = embedder::from_settings(&settings).map_err(|e| anyhow::anyhow!(e))?;
     let judge = judge_from(&settings, &mut notes);

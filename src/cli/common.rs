@@ -59,6 +59,24 @@ pub fn reference_choice(r: &ReferenceArgs) -> anyhow::Result<ReferenceChoice> {
     Ok(ReferenceChoice::FromRun)
 }
 
+/// Leaves out a `cmd:` embedder found in a `tdn.toml` of the current folder when the user did
+/// not pass `--yes` (docs/experiments.md, "Where the command comes from"): the default `hashed`
+/// embedder is used instead, and the returned sentence says so and how to allow it.
+pub fn embedder_consent(settings: &mut Settings) -> Option<String> {
+    let cmd = settings.embedder_command.as_ref()?;
+    if !cmd.needs_consent() || settings.yes {
+        return None;
+    }
+    let note = format!(
+        "the embedder command '{}' from {} was not run, so the default hashed embedder is used; pass --yes to allow commands from a tdn.toml in the current folder",
+        crate::analysis::model::inert_line(&cmd.text),
+        cmd.origin_text()
+    );
+    settings.embedder = "hashed".to_owned();
+    settings.embedder_command = None;
+    Some(note)
+}
+
 /// Writes `text` to stdout. A closed pipe (`| head`) is not an error worth a message: the caller
 /// gets `Ok(false)` and should stop.
 pub fn write_stdout(text: &str) -> anyhow::Result<bool> {

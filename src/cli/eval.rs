@@ -38,7 +38,10 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         }
         None => LabelFile::default(),
     };
-    let settings = settings(&args.config, |_| {})?;
+    let mut settings = settings(&args.config, |_| {})?;
+    if let Some(note) = super::common::embedder_consent(&mut settings) {
+        eprintln!("tdn-tui: warning: {note}");
+    }
     let embedder = crate::experiments::embedder::from_settings(&settings)
         .map_err(|e| anyhow::anyhow!("[embedder] {e}"))?;
     let opts = AnalyzeOptions {

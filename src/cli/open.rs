@@ -26,7 +26,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
             "no run given: write 'tdn-tui RUN' with a recorded run (tdn-tui --help lists the commands)"
         );
     };
-    let settings = Settings::resolve(&Overrides {
+    let mut settings = Settings::resolve(&Overrides {
         config: args.config.config.clone(),
         yes: args.config.yes,
         runner: args.runner.clone(),
@@ -57,6 +57,9 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let reference = reference_choice(&args.reference)?;
+    // The screen analyses the run as it opens: a command embedder from the current folder's
+    // tdn.toml is not the user's word yet, so it is left out unless --yes was given.
+    let consent_note = super::common::embedder_consent(&mut settings);
     let embedder: Arc<dyn crate::analysis::influence::Embedder> = Arc::from(
         crate::experiments::embedder::from_settings(&settings).map_err(anyhow::Error::msg)?,
     );
@@ -96,6 +99,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     let (theme, theme_msg) = Theme::select(settings.ui.theme.as_deref(), color);
     let (keymap, mut messages) = Keymap::load(settings.ui.keymap_path.as_deref());
     messages.extend(settings.warnings.iter().cloned());
+    messages.extend(consent_note);
     if settings.judge.is_some() {
         messages.push(
             "a judge is configured: the screen shows the rules' verdict; `tdn-tui analyze` asks the judge"

@@ -9,7 +9,8 @@ use super::evidence::{EvidenceIndex, SourceKind};
 use super::words::{Term, TermKind, each_term, lower_text, stem, terms};
 use crate::analysis::detect::say::{quote, step as step_name, tool_of};
 use crate::analysis::detect::vocab::{
-    ACTION_MARKERS, ACTION_NAME_WORDS, MODALS, NEGATIONS, PLEASANTRIES, SUCCESS_WORDS, find_phrase,
+    ACTION_MARKERS, ACTION_NAME_WORDS, GENERAL_NEGATIONS, MODALS, NEGATED_ACTION_LEADS,
+    NEGATED_MODALS, NEGATIONS, PLEASANTRIES, SUCCESS_WORDS, WISHES, contains_words, find_phrase,
 };
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
@@ -172,26 +173,103 @@ pub fn label_claim(claim: &str, run: &Run, ix: &EvidenceIndex, actions: &[Action
     if claim.trim_end().ends_with('?') {
         return no("a question, not a claim");
     }
-    if ts.iter().all(is_pleasantry) {
+    if ts.iter().all(is_pleasantry) || is_wish(&lower, &ts) {
         return no("a pleasantry, not a claim");
     }
     let ts = content_terms(ts);
     let negated = find_phrase(&lower, NEGATIONS).is_some() || lower.contains("n't");
+    // "could not" reports an inability, not a possibility: only other modals make a promise.
+    let mut unmodal = lower.clone();
+    for m in NEGATED_MODALS {
+        unmodal = unmodal.replace(m, " ");
+    }
+    let modal = find_phrase(&unmodal, MODALS).is_some();
+    let success = find_phrase(&lower, SUCCESS_WORDS).is_some();
     // "Done!" or "All set." alone is a claim that the action happened, too.
     let only_success = ts
         .iter()
         .filter(|t| !is_pleasantry(t))
         .all(|t| SUCCESS_WORDS.iter().any(|w| stem(w) == t.key));
-    let action = find_phrase(&lower, SUCCESS_WORDS).is_some()
-        && (only_success || find_phrase(&lower, ACTION_MARKERS).is_some())
-        && find_phrase(&lower, MODALS).is_none();
-    if action && let Some(l) = label_action(run, &ts, negated, actions) {
+    let explicit =
+        success && (only_success || find_phrase(&lower, ACTION_MARKERS).is_some()) && !modal;
+    // "Room Orion is booked": a success word right after "is"/"are", about something named.
+    let specific = ts.iter().any(|t| t.kind != TermKind::Word);
+    let passive = success && !modal && specific && passive_report(&lower);
+    // "I could not book …": an action verb in its base form right after a negation.
+    let negated_verb = negated && !modal && negated_action_verb(&lower);
+    let action = explicit || passive || negated_verb;
+    if action && let Some(l) = label_action(run, &ts, negated, actions, !explicit) {
         return l;
     }
-    label_by_words(run, &ts, ix, negated, action)
+    // Found by its wording alone and about none of the calls: an ordinary claim ("Invoices are
+    // issued on the 1st"), but a user's request still never supports a claim that something
+    // was done.
+    label_by_words(
+        run,
+        &ts,
+        ix,
+        negated,
+        explicit,
+        action || (success && !modal),
+    )
 }
 
-fn label_action(run: &Run, ts: &[Term], negated: bool, actions: &[ActionCall]) -> Option<Labelled> {
+/// True for a wish or a goodbye ("Enjoy your visit!", "Have a great day!") holding no number
+/// or id.
+fn is_wish(lower: &str, ts: &[Term]) -> bool {
+    let start = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let opens = WISHES.iter().any(|w| {
+        start.strip_prefix(w).is_some_and(|rest| {
+            rest.chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '\'')
+        })
+    });
+    opens && ts.iter().all(|t| !t.is_key())
+}
+
+/// True when a success word follows "is" or "are" ("the room is booked").
+fn passive_report(lower: &str) -> bool {
+    SUCCESS_WORDS.iter().filter(|w| !w.contains(' ')).any(|w| {
+        contains_words(lower, &format!("is {w}")) || contains_words(lower, &format!("are {w}"))
+    })
+}
+
+/// True when an action verb in its base form follows a negation ("could not book", "was unable
+/// to refund", "failed to send"), unless the negation is a general one ("does not open").
+fn negated_action_verb(lower: &str) -> bool {
+    const SKIP: &[&str] = &["to", "be", "able", "yet", "have", "been", "actually"];
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let verbs: Vec<String> = ACTION_NAME_WORDS.iter().map(|v| stem(v)).collect();
+    for (k, w) in words.iter().enumerate() {
+        let lead = NEGATED_ACTION_LEADS.contains(w) || w.ends_with("n't");
+        if !lead || GENERAL_NEGATIONS.contains(w) {
+            continue;
+        }
+        if k.checked_sub(1)
+            .and_then(|p| words.get(p))
+            .is_some_and(|p| GENERAL_NEGATIONS.contains(p))
+        {
+            continue;
+        }
+        let next = words.iter().skip(k + 1).take(4).find(|x| !SKIP.contains(x));
+        if next.is_some_and(|x| verbs.contains(&stem(x))) {
+            return true;
+        }
+    }
+    false
+}
+
+fn label_action(
+    run: &Run,
+    ts: &[Term],
+    negated: bool,
+    actions: &[ActionCall],
+    need_shared: bool,
+) -> Option<Labelled> {
     let mut best: Option<(&ActionCall, f64)> = None;
     for c in actions {
         let score: f64 = ts
@@ -204,7 +282,9 @@ fn label_action(run: &Run, ts: &[Term], negated: bool, actions: &[ActionCall]) -
         }
     }
     let (c, score) = best?;
-    if score <= 0.0 && actions.len() > 1 {
+    // A claim found by its wording alone ("… is booked", "could not book …") must share a word
+    // with the call it is checked against.
+    if score <= 0.0 && (actions.len() > 1 || need_shared) {
         return None;
     }
     let call = format!(
@@ -263,9 +343,10 @@ fn label_by_words(
     ix: &EvidenceIndex,
     negated: bool,
     action: bool,
+    says_done: bool,
 ) -> Labelled {
     let allowed = |k: SourceKind| match k {
-        SourceKind::User => !action,
+        SourceKind::User => !says_done,
         SourceKind::FailedCall | SourceKind::EmptySearch => negated,
         _ => true,
     };

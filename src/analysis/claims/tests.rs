@@ -239,3 +239,52 @@ fn a_claim_that_something_was_not_found_rests_on_the_empty_search() {
         .build();
     assert_ne!(check(&positive)[0].label, SupportLabel::Supported);
 }
+
+#[test]
+fn wishes_are_pleasantries_unless_they_hold_a_number() {
+    let run = RunBuilder::failed()
+        .answer("Enjoy your visit! Have a great day. Enjoy the 20% discount on ORD-77.")
+        .build();
+    assert_eq!(
+        labels(&run),
+        vec![
+            SupportLabel::NoClaim,
+            SupportLabel::NoClaim,
+            SupportLabel::Unsupported
+        ]
+    );
+}
+
+#[test]
+fn claims_of_actions_found_by_their_wording_are_checked_against_the_calls() {
+    let build = |answer: &str| {
+        RunBuilder::failed()
+            .tool_def("book_room", "Reserve a meeting room", json!(null), true)
+            .user("s1", "Book room Orion for 2026-06-02.")
+            .tool_err(
+                "s2",
+                "book_room",
+                json!({"room": "Orion", "date": "2026-06-02"}),
+                "409 Conflict",
+            )
+            .answer(answer)
+            .build()
+    };
+    // "is booked" about a named room: contradicted by the failed call, not supported by the
+    // user's request.
+    let c = check(&build("Room Orion is booked for 2026-06-02."));
+    assert_eq!(
+        (c[0].label, c[0].evidence_step, c[0].action),
+        (SupportLabel::Contradicted, Some(1), true)
+    );
+    // "could not book": a negated action, supported by the failed call.
+    let c = check(&build("I could not book room Orion."));
+    assert_eq!(
+        (c[0].label, c[0].evidence_step, c[0].action),
+        (SupportLabel::Supported, Some(1), true)
+    );
+    // A general negation is not a claim about a call.
+    let c = check(&build("Room Orion does not open before noon."));
+    assert!(!c[0].action);
+    assert_ne!(c[0].evidence_step, Some(1));
+}

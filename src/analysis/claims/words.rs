@@ -82,7 +82,7 @@ pub fn each_term_except(text: &str, skip: &[&str], mut f: impl FnMut(String, Ter
             TokenClass::Word => {
                 let name_here = starts_upper(t.text) && !at_sentence_start(text, t.start);
                 for part in t.text.split(['-', '_']) {
-                    let lower = part.to_lowercase();
+                    let lower = part.to_lowercase().replace('\u{2019}', "'");
                     if lower.chars().count() < 2 || is_stopword(&lower) {
                         continue;
                     }

@@ -6,10 +6,12 @@ use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::report::SupportLabel;
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 /// At most this many distinct tool names are looked for in model outputs.
 const MAX_TOOL_NAMES: usize = 1_000;
+/// A tool name longer than this is not looked for in model outputs (no real tool is named so).
+const MAX_TOOL_NAME_BYTES: usize = 256;
 
 /// Derived facts about one run.
 pub struct Facts<'a> {
@@ -152,14 +154,18 @@ fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
     for s in &run.steps {
         if let Some(c) = &s.tool
             && !c.name.is_empty()
+            && c.name.len() <= MAX_TOOL_NAME_BYTES
             && !names.contains(&c.name.as_str())
             && names.len() < MAX_TOOL_NAMES
         {
             names.push(&c.name);
         }
     }
+    // A contiguous NFA builds in time linear in the names; the automatic choice may build a DFA,
+    // whose construction is quadratic in a long name of one repeated letter.
     let ac = AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostLongest)
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
         .build(&names)
         .ok();
     let mut last_mention: Vec<Option<usize>> = vec![None; names.len()];

@@ -213,6 +213,62 @@ pub const PLEASANTRIES: &[&str] = &[
     "appreciate",
 ];
 
+/// Openings of a wish or a goodbye ("Enjoy your visit!", "Have a great day!"): a sentence that
+/// opens with one of these and holds no number or id is a pleasantry, not a claim.
+pub const WISHES: &[&str] = &[
+    "enjoy",
+    "have a",
+    "have an",
+    "have fun",
+    "take care",
+    "safe travels",
+    "safe trip",
+    "good luck",
+    "best of luck",
+    "all the best",
+    "best wishes",
+    "happy",
+    "see you",
+    "talk soon",
+    "stay safe",
+    "wishing you",
+];
+
+/// Words that, right before an action verb in its base form, say the action did not happen
+/// ("could not book", "couldn't cancel", "was unable to refund", "failed to send").
+pub const NEGATED_ACTION_LEADS: &[&str] = &["not", "never", "cannot", "unable", "failed", "n't"];
+
+/// Negations that make a statement general rather than a report ("The store does not open on
+/// Sundays"): an action verb after these is not a claim about a call.
+pub const GENERAL_NEGATIONS: &[&str] = &["does", "do", "doesn't", "don't"];
+
+/// Negated modals that report an inability ("could not", "can't") rather than a promise: they
+/// do not make a claim of an action a possibility.
+pub const NEGATED_MODALS: &[&str] = &[
+    "could not",
+    "couldn't",
+    "can not",
+    "cannot",
+    "can't",
+    "would not",
+    "wouldn't",
+];
+
+/// Phrases of an error that reject the request as a whole, or say its values matched nothing:
+/// about the arguments even when the error names none of them.
+pub const REQUEST_COMPLAINTS: &[&str] = &[
+    "bad request",
+    "400",
+    "422",
+    "unprocessable",
+    "not found",
+    "no such",
+    "does not exist",
+    "doesn't exist",
+    "no match",
+    "not recognized",
+];
+
 /// Phrases of an error that complains about the call's input: the arguments are at fault. An
 /// exception raised by code the model wrote (`NameError`, `ValueError`, ...) counts too.
 pub const INPUT_COMPLAINTS: &[&str] = &[
@@ -387,9 +443,30 @@ pub const STOPWORDS: &[&str] = &[
     "since",
 ];
 
+/// Contractions of a negation: function words, left out of word matching like the stop words.
+pub const NEGATION_CONTRACTIONS: &[&str] = &[
+    "cannot",
+    "can't",
+    "couldn't",
+    "won't",
+    "wouldn't",
+    "shouldn't",
+    "don't",
+    "doesn't",
+    "didn't",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "hasn't",
+    "haven't",
+    "hadn't",
+    "mustn't",
+];
+
 /// True when `word` (lower case) is a stop word.
 pub fn is_stopword(word: &str) -> bool {
-    STOPWORDS.contains(&word)
+    STOPWORDS.contains(&word) || NEGATION_CONTRACTIONS.contains(&word)
 }
 
 /// The first phrase of `phrases` found in `haystack` (both compared in lower case; `haystack`

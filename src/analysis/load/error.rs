@@ -9,12 +9,12 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The file could not be read.
-    #[error("{}: cannot read the file: {source}", .path.display())]
+    #[error("{}: cannot read the file: {cause}", .path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (in the message, not chained: printed once).
+        cause: std::io::Error,
     },
     /// A directory, device or pipe was given.
     #[error("{}: not a regular file; give the path of a run file", .path.display())]

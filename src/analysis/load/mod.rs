@@ -114,9 +114,9 @@ pub fn load_one(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
 /// Reads a run file as text: a regular file of at most [`MAX_RUN_BYTES`], valid UTF-8 (a leading
 /// byte-order mark is dropped). Errors name the file.
 pub fn read_text(path: &Path) -> Result<String, LoadError> {
-    let io = |source: std::io::Error| LoadError::Io {
+    let io = |cause: std::io::Error| LoadError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     };
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {

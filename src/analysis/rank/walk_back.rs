@@ -16,7 +16,9 @@
 use super::params::{LINK_SCAN_BYTES, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED};
 use crate::analysis::detect::say::{quote, step as step_name, tool_of};
 use crate::analysis::detect::schema::check_step;
-use crate::analysis::detect::vocab::{INPUT_COMPLAINTS, contains_words, find_phrase};
+use crate::analysis::detect::vocab::{
+    INPUT_COMPLAINTS, REQUEST_COMPLAINTS, contains_words, find_phrase,
+};
 use crate::analysis::detect::{Category, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
 use crate::analysis::model::{Run, StepKind};
@@ -239,6 +241,37 @@ fn arg_values(run: &Run, x: usize) -> Vec<String> {
     out
 }
 
+/// True when the (lower-case) error names a key of the call's arguments (`start`, `order_id`
+/// or "order id"), at any depth.
+fn names_a_key(err_lower: &str, s: &crate::analysis::model::Step) -> bool {
+    let Some(t) = &s.tool else { return false };
+    let mut stack = vec![&t.arguments];
+    let mut seen = 0usize;
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                for (k, val) in o {
+                    seen += 1;
+                    if seen > 256 {
+                        return false;
+                    }
+                    let k = k.to_lowercase();
+                    if k.chars().count() >= 2
+                        && (contains_words(err_lower, &k)
+                            || contains_words(err_lower, &k.replace(['_', '-'], " ")))
+                    {
+                        return true;
+                    }
+                    stack.push(val);
+                }
+            }
+            Value::Array(a) => stack.extend(a.iter().take(256)),
+            _ => {}
+        }
+    }
+    false
+}
+
 fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     let run = facts.run;
     let Some(s) = run.steps.get(x) else {
@@ -264,7 +297,15 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
         }
     }
     let check = check_step(run, s);
-    let complaint = find_phrase(&err_lower, INPUT_COMPLAINTS);
+    // Arguments the tool's schema accepts, and an error naming none of them: a complaint counts
+    // against the arguments only when it names one of their keys or rejects the request as a
+    // whole ("invalid API key" is about the credentials, not the call's input).
+    let schema_passed = check.known && !check.rejected();
+    let complaint = find_phrase(&err_lower, INPUT_COMPLAINTS).filter(|_| {
+        !schema_passed
+            || find_phrase(&err_lower, REQUEST_COMPLAINTS).is_some()
+            || names_a_key(&err_lower, s)
+    });
     if named.is_empty() && !check.rejected() && complaint.is_none() {
         let valid = if check.known {
             "the arguments pass the tool's schema"

@@ -155,3 +155,27 @@ fn a_long_chain_is_walked_in_one_pass() {
         "the outdated retrieval at the head of the chain"
     );
 }
+
+#[test]
+fn a_complaint_about_something_else_with_arguments_the_schema_accepts_blames_the_service() {
+    let schema = json!({"type": "object", "required": ["customer_id"],
+                        "properties": {"customer_id": {"type": "string"}}});
+    let build = |error: &str| {
+        RunBuilder::failed()
+            .tool_def("get_customer", "", schema.clone(), false)
+            .llm(
+                "s1",
+                json!({"tool_call": {"name": "get_customer", "arguments": {"customer_id": "CUS-1182"}}}),
+            )
+            .tool_err("s2", "get_customer", json!({"customer_id": "CUS-1182"}), error)
+            .build()
+    };
+    let w = walk(&build("401 Unauthorized: invalid API key"));
+    assert!(w.iter().all(|x| x.finding.category != Category::WrongValue));
+    find(&w, 1, Category::ServiceError);
+    // Naming an argument's key, or rejecting the request as a whole, is about the input.
+    for error in ["invalid customer id", "400 Bad Request: invalid"] {
+        let w = walk(&build(error));
+        find(&w, 0, Category::WrongValue);
+    }
+}
