@@ -30,10 +30,26 @@ pub fn norm_words(text: &str) -> String {
     let text = crate::analysis::links::tokens::clip(text, LINK_SCAN_BYTES);
     let mut out = String::with_capacity(text.len() / 2 + 2);
     out.push(' ');
-    for t in tokens(text) {
+    let mut toks = tokens(text).peekable();
+    while let Some(t) = toks.next() {
         if t.class == TokenClass::Number
             && let Some(x) = number_value(t.text)
         {
+            // "1.08 billion" reads as 1080000000, as an answer may write it.
+            let scale = toks.peek().and_then(|n| scale_of(n.text));
+            let x = match scale {
+                Some(k) => {
+                    toks.next();
+                    let y = x * k;
+                    // 2.3 x 1e6 is 2299999.9999999995 in binary: keep the whole number meant.
+                    if (y - y.round()).abs() <= 1e-6 * y.abs() {
+                        y.round()
+                    } else {
+                        y
+                    }
+                }
+                None => x,
+            };
             out.push_str(&format!("{x}"));
             out.push(' ');
             continue;
@@ -53,6 +69,20 @@ pub fn norm_words(text: &str) -> String {
         }
     }
     out
+}
+
+/// The factor of a scale word written after a number (`thousand`, `million`, `billion`,
+/// `trillion`, any case).
+fn scale_of(word: &str) -> Option<f64> {
+    [
+        ("thousand", 1e3),
+        ("million", 1e6),
+        ("billion", 1e9),
+        ("trillion", 1e12),
+    ]
+    .into_iter()
+    .find(|(w, _)| word.eq_ignore_ascii_case(w))
+    .map(|(_, k)| k)
 }
 
 /// The items of a final answer the run should not have given: the answer's items that the task
@@ -191,10 +221,19 @@ fn marked_spans(text: &str) -> Vec<String> {
     out
 }
 
-/// True when at least two agents speak in the run (steps name two different `agent`s): a
-/// multi-agent log, where "which member of the team first said it" is the question. Single-agent
-/// runs are left to the claim check.
+/// True when at least two agents speak in the run (steps name two different `agent`s), or the
+/// run lists a team of two or more in `attributes.agents` (an orchestrator that answered alone
+/// still worked in a team): a multi-agent log, where "which member of the team first said it" is
+/// the question. Single-agent runs are left to the claim check.
 pub fn multi_agent(run: &Run) -> bool {
+    let team = run
+        .attributes
+        .get("agents")
+        .and_then(Value::as_array)
+        .map_or(0, |a| a.iter().filter_map(Value::as_str).take(2).count());
+    if team >= 2 {
+        return true;
+    }
     let mut first: Option<&str> = None;
     for a in run.steps.iter().filter_map(|s| s.agent.as_deref()) {
         let a = a.trim();
@@ -243,6 +282,30 @@ mod tests {
         );
         assert_eq!(norm_words("35.00% of Joe's"), " 35 of joe s ");
         assert!(norm_words("pop 737015.").contains(" 737015 "));
+        assert_eq!(
+            norm_words("sold for $1.08 billion"),
+            " sold for 1080000000 "
+        );
+        assert_eq!(norm_words("2.5 Million people"), " 2500000 people ");
+        assert_eq!(norm_words("a billion"), " a billion ");
+        assert_eq!(norm_words("2.3 million"), " 2300000 ");
+    }
+
+    #[test]
+    fn a_listed_team_makes_a_multi_agent_run_even_when_one_agent_spoke() {
+        let mut run = crate::analysis::testutil::RunBuilder::failed()
+            .llm("s1", "It is 42.")
+            .build();
+        run.steps[0].agent = Some("Orchestrator".to_owned());
+        assert!(!multi_agent(&run));
+        run.attributes.insert(
+            "agents".to_owned(),
+            serde_json::json!(["Orchestrator", "WebSurfer"]),
+        );
+        assert!(multi_agent(&run));
+        run.attributes
+            .insert("agents".to_owned(), serde_json::json!(["Orchestrator"]));
+        assert!(!multi_agent(&run));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! Detectors never rank, never print and never do I/O; ranking is `analysis::rank`.
 
 pub(crate) mod answer;
+mod answer_handoff;
 mod answer_origin;
 mod code_failure;
 mod context_window;
@@ -14,6 +15,7 @@ mod made_up_data;
 mod memory;
 mod planning;
 mod point_of_no_return;
+mod progress_stall;
 mod prompt_injection;
 mod retrieval;
 mod run_status;
@@ -61,6 +63,10 @@ pub enum DetectorId {
     AnswerOrigin,
     /// The author of the first code run that failed.
     CodeFailure,
+    /// The step that opened what the team was stuck on when its coordinator saw no progress.
+    ProgressStall,
+    /// The steps that handed the final answer's value in to its origin and out of it.
+    AnswerHandoff,
     /// The optional judge model.
     Judge,
 }
@@ -84,6 +90,8 @@ impl DetectorId {
             DetectorId::MadeUpData => "made_up_data",
             DetectorId::AnswerOrigin => "answer_origin",
             DetectorId::CodeFailure => "code_failure",
+            DetectorId::ProgressStall => "progress_stall",
+            DetectorId::AnswerHandoff => "answer_handoff",
             DetectorId::Judge => "judge",
         }
     }
@@ -138,13 +146,17 @@ pub enum Category {
     AnswerOrigin,
     /// A step wrote the code of the first code run that failed.
     CodeFailure,
+    /// A step opened what the team got stuck on, or sent the agent there.
+    ProgressStall,
+    /// A step handed the final answer's value in to its origin, or took it up.
+    AnswerHandoff,
     /// The step the judge named.
     JudgePick,
 }
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 24] = [
+    pub const ALL: [Category; 26] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -168,6 +180,8 @@ impl Category {
         Category::MadeUpData,
         Category::AnswerOrigin,
         Category::CodeFailure,
+        Category::ProgressStall,
+        Category::AnswerHandoff,
         Category::JudgePick,
     ];
 
@@ -197,6 +211,8 @@ impl Category {
             Category::MadeUpData => "made_up_data",
             Category::AnswerOrigin => "answer_origin",
             Category::CodeFailure => "code_failure",
+            Category::ProgressStall => "progress_stall",
+            Category::AnswerHandoff => "answer_handoff",
             Category::JudgePick => "judge_pick",
         }
     }
@@ -294,6 +310,8 @@ pub const ALL: &[&dyn Detector] = &[
     &made_up_data::MadeUpData,
     &answer_origin::AnswerOrigin,
     &code_failure::CodeFailure,
+    &progress_stall::ProgressStall,
+    &answer_handoff::AnswerHandoff,
 ];
 
 /// A count as a float, for ratios (saturating; counts never come near the limit).
@@ -312,10 +330,10 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn the_registry_holds_fifteen_detectors_with_distinct_names() {
-        assert_eq!(ALL.len(), 15);
+    fn the_registry_holds_seventeen_detectors_with_distinct_names() {
+        assert_eq!(ALL.len(), 17);
         let names: HashSet<_> = ALL.iter().map(|d| d.id().as_str()).collect();
-        assert_eq!(names.len(), 15);
+        assert_eq!(names.len(), 17);
         assert!(!names.contains("judge"));
         for d in ALL {
             assert!(!d.doc().is_empty());

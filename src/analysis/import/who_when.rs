@@ -7,6 +7,8 @@
 //! The labels are kept under `attributes.whowhen` for `eval` and are never read by the analysis.
 //! Pure: no I/O, no panic on any input.
 
+mod magentic;
+
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
 use crate::analysis::load::Document;
 use crate::analysis::model::{RUN_FORMAT, value_text};
@@ -82,6 +84,8 @@ struct Message {
     role: String,
     agent: Option<String>,
     kind: &'static str,
+    /// The message carries a `name` (an AutoGen group chat).
+    named: bool,
 }
 
 fn read_message(m: &Value) -> Message {
@@ -111,6 +115,7 @@ fn read_message(m: &Value) -> Message {
         role,
         agent,
         kind,
+        named: chat::str_at(m, "name").and_then(chat::non_empty).is_some(),
     }
 }
 
@@ -228,10 +233,8 @@ fn build_run(v: &Value, history: &[Value]) -> Value {
         step.insert("output".to_owned(), Value::String(m.text.clone()));
         let mut attributes = Map::new();
         attributes.insert("role".to_owned(), Value::String(m.role.clone()));
-        if m.kind == "agent"
-            && let Some(q) = typed_query(&m.text)
-        {
-            attributes.insert("query".to_owned(), Value::String(q.to_owned()));
+        if m.kind == "agent" {
+            read_magentic(m, &mut attributes);
         }
         if m.kind == "tool" {
             let from = (last_tool.map_or(0, |t| t + 1)..i).rev().find(|&j| {
@@ -302,6 +305,11 @@ fn build_run(v: &Value, history: &[Value]) -> Value {
             .collect();
         run.insert("context_units".to_owned(), Value::Array(units));
     }
+    let team = messages
+        .iter()
+        .filter(|m| m.kind == "agent")
+        .map(|m| magentic::team(&m.text))
+        .find(|t| t.len() >= 2);
     let mut labels = Map::new();
     for key in KEPT {
         if let Some(x) = v.get(*key) {
@@ -310,13 +318,42 @@ fn build_run(v: &Value, history: &[Value]) -> Value {
     }
     let mut attributes = Map::new();
     attributes.insert("whowhen".to_owned(), Value::Object(labels));
+    if let Some(team) = team {
+        attributes.insert(
+            "agents".to_owned(),
+            Value::Array(team.into_iter().map(Value::String).collect()),
+        );
+    }
     run.insert("attributes".to_owned(), Value::Object(attributes));
     run.insert("steps".to_owned(), Value::Array(steps));
     Value::Object(run)
 }
 
+/// What an agent message of a Magentic-One log says beyond its text, kept in `attributes`: the
+/// search it typed (`query`), the agent an instruction addresses (`to`), the verdicts of a
+/// progress ledger (`review`), and the page a browsing agent ended on (`url`, `page_title`).
+fn read_magentic(m: &Message, attributes: &mut Map<String, Value>) {
+    if let Some(q) = typed_query(&m.text) {
+        attributes.insert("query".to_owned(), Value::String(q.to_owned()));
+    }
+    if let Some(to) = magentic::addressee(&m.role) {
+        attributes.insert("to".to_owned(), Value::String(to.to_owned()));
+    }
+    if let Some(r) = magentic::review(&m.text) {
+        attributes.insert("review".to_owned(), r);
+    }
+    if let Some((title, url)) = magentic::page(&m.text) {
+        attributes.insert("url".to_owned(), Value::String(url));
+        if !title.is_empty() {
+            attributes.insert("page_title".to_owned(), Value::String(title));
+        }
+    }
+}
+
 /// The answer the system gave: the text after the last `FINAL ANSWER:` (Magentic-One's
-/// convention), else the last agent message with `TERMINATE` removed.
+/// convention), else, in an AutoGen group chat (messages carry `name`), the last agent message
+/// with `TERMINATE` removed. A log of roles only (Magentic-One) that never wrote `FINAL ANSWER:`
+/// stopped before answering: it has no final answer.
 fn final_answer(messages: &[Message]) -> Option<String> {
     const MARK: &str = "FINAL ANSWER:";
     let marked = messages.iter().rev().find_map(|m| {
@@ -328,7 +365,7 @@ fn final_answer(messages: &[Message]) -> Option<String> {
         messages
             .iter()
             .rev()
-            .filter(|m| m.kind == "agent")
+            .filter(|m| m.kind == "agent" && m.named)
             .find_map(|m| chat::non_empty(&m.text.replace("TERMINATE", "")))
     })
 }
@@ -394,6 +431,49 @@ mod tests {
         );
         assert_eq!(typed_query("I clicked 'Details'."), None);
         assert_eq!(typed_query("I typed 'x' somewhere"), None);
+    }
+
+    #[test]
+    fn a_magentic_one_log_keeps_its_team_instructions_reviews_and_pages() {
+        let v = json!({"question": "q", "history": [
+            {"role": "human", "content": "q"},
+            {"role": "Orchestrator (thought)", "content": "Initial plan:\nwe have assembled the following team:\n\nAssistant: helps.\nWebSurfer: browses.\n\nPlan: search."},
+            {"role": "Orchestrator (-> WebSurfer)", "content": "Please search for q."},
+            {"role": "WebSurfer", "content": "I typed 'q' into the search bar.\n\nHere is a screenshot of [q - Search](https://bing.com/?q=q). The viewport"},
+            {"role": "Orchestrator (thought)", "content": "Updated Ledger:\n{\"is_progress_being_made\": {\"reason\": \"nothing new\", \"answer\": false}}"},
+            {"role": "WebSurfer", "content": "Error processing publish message\nTraceback (most recent call last):"}
+        ]});
+        let run = build_run(
+            &v,
+            v["history"].as_array().map_or(&[][..], |h| h.as_slice()),
+        );
+        assert_eq!(
+            run["attributes"]["agents"],
+            json!(["Assistant", "WebSurfer"])
+        );
+        let steps = &run["steps"];
+        assert_eq!(steps[2]["attributes"]["to"], "WebSurfer");
+        assert_eq!(steps[3]["attributes"]["url"], "https://bing.com/?q=q");
+        assert_eq!(steps[3]["attributes"]["page_title"], "q - Search");
+        assert_eq!(
+            steps[4]["attributes"]["review"],
+            json!({"progress": false, "reason": "nothing new"})
+        );
+        // A log of roles only that never wrote FINAL ANSWER stopped before answering.
+        assert!(run.get("final_answer").is_none());
+    }
+
+    #[test]
+    fn a_group_chat_answers_with_its_last_named_message() {
+        let v = json!({"question": "q", "history": [
+            {"name": "Expert", "role": "user", "content": "It is 42. TERMINATE"}
+        ]});
+        let run = build_run(
+            &v,
+            v["history"].as_array().map_or(&[][..], |h| h.as_slice()),
+        );
+        assert_eq!(run["final_answer"], "It is 42.");
+        assert!(run["attributes"].get("agents").is_none());
     }
 
     #[test]

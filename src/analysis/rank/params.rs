@@ -53,6 +53,13 @@ pub const MADE_UP_ASSUMPTION: f64 = 0.65;
 pub const ANSWER_ORIGIN: f64 = 0.7;
 /// The step that wrote the code of the first code run that failed.
 pub const CODE_FAILURE: f64 = 0.75;
+/// The step that opened the page the team was stuck on when its coordinator first saw no
+/// progress (or, without a page, the step that review judged).
+pub const STALL_START: f64 = 0.48;
+/// The first step of another agent that took up the final answer's value from its origin.
+pub const HANDOFF_OUT: f64 = 0.45;
+/// The last step of another agent before the final answer's origin.
+pub const HANDOFF_IN: f64 = 0.42;
 
 // ---- Walk back ------------------------------------------------------------------------------
 
@@ -120,6 +127,9 @@ pub const ANSWER_SHORT_WORDS: usize = 15;
 pub const ANSWER_ITEM_MAX_CHARS: usize = 60;
 /// At most this many items of an answer are traced.
 pub const ANSWER_MAX_ITEMS: usize = 16;
+/// A step of fewer words is a routing note ("Next speaker WebSurfer"), not the hand-off into the
+/// answer's origin.
+pub const HANDOFF_MIN_WORDS: usize = 5;
 
 // ---- Claims ---------------------------------------------------------------------------------
 
