@@ -6,6 +6,7 @@ use crate::analysis::detect::vocab::is_stopword;
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
 use crate::analysis::rank::params::CLAIM_KEY_WEIGHT;
+use std::collections::HashSet;
 
 /// What a term is; numbers, ids and names count double.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,13 +62,14 @@ pub fn terms(text: &str) -> Vec<Term> {
 
 /// Calls `f` with the key and kind of every term of `text` (repeats included).
 pub fn each_term(text: &str, f: impl FnMut(String, TermKind)) {
-    each_term_except(text, &[], f);
+    each_term_except(text, &HashSet::new(), f);
 }
 
-/// [`each_term`], leaving out tokens written exactly as one of `skip` (tool names).
-pub fn each_term_except(text: &str, skip: &[&str], mut f: impl FnMut(String, TermKind)) {
+/// [`each_term`], leaving out tokens written exactly as one of `skip` (tool names): one set
+/// lookup per token.
+pub fn each_term_except(text: &str, skip: &HashSet<&str>, mut f: impl FnMut(String, TermKind)) {
     for t in tokens(text) {
-        if skip.contains(&t.text) {
+        if skip.contains(t.text) {
             continue;
         }
         match t.class {
