@@ -22,3 +22,5 @@ mod report;
 mod support;
 #[path = "audit/toolbox.rs"]
 mod toolbox;
+#[path = "audit/wording.rs"]
+mod wording;

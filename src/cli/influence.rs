@@ -7,9 +7,10 @@ use super::toolbox::{
     array, confidence_options, kind, number, opt_string, print_json, read_input, string,
 };
 use crate::analysis::influence::{
-    EvidenceItem, ScoreError, ScoreRequest, Weights, ranking_confidence, score_contrastive,
-    score_influence, score_lexical,
+    EvidenceItem, ScoreError, ScoreRequest, Weights, WeightsError, ranking_confidence,
+    score_contrastive, score_influence, score_lexical,
 };
+use crate::analysis::model::inert_line;
 use crate::experiments::embedder::from_name;
 use serde_json::{Map, Value, json};
 use std::process::ExitCode;
@@ -85,7 +86,7 @@ pub fn run(args: &InfluenceArgs) -> anyhow::Result<ExitCode> {
             eprintln!("tdn-tui: the embedder failed: {e}");
             return Ok(ExitCode::from(EXIT_FAILURE));
         }
-        Err(e @ ScoreError::Weights(_)) => anyhow::bail!("weights: {e}"),
+        Err(ScoreError::Weights(e)) => anyhow::bail!("{}", weights_message(&input, &e)),
         Err(e) => anyhow::bail!("{e}"),
     };
     let pairs: Vec<(&str, f64)> = scores.iter().map(|s| (s.id.as_str(), s.score)).collect();
@@ -130,6 +131,24 @@ fn evidence(input: &Map<String, Value>) -> anyhow::Result<Vec<EvidenceItem<'_>>>
         });
     }
     Ok(out)
+}
+
+/// The message of weights that fail validation, quoting the bad weight as the input wrote it
+/// (`'Infinity'`, not the parsed `inf`).
+fn weights_message(input: &Map<String, Value>, e: &WeightsError) -> String {
+    let written = e.weight().and_then(|k| {
+        let v = input.get("weights")?.get(k)?;
+        Some(match v {
+            Value::String(s) => inert_line(s).into_owned(),
+            other => inert_line(&other.to_string()).into_owned(),
+        })
+    });
+    match (e.weight(), written) {
+        (Some(k), Some(w)) => format!(
+            "weights.{k} is '{w}'; every weight must be a finite number >= 0 (not NaN, Infinity or negative)"
+        ),
+        _ => format!("weights: {e}"),
+    }
 }
 
 /// `weights`: all four keys, each a number or a non-finite string (validated by the scorer).

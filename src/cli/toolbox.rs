@@ -30,11 +30,22 @@ pub fn read_input(file: Option<&Path>) -> anyhow::Result<Map<String, Value>> {
         }
     };
     let value: Value = serde_json::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{name}:{}:{}: the input is not valid JSON ({e}); give one JSON object",
-            e.line(),
-            e.column()
-        )
+        if is_overflow(&e) {
+            // Valid JSON, but the number does not fit a 64-bit float (1e400).
+            anyhow::anyhow!(
+                "{name}:{}:{}: a number in the input is too large for a 64-bit float (beyond \
+                 about 1.8e308); write an infinite score as the string \"Infinity\" or \
+                 \"-Infinity\"",
+                e.line(),
+                e.column()
+            )
+        } else {
+            anyhow::anyhow!(
+                "{name}:{}:{}: the input is not valid JSON ({e}); give one JSON object",
+                e.line(),
+                e.column()
+            )
+        }
     })?;
     match value {
         Value::Object(m) => Ok(m),
@@ -43,6 +54,13 @@ pub fn read_input(file: Option<&Path>) -> anyhow::Result<Map<String, Value>> {
             kind(&value)
         ),
     }
+}
+
+/// True when the parser stopped at a number that is valid JSON but overflows an f64: serde_json
+/// reports it as a syntax error whose message starts "number out of range".
+fn is_overflow(e: &serde_json::Error) -> bool {
+    e.classify() == serde_json::error::Category::Syntax
+        && e.to_string().starts_with("number out of range")
 }
 
 /// What kind of JSON value this is, for messages.

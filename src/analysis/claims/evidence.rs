@@ -1,9 +1,13 @@
 //! The evidence a claim is checked against (docs/how-it-decides.md, "Claims"): retrieved
 //! documents, successful tool results, memory reads and the user's own messages, each tagged with
-//! its step, plus failed calls for claims that say something did not happen. Split into passages
-//! and indexed by term, so each claim looks only at passages sharing a term with it.
+//! its step, plus failed calls for claims that say something did not happen, and the agent's own
+//! instructions (system messages). Split into passages and indexed by term, so each claim looks
+//! only at passages sharing a term with it. A result written as JSON also gives one passage per
+//! record (`records`), whose numbers keep their keys; the whole result still supports claims,
+//! but only a single record can contradict one.
 
-use super::words::each_term;
+use super::records::{KeyedNumber, json_of, records};
+use super::words::{each_id_part, each_term, numbers_in};
 use crate::analysis::links::tokens::{clip, sentences};
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
@@ -34,6 +38,20 @@ pub enum SourceKind {
     User,
     /// A search that returned nothing: its query, for claims that something was not found.
     EmptySearch,
+    /// The agent's instructions: a system message, or a context unit of kind `instruction`.
+    Instruction,
+}
+
+/// A number a passage gives, for contradictions: whether it is money, and for a record the
+/// key it sits under.
+#[derive(Clone, Debug)]
+pub struct Counted {
+    /// Its term id.
+    pub term: u32,
+    /// Written as money (`$80`), or under a key naming money (`amount`).
+    pub money: bool,
+    /// For a record: the stemmed words of its key.
+    pub key: Vec<String>,
 }
 
 /// One passage of evidence.
@@ -47,6 +65,12 @@ pub struct Passage {
     pub outdated: bool,
     /// The passage text.
     pub text: String,
+    /// The numbers it gives (not those inside ids).
+    pub numbers: Vec<Counted>,
+    /// A JSON record: its numbers carry keys.
+    pub keyed: bool,
+    /// It may contradict a claim (not a whole JSON result holding several records).
+    pub contradicts: bool,
     /// Its term ids, sorted.
     terms: Vec<u32>,
 }
@@ -57,7 +81,6 @@ pub struct EvidenceIndex {
     passages: Vec<Passage>,
     ids: HashMap<String, u32>,
     postings: Vec<Vec<u32>>,
-    is_number: Vec<bool>,
 }
 
 impl EvidenceIndex {
@@ -96,7 +119,14 @@ impl EvidenceIndex {
                         }
                         ix.add(Some(i), SourceKind::FailedCall, false, &t);
                     } else if let Some(out) = &step.output {
-                        ix.add(Some(i), SourceKind::ToolResult, false, &flat_text(out));
+                        ix.add_result(i, out);
+                    }
+                }
+                // The message itself: context units a system step loaded are added below as
+                // what they are (an outdated document stays outdated).
+                StepKind::System => {
+                    if let Some(out) = &step.output {
+                        ix.add(Some(i), SourceKind::Instruction, false, &flat_text(out));
                     }
                 }
                 _ => {}
@@ -124,6 +154,7 @@ impl EvidenceIndex {
                 "document" => SourceKind::Document,
                 "tool_result" => SourceKind::ToolResult,
                 "memory" => SourceKind::Memory,
+                "instruction" | "system" => SourceKind::Instruction,
                 _ => continue,
             };
             let first_use = reached.get(unit.id.as_str()).copied();
@@ -166,6 +197,26 @@ impl EvidenceIndex {
         }
     }
 
+    /// A successful tool result: the whole of it, and when it is JSON each of its records.
+    fn add_result(&mut self, i: usize, out: &serde_json::Value) {
+        let recs = json_of(out).map(|v| records(&v)).unwrap_or_default();
+        if recs.len() != 1 {
+            let whole = self.passages.len();
+            self.add(Some(i), SourceKind::ToolResult, false, &flat_text(out));
+            if !recs.is_empty() {
+                for p in self.passages.get_mut(whole..).unwrap_or(&mut []) {
+                    p.contradicts = false;
+                }
+            }
+        }
+        for r in recs {
+            if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+                return;
+            }
+            self.push_record(i, &r.text, &r.values, &r.numbers);
+        }
+    }
+
     fn add(&mut self, step: Option<usize>, kind: SourceKind, outdated: bool, text: &str) {
         let text = text.trim();
         if text.is_empty() {
@@ -183,21 +234,79 @@ impl EvidenceIndex {
         }
     }
 
-    fn push(&mut self, step: Option<usize>, kind: SourceKind, outdated: bool, text: &str) {
-        if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+    /// One record of a JSON result: its numbers are counted with their keys.
+    fn push_record(&mut self, i: usize, text: &str, values: &str, numbers: &[KeyedNumber]) {
+        let Some(p) = self.push_indexed(Some(i), SourceKind::ToolResult, text, values) else {
             return;
+        };
+        let counted: Vec<Counted> = numbers
+            .iter()
+            .filter_map(|n| {
+                Some(Counted {
+                    term: self.term_id(&n.number)?,
+                    money: n.money,
+                    key: n.key.clone(),
+                })
+            })
+            .collect();
+        if let Some(pass) = self.passages.get_mut(p) {
+            pass.numbers = counted;
+            pass.keyed = true;
         }
+    }
+
+    /// The id of `key`, added when new.
+    fn intern(&mut self, key: String) -> u32 {
+        let next = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+        let id = *self.ids.entry(key).or_insert(next);
+        if usize::try_from(id).is_ok_and(|i| i == self.postings.len()) {
+            self.postings.push(Vec::new());
+        }
+        id
+    }
+
+    fn push(
+        &mut self,
+        step: Option<usize>,
+        kind: SourceKind,
+        outdated: bool,
+        text: &str,
+    ) -> Option<usize> {
+        let p = self.push_indexed(step, kind, text, text)?;
+        if let Some(pass) = self.passages.get_mut(p) {
+            pass.outdated = outdated;
+        }
+        Some(p)
+    }
+
+    /// A passage shown as `text` and matched by the words of `index`.
+    fn push_indexed(
+        &mut self,
+        step: Option<usize>,
+        kind: SourceKind,
+        text: &str,
+        index: &str,
+    ) -> Option<usize> {
+        if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+            return None;
+        }
+        let outdated = false;
         let p = u32::try_from(self.passages.len()).unwrap_or(u32::MAX);
         let mut terms: Vec<u32> = Vec::new();
-        each_term(text, |key, kind| {
-            let next = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
-            let id = *self.ids.entry(key).or_insert(next);
-            if usize::try_from(id).is_ok_and(|i| i == self.postings.len()) {
-                self.postings.push(Vec::new());
-                self.is_number.push(kind == super::words::TermKind::Number);
-            }
-            terms.push(id);
-        });
+        each_term(index, |key, _| terms.push(self.intern(key)));
+        // Ids hold their parts too ('certificate_7504069' holds 7504069), but those parts are
+        // not numbers the passage gives.
+        each_id_part(index, |key, _| terms.push(self.intern(key)));
+        let numbers: Vec<Counted> = numbers_in(index)
+            .into_iter()
+            .filter_map(|(n, money)| {
+                Some(Counted {
+                    term: self.term_id(&n)?,
+                    money,
+                    key: Vec::new(),
+                })
+            })
+            .collect();
         terms.sort_unstable();
         terms.dedup();
         for &t in &terms {
@@ -213,8 +322,12 @@ impl EvidenceIndex {
             kind,
             outdated,
             text: clip(text, PASSAGE_BYTES).to_owned(),
+            numbers,
+            keyed: false,
+            contradicts: true,
             terms,
         });
+        usize::try_from(p).ok()
     }
 
     /// The passage at `i`.
@@ -234,24 +347,9 @@ impl EvidenceIndex {
             .is_some_and(|x| x.terms.binary_search(&t).is_ok())
     }
 
-    /// Every term id of passage `p` that is a number.
-    pub fn numbers_of(&self, p: usize) -> Vec<u32> {
-        self.passages
-            .get(p)
-            .map(|x| {
-                x.terms
-                    .iter()
-                    .copied()
-                    .filter(|&t| {
-                        usize::try_from(t)
-                            .ok()
-                            .and_then(|i| self.is_number.get(i))
-                            .copied()
-                            .unwrap_or(false)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+    /// True when the passage holds term `t`.
+    pub fn passage_holds(&self, p: &Passage, t: u32) -> bool {
+        p.terms.binary_search(&t).is_ok()
     }
 
     /// The passages sharing at least one of these terms; rare terms are looked up first and

@@ -5,21 +5,18 @@
 //! ("Your order is confirmed") is checked against the state-changing calls themselves: a failed
 //! call contradicts it, and a user's request never supports it.
 
+use super::actions::ActionCall;
 use super::evidence::{EvidenceIndex, SourceKind};
-use super::words::{Term, TermKind, each_term, lower_text, stem, terms};
+use super::words::{Term, TermKind, lower_text, numbers_in, stem, terms};
 use crate::analysis::detect::say::{quote, step as step_name, tool_of};
 use crate::analysis::detect::vocab::{
     ACTION_MARKERS, ACTION_NAME_WORDS, GENERAL_NEGATIONS, MODALS, NEGATED_ACTION_LEADS,
     NEGATED_MODALS, NEGATIONS, PLEASANTRIES, SUCCESS_WORDS, WISHES, contains_words, find_phrase,
 };
-use crate::analysis::links::{StepTexts, flat_text};
-use crate::analysis::model::{Run, StepKind};
+use crate::analysis::model::Run;
 use crate::analysis::rank::params::{CLAIM_CLOSE, CLAIM_PARTIAL, CLAIM_SUPPORTED};
 use crate::analysis::report::SupportLabel;
-use std::collections::HashSet;
 
-/// At most this many tool calls (the latest) are compared with a claim of an action.
-const MAX_ACTION_CANDIDATES: usize = 2_000;
 /// An evidence passage quoted in `why` is cut to this many characters.
 const WHY_QUOTE: usize = 120;
 
@@ -36,93 +33,6 @@ pub struct Labelled {
     pub why: String,
     /// The claim says an action was carried out (or was not).
     pub action: bool,
-}
-
-/// A tool call a claim of an action may be about.
-#[derive(Debug)]
-pub struct ActionCall {
-    step: usize,
-    keys: HashSet<String>,
-    numbers: HashSet<String>,
-    failed: bool,
-    text: String,
-}
-
-/// The calls claims of actions are compared with: the state-changing ones when the run marks any
-/// tool as state-changing, else the calls whose tool name says it changes things
-/// (`create_event`, `issue_refund`); the latest [`MAX_ACTION_CANDIDATES`].
-pub fn action_calls(run: &Run, texts: &StepTexts) -> Vec<ActionCall> {
-    let any_mutating = run.tools.iter().any(|t| t.mutates);
-    let mut out: Vec<ActionCall> = Vec::new();
-    let picked: Vec<usize> = run
-        .steps
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.kind == StepKind::Tool)
-        .filter(|(_, s)| {
-            let Some(call) = &s.tool else { return false };
-            if any_mutating {
-                run.tool(&call.name).is_some_and(|t| t.mutates)
-            } else {
-                ACTION_NAME_WORDS.contains(&first_word(&call.name).as_str())
-            }
-        })
-        .map(|(i, _)| i)
-        .collect();
-    let skip = picked.len().saturating_sub(MAX_ACTION_CANDIDATES);
-    for i in picked.into_iter().skip(skip) {
-        let Some(step) = run.steps.get(i) else {
-            continue;
-        };
-        let mut text = String::new();
-        if let Some(call) = &step.tool {
-            text.push_str(&call.name);
-            if let Some(d) = run.tool(&call.name).and_then(|t| t.description.as_ref()) {
-                text.push('\n');
-                text.push_str(d);
-            }
-            text.push('\n');
-            text.push_str(&flat_text(&call.arguments));
-        }
-        text.push('\n');
-        match &step.error {
-            Some(e) => text.push_str(e),
-            None => text.push_str(texts.produced(i)),
-        }
-        let mut keys = HashSet::new();
-        let mut numbers = HashSet::new();
-        each_term(&text, |k, kind| {
-            if kind == TermKind::Number {
-                numbers.insert(k.clone());
-            }
-            keys.insert(k);
-        });
-        out.push(ActionCall {
-            step: i,
-            keys,
-            numbers,
-            failed: step.failed(),
-            text: step.error.clone().unwrap_or_default(),
-        });
-    }
-    out
-}
-
-/// The first word of a tool name in lower case: `create` of `create_event` and `createEvent`.
-fn first_word(name: &str) -> String {
-    let mut out = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() || (prev_lower && c.is_uppercase()) {
-            if out.is_empty() {
-                continue;
-            }
-            break;
-        }
-        prev_lower = c.is_lowercase();
-        out.extend(c.to_lowercase());
-    }
-    out
 }
 
 fn is_pleasantry(t: &Term) -> bool {
@@ -145,6 +55,7 @@ fn source_words(run: &Run, kind: SourceKind, step: Option<usize>) -> String {
         SourceKind::Memory => format!("the memory read at {at}"),
         SourceKind::User => format!("the user's message at {at}"),
         SourceKind::EmptySearch => format!("the search that found nothing at {at}"),
+        SourceKind::Instruction => format!("the instructions at {at}"),
     }
 }
 
@@ -159,22 +70,37 @@ fn content_terms(ts: Vec<Term>) -> Vec<Term> {
         .collect()
 }
 
-/// Labels one claim.
-pub fn label_claim(claim: &str, run: &Run, ix: &EvidenceIndex, actions: &[ActionCall]) -> Labelled {
-    let lower = lower_text(claim);
-    let ts = terms(claim);
-    let no = |why: &str| Labelled {
+/// A claim that asserts nothing, and why.
+pub fn no_claim(why: &str) -> Labelled {
+    Labelled {
         label: SupportLabel::NoClaim,
         evidence_step: None,
         evidence_text: None,
         why: why.to_owned(),
         action: false,
-    };
+    }
+}
+
+/// Labels one claim.
+pub fn label_claim(claim: &str, run: &Run, ix: &EvidenceIndex, actions: &[ActionCall]) -> Labelled {
+    let lower = lower_text(claim);
+    let ts = terms(claim);
+    let no = no_claim;
     if claim.trim_end().ends_with('?') {
         return no("a question, not a claim");
     }
-    if ts.iter().all(is_pleasantry) || is_wish(&lower, &ts) {
+    // Only pleasantry words, and names only beside one ("Thanks, Dana!"): a title-case claim
+    // ("Order Shipped") is made of names and is not a pleasantry.
+    let pleasantry_word = ts
+        .iter()
+        .any(|t| t.kind == TermKind::Word && is_pleasantry(t));
+    let only_pleasantries = ts.iter().all(is_pleasantry)
+        && (pleasantry_word || ts.iter().all(|t| t.kind != TermKind::Name));
+    if only_pleasantries || is_wish(&lower, &ts) {
         return no("a pleasantry, not a claim");
+    }
+    if let Some(why) = super::courtesy::non_claim(claim) {
+        return no(why);
     }
     let ts = content_terms(ts);
     let negated = find_phrase(&lower, NEGATIONS).is_some() || lower.contains("n't");
@@ -195,10 +121,18 @@ pub fn label_claim(claim: &str, run: &Run, ix: &EvidenceIndex, actions: &[Action
     // "Room Orion is booked": a success word right after "is"/"are", about something named.
     let specific = ts.iter().any(|t| t.kind != TermKind::Word);
     let passive = success && !modal && specific && passive_report(&lower);
-    // "I could not book …": an action verb in its base form right after a negation.
-    let negated_verb = negated && !modal && negated_action_verb(&lower);
-    let action = explicit || passive || negated_verb;
-    if action && let Some(l) = label_action(run, &ts, negated, actions, !explicit) {
+    // "I could not book …": an action verb in its base form right after a negation. Such a
+    // claim is about a call doing that action ("book" of 'book_room'), not any call.
+    let verb = (negated && !modal)
+        .then(|| negated_action_verb(&lower))
+        .flatten();
+    let action = explicit || passive || verb.is_some();
+    let only_verb = if explicit || passive {
+        None
+    } else {
+        verb.as_deref()
+    };
+    if action && let Some(l) = label_action(run, &ts, negated, actions, !explicit, only_verb) {
         return l;
     }
     // Found by its wording alone and about none of the calls: an ordinary claim ("Invoices are
@@ -206,6 +140,7 @@ pub fn label_claim(claim: &str, run: &Run, ix: &EvidenceIndex, actions: &[Action
     // was done.
     label_by_words(
         run,
+        claim,
         &ts,
         ix,
         negated,
@@ -235,9 +170,9 @@ fn passive_report(lower: &str) -> bool {
     })
 }
 
-/// True when an action verb in its base form follows a negation ("could not book", "was unable
-/// to refund", "failed to send"), unless the negation is a general one ("does not open").
-fn negated_action_verb(lower: &str) -> bool {
+/// The action verb (stemmed) in its base form that follows a negation ("could not book", "was
+/// unable to refund", "failed to send"), unless the negation is a general one ("does not open").
+fn negated_action_verb(lower: &str) -> Option<String> {
     const SKIP: &[&str] = &["to", "be", "able", "yet", "have", "been", "actually"];
     let words: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
@@ -256,11 +191,13 @@ fn negated_action_verb(lower: &str) -> bool {
             continue;
         }
         let next = words.iter().skip(k + 1).take(4).find(|x| !SKIP.contains(x));
-        if next.is_some_and(|x| verbs.contains(&stem(x))) {
-            return true;
+        if let Some(x) = next.map(|x| stem(x))
+            && verbs.contains(&x)
+        {
+            return Some(x);
         }
     }
-    false
+    None
 }
 
 fn label_action(
@@ -269,9 +206,12 @@ fn label_action(
     negated: bool,
     actions: &[ActionCall],
     need_shared: bool,
+    verb: Option<&str>,
 ) -> Option<Labelled> {
     let mut best: Option<(&ActionCall, f64)> = None;
-    for c in actions {
+    let doing = |c: &&ActionCall| verb.is_none_or(|v| c.name_words.iter().any(|w| w == v));
+    let actions: Vec<&ActionCall> = actions.iter().filter(doing).collect();
+    for c in actions.iter().copied() {
         let score: f64 = ts
             .iter()
             .filter(|t| c.keys.contains(&t.key))
@@ -298,10 +238,17 @@ fn label_action(
         .map(|t| t.key.as_str())
         .collect();
     let missing = claim_numbers.iter().any(|n| !c.numbers.contains(*n));
-    let other = c
-        .numbers
+    // Another number of the same thing: one under a key the claim names ("refund_amount": 80
+    // against "your refund of $120"), or any number of a plain-text result.
+    let words: Vec<&str> = ts
         .iter()
-        .any(|n| !claim_numbers.contains(&n.as_str()));
+        .filter(|t| !t.is_key())
+        .map(|t| t.key.as_str())
+        .collect();
+    let other = c.keyed.iter().any(|k| {
+        !claim_numbers.contains(&k.number.as_str())
+            && k.key.iter().any(|w| words.contains(&w.as_str()))
+    }) || c.loose.iter().any(|n| !claim_numbers.contains(&n.as_str()));
     let (label, why) = match (c.failed, negated) {
         (true, false) => (
             SupportLabel::Contradicted,
@@ -337,8 +284,87 @@ fn label_action(
     })
 }
 
+/// What a contradiction compares on the claim's side.
+struct ClaimNumbers<'c> {
+    /// The claim's numbers: term id (None: no passage holds it) and whether written as money.
+    numbers: Vec<(Option<u32>, bool)>,
+    /// The term ids of the claim's numbers and ids.
+    keys: Vec<u32>,
+    /// The claim's words (stems), for matching a record's keys.
+    words: Vec<&'c str>,
+}
+
+impl<'c> ClaimNumbers<'c> {
+    fn new(text: &str, ts: &'c [Term], ids: &[Option<u32>]) -> Self {
+        let money: Vec<(String, bool)> = numbers_in(text);
+        let numbers = ts
+            .iter()
+            .zip(ids)
+            .filter(|(t, _)| t.kind == TermKind::Number)
+            .map(|(t, id)| {
+                let m = money.iter().any(|(n, is)| *is && *n == t.key);
+                (*id, m)
+            })
+            .collect();
+        let keys = ts
+            .iter()
+            .zip(ids)
+            .filter(|(t, _)| t.is_key())
+            .filter_map(|(_, id)| *id)
+            .collect();
+        let words = ts
+            .iter()
+            .filter(|t| !t.is_key())
+            .map(|t| t.key.as_str())
+            .collect();
+        ClaimNumbers {
+            numbers,
+            keys,
+            words,
+        }
+    }
+}
+
+/// True when a close passage lacks one of the claim's numbers and gives another number of the
+/// same thing. In a record, the other number must sit under a key the claim names ("refund:
+/// 80" against "your refund is $120"), or be an amount in a record naming the claim's id or
+/// number (the certificate '7504069' holding 250 against "Certificate 7504069: $300"). In text,
+/// the passage must share two words or a number or id with the claim, and give a number of the
+/// same kind (an amount against an amount).
+fn gives_another_number(
+    pass: &super::evidence::Passage,
+    ix: &EvidenceIndex,
+    claim: &ClaimNumbers<'_>,
+    word_shared: f64,
+) -> bool {
+    let held = |id: &u32| ix.passage_holds(pass, *id);
+    let missing: Vec<bool> = claim
+        .numbers
+        .iter()
+        .filter(|(id, _)| !id.as_ref().is_some_and(held))
+        .map(|(_, money)| *money)
+        .collect();
+    if missing.is_empty() {
+        return false;
+    }
+    let mine: Vec<u32> = claim.numbers.iter().filter_map(|(id, _)| *id).collect();
+    let others = pass.numbers.iter().filter(|n| !mine.contains(&n.term));
+    let identity = claim.keys.iter().any(held);
+    if pass.keyed {
+        let mut others = others;
+        others.any(|o| {
+            o.key.iter().any(|k| claim.words.contains(&k.as_str()))
+                || (identity && o.money && missing.iter().any(|m| *m))
+        })
+    } else {
+        let mut others = others;
+        (word_shared >= 2.0 || identity) && others.any(|o| missing.contains(&o.money))
+    }
+}
+
 fn label_by_words(
     run: &Run,
+    text: &str,
     ts: &[Term],
     ix: &EvidenceIndex,
     negated: bool,
@@ -346,7 +372,7 @@ fn label_by_words(
     says_done: bool,
 ) -> Labelled {
     let allowed = |k: SourceKind| match k {
-        SourceKind::User => !says_done,
+        SourceKind::User | SourceKind::Instruction => !says_done,
         SourceKind::FailedCall | SourceKind::EmptySearch => negated,
         _ => true,
     };
@@ -354,13 +380,8 @@ fn label_by_words(
     let present: Vec<u32> = ids.iter().flatten().copied().collect();
     let total: f64 = ts.iter().map(Term::weight).sum();
     let word_total: f64 = ts.iter().filter(|t| !t.is_key()).map(Term::weight).sum();
-    let claim_numbers: Vec<u32> = ts
-        .iter()
-        .zip(&ids)
-        .filter(|(t, _)| t.kind == TermKind::Number)
-        .filter_map(|(_, id)| *id)
-        .collect();
     let has_numbers = ts.iter().any(|t| t.kind == TermKind::Number);
+    let claim = ClaimNumbers::new(text, ts, &ids);
 
     let mut best_support: Option<(usize, f64)> = None;
     let mut best_stale: Option<(usize, f64)> = None;
@@ -401,15 +422,14 @@ fn label_by_words(
                 best_support = Some((p, share));
             }
         }
-        if has_numbers && !pass.outdated && close >= CLAIM_CLOSE {
-            let pnums = ix.numbers_of(p);
-            let missing = ts.iter().zip(&ids).any(|(t, id)| {
-                t.kind == TermKind::Number && !id.is_some_and(|id| pnums.contains(&id))
-            });
-            let other = pnums.iter().any(|n| !claim_numbers.contains(n));
-            if missing && other && better(best_contra, close) {
-                best_contra = Some((p, close));
-            }
+        if has_numbers
+            && !pass.outdated
+            && pass.contradicts
+            && close >= CLAIM_CLOSE
+            && gives_another_number(pass, ix, &claim, word_shared)
+            && better(best_contra, close)
+        {
+            best_contra = Some((p, close));
         }
         if better(best_any, share) {
             best_any = Some((p, share));

@@ -5,13 +5,16 @@
 //!
 //! Matching is by words, not meaning: a correct paraphrase can show as partial. Pure; no I/O.
 
+mod actions;
+mod courtesy;
 mod evidence;
 mod label;
 mod origin;
+mod records;
 mod split;
 pub(crate) mod words;
 
-pub use split::split_claims;
+pub use split::{Part, split_claims, split_parts};
 
 use crate::analysis::links::StepTexts;
 use crate::analysis::model::Run;
@@ -42,16 +45,22 @@ pub fn check_claims(run: &Run, texts: &StepTexts) -> Vec<CheckedClaim> {
     let Some(answer) = run.final_answer.as_deref() else {
         return Vec::new();
     };
-    let parts = split_claims(answer);
+    let parts = split_parts(answer);
     if parts.is_empty() {
         return Vec::new();
     }
     let ix = EvidenceIndex::build(run, texts);
-    let actions = label::action_calls(run, texts);
+    let actions = actions::action_calls(run, texts);
+    // A sentence that asserts nothing (an offer, a courtesy, a lead-in) makes none of its
+    // clauses a claim either ("I hope it clears up soon and that you have a good trip").
     let labelled: Vec<_> = parts
         .iter()
-        .map(|c| label::label_claim(c, run, &ix, &actions))
+        .map(|p| match courtesy::non_claim(&p.whole) {
+            Some(why) if p.whole != p.text => label::no_claim(why),
+            _ => label::label_claim(&p.text, run, &ix, &actions),
+        })
         .collect();
+    let parts: Vec<String> = parts.into_iter().map(|p| p.text).collect();
     let terms: Vec<_> = parts
         .iter()
         .zip(&labelled)
@@ -74,5 +83,7 @@ pub fn check_claims(run: &Run, texts: &StepTexts) -> Vec<CheckedClaim> {
         .collect()
 }
 
+#[cfg(test)]
+mod review_tests;
 #[cfg(test)]
 mod tests;

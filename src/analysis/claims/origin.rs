@@ -1,7 +1,8 @@
 //! The origin of a claim: the earliest model step (`llm`, `agent`, `decision`) whose output
 //! already held it, meaning every number and id of the claim and at least [`ORIGIN_SHARE`] of its
-//! weighted words (tool names in the output left out). One pass over the model steps with an index from term to claims, so the cost
-//! is the size of the outputs, not outputs times claims.
+//! weighted words (tool names in the output left out, looked up in a set). One pass over the
+//! model steps with an index from term to claims, so the cost is the size of the outputs, not
+//! outputs times claims or words times tool names.
 
 use super::words::{Term, each_term_except};
 use crate::analysis::links::StepTexts;
@@ -33,14 +34,14 @@ pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Ve
                 .push((c, t.weight(), t.is_key()));
         }
     }
-    // A tool call's name ("schedule_meeting") is not the model saying the claim's words.
-    let mut tool_names: Vec<&str> = run.tools.iter().map(|t| t.name.as_str()).collect();
+    // A tool call's name ("schedule_meeting") is not the model saying the claim's words. A set,
+    // so each word of each output is one lookup however many tools the run has.
+    let mut tool_names: HashSet<&str> = run.tools.iter().map(|t| t.name.as_str()).collect();
     for s in &run.steps {
         if let Some(c) = &s.tool
-            && !tool_names.contains(&c.name.as_str())
             && tool_names.len() < MAX_TOOL_NAMES
         {
-            tool_names.push(&c.name);
+            tool_names.insert(&c.name);
         }
     }
     let mut acc = vec![(0.0f64, 0usize); claims.len()];
@@ -90,4 +91,31 @@ pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Ve
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::claims::label::claim_terms;
+    use crate::analysis::testutil::RunBuilder;
+    use serde_json::json;
+
+    #[test]
+    fn tool_names_are_left_out_however_many_tools_the_run_has() {
+        let mut b = RunBuilder::failed();
+        for k in 0..(MAX_TOOL_NAMES - 1) {
+            b = b.tool_def(&format!("tool_{k}"), "", json!(null), false);
+        }
+        let run = b
+            .llm("s1", "schedule_meeting")
+            .tool_ok("s2", "schedule_meeting", json!({}), json!({"ok": true}))
+            .llm("s3", "Your call with Dana is set.")
+            .build();
+        let texts = StepTexts::build(&run);
+        let claims = vec![Some(claim_terms("schedule meeting"))];
+        // s1 wrote only the tool's name, which is not the claim's words.
+        assert_eq!(origins(&run, &texts, &claims), vec![None]);
+        let claims = vec![Some(claim_terms("Your call with Dana is set."))];
+        assert_eq!(origins(&run, &texts, &claims), vec![Some(2)]);
+    }
 }

@@ -1,6 +1,8 @@
 //! Splitting the final answer into claims: sentences, then clauses joined by "and" or "but" when
-//! both sides are long enough to stand alone. Pure; bounded by [`MAX_CLAIMS`] and
-//! [`MAX_ANSWER_BYTES`].
+//! both sides are long enough to stand alone. Fenced code blocks and bare list markers ("1.")
+//! are not claims; a sentence does not end after an abbreviation ("St.", "Dr.") or an initial
+//! ("Susan L."); a clause opening with "that" stays with the one before it. Pure; bounded by
+//! [`MAX_CLAIMS`] and [`MAX_ANSWER_BYTES`].
 
 use crate::analysis::links::tokens::{clip, sentences, tokens};
 use crate::analysis::rank::params::{CLAUSE_MIN_WORDS, MAX_ANSWER_BYTES, MAX_CLAIMS};
@@ -8,25 +10,114 @@ use crate::analysis::rank::params::{CLAUSE_MIN_WORDS, MAX_ANSWER_BYTES, MAX_CLAI
 /// Clause separators, tried in this order.
 const SEPARATORS: &[&str] = &[", and ", ", but ", " but ", " and "];
 
+/// Words after which a full stop does not end a sentence (compared in lower case, without the
+/// stop).
+const ABBREVIATIONS: &[&str] = &[
+    "st", "dr", "mr", "mrs", "ms", "mt", "jr", "sr", "prof", "vs", "e.g", "i.e", "approx", "dept",
+    "fig", "ft", "gen", "gov", "lt", "col", "sgt", "rev", "hon", "ave", "blvd", "u.s", "u.k",
+    "jan", "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+];
+
+/// One claim and the sentence it came from (its position among the answer's sentences).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    /// The claim as written.
+    pub text: String,
+    /// The sentence it belongs to.
+    pub sentence: usize,
+    /// The whole sentence, when the claim is one clause of it.
+    pub whole: String,
+}
+
 /// The claims of `answer`, in order.
 pub fn split_claims(answer: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for s in sentences(clip(answer, MAX_ANSWER_BYTES)) {
-        let s = s.trim_start_matches(['-', '*', '•', ' ']).trim();
-        if s.is_empty() {
+    split_parts(answer).into_iter().map(|p| p.text).collect()
+}
+
+/// The claims of `answer` with their sentences, in order.
+pub fn split_parts(answer: &str) -> Vec<Part> {
+    let mut out: Vec<Part> = Vec::new();
+    let mut in_code = false;
+    let mut k = 0usize;
+    for line in clip(answer, MAX_ANSWER_BYTES).lines() {
+        let bare = line.trim();
+        if bare.starts_with("```") || bare.starts_with("~~~") {
+            in_code = !in_code;
             continue;
         }
-        split_clauses(s, &mut out);
-        if out.len() >= MAX_CLAIMS {
-            out.truncate(MAX_CLAIMS);
-            break;
+        if in_code {
+            continue;
+        }
+        for s in joined_sentences(line) {
+            let s = s.trim_start_matches(['-', '*', '•', ' ']).trim();
+            if s.is_empty() || is_list_marker(s) {
+                continue;
+            }
+            let mut clauses = Vec::new();
+            split_clauses(s, &mut clauses);
+            for c in clauses {
+                out.push(Part {
+                    text: c,
+                    sentence: k,
+                    whole: s.to_owned(),
+                });
+            }
+            k += 1;
+            if out.len() >= MAX_CLAIMS {
+                out.truncate(MAX_CLAIMS);
+                return out;
+            }
         }
     }
     out
 }
 
-/// Splits one sentence at separators whose both sides hold at least [`CLAUSE_MIN_WORDS`] words;
-/// one pass, word counts by binary search over token starts.
+/// The sentences of one line, joined again where a full stop ended an abbreviation or an
+/// initial rather than the sentence.
+fn joined_sentences(line: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut carry = false;
+    for s in sentences(line) {
+        match out.last_mut() {
+            Some(prev) if carry => {
+                prev.push(' ');
+                prev.push_str(s);
+            }
+            _ => out.push(s.to_owned()),
+        }
+        carry = out.last().is_some_and(|p| ends_abbreviated(p));
+    }
+    out
+}
+
+/// True when `s` ends with an abbreviation's or an initial's full stop ("St.", "L.").
+fn ends_abbreviated(s: &str) -> bool {
+    let Some(body) = s.strip_suffix('.') else {
+        return false;
+    };
+    let last = body
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("");
+    let initial = last.chars().count() == 1 && last.chars().all(char::is_uppercase);
+    initial || ABBREVIATIONS.contains(&last.to_lowercase().as_str())
+}
+
+/// "1.", "2)", "a.", "iv." or "-": a marker with nothing after it.
+fn is_list_marker(s: &str) -> bool {
+    let body = s.trim_end_matches(['.', ')', ':']);
+    if body.len() == s.len() {
+        return false;
+    }
+    let numeric = !body.is_empty() && body.chars().all(|c| c.is_ascii_digit());
+    let letter = body.chars().count() == 1 && body.chars().all(char::is_alphabetic);
+    let roman = !body.is_empty() && body.len() <= 4 && body.chars().all(|c| "ivxIVX".contains(c));
+    numeric || letter || roman
+}
+
+/// Splits one sentence at separators whose both sides hold at least [`CLAUSE_MIN_WORDS`] words
+/// and whose right side does not open with "that"; one pass, word counts by binary search over
+/// token starts.
 fn split_clauses(s: &str, out: &mut Vec<String>) {
     let starts: Vec<usize> = tokens(s).map(|t| t.start).collect();
     let words_in = |a: usize, b: usize| {
@@ -49,7 +140,13 @@ fn split_clauses(s: &str, out: &mut Vec<String>) {
         if out.len() >= MAX_CLAIMS {
             return;
         }
-        if words_in(seg, at) >= CLAUSE_MIN_WORDS && words_in(after, s.len()) >= CLAUSE_MIN_WORDS {
+        let subordinate = s
+            .get(after..)
+            .is_some_and(|r| r.to_lowercase().starts_with("that "));
+        if !subordinate
+            && words_in(seg, at) >= CLAUSE_MIN_WORDS
+            && words_in(after, s.len()) >= CLAUSE_MIN_WORDS
+        {
             if let Some(part) = s.get(seg..at) {
                 out.push(part.trim().to_owned());
             }
@@ -90,5 +187,13 @@ mod tests {
         assert_eq!(split_claims(&answer).len(), MAX_CLAIMS);
         let one_sentence = "we went there and ".repeat(10_000);
         assert_eq!(split_claims(&one_sentence).len(), MAX_CLAIMS);
+    }
+
+    #[test]
+    fn parts_know_their_sentence() {
+        let p = split_parts("A is on and B is off. C is on.");
+        let at: Vec<_> = p.iter().map(|p| (p.text.as_str(), p.sentence)).collect();
+        assert_eq!(at, vec![("A is on", 0), ("B is off.", 0), ("C is on.", 1)]);
+        assert_eq!(p[1].whole, "A is on and B is off.");
     }
 }

@@ -6,6 +6,7 @@ use crate::analysis::detect::vocab::is_stopword;
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
 use crate::analysis::rank::params::CLAIM_KEY_WEIGHT;
+use std::collections::HashSet;
 
 /// What a term is; numbers, ids and names count double.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,13 +62,14 @@ pub fn terms(text: &str) -> Vec<Term> {
 
 /// Calls `f` with the key and kind of every term of `text` (repeats included).
 pub fn each_term(text: &str, f: impl FnMut(String, TermKind)) {
-    each_term_except(text, &[], f);
+    each_term_except(text, &HashSet::new(), f);
 }
 
-/// [`each_term`], leaving out tokens written exactly as one of `skip` (tool names).
-pub fn each_term_except(text: &str, skip: &[&str], mut f: impl FnMut(String, TermKind)) {
+/// [`each_term`], leaving out tokens written exactly as one of `skip` (tool names): one set
+/// lookup per token.
+pub fn each_term_except(text: &str, skip: &HashSet<&str>, mut f: impl FnMut(String, TermKind)) {
     for t in tokens(text) {
-        if skip.contains(&t.text) {
+        if skip.contains(t.text) {
             continue;
         }
         match t.class {
@@ -92,6 +94,64 @@ pub fn each_term_except(text: &str, skip: &[&str], mut f: impl FnMut(String, Ter
                         TermKind::Word
                     };
                     f(stem(&lower), kind);
+                }
+            }
+        }
+    }
+}
+
+/// Currency signs that make the number after them an amount of money.
+const CURRENCY_SIGNS: &[char] = &['$', '€', '£', '¥'];
+/// Words that make the number before them an amount of money.
+const CURRENCY_WORDS: &[&str] = &["dollars", "dollar", "usd", "eur", "euros", "euro", "gbp"];
+
+/// The numbers of `text`, canonical, each with whether it is written as money (`$120`,
+/// `120 dollars`).
+pub fn numbers_in(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for t in tokens(text) {
+        if t.class != TokenClass::Number {
+            continue;
+        }
+        let Some(x) = number_value(t.text) else {
+            continue;
+        };
+        let before = text
+            .get(..t.start)
+            .and_then(|b| b.trim_end().chars().next_back());
+        let after = text
+            .get(t.start + t.text.len()..)
+            .unwrap_or("")
+            .trim_start()
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        let money = before.is_some_and(|c| CURRENCY_SIGNS.contains(&c))
+            || CURRENCY_WORDS.contains(&after.as_str());
+        out.push((format!("{x}"), money));
+    }
+    out
+}
+
+/// Calls `f` with the terms inside the ids of `text`: `certificate_7504069` gives the word
+/// `certificate` and the number `7504069`, so a claim naming the number finds the id.
+pub fn each_id_part(text: &str, mut f: impl FnMut(String, TermKind)) {
+    for t in tokens(text) {
+        if t.class != TokenClass::Id || !t.text.contains(['_', '-']) {
+            continue;
+        }
+        for part in t.text.split(['_', '-']) {
+            if part.chars().all(|c| c.is_ascii_digit()) {
+                if part.len() >= 2
+                    && let Some(x) = number_value(part)
+                {
+                    f(format!("{x}"), TermKind::Number);
+                }
+            } else if part.chars().all(char::is_alphabetic) {
+                let lower = part.to_lowercase();
+                if lower.chars().count() >= 2 && !is_stopword(&lower) {
+                    f(stem(&lower), TermKind::Word);
                 }
             }
         }

@@ -1,6 +1,8 @@
 //! Ranking confidence (influence.md §5): is the top of a ranking clear, or too close to call, and
 //! which suspects should a re-run test? It reads only ids and scores and never changes its input.
-//! A clear lead is still a similarity proxy; only a re-run proves a cause.
+//! The same rules serve two rankings whose scores mean different things (a [`RankingSubject`]):
+//! influence scores are similarity proxies, rule scores order the diagnosis' findings. Neither is
+//! a probability, and only a re-run proves a cause.
 
 use super::js_number::js_number;
 use super::score::{fin, sort_by_score};
@@ -97,10 +99,36 @@ pub struct ConfidenceRequest<'s> {
     pub shortlist_band: Option<f64>,
 }
 
+/// Which ranking a confidence speaks of. The numbers and rules are the same; only the `reason`
+/// differs, so that it says what the scores are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RankingSubject {
+    /// Influence scores: how much each piece of context resembles the answer (influence.md).
+    /// What the toolbox commands rank.
+    #[default]
+    Similarity,
+    /// The rule scores of the suspects of a run that failed: an ordering of rule findings.
+    Suspects,
+    /// The rule scores of a run that did not fail (succeeded, or not finished): what the rules
+    /// noticed, with no failure to explain.
+    Observations,
+}
+
 /// The confidence of a ranking given as `(id, score)` pairs in any order. Options that fail
 /// validation (they come validated from the settings) are replaced by the defaults, and a
-/// warning is logged; use [`try_ranking_confidence`] to get the error instead.
+/// warning is logged; use [`try_ranking_confidence`] to get the error instead. The reason
+/// speaks of similarity scores; use [`ranking_confidence_of`] for another ranking.
 pub fn ranking_confidence(scores: &[(&str, f64)], opts: &ConfidenceOptions) -> RankingConfidence {
+    ranking_confidence_of(scores, opts, RankingSubject::Similarity)
+}
+
+/// [`ranking_confidence`] of the given ranking: the same fields, a reason that says what the
+/// scores are.
+pub fn ranking_confidence_of(
+    scores: &[(&str, f64)],
+    opts: &ConfidenceOptions,
+    subject: RankingSubject,
+) -> RankingConfidence {
     let strategy = if opts.strategy.validate().is_ok() {
         opts.strategy
     } else {
@@ -116,7 +144,7 @@ pub fn ranking_confidence(scores: &[(&str, f64)], opts: &ConfidenceOptions) -> R
         );
         DEFAULT_SHORTLIST_BAND
     };
-    rank(scores, &strategy, band)
+    rank(scores, &strategy, band, subject)
 }
 
 /// [`ranking_confidence`] for a [`ConfidenceRequest`]: options are resolved and validated before
@@ -144,11 +172,16 @@ pub fn try_ranking_confidence(
     if !non_negative(band) {
         return Err(ConfidenceError::Band(band));
     }
-    Ok(rank(scores, rule, band))
+    Ok(rank(scores, rule, band, RankingSubject::Similarity))
 }
 
 /// The rules of §5 once the options are valid.
-fn rank(scores: &[(&str, f64)], rule: &dyn ClearWinnerRule, band: f64) -> RankingConfidence {
+fn rank(
+    scores: &[(&str, f64)],
+    rule: &dyn ClearWinnerRule,
+    band: f64,
+    subject: RankingSubject,
+) -> RankingConfidence {
     let name = rule.name();
     let mut sorted: Vec<(&str, f64)> = scores.iter().map(|&(id, s)| (id, fin(s))).collect();
     sort_by_score(&mut sorted, |e| e.1);
@@ -198,12 +231,15 @@ fn rank(scores: &[(&str, f64)], rule: &dyn ClearWinnerRule, band: f64) -> Rankin
     }
 
     let reason = reason(
-        scores.len(),
-        lead,
-        clear_winner,
-        margin,
-        &name,
-        shortlist.len(),
+        &Outcome {
+            n: scores.len(),
+            lead,
+            clear: clear_winner,
+            margin,
+            strategy: &name,
+            shortlisted: shortlist.len(),
+        },
+        subject,
     );
     RankingConfidence {
         clear_winner,
@@ -215,48 +251,92 @@ fn rank(scores: &[(&str, f64)], rule: &dyn ClearWinnerRule, band: f64) -> Rankin
     }
 }
 
-/// The sentence for people (never parse it). It says which tier the result belongs to: a
-/// similarity proxy, to be confirmed by a re-run.
-fn reason(
+/// What the reason sentence is about.
+struct Outcome<'a> {
     n: usize,
-    lead: Option<&str>,
+    lead: Option<&'a str>,
     clear: bool,
     margin: Option<f64>,
-    strategy: &str,
+    strategy: &'a str,
     shortlisted: usize,
-) -> String {
-    let lead = lead.map(inert_line).unwrap_or_default();
-    match n {
-        0 => "There is nothing to rank: no scores were given.".to_owned(),
-        1 => format!(
+}
+
+/// The sentence for people (never parse it). It says which tier the result belongs to: for
+/// influence scores a similarity proxy, for rule scores an ordering of findings; either way not
+/// a probability, and a cause needs a re-run.
+fn reason(o: &Outcome<'_>, subject: RankingSubject) -> String {
+    let lead = o.lead.map(inert_line).unwrap_or_default();
+    let strategy = o.strategy;
+    let shortlisted = o.shortlisted;
+    let margin3 = o
+        .margin
+        .map_or_else(|| "n/a".to_owned(), |m| format!("{m:.3}"));
+    let by = match o.margin {
+        Some(m) => format!("leads by a margin of {m:.3}"),
+        None => "leads; the runner-up had no usable score".to_owned(),
+    };
+    let word = if shortlisted == 1 {
+        "suspect"
+    } else {
+        "suspects"
+    };
+    match (subject, o.n) {
+        (RankingSubject::Similarity, 0) => {
+            "There is nothing to rank: no scores were given.".to_owned()
+        }
+        (RankingSubject::Similarity, 1) => format!(
             "Only one suspect, '{lead}': it is the clear winner only because there is nothing to \
              compare it with. Its score is a similarity proxy; a causal claim needs a re-run \
              without it."
         ),
-        _ if clear => {
-            let by = match margin {
-                Some(m) => format!("leads by a margin of {m:.3}"),
-                None => "leads; the runner-up had no usable score".to_owned(),
-            };
-            format!(
-                "'{lead}' is the clear winner under {strategy}: it {by}. A clear lead is a \
-                 similarity proxy, not a proven cause: confirm it by ablation (re-run without it)."
-            )
+        (RankingSubject::Similarity, _) if o.clear => format!(
+            "'{lead}' is the clear winner under {strategy}: it {by}. A clear lead is a \
+             similarity proxy, not a proven cause: confirm it by ablation (re-run without it)."
+        ),
+        (RankingSubject::Similarity, _) => format!(
+            "The top is too close to call under {strategy}: the margin is {margin3}. Re-run the \
+             {shortlisted} shortlisted {word}, each removed in turn. Similarity cannot see \
+             absence or crowding bugs (truncated history, diluted context), where the culprit \
+             need not resemble the answer; a flat top can also mean the sources matter equally."
+        ),
+        (RankingSubject::Suspects, 0) => {
+            "There is nothing to rank: no rule found a suspect.".to_owned()
         }
-        _ => {
-            let m = margin.map_or_else(|| "n/a".to_owned(), |m| format!("{m:.3}"));
-            let word = if shortlisted == 1 {
-                "suspect"
-            } else {
-                "suspects"
-            };
-            format!(
-                "The top is too close to call under {strategy}: the margin is {m}. Re-run the \
-                 {shortlisted} shortlisted {word}, each removed in turn. Similarity cannot see \
-                 absence or crowding bugs (truncated history, diluted context), where the culprit \
-                 need not resemble the answer; a flat top can also mean the sources matter \
-                 equally."
-            )
+        (RankingSubject::Suspects, 1) => format!(
+            "Only one suspect, '{lead}': it is the clear winner only because there is nothing to \
+             compare it with. A rule finding is where to look first, not a proven cause: a \
+             re-run without it shows whether it caused the failure."
+        ),
+        (RankingSubject::Suspects, _) if o.clear => format!(
+            "'{lead}' is the clear winner under {strategy}: it {by}. Rule scores only put the \
+             rules' findings in order; they are not the chance of being right. A clear lead is \
+             where to look first, not a proven cause: a re-run without it shows whether it \
+             caused the failure."
+        ),
+        (RankingSubject::Suspects, _) => format!(
+            "The top is too close to call under {strategy}: the margin is {margin3}. Check the \
+             evidence of the {shortlisted} shortlisted {word}, and re-run each removed in turn: \
+             rule scores only put findings in order, and these score too close for the order \
+             to say which one to blame."
+        ),
+        (RankingSubject::Observations, 0) => {
+            "There is nothing to rank: the rules flagged no step, and the run did not fail."
+                .to_owned()
         }
+        (RankingSubject::Observations, 1) => format!(
+            "Only one step was flagged, '{lead}': it is the clear winner only because there is \
+             nothing to compare it with. The run did not fail, so this is an observation, not \
+             the cause of a failure."
+        ),
+        (RankingSubject::Observations, _) if o.clear => format!(
+            "'{lead}' is the clear winner under {strategy}: it {by}. The run did not fail: rule \
+             scores only put what the rules noticed in order, not causes of a failure, and they \
+             are not probabilities."
+        ),
+        (RankingSubject::Observations, _) => format!(
+            "The top is too close to call under {strategy}: the margin is {margin3}. The run did \
+             not fail, so the {shortlisted} shortlisted {word} are observations, not causes; to \
+             learn whether one matters, re-run each removed in turn."
+        ),
     }
 }

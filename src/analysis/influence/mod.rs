@@ -26,7 +26,8 @@ mod proptests;
 
 pub use confidence::{
     ClearWinnerRule, ConfidenceError, ConfidenceRequest, DEFAULT_CLEAR_WINNER_MARGIN,
-    DEFAULT_SHORTLIST_BAND, non_negative, ranking_confidence, try_ranking_confidence,
+    DEFAULT_SHORTLIST_BAND, RankingSubject, non_negative, ranking_confidence,
+    ranking_confidence_of, try_ranking_confidence,
 };
 pub use cosine::{
     BadCount, DEFAULT_PERSISTENCE_THRESHOLD, LengthMismatch, average_relevancy, cosine, depth,

@@ -134,6 +134,14 @@ pub enum RunError {
         /// What is wrong and how to fix it.
         problem: String,
     },
+    /// A step is not an object.
+    #[error("the step at position {} is {found}; each step must be an object with \"id\" and \"kind\"", .index + 1)]
+    StepNotObject {
+        /// 0-based position.
+        index: usize,
+        /// The JSON type found.
+        found: &'static str,
+    },
     /// Two steps share an id.
     #[error("{}: \"id\" repeats the id of step at position {}; step ids must be unique", describe_step(.id, *.index), .first + 1)]
     DuplicateStep {

@@ -5,16 +5,18 @@
 //!   with "not found" on a value the user gave, no later call of that tool and no later call taking
 //!   a value the user gave succeeded, and nothing changed), or when the user turned down what the agent offered and nothing changed;
 //!   `unfinished` when nothing went wrong yet and the run stopped on the agent's question to the
-//!   user; else `agent`, with the top suspect as the place to look.
+//!   user; else `agent`, with the top suspect as the place to look. When that suspect is a tool
+//!   or the service behind it (`service_error`), `why` says so, and names the agent's part, if
+//!   any: a final answer that says the failed call worked, or the next suspect among its steps.
 
 use super::ranking::SuspectEntry;
-use crate::analysis::detect::Facts;
-use crate::analysis::detect::say::{quote, step as step_name};
+use crate::analysis::detect::say::{quote, step as step_name, tool_of};
 use crate::analysis::detect::vocab::{DECLINES, NOT_FOUND, OFFERS, find_phrase};
+use crate::analysis::detect::{Category, Facts};
 use crate::analysis::links::tokens::{clip, tokens};
 use crate::analysis::model::{RunStatus, StepKind};
 use crate::analysis::rank::params::LINK_SCAN_BYTES;
-use crate::analysis::report::{Fault, Party};
+use crate::analysis::report::{Fault, Party, SupportLabel};
 
 /// The fault verdict.
 pub fn fault(facts: &Facts<'_>, suspects: &[SuspectEntry]) -> Fault {
@@ -56,6 +58,7 @@ pub fn fault(facts: &Facts<'_>, suspects: &[SuspectEntry]) -> Fault {
         };
     }
     let why = match suspects.first() {
+        Some(s) if s.category == Category::ServiceError => service_failure(facts, s, suspects),
         Some(s) => format!(
             "the agent's own steps went wrong: start with {} ({}); nothing shows the user at fault",
             step_name(run, s.step),
@@ -67,6 +70,44 @@ pub fn fault(facts: &Facts<'_>, suspects: &[SuspectEntry]) -> Fault {
         party: Party::Agent,
         why,
     }
+}
+
+/// The `why` of a run whose top suspect is a tool or its service: what failed, then the agent's
+/// part as far as the rules see it.
+fn service_failure(facts: &Facts<'_>, top: &SuspectEntry, suspects: &[SuspectEntry]) -> String {
+    let run = facts.run;
+    let err = run
+        .steps
+        .get(top.step)
+        .and_then(|s| s.error.as_deref())
+        .unwrap_or("");
+    let failed = format!(
+        "the tool {} or the service behind it failed at {} ({}), and nothing shows the user at fault",
+        tool_of(run, top.step),
+        step_name(run, top.step),
+        quote(err)
+    );
+    // The answer says the failed call worked: a claim that this very call contradicts.
+    let says_it_worked = facts.claims.iter().find(|c| {
+        c.action && c.label == SupportLabel::Contradicted && c.evidence_step == Some(top.step)
+    });
+    let own = suspects.iter().skip(1).find(|s| {
+        s.category != Category::ServiceError
+            && run.steps.get(s.step).is_some_and(|x| x.kind.is_model())
+    });
+    let part = match (says_it_worked, own) {
+        (Some(c), _) => format!(
+            "the agent's part: the final answer still says it worked ({})",
+            quote(&c.text)
+        ),
+        (None, Some(s)) => format!(
+            "of the agent's own steps, check {} next ({})",
+            step_name(run, s.step),
+            s.category.as_str().replace('_', " ")
+        ),
+        (None, None) => "no rule found a mistake in the agent's own steps".to_owned(),
+    };
+    format!("{failed}; {part}")
 }
 
 /// The agent's last question to the user, when the run ends on one.

@@ -13,16 +13,19 @@
 //! keeps, for every step, its earliest flagged ancestor: linear in the run, never a search per
 //! symptom. A cause found by the walk back counts for the symptoms after it in step order.
 
-use super::params::{LINK_SCAN_BYTES, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED};
-use crate::analysis::detect::say::{quote, step as step_name, tool_of};
+use super::params::{
+    LINK_SCAN_BYTES, QUOTE_CHARS, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED,
+};
+use crate::analysis::detect::say::{quote, short, step as step_name, tool_of};
 use crate::analysis::detect::schema::check_step;
 use crate::analysis::detect::vocab::{
     INPUT_COMPLAINTS, REQUEST_COMPLAINTS, contains_words, find_phrase,
 };
 use crate::analysis::detect::{Category, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
-use crate::analysis::model::{Run, StepKind};
+use crate::analysis::model::StepKind;
 use crate::analysis::report::Role;
+use mention::{Mentions, arg_values, mentions, quoted_spans, values_under};
 use serde_json::Value;
 
 /// A finding after the walk back: how it was found and what caused it.
@@ -213,63 +216,14 @@ enum Blame {
     Nobody,
 }
 
-/// The string and number leaves of a call's arguments worth naming (3 characters or more, so
-/// an error mentioning "0" or "id" does not count as naming a value).
-fn arg_values(run: &Run, x: usize) -> Vec<String> {
-    let Some(s) = run.steps.get(x) else {
-        return Vec::new();
-    };
-    let root = match (&s.tool, &s.input) {
+/// The arguments of a failed step: a tool call's, else the step's input.
+fn arguments_of(s: &crate::analysis::model::Step) -> &Value {
+    static NONE: Value = Value::Null;
+    match (&s.tool, &s.input) {
         (Some(t), _) => &t.arguments,
         (None, Some(i)) => i,
-        (None, None) => return Vec::new(),
-    };
-    let mut out = Vec::new();
-    let mut stack = vec![root];
-    while let Some(v) = stack.pop() {
-        if out.len() >= 64 {
-            break;
-        }
-        match v {
-            Value::String(s) if s.trim().chars().count() >= 3 => out.push(s.trim().to_owned()),
-            Value::Number(n) if n.to_string().chars().count() >= 3 => out.push(n.to_string()),
-            Value::Array(a) => stack.extend(a.iter().take(256)),
-            Value::Object(o) => stack.extend(o.values().take(256)),
-            _ => {}
-        }
+        (None, None) => &NONE,
     }
-    out
-}
-
-/// True when the (lower-case) error names a key of the call's arguments (`start`, `order_id`
-/// or "order id"), at any depth.
-fn names_a_key(err_lower: &str, s: &crate::analysis::model::Step) -> bool {
-    let Some(t) = &s.tool else { return false };
-    let mut stack = vec![&t.arguments];
-    let mut seen = 0usize;
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(o) => {
-                for (k, val) in o {
-                    seen += 1;
-                    if seen > 256 {
-                        return false;
-                    }
-                    let k = k.to_lowercase();
-                    if k.chars().count() >= 2
-                        && (contains_words(err_lower, &k)
-                            || contains_words(err_lower, &k.replace(['_', '-'], " ")))
-                    {
-                        return true;
-                    }
-                    stack.push(val);
-                }
-            }
-            Value::Array(a) => stack.extend(a.iter().take(256)),
-            _ => {}
-        }
-    }
-    false
 }
 
 fn blame(facts: &Facts<'_>, x: usize) -> Blame {
@@ -279,7 +233,9 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     };
     let err = clip(s.error.as_deref().unwrap_or(""), LINK_SCAN_BYTES);
     let err_lower = err.to_lowercase();
-    let values = arg_values(run, x);
+    let args = arguments_of(s);
+    let values = arg_values(args);
+    let said = mentions(&err_lower, args);
     let args_text = facts.texts.consumed(x);
     let mut named: Vec<String> = values
         .iter()
@@ -297,6 +253,18 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
         }
     }
     let check = check_step(run, s);
+    // An error about the infrastructure (a time-out, an outage, credentials) stays with the
+    // service even when it names the request, unless the schema rejects the arguments.
+    if !check.rejected()
+        && let Some(infra) = said.infrastructure
+    {
+        return Blame::Service {
+            lines: vec![format!(
+                "the error is about the service ({}), not the arguments: the tool or the service behind it failed, not the model",
+                quote(infra)
+            )],
+        };
+    }
     // Arguments the tool's schema accepts, and an error naming none of them: a complaint counts
     // against the arguments only when it names one of their keys or rejects the request as a
     // whole ("invalid API key" is about the credentials, not the call's input).
@@ -304,9 +272,12 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     let complaint = find_phrase(&err_lower, INPUT_COMPLAINTS).filter(|_| {
         !schema_passed
             || find_phrase(&err_lower, REQUEST_COMPLAINTS).is_some()
-            || names_a_key(&err_lower, s)
+            || said.key.is_some()
     });
-    if named.is_empty() && !check.rejected() && complaint.is_none() {
+    // A business rule rejecting what the request holds ("payment amount does not add up, ...
+    // paid 255" of amounts 250 and 5) is about the arguments too.
+    let content = said.about_content(complaint.is_some());
+    if named.is_empty() && !check.rejected() && complaint.is_none() && !content {
         let valid = if check.known {
             "the arguments pass the tool's schema"
         } else {
@@ -317,6 +288,18 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
                 "{valid} and the error does not mention them: the tool or the service behind it failed, not the model"
             )],
         };
+    }
+    // The argument values the error points at without naming them: the summed numbers, the
+    // values under the key it names, the id whose kind it names.
+    let mut pointed: Vec<String> = Vec::new();
+    if let Some(d) = &said.derived {
+        pointed.extend(d.parts.iter().cloned());
+    }
+    if let Some(k) = &said.key {
+        pointed.extend(values_under(args, k));
+    }
+    if let Some((_, v)) = &said.kind {
+        pointed.push(v.clone());
     }
     let latest_model = |v: &str| {
         facts
@@ -338,12 +321,20 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
             .or_else(|| caller_wrote(v))
             .map(|m| (m, Some(v.as_str())))
     });
+    let from_pointed = || {
+        pointed.iter().find_map(|v| {
+            latest_model(v)
+                .or_else(|| caller_wrote(v))
+                .map(|m| (m, Some(v.as_str())))
+        })
+    };
     let from_any = || {
         values
             .iter()
             .find_map(|v| latest_model(v).map(|m| (m, Some(v.as_str()))))
     };
     let picked = from_named
+        .or_else(from_pointed)
         .or_else(from_any)
         .or_else(|| facts.caller(x).map(|m| (m, None)));
     let Some((m, value)) = picked else {
@@ -373,7 +364,20 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
                     quote(v)
                 )
             });
-            format!("it wrote {}, which {tool} rejected", quote(v))
+            let pointed_at = named.is_empty() && pointed.iter().any(|p| p == v);
+            match (&said.derived, &said.key, &said.kind) {
+                (Some(d), _, _) if pointed_at => format!(
+                    "it wrote the {} values of a call that {tool} rejected",
+                    quote(&d.key)
+                ),
+                (None, Some(k), _) if pointed_at => {
+                    format!("it wrote the {} of a call that {tool} rejected", quote(k))
+                }
+                (None, None, Some((words, _))) if pointed_at => {
+                    format!("it chose the {} that {tool} rejected", quote(words))
+                }
+                _ => format!("it wrote {}, which {tool} rejected", quote(v)),
+            }
         }
         None => {
             lines.push(format!(
@@ -391,6 +395,9 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
         ));
     } else if !err.is_empty() {
         lines.push(format!("the tool's error: {}", quote(err)));
+    }
+    if named.is_empty() && complaint.is_none() {
+        lines.extend(content_lines(&said));
     }
     if check.rejected() {
         let what: Vec<_> = check.problems.iter().map(|p| p.what.as_str()).collect();
@@ -416,45 +423,36 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     }
 }
 
-/// The spans of `err` between matching quotes (`'…'`, `"…"`, `` `…` ``, `‘…’`, `“…”`), of 2 to 200
-/// characters: what an error message quotes is usually the value it complains about.
-fn quoted_spans(err: &str) -> Vec<&str> {
-    const PAIRS: [(char, char); 5] = [('\'', '\''), ('"', '"'), ('`', '`'), ('‘', '’'), ('“', '”')];
-    let chars: Vec<(usize, char)> = err.char_indices().collect();
-    let mut out = Vec::new();
-    for (open, close) in PAIRS {
-        // Quote marks, leaving out apostrophes inside words ("can't").
-        let marks: Vec<(usize, char)> = chars
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, c))| *c == open || *c == close)
-            .filter(|(k, (_, c))| {
-                let inside = |d: isize| {
-                    k.checked_add_signed(d)
-                        .and_then(|j| chars.get(j))
-                        .is_some_and(|(_, x)| x.is_alphanumeric())
-                };
-                *c != '\'' || !(inside(-1) && inside(1))
-            })
-            .map(|(_, &m)| m)
-            .collect();
-        let mut k = 0;
-        while k + 1 < marks.len() && out.len() < 16 {
-            let (Some(&(a, ca)), Some(&(b, cb))) = (marks.get(k), marks.get(k + 1)) else {
-                break;
-            };
-            if ca != open || cb != close {
-                k += 1;
-                continue;
-            }
-            let span = err.get(a + open.len_utf8()..b).unwrap_or("").trim();
-            if (2..=200).contains(&span.chars().count()) {
-                out.push(span);
-            }
-            k += 2;
-        }
+/// What ties an error that names no argument value to the request: a sum of its numbers, one
+/// of its keys, the kind of one of its values; and that nothing in it is about the service.
+fn content_lines(said: &Mentions) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(d) = &said.derived {
+        lines.push(format!(
+            "the error's {} is the sum of the arguments' {} values ({})",
+            quote(&d.number),
+            quote(&d.key),
+            short(&d.parts.join(" + "), QUOTE_CHARS)
+        ));
+    } else if let Some(k) = &said.key {
+        lines.push(format!(
+            "the error is about {}, a field of the arguments",
+            quote(k)
+        ));
+    } else if let Some((words, v)) = &said.kind {
+        lines.push(format!(
+            "the error is about the {} the arguments name ({})",
+            quote(words),
+            quote(v)
+        ));
     }
-    out
+    if !lines.is_empty() {
+        lines.push(
+            "it rejects what the request holds, and says nothing of a time-out, an outage or credentials, so the model that wrote the request is blamed, not the service"
+                .to_owned(),
+        );
+    }
+    lines
 }
 
 /// Where the user first gave `value` before step `x` (a user step, or the task), in words.
@@ -473,23 +471,7 @@ pub(crate) fn user_origin(facts: &Facts<'_>, value: &str, x: usize) -> Option<St
         .then(|| "the task".to_owned())
 }
 
+mod mention;
+
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod quote_tests {
-    use super::quoted_spans;
-
-    #[test]
-    fn quoted_values_are_found_around_apostrophes() {
-        assert_eq!(
-            quoted_spans("NameError: name 'reslt' is not defined"),
-            vec!["reslt"]
-        );
-        assert_eq!(
-            quoted_spans("can't parse 'Friday' as \"date\""),
-            vec!["Friday", "date"]
-        );
-        assert_eq!(quoted_spans("it's fine, isn't it"), Vec::<&str>::new());
-    }
-}

@@ -9,12 +9,13 @@ use crate::analysis::claims::{CheckedClaim, check_claims};
 use crate::analysis::detect::say::short;
 use crate::analysis::detect::{Facts, detect_all};
 use crate::analysis::influence::{
-    ConfidenceOptions, Embedder, dropped_section, influence_section, ranking_confidence,
+    ConfidenceOptions, Embedder, RankingSubject, dropped_section, influence_section,
+    ranking_confidence_of,
 };
 use crate::analysis::judge::{Judge, build_request, finding_from, read_answer, should_ask};
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::load::{Loaded, Warning};
-use crate::analysis::model::Run;
+use crate::analysis::model::{Run, RunStatus};
 use crate::analysis::rank::params::{MAX_SUSPECTS, QUOTE_CHARS, SCORE_CAP};
 use crate::analysis::rank::{Scored, SuspectEntry, fault, score_all, suspects, walk_back};
 use crate::analysis::report::Role;
@@ -106,7 +107,13 @@ pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
         .iter()
         .map(|s| (s.step.as_str(), s.score))
         .collect();
-    let confidence = ranking_confidence(&pairs, &opts.confidence);
+    // Rule scores order findings; in a run that did not fail they order observations.
+    let subject = if matches!(run.status, RunStatus::Failed | RunStatus::Error) {
+        RankingSubject::Suspects
+    } else {
+        RankingSubject::Observations
+    };
+    let confidence = ranking_confidence_of(&pairs, &opts.confidence, subject);
     let verdict = suspects_out.first().map(|s| VerdictStep {
         step: s.step.clone(),
         index: s.index,
@@ -246,3 +253,6 @@ fn links_out(run: &Run, links: &LinkGraph) -> Vec<Link> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod wording_tests;

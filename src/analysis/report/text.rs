@@ -5,7 +5,7 @@
 //! made inert here, whatever the report already did.
 
 use super::{Report, SupportLabel, Suspect};
-use crate::analysis::model::{describe_step, inert_line};
+use crate::analysis::model::{RunStatus, describe_step, inert_line};
 use std::fmt::Write as _;
 
 /// Claims longer than this are shortened in the text.
@@ -53,23 +53,36 @@ fn label_word(l: SupportLabel) -> &'static str {
     }
 }
 
+/// True when the run failed (`failed` or `error`): only then is there a failure to explain.
+fn run_failed(report: &Report) -> bool {
+    matches!(report.run.status, RunStatus::Failed | RunStatus::Error)
+}
+
 fn role_words(report: &Report, s: &Suspect) -> String {
+    let failed = run_failed(report);
     match (s.role, &s.cause) {
-        (super::Role::RootCause, _) => {
+        (super::Role::RootCause, _) if failed => {
             "root cause found by walking back from the failure".to_owned()
         }
+        (super::Role::RootCause, _) => "upstream of a step that failed".to_owned(),
         (super::Role::Symptom, Some(c)) => {
             let pos = report
                 .suspects
                 .iter()
                 .find(|x| &x.step == c)
                 .map(|x| x.index);
+            let lead = if failed {
+                "symptom; caused by"
+            } else {
+                "traced back to"
+            };
             match pos {
-                Some(i) => format!("symptom; caused by {}", describe_step(c, i)),
-                None => format!("symptom; caused by step '{}'", inert(c)),
+                Some(i) => format!("{lead} {}", describe_step(c, i)),
+                None => format!("{lead} step '{}'", inert(c)),
             }
         }
-        _ => "suspect".to_owned(),
+        _ if failed => "suspect".to_owned(),
+        _ => "observation".to_owned(),
     }
 }
 
@@ -86,16 +99,29 @@ pub fn render_text(report: &Report) -> String {
         inert(&r.source_format)
     );
     out.push('\n');
-    if r.status == crate::analysis::model::RunStatus::Succeeded && !report.suspects.is_empty() {
-        out.push_str(
-            "The run succeeded: nothing below made it fail, but these steps looked wrong.\n\n",
-        );
+    let failed = run_failed(report);
+    if !failed && !report.suspects.is_empty() {
+        out.push_str(match r.status {
+            RunStatus::Succeeded => {
+                "The run succeeded, so there is no failure to explain. The rules noticed the steps \
+                 below; they are observations, not causes.\n\n"
+            }
+            _ => {
+                "The run has not finished, so nothing has failed yet. The rules noticed the steps \
+                 below; they are observations, not causes.\n\n"
+            }
+        });
     }
+    let (first, others) = if failed {
+        ("Top suspect", "Next suspects")
+    } else {
+        ("First observation", "Other observations")
+    };
     match report.suspects.first() {
         Some(top) => {
             let _ = writeln!(
                 out,
-                "Top suspect: {}: {}",
+                "{first}: {}: {}",
                 describe_step(&top.step, top.index),
                 words(&top.category)
             );
@@ -111,7 +137,7 @@ pub fn render_text(report: &Report) -> String {
             }
             let rest: Vec<_> = report.suspects.iter().skip(1).take(2).collect();
             if !rest.is_empty() {
-                out.push_str("\nNext suspects:\n");
+                let _ = writeln!(out, "\n{others}:");
                 for s in rest {
                     let _ = writeln!(
                         out,
@@ -132,7 +158,7 @@ pub fn render_text(report: &Report) -> String {
                 let _ = writeln!(out, "  ({more} more in --json)");
             }
             out.push('\n');
-            if report.suspects.len() > 1 && !report.confidence.shortlist.is_empty() {
+            if failed && report.suspects.len() > 1 && !report.confidence.shortlist.is_empty() {
                 if report.confidence.clear_winner {
                     out.push_str("Ranking: the top suspect leads clearly.\n");
                 } else {
@@ -150,7 +176,8 @@ pub fn render_text(report: &Report) -> String {
                 }
             }
         }
-        None => out.push_str("No suspect: no rule found a step to blame.\n"),
+        None if failed => out.push_str("No suspect: no rule found a step to blame.\n"),
+        None => out.push_str("Nothing to note: no rule flagged a step.\n"),
     }
     let _ = writeln!(
         out,
@@ -245,10 +272,22 @@ pub fn render_text(report: &Report) -> String {
             );
         }
     }
-    out.push_str(
-        "\nThis diagnosis is a correlation, not proof: it says where to look first. Only a re-run \
-         without the suspect (tdn-tui experiment, tdn-tui localize) shows that it caused the failure.\n",
-    );
+    out.push_str(match r.status {
+        RunStatus::Failed | RunStatus::Error => {
+            "\nThis diagnosis is a correlation, not proof: it says where to look first. Only a \
+             re-run without the suspect (tdn-tui experiment, tdn-tui localize) shows whether it \
+             caused the failure.\n"
+        }
+        RunStatus::Succeeded => {
+            "\nThe run succeeded, so nothing here is blamed for a failure. What the rules noticed \
+             is a correlation from the recording; a re-run without a step (tdn-tui experiment) \
+             shows whether it matters.\n"
+        }
+        RunStatus::Unfinished => {
+            "\nThe run has not finished, so nothing here is blamed for a failure yet. What the \
+             rules noticed is a correlation from the recording, not proof.\n"
+        }
+    });
     out
 }
 

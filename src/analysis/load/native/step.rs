@@ -43,14 +43,9 @@ pub(super) fn step_from_value(
     w: &mut Vec<Warning>,
 ) -> Result<(Step, Refs), RunError> {
     let Value::Object(mut o) = raw else {
-        return Err(RunError::Step {
-            step_id: None,
+        return Err(RunError::StepNotObject {
             index,
-            field: "(step)",
-            problem: format!(
-                "is {}; each step must be an object with \"id\" and \"kind\"",
-                json_type(&raw)
-            ),
+            found: json_type(&raw),
         });
     };
     let id = match o.remove("id") {

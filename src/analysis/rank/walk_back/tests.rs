@@ -3,6 +3,7 @@
 use super::*;
 use crate::analysis::claims::check_claims;
 use crate::analysis::links::{LinkGraph, StepTexts};
+use crate::analysis::model::Run;
 use crate::analysis::testutil::{RunBuilder, doc};
 use serde_json::json;
 
@@ -178,4 +179,82 @@ fn a_complaint_about_something_else_with_arguments_the_schema_accepts_blames_the
         let w = walk(&build(error));
         find(&w, 0, Category::WrongValue);
     }
+}
+
+/// A booking issued by a model step, with no tool schemas (as imported τ-bench runs are).
+fn booking(error: &str) -> Run {
+    let args = json!({
+        "user_id": "mia_li_3668",
+        "flights": [{"flight_number": "HAT136", "date": "2024-05-20"}],
+        "payment_methods": [
+            {"payment_id": "certificate_7504069", "amount": 250},
+            {"payment_id": "credit_card_4421486", "amount": 5}
+        ]
+    });
+    RunBuilder::failed()
+        .user(
+            "u1",
+            "Book HAT136 for me; use my certificate first, then my card.",
+        )
+        .llm(
+            "m1",
+            json!({"tool_calls": [{"name": "book_reservation", "arguments": args.clone()}]}),
+        )
+        .tool_err("t1", "book_reservation", args, error)
+        .build()
+}
+
+#[test]
+fn a_business_rule_rejection_about_the_requests_content_blames_the_model() {
+    // The error names no argument value, but talks about the payment amounts (a key of the
+    // arguments, two levels down) and quotes their sum.
+    let w = walk(&booking(
+        "Error: payment amount does not add up, total price is 305, but paid 255",
+    ));
+    let root = find(&w, 1, Category::WrongValue);
+    assert_eq!(root.role, Role::RootCause);
+    assert_eq!(root.finding.confidence, WALK_BACK_UNNAMED);
+    let ev = root.finding.evidence.join("\n");
+    assert!(ev.contains("'255'") && ev.contains("'amount'"), "{ev}");
+    assert!(ev.contains("250 + 5"), "{ev}");
+    assert!(
+        w.iter()
+            .all(|x| x.finding.category != Category::ServiceError)
+    );
+    // The kind of value the request used ("gift card" of 'gift_card_…'), a key alone.
+    for error in [
+        "Error: certificate cannot be used to update reservation",
+        "Error: the amount exceeds the limit",
+    ] {
+        let w = walk(&booking(error));
+        find(&w, 1, Category::WrongValue);
+    }
+}
+
+#[test]
+fn infrastructure_failures_stay_with_the_service_even_when_they_name_the_request() {
+    for error in [
+        "Error: upstream timed out while booking HAT136",
+        "503 Service Unavailable: payment amount service down",
+        "502 Bad Gateway",
+        "connection refused by payments.example:443",
+        "429 Too Many Requests: rate limit exceeded for mia_li_3668",
+        "401 Unauthorized: invalid API key",
+    ] {
+        let w = walk(&booking(error));
+        find(&w, 2, Category::ServiceError);
+        assert!(
+            w.iter().all(|x| x.finding.category != Category::WrongValue),
+            "{error}: {w:#?}"
+        );
+    }
+}
+
+#[test]
+fn an_error_that_mentions_nothing_of_the_request_still_blames_the_service() {
+    let w = walk(&booking("Error: something went wrong, try again later"));
+    find(&w, 2, Category::ServiceError);
+    // A number that is no sum of the arguments is not a mention of them.
+    let w = walk(&booking("Error: code 9731"));
+    find(&w, 2, Category::ServiceError);
 }
