@@ -1,16 +1,18 @@
 //! What a final answer asserts, for the detectors that trace it back: its items (a short answer
 //! and its parts; in a long answer its numbers, ids and quoted, bold or code-marked spans), and
 //! one comparable word form of any text so an item is found wherever it was written
-//! (`737,015` and `737015` read the same). Also who wrote the code a code-running step ran.
-//! Pure functions over text; linear in the text; no I/O.
+//! (`737,015` and `737015` read the same). Also who wrote the code a code-running step ran, and
+//! the answer's origin that `answer_origin` blames and `answer_handoff` looks around ([`trace`]).
+//! Pure functions over text; linear in the text and the run; no I/O.
 
 use super::Facts;
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
-use crate::analysis::model::Run;
+use crate::analysis::model::{Run, StepKind};
 use crate::analysis::rank::params::{
     ANSWER_ITEM_MAX_CHARS, ANSWER_MAX_ITEMS, ANSWER_SHORT_WORDS, LINK_SCAN_BYTES,
 };
+use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
 /// One thing the final answer asserts.
@@ -268,6 +270,96 @@ pub fn code_author(f: &Facts<'_>, i: usize) -> Option<usize> {
         .and_then(|id| f.run.step_index(id))
         .filter(|&j| j < i)
         .or_else(|| f.caller(i))
+}
+
+/// Where a failed multi-agent run's final answer came from (docs/how-it-decides.md, "Answer
+/// origin"): the earliest step blamed for one of its items.
+#[derive(Debug)]
+pub struct AnswerTrace {
+    /// The answer's items that are traced.
+    pub items: Vec<Item>,
+    /// One multi-pattern search over the items' keys (pattern `k` is `items[k]`).
+    pub matcher: AhoCorasick,
+    /// The blamed step: the model step that first stated an item, or the step that wrote the
+    /// code whose printed output first held it.
+    pub origin: usize,
+    /// The step whose output first held the first of `introduced` (the origin, or the code run).
+    pub holder: usize,
+    /// The items the origin introduced, in the answer's order (never empty).
+    pub introduced: Vec<usize>,
+}
+
+/// The answer's origin in a failed multi-agent run, or `None` (a run that did not fail, a
+/// single agent, no answer, nothing to trace, or no item traced to a model step). For each item,
+/// the first step (not a user or system message) whose output holds it: a model step is its
+/// origin, a step that ran code gives the step that wrote the code, other steps are sources. A
+/// phrase holding another found item is traced through that item. One pass over the steps with
+/// one multi-pattern search: linear in the run.
+pub fn trace(f: &Facts<'_>) -> Option<AnswerTrace> {
+    let run = f.run;
+    if !run.went_wrong() || !multi_agent(run) {
+        return None;
+    }
+    let answer = run.final_answer.as_deref()?;
+    let items = answer_items(answer, run.task.as_deref().unwrap_or(""), f.reference())?;
+    if items.is_empty() {
+        return None;
+    }
+    let matcher = AhoCorasick::new(items.iter().map(|i| i.key.as_str())).ok()?;
+    let mut first: Vec<Option<usize>> = vec![None; items.len()];
+    let mut left = items.len();
+    for (i, s) in run.steps.iter().enumerate() {
+        if left == 0 {
+            break;
+        }
+        if matches!(s.kind, StepKind::User | StepKind::System) {
+            continue;
+        }
+        for m in matcher.find_overlapping_iter(&norm_words(f.texts.produced(i))) {
+            if let Some(slot) = first.get_mut(m.pattern().as_usize())
+                && slot.is_none()
+            {
+                *slot = Some(i);
+                left -= 1;
+            }
+        }
+    }
+    let mut best: Option<(usize, usize, Vec<usize>)> = None;
+    for (k, (item, holder)) in items.iter().zip(&first).enumerate() {
+        let Some(h) = *holder else { continue };
+        let holds_found = items
+            .iter()
+            .zip(&first)
+            .enumerate()
+            .any(|(j, (other, at))| {
+                j != k
+                    && at.is_some()
+                    && other.key.len() < item.key.len()
+                    && item.key.contains(other.key.as_str())
+            });
+        if holds_found {
+            continue;
+        }
+        let blamed = match run.steps.get(h).map(|s| s.kind) {
+            Some(kind) if kind.is_model() => Some(h),
+            Some(StepKind::Tool) => code_author(f, h),
+            _ => None,
+        };
+        let Some(b) = blamed else { continue };
+        match &mut best {
+            Some((bb, _, list)) if *bb == b => list.push(k),
+            Some((bb, _, _)) if *bb < b => {}
+            _ => best = Some((b, h, vec![k])),
+        }
+    }
+    let (origin, holder, introduced) = best?;
+    Some(AnswerTrace {
+        items,
+        matcher,
+        origin,
+        holder,
+        introduced,
+    })
 }
 
 #[cfg(test)]

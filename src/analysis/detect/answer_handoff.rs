@@ -11,7 +11,7 @@
 //! below it. Linear: one multi-pattern search over the steps before the origin is known, one over
 //! the steps after it. No I/O.
 
-use super::answer::{Item, answer_items, code_author, multi_agent, norm_words};
+use super::answer::{Item, norm_words};
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::{Run, Step, StepKind};
@@ -32,22 +32,15 @@ impl Detector for AnswerHandoff {
 
     fn detect(&self, f: &Facts<'_>) -> Vec<Finding> {
         let run = f.run;
-        if !run.went_wrong() || !multi_agent(run) {
-            return Vec::new();
-        }
-        let Some(answer) = run.final_answer.as_deref() else {
+        let Some(t) = f.answer_trace() else {
             return Vec::new();
         };
-        let task = run.task.as_deref().unwrap_or("");
-        let Some(items) = answer_items(answer, task, f.reference()) else {
+        let (origin, holder) = (t.origin, t.holder);
+        let Some(&mine) = t.introduced.first() else {
             return Vec::new();
         };
-        let Some(ac) = matcher(&items) else {
-            return Vec::new();
-        };
-        let Some((origin, holder, mine)) = origin(f, &items, &ac) else {
-            return Vec::new();
-        };
+        let items = &t.items;
+        let ac = &t.matcher;
         let who = agent_of(run.steps.get(origin));
         let shown = items
             .get(mine)
@@ -71,7 +64,7 @@ impl Detector for AnswerHandoff {
                 )),
             );
         }
-        if let Some(o) = handoff_out(f, holder, who, &ac, mine) {
+        if let Some(o) = handoff_out(f, holder, who, ac, mine) {
             out.push(
                 Finding::new(
                     o,
@@ -90,60 +83,6 @@ impl Detector for AnswerHandoff {
         }
         out
     }
-}
-
-fn matcher(items: &[Item]) -> Option<AhoCorasick> {
-    if items.is_empty() {
-        return None;
-    }
-    AhoCorasick::new(items.iter().map(|i| i.key.as_str())).ok()
-}
-
-/// The answer's origin as `answer_origin` finds it: for each item, the first step (not a user or
-/// system message) whose output holds it; a model step is its origin, a step that ran code gives
-/// the step that wrote the code, other steps are sources. A phrase holding another found item is
-/// traced through that item. The earliest origin: (origin, the step holding the value, the item).
-fn origin(f: &Facts<'_>, items: &[Item], ac: &AhoCorasick) -> Option<(usize, usize, usize)> {
-    let mut first: Vec<Option<usize>> = vec![None; items.len()];
-    let mut left = items.len();
-    for (i, s) in f.run.steps.iter().enumerate() {
-        if left == 0 {
-            break;
-        }
-        if matches!(s.kind, StepKind::User | StepKind::System) {
-            continue;
-        }
-        let text = norm_words(f.texts.produced(i));
-        for m in ac.find_overlapping_iter(&text) {
-            if let Some(slot) = first.get_mut(m.pattern().as_usize())
-                && slot.is_none()
-            {
-                *slot = Some(i);
-                left -= 1;
-            }
-        }
-    }
-    let mut best: Option<(usize, usize, usize)> = None;
-    for (k, (item, holder)) in items.iter().zip(&first).enumerate() {
-        let Some(h) = *holder else { continue };
-        let holds_found = items.iter().zip(&first).enumerate().any(|(j, (o, at))| {
-            j != k && at.is_some() && o.key.len() < item.key.len() && item.key.contains(&o.key)
-        });
-        if holds_found {
-            continue;
-        }
-        let blamed = match f.run.steps.get(h).map(|s| s.kind) {
-            Some(kind) if kind.is_model() => Some(h),
-            Some(StepKind::Tool) => code_author(f, h),
-            _ => None,
-        };
-        if let Some(b) = blamed
-            && best.is_none_or(|(bb, _, _)| b < bb)
-        {
-            best = Some((b, h, k));
-        }
-    }
-    best
 }
 
 fn agent_of(s: Option<&Step>) -> Option<&str> {

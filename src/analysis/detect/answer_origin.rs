@@ -15,12 +15,10 @@
 //! an answer holding the whole reference is not traced at all. User and system messages are
 //! never an origin. One pass over the steps with one multi-pattern search: linear in the run.
 
-use super::answer::{Item, answer_items, code_author, multi_agent, norm_words};
+use super::answer::Item;
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
-use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::ANSWER_ORIGIN;
-use aho_corasick::AhoCorasick;
 
 /// The step that first stated the final answer's values.
 pub struct AnswerOrigin;
@@ -36,53 +34,15 @@ impl Detector for AnswerOrigin {
 
     fn detect(&self, f: &Facts<'_>) -> Vec<Finding> {
         let run = f.run;
-        if !run.went_wrong() || !multi_agent(run) {
-            return Vec::new();
-        }
-        let Some(answer) = run.final_answer.as_deref() else {
+        let Some(t) = f.answer_trace() else {
             return Vec::new();
         };
-        let task = run.task.as_deref().unwrap_or("");
-        let Some(items) = answer_items(answer, task, f.reference()) else {
-            return Vec::new();
-        };
-        let Some(first) = first_holders(f, &items) else {
-            return Vec::new();
-        };
-        // The earliest origin, and the items it introduced. A phrase holding another item that
-        // was found ("the total is 1250" holding "1250") is traced through that item only.
-        let mut best: Option<(usize, usize, Vec<&Item>)> = None;
-        for (k, (item, holder)) in items.iter().zip(&first).enumerate() {
-            let Some(h) = *holder else { continue };
-            let holds_found = items
-                .iter()
-                .zip(&first)
-                .enumerate()
-                .any(|(j, (other, at))| {
-                    j != k
-                        && at.is_some()
-                        && other.key.len() < item.key.len()
-                        && item.key.contains(other.key.as_str())
-                });
-            if holds_found {
-                continue;
-            }
-            let kind = run.steps.get(h).map(|s| s.kind);
-            let blamed = match kind {
-                Some(k) if k.is_model() => Some(h),
-                Some(StepKind::Tool) => code_author(f, h),
-                _ => None,
-            };
-            let Some(b) = blamed else { continue };
-            match &mut best {
-                Some((bb, _, list)) if *bb == b => list.push(item),
-                Some((bb, _, _)) if *bb < b => {}
-                _ => best = Some((b, h, vec![item])),
-            }
-        }
-        let Some((b, h, list)) = best else {
-            return Vec::new();
-        };
+        let (b, h) = (t.origin, t.holder);
+        let list: Vec<&Item> = t
+            .introduced
+            .iter()
+            .filter_map(|&k| t.items.get(k))
+            .collect();
         let shown: Vec<String> = list.iter().take(3).map(|i| quote(&i.shown)).collect();
         let values = shown.join(", ");
         let mut fi = Finding::new(
@@ -110,34 +70,6 @@ impl Detector for AnswerOrigin {
         }
         vec![fi]
     }
-}
-
-/// For each item, the first step (not a user or system message) whose output holds it.
-fn first_holders(f: &Facts<'_>, items: &[Item]) -> Option<Vec<Option<usize>>> {
-    if items.is_empty() {
-        return None;
-    }
-    let ac = AhoCorasick::new(items.iter().map(|i| i.key.as_str())).ok()?;
-    let mut first: Vec<Option<usize>> = vec![None; items.len()];
-    let mut left = items.len();
-    for (i, s) in f.run.steps.iter().enumerate() {
-        if left == 0 {
-            break;
-        }
-        if matches!(s.kind, StepKind::User | StepKind::System) {
-            continue;
-        }
-        let text = norm_words(f.texts.produced(i));
-        for m in ac.find_overlapping_iter(&text) {
-            if let Some(slot) = first.get_mut(m.pattern().as_usize())
-                && slot.is_none()
-            {
-                *slot = Some(i);
-                left -= 1;
-            }
-        }
-    }
-    Some(first)
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! What several detectors and the ranking need to know about a run, computed once: the step
 //! texts, the links, the checked claims, which model step issued each tool call, the latest user
-//! message before each step, and whether the run changed anything. Linear in the run.
+//! message before each step, whether the run changed anything, and (on first use) where the final
+//! answer came from. Linear in the run.
 
+use super::answer::{self, AnswerTrace};
 use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::report::SupportLabel;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use std::cell::OnceCell;
 
 /// At most this many distinct tool names are looked for in model outputs.
 const MAX_TOOL_NAMES: usize = 1_000;
@@ -29,6 +32,8 @@ pub struct Facts<'a> {
     last_user: Vec<Option<usize>>,
     changed: bool,
     used: Vec<bool>,
+    /// The final answer's origin, found once for the detectors that read it.
+    answer: OnceCell<Option<AnswerTrace>>,
 }
 
 impl<'a> Facts<'a> {
@@ -62,18 +67,26 @@ impl<'a> Facts<'a> {
             last_user,
             changed,
             used: used_later(run, links, claims),
+            answer: OnceCell::new(),
         }
     }
 
     /// The same facts with another reference answer in force (`None` for `--no-reference`).
     pub fn with_reference(mut self, reference: Option<&'a str>) -> Facts<'a> {
         self.reference = reference;
+        self.answer = OnceCell::new();
         self
     }
 
     /// The known-good answer in force, if any: detectors compare the final answer with it.
     pub fn reference(&self) -> Option<&'a str> {
         self.reference
+    }
+
+    /// Where the final answer of a failed multi-agent run came from ([`answer::trace`]), found on
+    /// first use.
+    pub fn answer_trace(&self) -> Option<&AnswerTrace> {
+        self.answer.get_or_init(|| answer::trace(self)).as_ref()
     }
 
     /// The model step that issued the tool call at `i`: the latest earlier model step whose
