@@ -48,6 +48,8 @@ fn keypress(c: &mut Criterion) {
         ("timeline_top_bottom", "1", "G g"),
         ("timeline_fold_toggle", "1 g", "Space"),
         ("next_suspect", "2", "]"),
+        ("influence_toggle", "2", "i"),
+        ("influence_down", "2 i", "j"),
         ("focus_next_pane", "", "Tab"),
         ("detail_scroll", "3", "j"),
         // Live, the search runs off the UI task; here it runs in line, twice per iteration.

@@ -37,10 +37,16 @@ impl Drop for Session {
 
 impl Session {
     fn start(tag: &str, command: &str) -> Session {
-        Session::start_in(tag, Path::new(env!("CARGO_MANIFEST_DIR")), command)
+        Session::start_in(
+            tag,
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+            (120, 40),
+            command,
+        )
     }
 
-    fn start_in(tag: &str, dir: &Path, command: &str) -> Session {
+    fn start_in(tag: &str, dir: &Path, size: (u16, u16), command: &str) -> Session {
+        let (w, h) = (size.0.to_string(), size.1.to_string());
         let name = format!("tdn-e2e-{tag}-{}", std::process::id());
         let dir = dir.display().to_string();
         let out = tmux(&[
@@ -51,9 +57,9 @@ impl Session {
             "-s",
             &name,
             "-x",
-            "120",
+            &w,
             "-y",
-            "40",
+            &h,
             command,
         ]);
         assert!(
@@ -198,10 +204,11 @@ fn sample_runs() -> tempfile::TempDir {
     dir
 }
 
-/// Issue 5's journey, by keyboard alone, from inside the sample runs' folder: open the refund
-/// run, step through the suspects, open the help, ablate the top context unit through the
-/// folder's own stand-in agent (confirming its command first), see it confirmed and recorded,
-/// quit; then the ledger verifies and nothing the session started is still running.
+/// Issue 5's journey, by keyboard alone, in an 80x24 terminal, from inside the sample runs'
+/// folder: open the refund run, step through the suspects, open the help, switch to the context
+/// influence and ablate its top unit through the folder's own stand-in agent (confirming its
+/// command first), see it confirmed and recorded, restore the dropped unit and see that
+/// confirmed too, quit; then the ledger verifies and nothing the session started is running.
 #[test]
 fn a_user_ablates_the_top_context_unit_from_the_sample_runs_and_sees_it_confirmed() {
     if !tmux_available() {
@@ -221,7 +228,7 @@ fn a_user_ablates_the_top_context_unit_from_the_sample_runs_and_sees_it_confirme
         dir.path().join("no-config").display(),
         env!("CARGO_BIN_EXE_tdn-tui"),
     );
-    let s = Session::start_in("journey", dir.path(), &command);
+    let s = Session::start_in("journey", dir.path(), (80, 24), &command);
     let first = s.wait_for("Clear winner: step 's3'");
     assert!(
         first.contains("▶#1 ★ s3"),
@@ -238,9 +245,9 @@ fn a_user_ablates_the_top_context_unit_from_the_sample_runs_and_sees_it_confirme
     s.keys(&["Escape"]);
     s.wait_for("Clear winner: step 's3'");
 
-    // The context influence ranking follows the suspects: its top unit is the outdated policy.
-    s.keys(&["2", "j", "j"]);
-    s.wait_for("▶1  ★ policy-2019");
+    // One key shows the context influence ranking: its top unit is the outdated policy.
+    s.keys(&["i"]);
+    s.wait_for_all(&["▸Context influence (3)", "▶1  ★ policy-2019"]);
     s.keys(&["a"]);
     // The exact command, where it came from and what it removes are shown first.
     s.wait_for_all(&[
@@ -257,6 +264,17 @@ fn a_user_ablates_the_top_context_unit_from_the_sample_runs_and_sees_it_confirme
     ]);
     // When the job ends its batch is closed: the ledger's attribution appears in the pane.
     s.wait_for("harmful · causal_ablation");
+
+    // The restore key shows the dropped unit first; pressed again it re-runs with it put back
+    // (the command was confirmed once this session).
+    s.keys(&["r"]);
+    s.wait_for_all(&["Dropped context", "▶ - policy-2024 (document)"]);
+    s.keys(&["r"]);
+    s.wait_for_all(&[
+        "CAUSAL",
+        "restoring 'policy-2024' changed the outcome in 3/3",
+    ]);
+    s.wait_for("job #2 finished");
 
     s.keys(&["q"]);
     let after = s.wait_for("tdn-exit=");

@@ -6,6 +6,8 @@
 mod big_run;
 #[path = "support/tui_fixture.rs"]
 mod fixture;
+#[path = "tui/journey.rs"]
+mod journey;
 #[path = "tui/state.rs"]
 mod state;
 
@@ -22,9 +24,9 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
 const SCREENS: &[(&str, &str)] = &[
     ("timeline", "1"),
     ("suspects", "2"),
-    ("suspects_context", "2 j j j"),
+    ("suspects_context", "2 i"),
     ("detail", "3"),
-    ("dropped", "4 j"),
+    ("dropped", "4"),
     ("claims", "5"),
     ("experiments_empty", "6"),
     ("experiments_confirmed", "a y 6"),
@@ -195,14 +197,14 @@ fn hostile_text_anywhere_in_a_run_or_report_never_reaches_a_cell() {
 
 #[test]
 fn scores_are_never_percentages_and_influence_is_labelled_as_correlation() {
-    for keys in ["2", "2 j j j", "a y 6"] {
+    for keys in ["2", "2 i", "a y 6"] {
         let mut s = screen(calendar(), (120, 40), scripted());
         press(&mut s, keys);
         let text = s.screen();
         assert!(!text.contains('%'), "a percentage after '{keys}':\n{text}");
     }
     let mut s = screen(calendar(), (120, 40), scripted());
-    press(&mut s, "2 j j j");
+    press(&mut s, "2 i");
     assert!(s.screen().contains("correlation, not a cause"));
 }
 

@@ -1,16 +1,23 @@
 //! The run's attribution ledger behind the session's `SampleSink` seam (runner.md "Verdicts",
 //! attribution-ledger.md §4-5): each finished sample is appended and fsynced, with the trials it
 //! completes, before the session shows it; its [`Receipt`] says which trials it formed or why it
-//! formed none; closing the batch appends its attributions. Blocking file I/O: the session calls
-//! it from `spawn_blocking`. Prints nothing.
+//! formed none; closing the batch appends its attributions. When another process holds the
+//! ledger's lock past the 10 s limit, a sample is held back and waits until it is written
+//! (attribution-ledger.md §7, "Concurrency"). Blocking file I/O: the session calls it from
+//! `spawn_blocking`. Prints nothing.
 
 use crate::analysis::model::{Run, inert_line};
+use crate::experiments::ledger::file::LOCK_WAIT;
+use crate::experiments::ledger::store::LockWait;
 use crate::experiments::ledger::{
     Appended, Closed, Cost, Ledger, LedgerError, Location, NewSample, Policy, SampleOutcome, Scope,
 };
-use crate::experiments::sink::{FinishedSample, Receipt, SampleRecordOutcome, SampleSink};
+use crate::experiments::sink::{
+    FinishedSample, HoldBack, Receipt, SampleRecordOutcome, SampleSink,
+};
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 use time::OffsetDateTime;
 use time::macros::format_description;
 
@@ -21,6 +28,8 @@ pub struct RunLedger {
     run: Run,
     policy: Policy,
     closed: Mutex<Option<Closed>>,
+    /// How long an append waits for the lock before it says the sample is held back.
+    patience: Duration,
 }
 
 /// Why a ledger cannot take a run's samples.
@@ -61,7 +70,15 @@ impl RunLedger {
             run: run.clone(),
             policy,
             closed: Mutex::new(None),
+            patience: LOCK_WAIT,
         })
+    }
+
+    /// How long an append waits for the lock before it says the sample is held back (10 s
+    /// unless changed; tests shorten it).
+    pub fn with_lock_patience(mut self, patience: Duration) -> RunLedger {
+        self.patience = patience;
+        self
     }
 
     /// What closing the batch appended, once it has closed.
@@ -90,32 +107,25 @@ impl SampleSink for RunLedger {
     }
 
     fn append_with_receipt(&self, s: &FinishedSample) -> Result<Receipt, String> {
-        let outcome = match &s.outcome {
-            SampleRecordOutcome::Answered {
-                output, flipped, ..
-            } => Ok(SampleOutcome {
-                output,
-                reproduced: !flipped,
-            }),
-            SampleRecordOutcome::Errored { message, .. } => Err(message.clone()),
+        self.save(s, None)
+    }
+
+    fn append_waiting(&self, s: &FinishedSample, hold: &HoldBack<'_>) -> Result<Receipt, String> {
+        let wait = LockWait {
+            patience: self.patience,
+            on_wait: hold.on_wait,
+            give_up: hold.give_up,
         };
-        let appended = self
-            .ledger
-            .append_sample(&NewSample {
-                cohort: &s.cohort,
-                evaluator_epoch: &s.evaluator_epoch,
-                run: &self.run,
-                runner_command: &s.runner_command,
-                spec: &s.spec,
-                finished_at: finished_at(&s.finished_at),
-                outcome,
-                cost: s.cost.map(|c| Cost {
-                    loops: c.loops,
-                    tokens: c.tokens,
-                }),
-            })
-            .map_err(|e| e.to_string())?;
-        Ok(receipt(&appended))
+        self.save(s, Some(&wait)).map_err(|e| {
+            if (hold.give_up)() {
+                format!(
+                    "given up while waiting for the ledger lock on '{}'; the sample was not written",
+                    self.ledger.path().display()
+                )
+            } else {
+                e
+            }
+        })
     }
 
     fn close_cohort(&self, cohort: &str) -> Result<(), String> {
@@ -125,6 +135,40 @@ impl SampleSink for RunLedger {
             .map_err(|e| e.to_string())?;
         *self.closed.lock().unwrap_or_else(PoisonError::into_inner) = Some(closed);
         Ok(())
+    }
+}
+
+impl RunLedger {
+    /// Appends one sample, waiting for the lock as `wait` says (or the usual 10 s).
+    fn save(&self, s: &FinishedSample, wait: Option<&LockWait<'_>>) -> Result<Receipt, String> {
+        let outcome = match &s.outcome {
+            SampleRecordOutcome::Answered {
+                output, flipped, ..
+            } => Ok(SampleOutcome {
+                output,
+                reproduced: !flipped,
+            }),
+            SampleRecordOutcome::Errored { message, .. } => Err(message.clone()),
+        };
+        let sample = NewSample {
+            cohort: &s.cohort,
+            evaluator_epoch: &s.evaluator_epoch,
+            run: &self.run,
+            runner_command: &s.runner_command,
+            spec: &s.spec,
+            finished_at: finished_at(&s.finished_at),
+            outcome,
+            cost: s.cost.map(|c| Cost {
+                loops: c.loops,
+                tokens: c.tokens,
+            }),
+        };
+        let appended = match wait {
+            Some(w) => self.ledger.append_sample_waiting(&sample, w),
+            None => self.ledger.append_sample(&sample),
+        }
+        .map_err(|e| e.to_string())?;
+        Ok(receipt(&appended))
     }
 }
 
@@ -267,6 +311,90 @@ mod tests {
         assert!(
             e.to_string()
                 .contains("holds the evidence of run 'r1', not of run 'r2'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_sample_waits_for_a_lock_held_by_another_handle_says_so_and_is_written_once_granted() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = location(dir.path());
+        let l = RunLedger::open(&loc, &run(), Policy::default())
+            .unwrap()
+            .with_lock_patience(Duration::from_millis(50));
+        let samples = || {
+            std::fs::read_to_string(&loc.path)
+                .unwrap()
+                .lines()
+                .filter(|l| l.contains("\"type\":\"sample\""))
+                .count()
+        };
+        assert_eq!(samples(), 0);
+        // Another handle (as another process would) takes the exclusive lock.
+        let other = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&loc.path)
+            .unwrap();
+        other.lock().unwrap();
+        let (told_tx, told_rx) = std::sync::mpsc::channel::<String>();
+        let told_tx = Mutex::new(told_tx);
+        std::thread::scope(|scope| {
+            let append = scope.spawn(|| {
+                let on_wait = |why: &str| {
+                    let _ = told_tx.lock().unwrap().send(why.to_owned());
+                };
+                let give_up = || false;
+                l.append_waiting(
+                    &sample(ExperimentKind::Baseline, &[], false),
+                    &HoldBack {
+                        on_wait: &on_wait,
+                        give_up: &give_up,
+                    },
+                )
+            });
+            let why = told_rx.recv().unwrap();
+            assert!(
+                why.contains("r1.ledger.jsonl") && why.contains("held the lock"),
+                "{why}"
+            );
+            assert_eq!(
+                samples(),
+                0,
+                "held back: nothing is written while the lock is held"
+            );
+            other.unlock().unwrap();
+            let saved = append.join().unwrap();
+            assert_eq!(saved, Ok(Receipt::default()));
+        });
+        assert_eq!(samples(), 1, "written once the lock was granted");
+        assert!(told_rx.try_recv().is_err(), "told once");
+        assert!(verify_path(&loc.path).unwrap().problems.is_empty());
+    }
+
+    #[test]
+    fn giving_up_on_a_held_lock_leaves_the_sample_not_saved_with_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = location(dir.path());
+        let l = RunLedger::open(&loc, &run(), Policy::default())
+            .unwrap()
+            .with_lock_patience(Duration::from_millis(10));
+        let other = std::fs::File::open(&loc.path).unwrap();
+        other.lock().unwrap();
+        let told = std::sync::atomic::AtomicBool::new(false);
+        let on_wait = |_: &str| told.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Gives up once it has said the sample is held back.
+        let give_up = || told.load(std::sync::atomic::Ordering::SeqCst);
+        let e = l
+            .append_waiting(
+                &sample(ExperimentKind::Baseline, &[], false),
+                &HoldBack {
+                    on_wait: &on_wait,
+                    give_up: &give_up,
+                },
+            )
+            .unwrap_err();
+        assert!(
+            e.contains("given up while waiting for the ledger lock") && e.contains("not written"),
             "{e}"
         );
     }

@@ -2,7 +2,9 @@
 //! error) goes to a [`SampleSink`] before it is shown (docs/experiments.md, "Verdicts"). The
 //! run's ledger implements it (`setup::RunLedger`); [`MemorySink`] stands in for tests.
 //!
-//! Also here: the [`Receipt`] of a saved sample (the trials it formed, or why it formed none) and
+//! A sink may hold a sample back while another process holds the ledger's lock
+//! ([`SampleSink::append_waiting`], [`HoldBack`]); the session says so and shows the sample once
+//! it is written. Also here: the [`Receipt`] of a saved sample (the trials it formed, or why it formed none) and
 //! the UTC time stamp of a finished sample. Nothing here prints.
 
 use crate::analysis::model::RunStatus;
@@ -65,6 +67,15 @@ pub struct Receipt {
     pub refused: Vec<String>,
 }
 
+/// How [`SampleSink::append_waiting`] may wait for a ledger another process has locked: the
+/// sample is held back (not shown) until it is written (attribution-ledger.md §7, "Concurrency").
+pub struct HoldBack<'a> {
+    /// Told once, with why, that the sample is being held back.
+    pub on_wait: &'a (dyn Fn(&str) + Sync),
+    /// Asked while waiting; true gives up, and the sample is then not saved.
+    pub give_up: &'a (dyn Fn() -> bool + Sync),
+}
+
 /// Where finished samples go. `append` is called from a blocking thread (never the screen's
 /// task) once per finished sample, before the sample is shown; it returns only when the record is
 /// durable. An `Err` marks the sample "not saved" with that reason.
@@ -77,6 +88,17 @@ pub trait SampleSink: Send + Sync {
     /// default reports nothing beyond the save.
     fn append_with_receipt(&self, sample: &FinishedSample) -> Result<Receipt, String> {
         self.append(sample).map(|()| Receipt::default())
+    }
+    /// Like [`SampleSink::append_with_receipt`], but when the file is locked by another process
+    /// for longer than the usual limit, tells `hold.on_wait` and keeps waiting until the sample
+    /// is written or `hold.give_up` says to stop. The default waits no differently.
+    fn append_waiting(
+        &self,
+        sample: &FinishedSample,
+        hold: &HoldBack<'_>,
+    ) -> Result<Receipt, String> {
+        let _ = hold;
+        self.append_with_receipt(sample)
     }
     /// Called once when the session ends (finished or cancelled).
     fn close_cohort(&self, cohort: &str) -> Result<(), String>;

@@ -108,6 +108,10 @@ pub enum Action {
     ConfirmNo,
     /// Open the selected run of the file.
     PickRun,
+    /// Show the list of the file's runs again.
+    RunList,
+    /// Switch the suspects pane between the ranked steps and the context-influence ranking.
+    ToggleInfluence,
     /// Turn mouse support on or off.
     ToggleMouse,
 
@@ -194,6 +198,8 @@ impl Action {
         Action::ConfirmYes,
         Action::ConfirmNo,
         Action::PickRun,
+        Action::RunList,
+        Action::ToggleInfluence,
         Action::ToggleMouse,
     ];
 
@@ -247,6 +253,8 @@ impl Action {
             Action::ConfirmYes => "confirm-yes",
             Action::ConfirmNo => "confirm-no",
             Action::PickRun => "pick-run",
+            Action::RunList => "run-list",
+            Action::ToggleInfluence => "toggle-influence",
             Action::ToggleMouse => "toggle-mouse",
             Action::JumpTo(_) => "jump-to",
             Action::SearchInput(_) => "search-input",
@@ -320,6 +328,10 @@ impl Action {
             Action::ConfirmYes => "run it",
             Action::ConfirmNo => "do not run it",
             Action::PickRun => "open the selected run",
+            Action::RunList => "back to the list of the file's runs",
+            Action::ToggleInfluence => {
+                "suspects pane: switch between the ranked steps and the context influence"
+            }
             Action::ToggleMouse => "turn mouse support on or off",
             Action::JumpTo(_) => "show a step",
             Action::SearchInput(_) => "type into the search",

@@ -12,18 +12,22 @@ use super::panes::dropped::{DroppedRow, DroppedState};
 use super::panes::experiments::ExperimentsState;
 use super::panes::suspects::SuspectsState;
 use super::panes::timeline::TimelineState;
+use super::picker::{PickerState, RunChoice};
 use super::theme::Theme;
 use super::widgets::graph_gutter::Graph;
 use super::widgets::inert_text::clipped;
-use crate::analysis::model::{Run, RunStatus};
+use crate::analysis::model::Run;
 use crate::analysis::report::Report;
-use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Longest step label kept for the timeline and search, in columns.
 const MAX_LABEL_WIDTH: usize = 160;
+/// Longest excerpt of a step's text kept for the timeline, in columns.
+const MAX_EXCERPT_WIDTH: usize = 120;
+/// Bytes of a step's text read to make its excerpt (the rest is never looked at).
+const EXCERPT_BYTES: usize = 512;
 /// Ticks a status message stays up (the tick is 250 ms).
 pub const MESSAGE_TICKS: u64 = 40;
 
@@ -111,6 +115,11 @@ pub struct Document {
     pub source: Option<PathBuf>,
     /// Per step: `id kind name @agent`, made inert and clipped (timeline rows and search).
     pub labels: Vec<String>,
+    /// Per step: the start of its text (output, else input, else error) on one line, inert and
+    /// clipped, shown after the label where there is room; empty when it has none.
+    pub excerpts: Vec<String>,
+    /// Some step records a duration or tokens (the timeline keeps columns for them).
+    pub has_timing: bool,
     /// Per step: nesting depth.
     pub depth: Vec<u16>,
     /// Per step: its parent's index (always an earlier step).
@@ -140,6 +149,8 @@ impl Document {
         let mut parent = vec![None; n];
         let mut has_children = vec![false; n];
         let mut labels = Vec::with_capacity(n);
+        let mut excerpts = Vec::with_capacity(n);
+        let mut has_timing = false;
         for (i, step) in run.steps.iter().enumerate() {
             if let Some(p) = step
                 .parent
@@ -173,6 +184,12 @@ impl Document {
                 label.push_str(a);
             }
             labels.push(clipped(&label, MAX_LABEL_WIDTH).into_owned());
+            excerpts.push(step_excerpt(step));
+            has_timing |= step.duration_ms().is_some()
+                || step
+                    .usage
+                    .as_ref()
+                    .is_some_and(|u| u.input_tokens.is_some() || u.output_tokens.is_some());
         }
         let mut suspect_of = vec![None; n];
         for (pos, s) in report.suspects.iter().enumerate() {
@@ -207,6 +224,8 @@ impl Document {
             report: Arc::new(report),
             source,
             labels,
+            excerpts,
+            has_timing,
             depth,
             parent,
             nested: has_children.iter().any(|&c| c),
@@ -234,30 +253,33 @@ impl Document {
     }
 }
 
-/// One run of a file holding several, as the picker lists it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunChoice {
-    /// The run's id.
-    pub id: String,
-    /// Its title, when it has one.
-    pub title: Option<String>,
-    /// How it ended.
-    pub status: RunStatus,
-    /// Its number of steps.
-    pub steps: usize,
-}
-
-/// The list shown when a file holds several runs.
-#[derive(Debug, Default)]
-pub struct PickerState {
-    /// The runs, in file order.
-    pub runs: Vec<RunChoice>,
-    /// The selected one.
-    pub cursor: usize,
-    /// First visible row.
-    pub offset: Cell<usize>,
-    /// An opening is under way.
-    pub opening: bool,
+/// The start of what a step said on one line: its output, else its error, else (for a search or
+/// a tool call, whose input is its query) its input, when it is text (JSON values are left to the
+/// detail pane); whitespace runs become one space. A model step's input is its prompt, not
+/// something it said, so it is never shown.
+fn step_excerpt(step: &crate::analysis::model::Step) -> String {
+    use crate::analysis::model::StepKind;
+    fn text_of(v: &Option<serde_json::Value>) -> Option<&str> {
+        match v {
+            Some(serde_json::Value::String(t)) if !t.trim().is_empty() => Some(t.as_str()),
+            _ => None,
+        }
+    }
+    let query = matches!(step.kind, StepKind::Retrieval | StepKind::Tool);
+    let text = text_of(&step.output)
+        .or(step.error.as_deref())
+        .or(if query { text_of(&step.input) } else { None })
+        .unwrap_or("");
+    if text.is_empty() {
+        return String::new();
+    }
+    let mut end = text.len().min(EXCERPT_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = text.get(..end).unwrap_or("");
+    let one_line = head.split_whitespace().collect::<Vec<_>>().join(" ");
+    clipped(&one_line, MAX_EXCERPT_WIDTH).into_owned()
 }
 
 /// A modal shown over the panes.
@@ -288,6 +310,9 @@ pub struct StatusLine {
     pub problem: bool,
     /// The tick after which it goes away.
     pub until: u64,
+    /// Said when the screen opened (a config, keymap or theme problem): a newer message that
+    /// replaces it sends it back to the queue, so it is seen.
+    pub startup: bool,
 }
 
 /// What the screen was started with, besides the run.
@@ -320,9 +345,9 @@ impl Default for AppOptions {
 /// The whole state of the screen.
 #[derive(Debug)]
 pub struct App {
-    /// The opened run (none while the picker is up).
+    /// The opened run (none until one is chosen from the run list).
     pub doc: Option<Arc<Document>>,
-    /// The run list, for a file holding several runs.
+    /// The run list, for a file holding several runs (kept while a run is open).
     pub picker: Option<PickerState>,
     /// The focused pane.
     pub focus: Pane,
@@ -378,10 +403,7 @@ impl App {
     /// A screen listing the runs of a file, none opened yet.
     pub fn picker(runs: Vec<RunChoice>, opts: AppOptions) -> App {
         let mut app = App::empty(opts);
-        app.picker = Some(PickerState {
-            runs,
-            ..PickerState::default()
-        });
+        app.picker = Some(PickerState::new(runs));
         app
     }
 
@@ -410,8 +432,18 @@ impl App {
             headless: opts.headless,
             quit: false,
         };
-        for m in opts.messages {
-            app.problem(m);
+        for text in opts.messages {
+            let line = StatusLine {
+                text,
+                problem: true,
+                until: MESSAGE_TICKS,
+                startup: true,
+            };
+            if app.status.is_none() {
+                app.status = Some(line);
+            } else {
+                app.queued.push(line);
+            }
         }
         app
     }
@@ -419,20 +451,35 @@ impl App {
     /// Opens a document: every pane starts over; the top suspect is selected when there is one.
     pub fn set_document(&mut self, doc: Arc<Document>) {
         self.timeline = TimelineState::for_document(&doc);
-        self.suspects = SuspectsState::default();
+        self.suspects = SuspectsState::for_document(&doc);
         self.detail = DetailState::default();
         self.detail_cache = DetailCache::default();
-        self.dropped = DroppedState::default();
+        self.dropped = DroppedState::for_document(&doc);
         self.claims = ClaimsState::default();
-        self.experiments = ExperimentsState::default();
+        // A new run starts a new job list; the consent, the runner and the job numbers are the
+        // session's (a job of the run before may still report under its number).
+        let old = std::mem::take(&mut self.experiments);
+        self.experiments.runner_note = old.runner_note;
+        self.experiments.consented = old.consented;
+        self.experiments.last_job = old.last_job;
         self.search = SearchState::default();
-        self.picker = None;
+        if let Some(p) = &mut self.picker {
+            // The list stays, hidden, so the user can go back to it.
+            p.visible = false;
+            p.filtering = false;
+            p.opened = p.opening.take().or(p.opened);
+        }
         let top = doc
             .report
             .suspects
             .first()
             .and_then(|s| doc.index_of(&s.step));
-        self.focus = if doc.report.suspects.is_empty() {
+        let has_influence = doc
+            .report
+            .influence
+            .as_ref()
+            .is_some_and(|i| !i.scores.is_empty());
+        self.focus = if doc.report.suspects.is_empty() && !has_influence {
             Pane::Timeline
         } else {
             Pane::Suspects
@@ -471,16 +518,32 @@ impl App {
             text,
             problem,
             until: self.tick + MESSAGE_TICKS,
+            startup: false,
         };
-        if self.status.is_some() && problem {
-            self.queued.push(line);
-        } else {
-            self.status = Some(line);
+        // The newest message answers the last key; a start-up message it replaces comes back.
+        if let Some(old) = self.status.replace(line)
+            && old.startup
+        {
+            self.queued.insert(0, old);
         }
+    }
+
+    /// The run list, when it is on screen.
+    pub fn shown_picker(&self) -> Option<&PickerState> {
+        self.picker
+            .as_ref()
+            .filter(|p| p.visible || self.doc.is_none())
     }
 
     /// The key scopes in force, most specific first.
     pub fn scopes(&self) -> Vec<Scope> {
+        if let Some(p) = self.shown_picker() {
+            return if p.filtering {
+                vec![Scope::Search, Scope::Always]
+            } else {
+                vec![Scope::Picker, Scope::Panes, Scope::Always]
+            };
+        }
         if self.search.active {
             return vec![Scope::Search, Scope::Always];
         }
@@ -492,9 +555,6 @@ impl App {
                 return vec![Scope::Viewer, Scope::Panes, Scope::Always];
             }
             None => {}
-        }
-        if self.doc.is_none() {
-            return vec![Scope::Picker, Scope::Panes, Scope::Always];
         }
         vec![
             self.focus.scope(),

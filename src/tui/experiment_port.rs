@@ -185,6 +185,19 @@ pub enum ExperimentEvent {
         /// How it ended.
         outcome: SampleOutcome,
     },
+    /// A sample ended, but the ledger's lock was not granted in time: the sample is held back
+    /// (not shown) until it is written; its `SampleFinished` follows then (runner.md "Verdicts",
+    /// attribution-ledger.md §7 "Concurrency").
+    SampleHeld {
+        /// The job.
+        job: JobId,
+        /// Position of the probe.
+        probe: usize,
+        /// 0-based sample.
+        sample: usize,
+        /// Who holds the lock and for how long, as the ledger says it.
+        why: String,
+    },
     /// A probe has its verdict.
     ProbeFinished {
         /// The job.
@@ -214,6 +227,7 @@ impl ExperimentEvent {
             ExperimentEvent::Planned { job, .. }
             | ExperimentEvent::SampleStarted { job, .. }
             | ExperimentEvent::SampleFinished { job, .. }
+            | ExperimentEvent::SampleHeld { job, .. }
             | ExperimentEvent::ProbeFinished { job, .. }
             | ExperimentEvent::JobFinished { job, .. } => *job,
         }

@@ -412,6 +412,12 @@ fn translate(job: JobId, ev: TrialEvent) -> Vec<ExperimentEvent> {
                 },
             }]
         }
+        TrialEvent::SampleHeld { probe, seed, why } => vec![ExperimentEvent::SampleHeld {
+            job,
+            probe: probe.0,
+            sample: sample(seed),
+            why,
+        }],
         TrialEvent::SampleErrored {
             probe,
             seed,

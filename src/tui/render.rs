@@ -5,12 +5,10 @@
 
 use super::action::Action;
 use super::app::{App, Document, Overlay, Pane};
-use super::keymap::Scope;
 use super::overlays::{confirm, help, search, too_small, viewer};
 use super::panes::{claims, detail, dropped, experiments, suspects, timeline};
 use super::theme::Role;
-use super::widgets::inert_text::clipped;
-use super::widgets::scroll_list::window;
+use super::widgets::inert_text::{clipped, width_of, wrap_spans};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -18,6 +16,10 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// From this width the timeline, a secondary pane and the detail are shown side by side.
 pub const WIDE_MIN_WIDTH: u16 = 100;
+/// Longest extra text in a pane's title, in columns.
+const MAX_TITLE_EXTRA: usize = 60;
+/// Most rows a status message takes.
+const STATUS_MAX_LINES: usize = 2;
 /// Share of the wide layout's width given to the timeline, in percent.
 const TIMELINE_PERCENT: u16 = 45;
 
@@ -48,7 +50,7 @@ pub fn layout(app: &App, area: Rect) -> Areas {
     let [header, body, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(status_height(app, area.width)),
     ])
     .areas(area);
     if area.width >= WIDE_MIN_WIDTH {
@@ -102,29 +104,25 @@ pub fn detail_width(app: &App) -> Option<u16> {
 }
 
 /// A pane's frame: its title (plus `extra`) and the focused border.
-pub fn pane_block<'a>(app: &App, pane: Pane, focused: bool, extra: &str) -> Block<'a> {
+pub fn pane_block<'a>(app: &App, pane: Pane, focused: bool, extra: &str, width: u16) -> Block<'a> {
     let t = &app.theme;
-    let n = Pane::ALL.iter().position(|p| *p == pane).unwrap_or(0) + 1;
-    let mut title = vec![Span::styled(
-        format!(" {n} {} ", pane.title()),
-        t.style(if focused {
-            Role::TitleFocus
-        } else {
-            Role::Title
-        }),
-    )];
-    if pane.is_secondary() && app.size.0 >= WIDE_MIN_WIDTH {
-        for other in Pane::ALL.iter().filter(|p| p.is_secondary() && **p != pane) {
-            let m = Pane::ALL.iter().position(|p| p == other).unwrap_or(0) + 1;
-            title.push(Span::styled(
-                format!("{m} {} ", short_title(*other)),
-                t.style(Role::TextDim),
-            ));
-        }
-    }
-    if !extra.is_empty() {
+    let mut title: Vec<Span<'a>> = title_parts(app, pane)
+        .into_iter()
+        .enumerate()
+        .map(|(k, text)| {
+            let role = match (k, focused) {
+                (0, true) => Role::TitleFocus,
+                (0, false) => Role::Title,
+                _ => Role::TextDim,
+            };
+            Span::styled(text, t.style(role))
+        })
+        .collect();
+    // The extra text is cut to the room the frame leaves (a cut ends in `…`).
+    let room = title_room(app, pane, width).min(MAX_TITLE_EXTRA);
+    if !extra.is_empty() && room > 1 {
         title.push(Span::styled(
-            format!("· {} ", clipped(extra, 60)),
+            format!("· {} ", clipped(extra, room)),
             t.style(Role::TextDim),
         ));
     }
@@ -136,6 +134,27 @@ pub fn pane_block<'a>(app: &App, pane: Pane, focused: bool, extra: &str) -> Bloc
         } else {
             Role::Border
         }))
+}
+
+/// The pane's own title, then (for a secondary pane in the wide layout) the other secondary
+/// panes it can be switched to.
+fn title_parts(app: &App, pane: Pane) -> Vec<String> {
+    let n = Pane::ALL.iter().position(|p| *p == pane).unwrap_or(0) + 1;
+    let mut parts = vec![format!(" {n} {} ", pane.title())];
+    if pane.is_secondary() && app.size.0 >= WIDE_MIN_WIDTH {
+        for other in Pane::ALL.iter().filter(|p| p.is_secondary() && **p != pane) {
+            let m = Pane::ALL.iter().position(|p| p == other).unwrap_or(0) + 1;
+            parts.push(format!("{m} {} ", short_title(*other)));
+        }
+    }
+    parts
+}
+
+/// Columns left for the `extra` text of [`pane_block`]'s title in a pane `width` wide.
+pub fn title_room(app: &App, pane: Pane, width: u16) -> usize {
+    let used: usize = title_parts(app, pane).iter().map(|p| width_of(p)).sum();
+    // The two corners, then "· " before the extra text and a space after it.
+    usize::from(width).saturating_sub(used + 2 + 3)
 }
 
 fn short_title(p: Pane) -> &'static str {
@@ -153,9 +172,16 @@ pub fn render(app: &App, frame: &mut Frame) {
         return;
     }
     let a = layout(app, area);
-    let Some(doc) = app.doc.as_deref() else {
-        render_picker(app, frame, &a);
-        render_status(app, frame, a.status);
+    let shown = app.shown_picker();
+    let (Some(doc), None) = (app.doc.as_deref(), shown) else {
+        if let Some(p) = shown {
+            super::picker::render(app, p, frame, &a);
+        }
+        if shown.is_some_and(|p| p.filtering) {
+            search::render_prompt(app, frame, a.status);
+        } else {
+            render_status(app, frame, a.status);
+        }
         return;
     };
     render_header(app, doc, frame, a.header);
@@ -189,49 +215,65 @@ pub fn render(app: &App, frame: &mut Frame) {
 
 fn render_header(app: &App, doc: &Document, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
+    let width = usize::from(area.width);
+    let text = header_text(doc, width);
+    frame.render_widget(
+        Paragraph::new(Line::styled(text, t.style(Role::Header))).style(t.style(Role::Header)),
+        area,
+    );
+}
+
+/// The top line: the full wording when it fits, else a shorter one, else cut.
+fn header_text(doc: &Document, width: usize) -> String {
     let r = &doc.report;
-    let mut spans = vec![Span::styled(
-        format!(
+    let fault = (!r.fault.why.is_empty() || r.fault.party != crate::analysis::report::Party::None)
+        .then(|| party_name(r.fault.party));
+    let warnings = r.run.warnings.len();
+    let build = |id_max: usize, short: bool, category: bool| {
+        let mut out = format!(
             " {} · {} · {} steps",
-            clipped(&r.run.id, 40),
+            clipped(&r.run.id, id_max),
             r.run.status.as_str(),
             r.run.steps
-        ),
-        t.style(Role::Header),
-    )];
-    if r.run.source_format != crate::analysis::model::RUN_FORMAT {
-        spans.push(Span::styled(
-            format!(" · from {}", r.run.source_format),
-            t.style(Role::Header),
-        ));
-    }
-    if !r.fault.why.is_empty() || r.fault.party != crate::analysis::report::Party::None {
-        spans.push(Span::styled(
-            format!(" · fault: {}", party_name(r.fault.party)),
-            t.style(Role::Header),
-        ));
-    }
-    match &r.verdict {
-        Some(v) => spans.push(Span::styled(
-            format!(
+        );
+        if !short && r.run.source_format != crate::analysis::model::RUN_FORMAT {
+            out.push_str(&format!(" · from {}", r.run.source_format));
+        }
+        if let Some(f) = fault {
+            out.push_str(&format!(" · fault: {f}"));
+        }
+        match (&r.verdict, short) {
+            (Some(v), false) => out.push_str(&format!(
                 " · top suspect: {} · {}",
                 doc.describe(v.index),
                 clipped(&v.category, 30)
-            ),
-            t.style(Role::Header),
-        )),
-        None => spans.push(Span::styled(" · no suspect", t.style(Role::Header))),
+            )),
+            (Some(v), true) if category => out.push_str(&format!(
+                " · top: {} {}",
+                clipped(&v.step, 12),
+                clipped(&v.category, 24)
+            )),
+            (Some(v), true) => out.push_str(&format!(" · top: {}", clipped(&v.step, 12))),
+            (None, _) => out.push_str(" · no suspect"),
+        }
+        if warnings > 0 {
+            out.push_str(&format!(" · ⚠ {warnings} warnings"));
+        }
+        out
+    };
+    for (id_max, short, category) in [
+        (40, false, true),
+        (40, true, true),
+        (40, true, false),
+        (24, true, false),
+        (12, true, false),
+    ] {
+        let text = build(id_max, short, category);
+        if width_of(&text) <= width {
+            return text;
+        }
     }
-    if !r.run.warnings.is_empty() {
-        spans.push(Span::styled(
-            format!(" · ⚠ {} warnings", r.run.warnings.len()),
-            t.style(Role::Header),
-        ));
-    }
-    frame.render_widget(
-        Paragraph::new(Line::from(spans)).style(t.style(Role::Header)),
-        area,
-    );
+    clipped(&build(12, true, false), width).into_owned()
 }
 
 fn party_name(p: crate::analysis::report::Party) -> &'static str {
@@ -263,92 +305,54 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
 
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let line = match &app.status {
-        Some(s) => Line::from(vec![Span::styled(
-            format!(" {}", clipped(&s.text, usize::from(area.width))),
-            t.style(if s.problem {
-                Role::Warning
-            } else {
-                Role::StatusMessage
-            }),
-        )]),
-        None => {
-            let mut spans = Vec::new();
-            for (keys, name) in app.keymap.hints(&app.scopes()) {
-                spans.push(Span::styled(format!(" {keys}"), t.style(Role::Key)));
-                spans.push(Span::styled(format!(" {name} "), t.style(Role::Status)));
-            }
-            if app.mouse {
-                spans.push(Span::styled(" mouse on", t.style(Role::Status)));
-            }
-            Line::from(spans)
-        }
+    let width = usize::from(area.width);
+    let lines = match &app.status {
+        Some(s) => wrap_spans(
+            vec![(
+                format!(" {}", clipped(&s.text, width * STATUS_MAX_LINES)),
+                t.style(if s.problem {
+                    Role::Warning
+                } else {
+                    Role::StatusMessage
+                }),
+            )],
+            width,
+            " ",
+        ),
+        None => vec![hint_line(app, width)],
     };
-    frame.render_widget(Paragraph::new(line).style(t.style(Role::Status)), area);
+    frame.render_widget(Paragraph::new(lines).style(t.style(Role::Status)), area);
 }
 
-fn render_picker(app: &App, frame: &mut Frame, a: &Areas) {
+/// The key hints of the scopes in force that fit whole, help first.
+fn hint_line(app: &App, width: usize) -> Line<'static> {
     let t = &app.theme;
-    let Some(p) = &app.picker else { return };
-    frame.render_widget(
-        Paragraph::new(Line::styled(
-            format!(" tdn-tui · this file holds {} runs: pick one", p.runs.len()),
-            t.style(Role::Header),
-        ))
-        .style(t.style(Role::Header)),
-        a.header,
-    );
-    let key = app
-        .keymap
-        .first_key(&[Scope::Picker], &Action::PickRun)
-        .unwrap_or_default();
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(Span::styled(
-            format!(" Runs · {key} opens "),
-            t.style(Role::TitleFocus),
-        ))
-        .border_style(t.style(Role::BorderFocus));
-    let inner = block.inner(a.body);
-    frame.render_widget(block, a.body);
-    if p.opening {
-        frame.render_widget(
-            Paragraph::new(Line::styled("opening…", t.style(Role::TextDim))),
-            inner,
-        );
-        return;
+    let mut hints = app.keymap.hints(&app.scopes());
+    if let Some(i) = hints.iter().position(|(_, n)| *n == Action::Help.name()) {
+        let help = hints.remove(i);
+        hints.insert(0, help);
     }
-    let range = window(&p.offset, p.cursor, usize::from(inner.height), p.runs.len());
-    let width = usize::from(inner.width);
-    let lines: Vec<Line<'_>> = range
-        .filter_map(|i| {
-            let r = p.runs.get(i)?;
-            let title = r
-                .title
-                .as_deref()
-                .map(|x| format!("  {}", clipped(x, 60)))
-                .unwrap_or_default();
-            let mut line = Line::from(vec![
-                Span::styled(
-                    format!("{}{:>4}  ", if i == p.cursor { "▶" } else { " " }, i),
-                    t.style(Role::TextDim),
-                ),
-                Span::styled(format!("{:<28}", clipped(&r.id, 28)), t.style(Role::Text)),
-                Span::styled(
-                    format!(" {:<10} {:>6} steps", r.status.as_str(), r.steps),
-                    t.style(Role::TextDim),
-                ),
-                Span::styled(title, t.style(Role::Text)),
-            ]);
-            if i == p.cursor {
-                let w = line.width();
-                if w < width {
-                    line.spans.push(Span::raw(" ".repeat(width - w)));
-                }
-                line = line.patch_style(t.style(Role::Selection));
-            }
-            Some(line)
-        })
-        .collect();
-    frame.render_widget(Paragraph::new(lines), inner);
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (keys, name) in hints {
+        let w = width_of(&keys) + name.len() + 3;
+        if used + w > width {
+            continue;
+        }
+        used += w;
+        spans.push(Span::styled(format!(" {keys}"), t.style(Role::Key)));
+        spans.push(Span::styled(format!(" {name} "), t.style(Role::Status)));
+    }
+    if app.mouse && used + 9 <= width {
+        spans.push(Span::styled(" mouse on", t.style(Role::Status)));
+    }
+    Line::from(spans)
+}
+
+/// Rows the status bar takes: two for a message too long for one.
+pub fn status_height(app: &App, width: u16) -> u16 {
+    match &app.status {
+        Some(s) if width_of(&s.text) + 1 > usize::from(width) => 2,
+        _ => 1,
+    }
 }

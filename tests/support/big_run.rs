@@ -13,7 +13,8 @@ use tdn_tui::analysis::report::{
 use tdn_tui::tui::app::Document;
 
 /// A generated run of `n` steps: kinds in turn, every tenth step a parent of the nine after it,
-/// an error every 97 steps, timings and tokens, and a context record on model steps.
+/// an error every 97 steps, timings and tokens, a context record on model steps, and a long
+/// text message on agent steps.
 pub fn big_run(n: usize) -> Run {
     let mut run = Run::new(format!("big-{n}"), RunStatus::Failed);
     run.final_answer = Some("the generated answer".to_owned());
@@ -54,7 +55,15 @@ pub fn big_run(n: usize) -> Run {
                 sent: (0..3).map(|u| UnitId(format!("u{u}"))).collect(),
             });
         }
-        s.output = Some(serde_json::json!({"answer": format!("value {i}"), "n": i}));
+        s.output = Some(if kind == StepKind::Agent {
+            // A multi-agent message: the timeline shows its start after the label.
+            serde_json::json!(format!(
+                "Message {i}: the next speaker reports on the plan. {}",
+                "A long multi-agent message goes on. ".repeat(20)
+            ))
+        } else {
+            serde_json::json!({"answer": format!("value {i}"), "n": i})
+        });
         s.usage = Some(Usage {
             input_tokens: Some(100 + (i as u64 % 900)),
             output_tokens: Some(20),

@@ -6,11 +6,13 @@ use super::fixture::{calendar, press, screen, scripted};
 use std::sync::Arc;
 use tdn_tui::analysis::model::{Run, RunStatus, Step, StepKind};
 use tdn_tui::analysis::report::{Report, Verdict};
-use tdn_tui::tui::app::{App, AppOptions, Document, Overlay, Pane, RunChoice};
+use tdn_tui::tui::app::{App, AppOptions, Document, Overlay, Pane};
 use tdn_tui::tui::experiment_port::{JobId, Request, ScriptedPort, Target, Unavailable};
 use tdn_tui::tui::headless::Headless;
 use tdn_tui::tui::keymap::Keymap;
 use tdn_tui::tui::panes::experiments::JobState;
+use tdn_tui::tui::panes::suspects::View;
+use tdn_tui::tui::picker::RunChoice;
 
 fn selected_id(h: &Headless) -> String {
     let doc = h.app.doc.as_ref().expect("a run is open");
@@ -57,14 +59,36 @@ fn suspect_keys_step_through_the_ranking_and_move_the_timeline() {
     );
     press(&mut h, "[ [");
     assert_eq!(selected_id(&h), "s3");
-    // Moving in the pane does the same, and walks on into the influence ranking.
+    // Moving in the pane does the same, and stops at the last suspect.
     press(&mut h, "j");
     assert_eq!(selected_id(&h), "s4");
     press(&mut h, "j j");
-    assert_eq!(
-        h.app.suspects.cursor, 3,
-        "the first context entry follows the three suspects"
-    );
+    assert_eq!(h.app.suspects.cursor, 2);
+    // The influence ranking is the pane's other list, one key away, with its own cursor.
+    press(&mut h, "i");
+    assert_eq!(h.app.suspects.view, View::Context);
+    assert_eq!(h.app.suspects.cursor(), 0);
+    assert!(h.screen().contains("▶1  ★ u-cal-doc"), "{}", h.screen());
+    press(&mut h, "j i");
+    assert_eq!(h.app.suspects.view, View::Steps);
+    assert_eq!(h.app.suspects.cursor(), 2, "each list keeps its place");
+    press(&mut h, "i [");
+    assert_eq!(h.app.suspects.view, View::Steps, "[ goes back to the steps");
+    assert_eq!(selected_id(&h), "s4");
+}
+
+#[test]
+fn the_influence_key_from_another_pane_shows_the_ranking() {
+    let mut h = screen(calendar(), (80, 24), none());
+    press(&mut h, "1 i");
+    assert_eq!(h.app.focus, Pane::Suspects);
+    assert_eq!(h.app.suspects.view, View::Context);
+    let s = h.screen();
+    assert!(s.contains("▸Context influence (4)"), "{s}");
+    assert!(s.contains("correlation, not a cause"), "{s}");
+    // Every entry of the ranking can be selected at 80x24.
+    press(&mut h, "G");
+    assert!(h.screen().contains("▶4"), "{}", h.screen());
 }
 
 #[test]
@@ -230,19 +254,36 @@ fn experiments_are_refused_without_a_runner_or_a_final_answer() {
 #[test]
 fn a_dropped_unit_can_be_restored_and_a_context_unit_ablated() {
     let mut h = screen(calendar(), (120, 40), scripted());
-    press(&mut h, "4 r");
+    // From another pane, the restore key shows the dropped units first and runs nothing.
+    press(&mut h, "r");
+    assert_eq!(h.app.focus, Pane::Dropped);
+    assert!(h.app.overlay.is_none());
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .is_some_and(|s| s.text.contains("select the unit to put back")),
+        "{:?}",
+        h.app.status
+    );
+    // The first dropped unit is selected when the pane opens.
+    press(&mut h, "r");
+    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
+        panic!("no confirm")
+    };
+    assert_eq!(c.request, Request::Restore(vec!["u-tz".into()]));
+    press(&mut h, "n k r");
+    assert!(
+        h.app.overlay.is_none(),
+        "a step row names no unit to restore"
+    );
     assert!(
         h.app
             .status
             .as_ref()
             .is_some_and(|s| s.text.contains("select one of the dropped units"))
     );
-    press(&mut h, "j r");
-    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
-        panic!("no confirm")
-    };
-    assert_eq!(c.request, Request::Restore(vec!["u-tz".into()]));
-    press(&mut h, "n 2 j j j a");
+    press(&mut h, "2 i a");
     let Some(Overlay::Confirm(c)) = &h.app.overlay else {
         panic!("no confirm")
     };
@@ -359,12 +400,14 @@ fn the_picker_opens_the_chosen_run() {
             title: None,
             status: RunStatus::Failed,
             steps: 9,
+            task: None,
         },
         RunChoice {
             id: "b".into(),
             title: Some("second".into()),
             status: RunStatus::Succeeded,
             steps: 9,
+            task: Some("book a call".into()),
         },
     ];
     let app = App::picker(choices, AppOptions::default());
@@ -383,7 +426,15 @@ fn the_picker_opens_the_chosen_run() {
         clipboard: tdn_tui::tui::effects::Clipboard::None,
     };
     let mut h = Headless::new(app, ctx, rx);
-    assert!(h.screen().contains("this file holds 2 runs"));
+    let list = h.screen();
+    assert!(
+        list.contains("2 runs in this file, 1 failed or errored"),
+        "{list}"
+    );
+    assert!(
+        list.contains("book a call"),
+        "the task is shown under its run: {list}"
+    );
     press(&mut h, "j Enter");
     assert!(h.app.doc.is_some());
     assert_eq!(selected_id(&h), "s3");

@@ -20,7 +20,7 @@ pub enum LedgerError {
     },
     /// Another process held the lock for longer than the limit.
     #[error(
-        "{}: waiting for ledger lock: another tdn-tui has held it for more than {secs} s; the sample is held back until it can be written",
+        "{}: the ledger is locked: another process has held its lock for more than {secs} s, so nothing was read or written; try again once that process is done",
         path.display()
     )]
     Busy {

@@ -8,7 +8,7 @@ use super::attribute::ComponentKey;
 use super::canonical::canonical;
 use super::digest::sha256_hex;
 use super::error::LedgerError;
-use super::file::{Content, Line, MAX_LEDGER_BYTES, lock, parse_line, split_lines};
+use super::file::{Content, LOCK_POLL, Line, MAX_LEDGER_BYTES, lock, parse_line, split_lines};
 use super::naming::{created_by, timestamp};
 use super::record::Policy;
 use super::record::{Header, Record, RecordType, Sample, Scope, Torn, Trial, line_value};
@@ -16,10 +16,23 @@ use super::session::{self, Appended, Closed, NewSample};
 use crate::experiments::spec::ExperimentKind;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::fs::{File, OpenOptions};
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How an append waits for the file lock when another process holds it (attribution-ledger.md
+/// §7, "Concurrency": the sample is held back until it is written). Without one, an append gives
+/// up after the usual 10 s.
+pub struct LockWait<'a> {
+    /// After this long without the lock, `on_wait` is told once; the append keeps waiting.
+    pub patience: Duration,
+    /// Told, with who holds the lock and for how long, that the sample is being held back.
+    pub on_wait: &'a (dyn Fn(&str) + Sync),
+    /// Asked while waiting; true gives up (the append fails with [`LedgerError::Busy`]).
+    pub give_up: &'a (dyn Fn() -> bool + Sync),
+}
 
 /// A ledger open for appending. Cheap to share between threads (`&self` methods, one internal
 /// mutex); other processes are kept apart by the file lock.
@@ -202,6 +215,16 @@ impl Ledger {
         self.transact(|tx| session::append(tx, &self.path, s))
     }
 
+    /// As [`Ledger::append_sample`], waiting for the file lock as `wait` says instead of giving
+    /// up after 10 s.
+    pub fn append_sample_waiting(
+        &self,
+        s: &NewSample<'_>,
+        wait: &LockWait<'_>,
+    ) -> Result<Appended, LedgerError> {
+        self.transact_with(Some(wait), |tx| session::append(tx, &self.path, s))
+    }
+
     /// Aggregates every trial of `cohort` under `policy` and appends the attributions not yet
     /// written (all of them, or the rest after a crash cut an earlier aggregation short). Closes
     /// the cohort: later trials of it are refused.
@@ -213,7 +236,14 @@ impl Ledger {
         &self,
         f: impl FnOnce(&mut Tx<'_>) -> Result<T, LedgerError>,
     ) -> Result<T, LedgerError> {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        self.transact_with(None, f)
+    }
+
+    fn transact_with<T>(
+        &self,
+        wait: Option<&LockWait<'_>>,
+        f: impl FnOnce(&mut Tx<'_>) -> Result<T, LedgerError>,
+    ) -> Result<T, LedgerError> {
         let path = &self.path;
         let existed = match std::fs::metadata(path) {
             Ok(m) if !m.is_file() => {
@@ -231,7 +261,13 @@ impl Ledger {
             .create(true)
             .open(path)
             .map_err(|e| LedgerError::io(path, "open", e))?;
-        lock(&file, path, true)?;
+        match wait {
+            Some(w) => lock_waiting(&file, path, w)?,
+            None => lock(&file, path, true)?,
+        }
+        // The file lock first, then our state: an append waiting for another process holds
+        // nothing that the appends of this one need, so each of them can say it is waiting.
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let r = self.locked(&mut file, &mut state, existed, f);
         let _ = file.unlock();
         if r.is_err() {
@@ -315,6 +351,36 @@ impl Ledger {
         }
         state.offset = len + u64::try_from(out.len()).unwrap_or(u64::MAX);
         Ok(result)
+    }
+}
+
+/// Takes the exclusive lock, telling `wait.on_wait` once when `wait.patience` passes without it,
+/// and waiting on until it is granted or `wait.give_up` says to stop.
+fn lock_waiting(f: &File, path: &Path, wait: &LockWait<'_>) -> Result<(), LedgerError> {
+    let start = Instant::now();
+    let mut told = false;
+    loop {
+        match f.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(TryLockError::Error(e)) => return Err(LedgerError::io(path, "lock", e)),
+            Err(TryLockError::WouldBlock) => {}
+        }
+        let waited = start.elapsed();
+        if (wait.give_up)() {
+            return Err(LedgerError::Busy {
+                path: path.to_path_buf(),
+                secs: waited.as_secs(),
+            });
+        }
+        if !told && waited >= wait.patience {
+            told = true;
+            (wait.on_wait)(&format!(
+                "another process has held the lock on '{}' for more than {} s",
+                path.display(),
+                wait.patience.as_secs()
+            ));
+        }
+        std::thread::sleep(LOCK_POLL);
     }
 }
 

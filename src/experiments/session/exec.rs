@@ -1,5 +1,6 @@
 //! The session's loop: start samples in plan order up to `parallel` at once, judge each answer,
-//! hand each finished sample to the sink (on a blocking thread) before reporting it, emit a probe's
+//! hand each finished sample to the sink (on a blocking thread) before reporting it (saying so
+//! when the sink holds it back for a ledger another process has locked), emit a probe's
 //! verdict once it and its baseline are complete, and wind down on cancel.
 //!
 //! Every sample runs in a task of one `JoinSet`: if the session itself is dropped, the set aborts
@@ -10,7 +11,7 @@ use super::{
     Judged, ProbeId, SampleResult, Saved, SessionDeps, SessionOutcome, SessionPlan, TrialEvent,
 };
 use crate::experiments::runner::{Cancel, SampleErrorKind};
-use crate::experiments::sink::{FinishedSample, SampleRecordOutcome, utc_now};
+use crate::experiments::sink::{FinishedSample, HoldBack, SampleRecordOutcome, utc_now};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinSet;
@@ -197,7 +198,28 @@ async fn sample_task(
         cost: outcome.as_ref().ok().map(|j| j.cost),
     };
     let sink = Arc::clone(&deps.sink);
-    let saved = match tokio::task::spawn_blocking(move || sink.append_with_receipt(&record)).await {
+    let held_tx = tx.clone();
+    let held_cancel = cancel.clone();
+    let save = move || {
+        // Another process may hold the ledger's lock: the sample is held back (and said to be)
+        // until it is written, or until the session is cancelled.
+        let on_wait = |why: &str| {
+            let _ = held_tx.send(TrialEvent::SampleHeld {
+                probe,
+                seed,
+                why: why.to_owned(),
+            });
+        };
+        let give_up = || held_cancel.is_cancelled();
+        sink.append_waiting(
+            &record,
+            &HoldBack {
+                on_wait: &on_wait,
+                give_up: &give_up,
+            },
+        )
+    };
+    let saved = match tokio::task::spawn_blocking(save).await {
         Ok(Ok(receipt)) => Saved::Yes(receipt),
         Ok(Err(why)) => Saved::No(why),
         Err(e) => Saved::No(format!("saving the sample stopped: {e}")),

@@ -215,6 +215,16 @@ pub enum TrialEvent {
         /// Whether the sink recorded it.
         saved: Saved,
     },
+    /// A sample finished, but the sink is waiting for a ledger another process has locked: it is
+    /// held back until it is written (its `SampleFinished` or `SampleErrored` follows then).
+    SampleHeld {
+        /// Its probe.
+        probe: ProbeId,
+        /// Its seed.
+        seed: u64,
+        /// Who holds the lock and for how long.
+        why: String,
+    },
     /// A sample errored (never a flip); it was offered to the sink first (`saved`).
     SampleErrored {
         /// Its probe.
@@ -335,5 +345,7 @@ pub fn start(
     )
 }
 
+#[cfg(test)]
+mod lock_tests;
 #[cfg(test)]
 mod tests;

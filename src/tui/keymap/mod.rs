@@ -132,6 +132,8 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Global, "5", A::FocusClaims, false),
     (S::Global, "6", A::FocusExperiments, false),
     (S::Global, "]", A::NextSuspect, true),
+    (S::Global, "i", A::ToggleInfluence, false),
+    (S::Global, "R", A::RunList, false),
     (S::Global, "[", A::PrevSuspect, false),
     (S::Global, "/", A::Search, true),
     (S::Global, "n", A::SearchNext, false),
@@ -164,6 +166,7 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Timeline, "Right", A::Expand, false),
     (S::Timeline, "Enter", A::OpenViewer, true),
     (S::Suspects, "Enter", A::JumpToStep, true),
+    (S::Suspects, "i", A::ToggleInfluence, true),
     (S::Suspects, "A", A::AblateShortlist, true),
     (S::Detail, "Enter", A::OpenViewer, true),
     (S::Detail, "v", A::OpenViewer, false),
@@ -199,6 +202,8 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Viewer, "y", A::CopyOutput, true),
     (S::Viewer, "Y", A::CopyStep, false),
     (S::Picker, "Enter", A::PickRun, true),
+    (S::Picker, "/", A::Search, true),
+    (S::Picker, "Esc", A::Back, true),
     (S::Picker, "q", A::Quit, true),
 ];
 

@@ -118,24 +118,22 @@ pub fn hit_at_or_after(hits: &SearchHits, from: usize) -> Option<usize> {
 /// Draws the prompt over the status bar.
 pub fn render_prompt(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let hits = &app.search.hits;
-    let count = if app.search.input.is_empty() {
-        "type to search steps by id, kind, name and agent".to_owned()
-    } else if hits.query != app.search.input {
-        "searching…".to_owned()
-    } else if hits.steps.is_empty() {
-        "no match".to_owned()
-    } else {
-        format!("{} matches", hits.steps.len())
+    let (input, count) = match app.shown_picker() {
+        Some(p) if p.filter.is_empty() => (
+            p.filter.as_str(),
+            "type to filter runs by id, status, title and task".to_owned(),
+        ),
+        Some(p) => (
+            p.filter.as_str(),
+            format!("{} of {} runs", p.shown.len(), p.runs.len()),
+        ),
+        None => (app.search.input.as_str(), step_count(app)),
     };
     let keys = app.keymap.hints(&app.scopes());
     let hint: Vec<String> = keys.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let line = Line::from(vec![
         Span::styled("/", t.style(Role::SearchPrompt)),
-        Span::styled(
-            clipped(&app.search.input, 60).into_owned(),
-            t.style(Role::Status),
-        ),
+        Span::styled(clipped(input, 60).into_owned(), t.style(Role::Status)),
         Span::styled("▏", t.style(Role::SearchPrompt)),
         Span::styled(
             format!("  {count}  ·  {}", hint.join("  ")),
@@ -143,6 +141,20 @@ pub fn render_prompt(app: &App, frame: &mut Frame, area: Rect) {
         ),
     ]);
     frame.render_widget(Paragraph::new(line).style(t.style(Role::Status)), area);
+}
+
+fn step_count(app: &App) -> String {
+    let hits = &app.search.hits;
+    if app.search.input.is_empty() {
+        "type to search steps by id, kind, name and agent".to_owned()
+    } else if hits.query != app.search.input {
+        "searching…".to_owned()
+    } else if hits.steps.is_empty() {
+        "no match".to_owned()
+    } else {
+        let n = hits.steps.len();
+        format!("{n} match{}", if n == 1 { "" } else { "es" })
+    }
 }
 
 #[cfg(test)]

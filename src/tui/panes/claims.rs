@@ -51,7 +51,12 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         app,
         Pane::Claims,
         focused,
-        &format!("{} claims", claims.len()),
+        &format!(
+            "{} claim{}",
+            claims.len(),
+            if claims.len() == 1 { "" } else { "s" }
+        ),
+        area.width,
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);

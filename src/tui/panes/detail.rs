@@ -387,7 +387,7 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
     let t = &app.theme;
     let sel = app.selected_step();
     let title = sel.map(|i| doc.describe(i)).unwrap_or_default();
-    let block = pane_block(app, Pane::Detail, focused, &title);
+    let block = pane_block(app, Pane::Detail, focused, &title, area.width);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(i) = sel else {

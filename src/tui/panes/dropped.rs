@@ -64,6 +64,24 @@ pub struct DroppedState {
     pub offset: Cell<usize>,
 }
 
+impl DroppedState {
+    /// The pane for a document: the first dropped unit selected, so that the restore key acts
+    /// on a unit at once.
+    pub fn for_document(doc: &Document) -> DroppedState {
+        DroppedState {
+            cursor: first_unit_row(doc).unwrap_or(0),
+            ..DroppedState::default()
+        }
+    }
+}
+
+/// The row of the first dropped unit, if any step dropped one.
+pub fn first_unit_row(doc: &Document) -> Option<usize> {
+    doc.dropped_rows
+        .iter()
+        .position(|r| matches!(r, DroppedRow::Unit(..)))
+}
+
 /// The step index of the selected row.
 pub fn selected_step(app: &App, doc: &Document) -> Option<usize> {
     let row = doc.dropped_rows.get(app.dropped.cursor)?;
@@ -91,7 +109,7 @@ pub fn selected_unit(app: &App, doc: &Document) -> Option<UnitId> {
 pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused: bool) {
     let t = &app.theme;
     let Some(d) = &doc.report.dropped else {
-        let block = pane_block(app, Pane::Dropped, focused, "");
+        let block = pane_block(app, Pane::Dropped, focused, "", area.width);
         let inner = block.inner(area);
         frame.render_widget(block, area);
         frame.render_widget(
@@ -105,7 +123,7 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         return;
     };
     let title = format!("{} dropped of {}", d.dropped.len(), d.available_count);
-    let block = pane_block(app, Pane::Dropped, focused, &title);
+    let block = pane_block(app, Pane::Dropped, focused, &title, area.width);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);

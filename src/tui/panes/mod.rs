@@ -6,6 +6,5 @@ pub mod claims;
 pub mod detail;
 pub mod dropped;
 pub mod experiments;
-pub mod experiments_ledger;
 pub mod suspects;
 pub mod timeline;

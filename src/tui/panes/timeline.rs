@@ -6,7 +6,7 @@
 use super::super::app::{App, Document};
 use super::super::render::pane_block;
 use super::super::theme::Role;
-use super::super::widgets::inert_text::width_of;
+use super::super::widgets::inert_text::{clipped, width_of};
 use super::super::widgets::scroll_list::window;
 use crate::analysis::model::Step;
 use fuzzy_matcher::FuzzyMatcher;
@@ -25,6 +25,8 @@ const INDENT: usize = 2;
 const MAX_INDENT_LEVELS: usize = 8;
 /// Below this inner width the duration and token columns are left out.
 const WIDE_ROW: usize = 50;
+/// Fewest columns worth showing of a step's text after its label.
+const MIN_EXCERPT: usize = 12;
 
 /// What the timeline remembers.
 #[derive(Debug, Default)]
@@ -159,7 +161,13 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
     if doc.graph.undrawn > 0 {
         title.push_str(&format!(", {} link sources not drawn", doc.graph.undrawn));
     }
-    let block = pane_block(app, super::super::app::Pane::Timeline, focused, &title);
+    let block = pane_block(
+        app,
+        super::super::app::Pane::Timeline,
+        focused,
+        &title,
+        area.width,
+    );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if n == 0 {
@@ -298,14 +306,29 @@ impl<'a> RowContext<'a> {
             });
         }
         let used: usize = spans.iter().map(|s| width_of(&s.content)).sum();
-        let right = if self.width >= WIDE_ROW {
+        let right = if self.width >= WIDE_ROW && self.doc.has_timing {
             right_columns(step)
         } else {
             String::new()
         };
+        // A step without timing lends its columns to its text.
+        let right = if right.trim().is_empty() {
+            String::new()
+        } else {
+            right
+        };
         let room = self.width.saturating_sub(used + width_of(&right) + 1);
         let label = self.doc.labels.get(i).map(String::as_str).unwrap_or("");
-        let label_w = self.push_label(&mut spans, i, label, room);
+        let mut label_w = self.push_label(&mut spans, i, label, room);
+        // What the step said, where there is room: multi-agent logs name no steps.
+        let excerpt = self.doc.excerpts.get(i).map(String::as_str).unwrap_or("");
+        let left = room.saturating_sub(label_w + 2);
+        if !excerpt.is_empty() && left >= MIN_EXCERPT {
+            let shown = clipped(excerpt, left);
+            label_w += width_of(&shown) + 2;
+            spans.push(Span::raw("  "));
+            spans.push(Span::styled(shown, t.style(Role::TextDim)));
+        }
         if !right.is_empty() {
             spans.push(Span::raw(" ".repeat(room.saturating_sub(label_w) + 1)));
             spans.push(Span::styled(right, t.style(Role::TextDim)));

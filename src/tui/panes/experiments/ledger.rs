@@ -4,13 +4,13 @@
 //! shown for the selected one. Everything comes from the port's [`LedgerHistory`]; the words that
 //! explain a disposition or an evidence level are the spec's, not conclusions drawn here.
 
-use super::super::action::Action;
-use super::super::app::App;
-use super::super::experiment_port::{LedgerAttribution, LedgerCohort, LedgerHistory, LedgerTrial};
-use super::super::keymap::Scope;
-use super::super::theme::Role;
-use super::super::widgets::inert_text::{clipped, wrap_spans};
 use crate::analysis::influence::js_number;
+use crate::tui::action::Action;
+use crate::tui::app::App;
+use crate::tui::experiment_port::{LedgerAttribution, LedgerCohort, LedgerHistory, LedgerTrial};
+use crate::tui::keymap::Scope;
+use crate::tui::theme::Role;
+use crate::tui::widgets::inert_text::{clipped, wrap_spans};
 use ratatui::text::{Line, Span};
 
 /// One ledger row.

@@ -3,19 +3,25 @@
 //! experiments) is returned as an [`Effect`]. Key presses arrive already mapped to actions by
 //! [`dispatch`] through the keymap.
 
+mod experiments;
+mod picker;
+
 use super::action::Action;
 use super::app::{App, Overlay, Pane};
 use super::effects::{CopyWhat, Effect};
-use super::experiment_port::{JobEnd, Request, Target};
+use super::experiment_port::{Request, Target};
 use super::keymap::Chord;
-use super::overlays::confirm::ConfirmState;
+use super::overlays::help;
 use super::overlays::prompt::PromptState;
 use super::overlays::search::{hit_at_or_after, next_hit};
-use super::panes::experiments::JobState;
 use super::panes::{claims, dropped, suspects};
 use super::render::{detail_width, layout, pane_height};
 use super::widgets::scroll_list::{Motion, moved};
 use crate::analysis::model::StepId;
+use experiments::{
+    ablate, ablate_shortlist, aggregate, begin, cancel, has_answer, launch, no_answer, on_event,
+    on_planned, restore,
+};
 use ratatui::layout::{Position, Rect};
 use std::sync::Arc;
 
@@ -25,7 +31,7 @@ pub fn dispatch(app: &App, chord: &Chord) -> Option<Action> {
     if let Some(a) = app.keymap.lookup(&scopes, chord) {
         return Some(a);
     }
-    if app.search.active {
+    if app.search.active || app.shown_picker().is_some_and(|p| p.filtering) {
         return chord.typed_char().map(Action::SearchInput);
     }
     if matches!(app.overlay, Some(Overlay::Prompt(_))) {
@@ -43,6 +49,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
 }
 
 fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    if picker::handle(app, &action) {
+        return;
+    }
     match action {
         Action::Quit => {
             app.quit = true;
@@ -113,8 +122,15 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             app.search.active = false;
             let n = app.search.hits.steps.len();
             if n > 0 {
+                let key = |a: Action| {
+                    app.keymap
+                        .first_key(&[super::keymap::Scope::Global], &a)
+                        .unwrap_or_else(|| a.name().to_owned())
+                };
+                let (next, prev) = (key(Action::SearchNext), key(Action::SearchPrev));
                 app.message(format!(
-                    "{n} matching steps: n and N go to the next and previous"
+                    "{n} matching step{}: {next} and {prev} go to the next and previous",
+                    if n == 1 { "" } else { "s" }
                 ));
             }
         }
@@ -169,14 +185,7 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 }
             }
         }
-        Action::Aggregate => {
-            let ready = app.experiments.ready_cohorts();
-            if ready.is_empty() {
-                app.problem("no batch of the ledger is waiting to be aggregated (only batches left open longer than the runner's time-out are)");
-            } else {
-                fx.push(Effect::Aggregate(ready));
-            }
-        }
+        Action::Aggregate => aggregate(app, fx),
         Action::Localize => begin(app, Request::Localize, fx),
         Action::Cancel => cancel(app, fx),
         Action::ConfirmYes => {
@@ -191,15 +200,9 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 app.message("nothing was run");
             }
         }
-        Action::PickRun => {
-            if let Some(p) = &mut app.picker
-                && !p.runs.is_empty()
-                && !p.opening
-            {
-                p.opening = true;
-                fx.push(Effect::OpenRun(p.cursor));
-            }
-        }
+        Action::PickRun => picker::pick(app, fx),
+        Action::RunList => picker::show(app),
+        Action::ToggleInfluence => toggle_influence(app),
         Action::ToggleMouse => {
             app.mouse = !app.mouse;
             fx.push(Effect::SetMouse(app.mouse));
@@ -238,27 +241,11 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Message(m) => app.message(m),
         Action::Problem(m) => {
             if let Some(p) = &mut app.picker {
-                p.opening = false;
+                p.opening = None;
             }
             app.problem(m);
         }
-        Action::Experiment(ev) => {
-            app.experiments.apply(&ev);
-            if let super::experiment_port::ExperimentEvent::JobFinished { job, end, .. } =
-                ev.as_ref()
-            {
-                // The samples it saved may have formed new trials.
-                fx.push(Effect::LoadLedger);
-                match end {
-                    JobEnd::Finished => app.message(format!(
-                        "job #{} finished: the verdicts are in Experiments",
-                        job.0
-                    )),
-                    JobEnd::Cancelled => app.message(format!("job #{} cancelled", job.0)),
-                    JobEnd::Failed(e) => app.problem(format!("job #{} could not run: {e}", job.0)),
-                }
-            }
-        }
+        Action::Experiment(ev) => on_event(app, &ev, fx),
         Action::LedgerLoaded(r) => match r.as_ref() {
             Ok(h) => {
                 app.experiments.ledger = h.clone();
@@ -266,19 +253,7 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
             Err(e) => app.experiments.ledger_note = Some(e.clone()),
         },
-        Action::Planned(p) => {
-            let (request, plan) = p.as_ref();
-            match plan {
-                Err(e) => app.problem(e.clone()),
-                Ok(plan) if !app.experiments.consented => {
-                    app.overlay = Some(Overlay::Confirm(ConfirmState {
-                        request: request.clone(),
-                        plan: plan.clone(),
-                    }));
-                }
-                Ok(_) => launch(app, request.clone(), fx),
-            }
-        }
+        Action::Planned(p) => on_planned(app, &p, fx),
         Action::Scroll(delta, x, y) => {
             if app.mouse {
                 click(app, x, y);
@@ -324,6 +299,24 @@ fn select(app: &mut App, i: usize) {
     }
 }
 
+/// Focuses the dropped pane with a dropped unit selected (the first, unless one already is).
+fn select_dropped_unit(app: &mut App) -> bool {
+    let Some(doc) = app.doc.clone() else {
+        return false;
+    };
+    focus(app, Pane::Dropped);
+    if dropped::selected_unit(app, &doc).is_none() {
+        match dropped::first_unit_row(&doc) {
+            Some(r) => app.dropped.cursor = r,
+            None => return false,
+        }
+    }
+    if let Some(i) = dropped::selected_step(app, &doc) {
+        select(app, i);
+    }
+    true
+}
+
 fn step_id(app: &App) -> Option<StepId> {
     let doc = app.doc.as_ref()?;
     let i = app.selected_step()?;
@@ -333,7 +326,8 @@ fn step_id(app: &App) -> Option<StepId> {
 fn motion(app: &mut App, m: Motion) {
     match &app.overlay {
         Some(Overlay::Help { scroll }) => {
-            let s = moved(*scroll, m, 10_000, 10);
+            let (len, page) = help::extent(app);
+            let s = moved(*scroll, m, len, page);
             app.overlay = Some(Overlay::Help { scroll: s });
             return;
         }
@@ -354,11 +348,6 @@ fn motion(app: &mut App, m: Motion) {
         Some(Overlay::Confirm(_) | Overlay::Prompt(_)) => return,
         None => {}
     }
-    if let Some(p) = &mut app.picker {
-        let page = usize::from(app.size.1.saturating_sub(4));
-        p.cursor = moved(p.cursor, m, p.runs.len(), page);
-        return;
-    }
     let Some(doc) = app.doc.clone() else { return };
     let page = pane_height(app, app.focus);
     match app.focus {
@@ -366,7 +355,9 @@ fn motion(app: &mut App, m: Motion) {
             app.timeline.cursor = moved(app.timeline.cursor, m, app.timeline.visible.len(), page);
         }
         Pane::Suspects => {
-            app.suspects.cursor = moved(app.suspects.cursor, m, suspects::item_count(&doc), page);
+            let n = suspects::item_count(&doc, app.suspects.view);
+            app.suspects
+                .set_cursor(moved(app.suspects.cursor(), m, n, page));
             follow_suspect(app);
         }
         Pane::Detail => {
@@ -399,11 +390,26 @@ fn motion(app: &mut App, m: Motion) {
 /// The timeline follows the selected suspect.
 fn follow_suspect(app: &mut App) {
     let Some(doc) = app.doc.clone() else { return };
-    if let Some(i) =
-        suspects::item(&doc, app.suspects.cursor).and_then(|it| suspects::item_step(&doc, it))
-    {
+    if let Some(i) = suspects::selected(app, &doc).and_then(|it| suspects::item_step(&doc, it)) {
         select(app, i);
     }
+}
+
+/// Shows the other list of the suspects pane (focusing the pane first when it is not).
+fn toggle_influence(app: &mut App) {
+    use suspects::View;
+    let Some(doc) = app.doc.clone() else { return };
+    // Focused: switch lists; from another pane: show the influence ranking.
+    let view = match (app.focus, app.suspects.view) {
+        (Pane::Suspects, View::Context) => View::Steps,
+        _ => View::Context,
+    };
+    focus(app, Pane::Suspects);
+    app.suspects.view = view;
+    if view == View::Context && suspects::influence_entries(&doc).is_empty() {
+        app.problem("this report has no context-influence ranking: no model step records the context it was sent");
+    }
+    follow_suspect(app);
 }
 
 fn step_suspect(app: &mut App, forward: bool) {
@@ -427,6 +433,7 @@ fn step_suspect(app: &mut App, forward: bool) {
         });
     }
     app.suspects.cursor = next;
+    app.suspects.view = suspects::View::Steps;
     app.secondary = Pane::Suspects;
     follow_suspect(app);
 }
@@ -447,7 +454,7 @@ fn jump_from_pane(app: &mut App) {
     let Some(doc) = app.doc.clone() else { return };
     let target = match app.focus {
         Pane::Suspects => {
-            suspects::item(&doc, app.suspects.cursor).and_then(|it| suspects::item_step(&doc, it))
+            suspects::selected(app, &doc).and_then(|it| suspects::item_step(&doc, it))
         }
         Pane::Dropped => dropped::selected_step(app, &doc),
         Pane::Claims => claims::selected(app, &doc)
@@ -510,106 +517,6 @@ fn search(app: &mut App, fx: &mut Vec<Effect>) {
             query: app.search.input.clone(),
             previous: app.search.hits.clone(),
         });
-    }
-}
-
-fn ablate(app: &mut App, fx: &mut Vec<Effect>) {
-    let Some(doc) = app.doc.clone() else { return };
-    let target = match app.focus {
-        Pane::Suspects => match suspects::item(&doc, app.suspects.cursor) {
-            Some(it) => match suspects::item_target(it) {
-                Some(t) => Some(t),
-                None => {
-                    app.problem("this piece of context is not a unit, so nothing can be removed; try p to replay from its step");
-                    return;
-                }
-            },
-            None => None,
-        },
-        Pane::Timeline | Pane::Detail => step_id(app).map(Target::Step),
-        Pane::Dropped => {
-            app.problem("dropped units were never sent, so removing them changes nothing; r re-runs with the selected one put back");
-            return;
-        }
-        _ => None,
-    };
-    match target {
-        Some(t) => begin(app, Request::Ablate(vec![t]), fx),
-        None => app.problem("select a suspect (Suspects pane) or a step (Timeline) to ablate"),
-    }
-}
-
-fn ablate_shortlist(app: &mut App, fx: &mut Vec<Effect>) {
-    let Some(doc) = app.doc.clone() else { return };
-    let item = if app.focus == Pane::Suspects {
-        suspects::item(&doc, app.suspects.cursor)
-    } else {
-        suspects::item(&doc, 0)
-    };
-    let targets = item
-        .map(|it| suspects::shortlist_targets(&doc, it))
-        .unwrap_or_default();
-    if targets.is_empty() {
-        app.problem("the shortlist is empty: there is nothing to ablate");
-        return;
-    }
-    begin(app, Request::Ablate(targets), fx);
-}
-
-fn restore(app: &mut App, fx: &mut Vec<Effect>) {
-    let Some(doc) = app.doc.clone() else { return };
-    if app.focus != Pane::Dropped {
-        app.problem("select a dropped unit in the Dropped context pane to restore it");
-        return;
-    }
-    match dropped::selected_unit(app, &doc) {
-        Some(u) => begin(app, Request::Restore(vec![u]), fx),
-        None => app.problem("select one of the dropped units (the - lines) to restore it"),
-    }
-}
-
-fn has_answer(app: &App) -> bool {
-    app.doc
-        .as_ref()
-        .is_some_and(|d| d.run.final_answer.is_some())
-}
-
-fn no_answer(app: &mut App) {
-    app.problem("this run records no final answer, so a re-run has nothing to be compared with; experiments need one");
-}
-
-/// First step of any experiment: refuse what cannot be compared, else ask the port for a plan.
-fn begin(app: &mut App, request: Request, fx: &mut Vec<Effect>) {
-    if app.doc.is_none() {
-        return;
-    }
-    if !has_answer(app) {
-        no_answer(app);
-        return;
-    }
-    fx.push(Effect::Plan(request));
-}
-
-fn launch(app: &mut App, request: Request, fx: &mut Vec<Effect>) {
-    let label = request.label();
-    let job = app.experiments.start(request.clone());
-    app.secondary = Pane::Experiments;
-    if app.size.0 < super::render::WIDE_MIN_WIDTH {
-        app.focus = Pane::Experiments;
-    }
-    app.message(format!("job #{} started: {label}", job.0));
-    fx.push(Effect::Launch { job, request });
-}
-
-fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
-    let running = app
-        .experiments
-        .job_at(app.experiments.cursor)
-        .filter(|j| !matches!(j.state, JobState::Ended(_)))
-        .map(|j| j.id);
-    match running {
-        Some(id) => fx.push(Effect::Cancel(id)),
-        None => app.problem("the selected job is not running"),
     }
 }
 
