@@ -148,6 +148,7 @@ mod tests {
     use super::*;
     use crate::analysis::load::{LoadOptions, load_str};
     use crate::experiments::ledger::Scope;
+    use crate::experiments::run_ledger::RunLedger;
     use crate::experiments::sink::{FinishedSample, SampleRecordOutcome, SampleSink};
     use crate::experiments::spec::{ExperimentKind, ExperimentSpec};
 
@@ -203,7 +204,7 @@ mod tests {
             name: "r1".to_owned(),
         };
         // A closed batch: 'u1' is harmful (removing it departs from the failure in both seeds).
-        let sink = ledger::LedgerSink::open(&location, &run, Policy::default()).unwrap();
+        let sink = RunLedger::open(&location, &run, Policy::default()).unwrap();
         for seed in 0..2 {
             sink.append(&sample("b-1", ExperimentKind::Baseline, seed, false))
                 .unwrap();

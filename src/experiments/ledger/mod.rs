@@ -11,8 +11,8 @@
 //! [`naming`] (ids, epochs, file location).
 //!
 //! The runner's entry points are [`Ledger::open`], [`Ledger::append_sample`] and
-//! [`Ledger::close_cohort`], or the same behind the session's `SampleSink` seam as [`LedgerSink`]
-//! ([`sink`]); all block on file I/O and belong in `spawn_blocking`.
+//! [`Ledger::close_cohort`] (the session reaches them through `SampleSink`, as
+//! `experiments::run_ledger::RunLedger`); all block on file I/O and belong in `spawn_blocking`.
 
 pub mod attribute;
 pub mod bundle;
@@ -32,7 +32,6 @@ pub mod plan;
 pub mod record;
 pub mod select;
 pub mod session;
-pub mod sink;
 pub mod store;
 #[cfg(test)]
 mod testutil;
@@ -46,6 +45,5 @@ pub use naming::{Location, default_path, evaluator_epoch, locate, new_cohort, ne
 pub use pair::{Refusal, RefusalCode};
 pub use record::{Cost, Disposition, EvidenceLevel, Policy, Scope};
 pub use session::{Appended, Closed, ClosedAttribution, NewSample, NewTrial, SampleOutcome};
-pub use sink::{LedgerSink, Written};
 pub use store::Ledger;
 pub use verify::{Checked, Status, verify_path};
