@@ -537,7 +537,11 @@ impl App {
 
     /// The key scopes in force, most specific first.
     pub fn scopes(&self) -> Vec<Scope> {
+        let help = vec![Scope::Help, Scope::Panes, Scope::Always];
         if let Some(p) = self.shown_picker() {
+            if matches!(self.overlay, Some(Overlay::Help { .. })) {
+                return help;
+            }
             return if p.filtering {
                 vec![Scope::Search, Scope::Always]
             } else {
@@ -548,7 +552,7 @@ impl App {
             return vec![Scope::Search, Scope::Always];
         }
         match &self.overlay {
-            Some(Overlay::Help { .. }) => return vec![Scope::Help, Scope::Panes, Scope::Always],
+            Some(Overlay::Help { .. }) => return help,
             Some(Overlay::Confirm(_)) => return vec![Scope::Confirm, Scope::Always],
             Some(Overlay::Prompt(_)) => return vec![Scope::Prompt, Scope::Always],
             Some(Overlay::Viewer { .. }) => {

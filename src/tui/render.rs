@@ -176,6 +176,9 @@ pub fn render(app: &App, frame: &mut Frame) {
     let (Some(doc), None) = (app.doc.as_deref(), shown) else {
         if let Some(p) = shown {
             super::picker::render(app, p, frame, &a);
+            if let Some(Overlay::Help { scroll }) = &app.overlay {
+                help::render(app, frame, a.body, *scroll);
+            }
         }
         if shown.is_some_and(|p| p.filtering) {
             search::render_prompt(app, frame, a.status);

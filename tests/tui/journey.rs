@@ -264,3 +264,21 @@ fn a_file_of_one_run_has_no_list_to_go_back_to() {
             .is_some_and(|s| s.text.contains("this file holds one run"))
     );
 }
+
+#[test]
+fn help_opens_over_the_run_list_and_takes_its_keys_until_closed() {
+    let mut h = picker();
+    press(&mut h, "?");
+    let s = h.screen();
+    assert!(s.contains("Help · Esc closes"), "{s}");
+    // j and G scroll the help, not the list; the list's own keys close the help's pages.
+    press(&mut h, "j G");
+    assert_eq!(h.app.picker.as_ref().unwrap().cursor, 0);
+    let s = h.screen();
+    assert!(s.contains("Run list"), "{s}");
+    press(&mut h, "Esc");
+    assert!(h.app.overlay.is_none());
+    assert!(h.app.shown_picker().is_some());
+    press(&mut h, "j");
+    assert_eq!(h.app.picker.as_ref().unwrap().cursor, 1);
+}

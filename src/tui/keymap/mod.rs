@@ -201,6 +201,7 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Viewer, "q", A::Back, false),
     (S::Viewer, "y", A::CopyOutput, true),
     (S::Viewer, "Y", A::CopyStep, false),
+    (S::Picker, "?", A::Help, true),
     (S::Picker, "Enter", A::PickRun, true),
     (S::Picker, "/", A::Search, true),
     (S::Picker, "Esc", A::Back, true),

@@ -3,7 +3,7 @@
 //! list is on screen). Pure: opening a run leaves as an [`Effect`].
 
 use super::super::action::Action;
-use super::super::app::App;
+use super::super::app::{App, Overlay};
 use super::super::effects::Effect;
 use super::super::picker;
 use super::super::widgets::scroll_list::{Motion, moved};
@@ -47,6 +47,10 @@ pub(super) fn show(app: &mut App) {
 
 /// Handles an action while the list is on screen; false when it is not the list's.
 pub(super) fn handle(app: &mut App, action: &Action) -> bool {
+    // The help drawn over the list takes its own keys.
+    if matches!(app.overlay, Some(Overlay::Help { .. })) {
+        return false;
+    }
     let has_doc = app.doc.is_some();
     let page = picker::page(Rect::new(0, 0, app.size.0, app.size.1));
     let Some(p) = app.picker.as_mut().filter(|p| p.visible || !has_doc) else {
