@@ -1,7 +1,8 @@
 //! Running one user-configured shell command to completion, synchronously: `sh -c`, its own
 //! process group, JSON on stdin, stdout and stderr read on their own threads and capped, a
 //! time-out that kills the whole group, and the group killed again after the command exits so
-//! nothing it started outlives it. Used by the judge and the command embedder; the runner has its
+//! nothing it started outlives it; processes that left the group are found by a mark in their
+//! environment ([`MARK_VAR`]) and killed too. Used by the judge and the command embedder; the runner has its
 //! own async version.
 //!
 //! The command text comes only from the user's command line or config (`config::UserCommand`),
@@ -81,6 +82,71 @@ impl ProcessError {
     }
 }
 
+/// The environment variable that marks every process one command starts, so those that leave
+/// its process group (`setsid`, a daemon) can still be found and killed ([`kill_marked`]).
+pub const MARK_VAR: &str = "TDN_PROCESS_MARK";
+
+/// A mark no other command of any tdn-tui process shares: this process's id, a counter, and the
+/// time.
+pub fn new_mark() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{n}-{nanos}", std::process::id())
+}
+
+/// Kills the group `pgid`, then every process still carrying `mark` (see [`MARK_VAR`]).
+pub fn kill_all(pgid: u32, mark: &str) {
+    kill_group(pgid);
+    kill_marked(mark);
+}
+
+/// Sends SIGKILL to every process of this user whose environment holds `MARK_VAR=mark`: those
+/// a command started that left its group. Linux only (it reads `/proc/*/environ`); elsewhere it
+/// does nothing. A process that cleared its environment is not found. Two passes, so a child
+/// forked just before the first kill landed is found by the second.
+pub fn kill_marked(mark: &str) {
+    if !cfg!(target_os = "linux") || mark.is_empty() {
+        return;
+    }
+    let needle = format!("{MARK_VAR}={mark}");
+    let me = std::process::id();
+    for _ in 0..2 {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        let mut found = false;
+        for entry in dir.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+                .filter(|&p| p != me)
+            else {
+                continue;
+            };
+            // Other users' processes cannot be read, and are none of ours.
+            let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if env.split(|b| *b == 0).any(|v| v == needle.as_bytes())
+                && let Ok(pid) = libc::pid_t::try_from(pid)
+            {
+                // SAFETY: kill only sends a signal; a pid that just exited returns an error.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+                found = true;
+            }
+        }
+        if !found {
+            return;
+        }
+    }
+}
+
 /// Sends SIGKILL to a whole process group; a group that is already gone is fine.
 pub fn kill_group(pgid: u32) {
     if let Ok(pid) = libc::pid_t::try_from(pgid)
@@ -105,6 +171,8 @@ pub fn run(inv: &Invocation<'_>) -> Result<Finished, ProcessError> {
     for (k, v) in &inv.env {
         cmd.env(k, v);
     }
+    let mark = new_mark();
+    cmd.env(MARK_VAR, &mark);
     let mut child = cmd.spawn().map_err(ProcessError::Spawn)?;
     let pgid = child.id();
 
@@ -140,7 +208,7 @@ pub fn run(inv: &Invocation<'_>) -> Result<Finished, ProcessError> {
             Err(e) => break Err(Some(e)),
         }
     };
-    kill_group(pgid);
+    kill_all(pgid, &mark);
     let _ = child.wait();
     let _ = writer.join();
     let (stdout, overflow) = out_reader.join().unwrap_or_default();

@@ -60,6 +60,49 @@ fn a_command_that_exits_leaves_nothing_running_behind() {
 }
 
 #[test]
+fn a_process_that_leaves_the_group_with_setsid_is_killed_too() {
+    let s = Scenario::new();
+    // A daemon in a session of its own, out of the sample's process group: the group kill
+    // cannot reach it; the mark in its environment does. Baseline samples exit normally, the
+    // ablation's hang past the time-out.
+    let script = r#"
+d=$(mktemp -d)
+setsid sh -c "echo \$\$ >> pids; echo \$\$ > $d/pid; exec sleep 300" < /dev/null > /dev/null 2>&1 &
+while [ ! -s "$d/pid" ]; do sleep 0.05; done
+rm -r "$d"
+if [ "$TDN_EXPERIMENT" = ablate ]; then sleep 300; fi
+exec python3 agent.py
+"#;
+    std::fs::write(s.path("leaky.sh"), script).unwrap();
+    let leaky = "sh leaky.sh";
+    let (code, j, err) = s.experiment_json(&[
+        "--runner",
+        leaky,
+        "--ablate",
+        "tone",
+        "--samples",
+        "1",
+        "--timeout",
+        "5",
+        "--flip",
+        "exact",
+    ]);
+    let _ = (code, err);
+    assert_eq!(j["baseline"]["completed"], 2, "{j}");
+    assert_eq!(errors(&j).len(), 2, "{j}");
+    for e in errors(&j) {
+        assert!(e["message"].as_str().unwrap().contains("timed out"), "{e}");
+    }
+    let pids = s.pids();
+    assert_eq!(pids.len(), 4, "one daemon per sample: {pids:?}");
+    assert_eq!(
+        survivors(&pids),
+        Vec::<i32>::new(),
+        "a daemon outlived its sample"
+    );
+}
+
+#[test]
 fn garbage_and_non_utf8_answers_are_unreadable_errors() {
     let s = Scenario::new();
     for (runner, mention) in [

@@ -2,13 +2,14 @@
 //! current folder, bytes on stdin, stdout read without blocking and capped, the tail of stderr
 //! kept, a time-out, and a [`Cancel`] signal. On time-out, cancel, stdout overflow or drop of the
 //! future, the whole group gets SIGKILL; it gets it again after the command exits, so nothing the
-//! command started in its group outlives the call.
+//! command started in its group outlives the call, and so does every process that left the group
+//! but still carries the command's mark in its environment (`process::MARK_VAR`).
 //!
 //! The command text comes only from the user's command line or config, never from a run file, and
 //! nothing is substituted into it. This file knows nothing of experiments or answers.
 
 use super::cancel::Cancel;
-use crate::experiments::process::kill_group;
+use crate::experiments::process::{MARK_VAR, kill_all, new_mark};
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -93,13 +94,14 @@ impl GroupError {
     }
 }
 
-/// Kills the process group when dropped, unless disarmed: covers a future dropped mid-run.
-struct GroupGuard(Option<u32>);
+/// Kills the process group, and the processes carrying its mark that left it, when dropped:
+/// covers a future dropped mid-run.
+struct GroupGuard(Option<u32>, String);
 
 impl GroupGuard {
     fn kill_now(&mut self) {
         if let Some(pgid) = self.0.take() {
-            kill_group(pgid);
+            kill_all(pgid, &self.1);
         }
     }
 }
@@ -135,9 +137,11 @@ pub async fn run_group(cmd: &GroupCommand, cancel: &Cancel) -> Result<GroupOutpu
     for (k, v) in &cmd.env {
         c.env(k, v);
     }
+    let mark = new_mark();
+    c.env(MARK_VAR, &mark);
     let mut child = c.spawn().map_err(GroupError::Spawn)?;
     // The group id is the leader's pid (`process_group(0)`); `id()` is `Some` until reaped.
-    let mut guard = GroupGuard(child.id());
+    let mut guard = GroupGuard(child.id(), mark);
 
     let stdin_task = child.stdin.take().map(|mut s| {
         let data = cmd.stdin.clone();
