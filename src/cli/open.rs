@@ -63,7 +63,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         .collect();
     if settings.judge.is_some() {
         messages.push(
-            "a judge is configured: the screen shows the rules' verdict; `tdn-tui analyze` asks the judge"
+            "a judge is configured: the screen shows the rules' verdict; for the judge's, run 'tdn-tui analyze RUN --json > report.json' and open with '--report report.json'"
                 .to_owned(),
         );
     }
