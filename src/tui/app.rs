@@ -15,7 +15,7 @@ use super::panes::timeline::TimelineState;
 use super::picker::{PickerState, RunChoice};
 use super::theme::Theme;
 use super::widgets::graph_gutter::Graph;
-use super::widgets::inert_text::clipped;
+use super::widgets::inert_text::{clipped, one_line};
 use crate::analysis::model::Run;
 use crate::analysis::report::Report;
 use std::collections::{HashMap, HashSet};
@@ -273,13 +273,7 @@ fn step_excerpt(step: &crate::analysis::model::Step) -> String {
     if text.is_empty() {
         return String::new();
     }
-    let mut end = text.len().min(EXCERPT_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = text.get(..end).unwrap_or("");
-    let one_line = head.split_whitespace().collect::<Vec<_>>().join(" ");
-    clipped(&one_line, MAX_EXCERPT_WIDTH).into_owned()
+    one_line(text, EXCERPT_BYTES, MAX_EXCERPT_WIDTH)
 }
 
 /// A modal shown over the panes.

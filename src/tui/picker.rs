@@ -9,7 +9,7 @@ use super::app::App;
 use super::keymap::Scope;
 use super::render::Areas;
 use super::theme::Role;
-use super::widgets::inert_text::{clipped, width_of};
+use super::widgets::inert_text::{clipped, one_line, width_of};
 use super::widgets::scroll_list::window;
 use crate::analysis::model::{Run, RunStatus};
 use fuzzy_matcher::FuzzyMatcher;
@@ -103,13 +103,7 @@ pub enum Hit {
 
 /// The start of a text on one line: whitespace runs become one space, inert, clipped.
 fn excerpt(text: &str) -> String {
-    let mut end = text.len().min(TASK_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = text.get(..end).unwrap_or("");
-    let one_line = head.split_whitespace().collect::<Vec<_>>().join(" ");
-    clipped(&one_line, MAX_FIELD).into_owned()
+    one_line(text, TASK_BYTES, MAX_FIELD)
 }
 
 /// The run list's state.

@@ -5,7 +5,7 @@
 use super::super::app::{App, Document, Pane};
 use super::super::render::pane_block;
 use super::super::theme::Role;
-use super::super::widgets::inert_text::{clipped, wrap_spans};
+use super::super::widgets::inert_text::{clipped, one_line, wrap_spans};
 use super::super::widgets::scroll_list::item_window;
 use crate::analysis::report::{Claim, SupportLabel};
 use ratatui::Frame;
@@ -16,6 +16,8 @@ use std::cell::Cell;
 
 /// Lines of the final answer shown above the claims.
 const ANSWER_LINES: usize = 3;
+/// At most this much of the final answer is read for its preview.
+const ANSWER_BYTES: usize = 4096;
 
 /// What the claims pane remembers.
 #[derive(Debug, Default)]
@@ -66,7 +68,7 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         Some(a) => {
             let mut ans = wrap_spans(
                 vec![(
-                    format!("Final answer: {}", clipped(a, 2000)),
+                    format!("Final answer: {}", one_line(a, ANSWER_BYTES, 2000)),
                     t.style(Role::Text),
                 )],
                 width,

@@ -24,6 +24,18 @@ pub fn owned_span(text: &str, style: Style) -> Span<'static> {
     Span::styled(inert_line(text).into_owned(), style)
 }
 
+/// The start of run text on one line: at most `max_bytes` of it read, whitespace runs (line
+/// breaks too) made one space, made inert and cut to at most `max` columns.
+pub fn one_line(text: &str, max_bytes: usize, max: usize) -> String {
+    let mut end = text.len().min(max_bytes);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = text.get(..end).unwrap_or("");
+    let joined = head.split_whitespace().collect::<Vec<_>>().join(" ");
+    clipped(&joined, max).into_owned()
+}
+
 /// Run text cut to at most `max` columns (with `…` when cut), made inert.
 pub fn clipped(text: &str, max: usize) -> Cow<'_, str> {
     let safe = inert_line(text);
@@ -131,6 +143,18 @@ mod tests {
 
     fn texts(lines: &[Line<'_>]) -> Vec<String> {
         lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn one_line_joins_lines_keeps_escapes_inert_and_cuts() {
+        assert_eq!(
+            one_line("Done.\n\n- **Flight 1:**\tHAT110", 100, 100),
+            "Done. - **Flight 1:** HAT110"
+        );
+        let hostile = one_line("a\u{1b}[2Jb", 100, 100);
+        assert!(!hostile.contains('\u{1b}'), "{hostile}");
+        assert_eq!(one_line("héllo world", 2, 100), "h");
+        assert_eq!(one_line("abcdef", 100, 4), "abc…");
     }
 
     #[test]
