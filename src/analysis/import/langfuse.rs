@@ -121,18 +121,7 @@ impl Importer for Langfuse {
                 "no Langfuse trace or observations found".to_owned(),
             ));
         }
-        let chosen: Vec<_> = match index {
-            Some(i) => match all.into_iter().nth(i) {
-                Some(r) => vec![r],
-                None => {
-                    return Err(ImportError(format!(
-                        "--index {i} is out of range: the file holds {n} trace(s), numbered from 0"
-                    )));
-                }
-            },
-            None => all,
-        };
-        Ok(chosen
+        Ok(super::pick(all, index, "trace(s)")?
             .into_iter()
             .map(|(trace, obs)| build_run(trace, &obs))
             .collect())

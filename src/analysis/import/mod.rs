@@ -162,6 +162,25 @@ pub fn why_unknown(doc: &Document) -> String {
     }
 }
 
+/// The item at `index` (the one run `--index` asks for), or every item; `what` names them in the
+/// message when the index is past the end ("trace(s)", "record(s)").
+pub(crate) fn pick<T>(
+    all: Vec<T>,
+    index: Option<usize>,
+    what: &str,
+) -> Result<Vec<T>, ImportError> {
+    let Some(i) = index else {
+        return Ok(all);
+    };
+    let n = all.len();
+    match all.into_iter().nth(i) {
+        Some(one) => Ok(vec![one]),
+        None => Err(ImportError(format!(
+            "--index {i} is out of range: the file holds {n} {what}, numbered from 0"
+        ))),
+    }
+}
+
 /// Runs the importer for `format` on the document.
 pub fn to_native_values(
     format: SourceFormat,

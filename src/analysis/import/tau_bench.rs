@@ -60,19 +60,7 @@ impl Importer for TauBench {
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
         let all = records(&doc);
-        let picked: Vec<(usize, &Value)> = match index {
-            Some(i) => match all.get(i) {
-                Some(r) => vec![(i, r)],
-                None => {
-                    return Err(ImportError(format!(
-                        "--index {i} is out of range: the file holds {} record(s), numbered from 0",
-                        all.len()
-                    )));
-                }
-            },
-            None => all.iter().enumerate().collect(),
-        };
-        picked
+        super::pick(all.iter().enumerate().collect(), index, "record(s)")?
             .into_iter()
             .map(|(i, r)| {
                 if is_record(r) {

@@ -132,3 +132,20 @@ fn extreme_indices_and_ids_are_handled() {
     );
     assert_eq!(steps[1]["id"], "s-2");
 }
+
+#[test]
+fn pick_gives_the_indexed_item_or_all_and_names_what_the_file_holds() {
+    assert_eq!(
+        super::pick(vec![10, 20, 30], Some(1), "trace(s)").unwrap(),
+        vec![20]
+    );
+    assert_eq!(
+        super::pick(vec![10, 20], None, "trace(s)").unwrap(),
+        vec![10, 20]
+    );
+    let e = super::pick(vec![10, 20, 30], Some(3), "record(s)").unwrap_err();
+    assert_eq!(
+        e.0,
+        "--index 3 is out of range: the file holds 3 record(s), numbered from 0"
+    );
+}

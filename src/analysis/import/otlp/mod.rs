@@ -84,19 +84,7 @@ impl Importer for Otlp {
                     .to_owned(),
             ));
         }
-        let n = groups.len();
-        let chosen: Vec<(String, Vec<usize>)> = match index {
-            Some(i) => match groups.into_iter().nth(i) {
-                Some(g) => vec![g],
-                None => {
-                    return Err(ImportError(format!(
-                        "--index {i} is out of range: the file holds {n} trace(s), numbered from 0"
-                    )));
-                }
-            },
-            None => groups,
-        };
-        Ok(chosen
+        Ok(super::pick(groups, index, "trace(s)")?
             .into_iter()
             .map(|(trace_id, members)| {
                 let spans: Vec<&Span> = members
