@@ -224,3 +224,11 @@ fn a_succeeded_action_contradicts_only_through_a_number_of_the_same_thing() {
     ));
     assert_eq!(c[0].label, SupportLabel::Supported, "{:?}", c[0]);
 }
+
+#[test]
+fn markdown_bold_markers_are_not_part_of_a_claim() {
+    assert_eq!(
+        split_claims("**Details:**\n- **Flight 1:** ATL to LGA, departing at 14:00."),
+        vec!["Details:", "Flight 1: ATL to LGA, departing at 14:00."]
+    );
+}

@@ -49,7 +49,9 @@ pub fn split_parts(answer: &str) -> Vec<Part> {
             continue;
         }
         for s in joined_sentences(line) {
-            let s = s.trim_start_matches(['-', '*', '•', ' ']).trim();
+            // Markdown bold markers are not part of what the answer says ("**Flight 1:** …").
+            let unbolded = s.replace("**", "");
+            let s = unbolded.trim_start_matches(['-', '*', '•', ' ']).trim();
             if s.is_empty() || is_list_marker(s) {
                 continue;
             }
