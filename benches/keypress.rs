@@ -28,6 +28,7 @@ fn screen() -> Headless {
     let app = App::new(big_run::big(STEPS), opts);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = EffectContext {
+        judged: None,
         theme: app.theme.clone(),
         port: Arc::new(Unavailable {
             reason: "benchmark".to_owned(),

@@ -8,6 +8,8 @@ mod big_run;
 mod fixture;
 #[path = "tui/journey.rs"]
 mod journey;
+#[path = "tui/judge.rs"]
+mod judge;
 #[path = "tui/state.rs"]
 mod state;
 

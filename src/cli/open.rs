@@ -6,9 +6,12 @@ mod reports;
 
 use super::args::{Color as ColorArg, OpenArgs};
 use super::common::{load_options, reference_choice, write_stdout};
+use crate::analysis::influence::{ConfidenceOptions, Embedder};
+use crate::analysis::judge::Judge;
 use crate::analysis::load;
-use crate::analysis::report::{AnalyzeOptions, analyze};
+use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, Report, analyze};
 use crate::config::{ColorChoice, Overrides, Settings};
+use crate::experiments::command_judge::CommandJudge;
 use crate::tui::app::Document;
 use crate::tui::effects::Opener;
 use crate::tui::headless::{parse_keys, parse_size};
@@ -61,47 +64,47 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     let mut messages: Vec<String> = super::common::embedder_consent(&mut settings)
         .into_iter()
         .collect();
-    if settings.judge.is_some() {
+    if settings.judge.is_some() && args.report.is_none() {
         messages.push(
-            "a judge is configured: the screen shows the rules' verdict; for the judge's, run 'tdn-tui analyze RUN --json > report.json' and open with '--report report.json'"
+            "a judge is configured: the screen shows the rules' verdict; J asks the judge"
                 .to_owned(),
         );
     }
-    let embedder: Arc<dyn crate::analysis::influence::Embedder> = Arc::from(
+    let embedder: Arc<dyn Embedder> = Arc::from(
         crate::experiments::embedder::from_settings(&settings).map_err(anyhow::Error::msg)?,
     );
-    let confidence = settings.confidence;
-    let source = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+    let analysis = Arc::new(Analysis {
+        runs: runs.clone(),
+        reference,
+        embedder,
+        confidence: settings.confidence,
+        source: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+    });
     let opener: Arc<Opener> = {
-        let runs = runs.clone();
-        Arc::new(move |i: usize| {
-            let loaded = runs
-                .get(i)
-                .ok_or_else(|| format!("the file has no run at position {i}"))?;
-            let report = match reports.as_ref().and_then(|r| r.get(i)) {
-                Some(r) => r.clone(),
-                None => analyze(
-                    loaded,
-                    &AnalyzeOptions {
-                        reference: reference.clone(),
-                        embedder: embedder.as_ref(),
-                        confidence,
-                        // The screen opens on the rules' verdict; the judge runs in `analyze`.
-                        judge: None,
-                    },
-                ),
-            };
-            Ok(Document::new(
-                loaded.run.clone(),
-                report,
-                Some(source.clone()),
-            ))
-        })
+        let analysis = analysis.clone();
+        Arc::new(
+            move |i: usize| match reports.as_ref().and_then(|r| r.get(i)) {
+                Some(r) => analysis.with_report(i, r.clone()),
+                // The screen opens on the rules' verdict; J asks the judge.
+                None => analysis.open(i, None),
+            },
+        )
+    };
+    // Asking the judge analyses the run again with it; the screen shows the command and asks
+    // before its first use, which is the user's consent for a command from the current folder.
+    // A saved report (`--report`) is shown as it is.
+    let judged: Option<Arc<Opener>> = match (&settings.judge, &args.report) {
+        (Some(cmd), None) => {
+            let judge = CommandJudge::new(cmd.text.clone(), settings.judge_timeout_s);
+            Some(Arc::new(move |i: usize| analysis.open(i, Some(&judge))))
+        }
+        _ => None,
     };
     let screen = start(Start {
         settings,
         runs: runs.iter().map(choice).collect(),
         opener,
+        judged,
         messages,
         render,
         keys,
@@ -110,4 +113,46 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         write_stdout(&text)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What opening a run of the file needs: the runs and how to analyse them.
+struct Analysis {
+    runs: Arc<Vec<load::Loaded>>,
+    reference: ReferenceChoice,
+    embedder: Arc<dyn Embedder>,
+    confidence: ConfidenceOptions,
+    source: std::path::PathBuf,
+}
+
+impl Analysis {
+    fn loaded(&self, i: usize) -> Result<&load::Loaded, String> {
+        self.runs
+            .get(i)
+            .ok_or_else(|| format!("the file has no run at position {i}"))
+    }
+
+    /// Analyses the run at `i` (asking `judge` when given) and opens it.
+    fn open(&self, i: usize, judge: Option<&dyn Judge>) -> Result<Document, String> {
+        let loaded = self.loaded(i)?;
+        let report = analyze(
+            loaded,
+            &AnalyzeOptions {
+                reference: self.reference.clone(),
+                embedder: self.embedder.as_ref(),
+                confidence: self.confidence,
+                judge,
+            },
+        );
+        self.with_report(i, report)
+    }
+
+    /// Opens the run at `i` with a report already made.
+    fn with_report(&self, i: usize, report: Report) -> Result<Document, String> {
+        let loaded = self.loaded(i)?;
+        Ok(Document::new(
+            loaded.run.clone(),
+            report,
+            Some(self.source.clone()),
+        ))
+    }
 }

@@ -114,6 +114,9 @@ pub enum Action {
     ToggleInfluence,
     /// Turn mouse support on or off.
     ToggleMouse,
+    /// Ask the configured judge about the open run (pressed twice: the first press shows the
+    /// command).
+    AskJudge,
 
     // ---- internal messages ----
     /// Show this step in the timeline and detail.
@@ -146,6 +149,10 @@ pub enum Action {
     Scroll(i8, u16, u16),
     /// A mouse click at a column and row.
     Click(u16, u16),
+    /// The open run analysed again with the judge's answer.
+    Judged(Arc<Document>),
+    /// The run could not be analysed again with the judge: why.
+    JudgeFailed(String),
 }
 
 impl Action {
@@ -201,6 +208,7 @@ impl Action {
         Action::RunList,
         Action::ToggleInfluence,
         Action::ToggleMouse,
+        Action::AskJudge,
     ];
 
     /// The command's name in keymap.toml and the help overlay.
@@ -256,6 +264,7 @@ impl Action {
             Action::RunList => "run-list",
             Action::ToggleInfluence => "toggle-influence",
             Action::ToggleMouse => "toggle-mouse",
+            Action::AskJudge => "ask-judge",
             Action::JumpTo(_) => "jump-to",
             Action::SearchInput(_) => "search-input",
             Action::PromptInput(_) => "prompt-input",
@@ -271,6 +280,8 @@ impl Action {
             Action::Planned(_) => "planned",
             Action::Scroll(..) => "scroll",
             Action::Click(..) => "click",
+            Action::Judged(_) => "judged",
+            Action::JudgeFailed(_) => "judge-failed",
         }
     }
 
@@ -333,6 +344,9 @@ impl Action {
                 "suspects pane: switch between the ranked steps and the context influence"
             }
             Action::ToggleMouse => "turn mouse support on or off",
+            Action::AskJudge => {
+                "ask the configured judge which step to blame (press twice: the first shows the command)"
+            }
             Action::JumpTo(_) => "show a step",
             Action::SearchInput(_) => "type into the search",
             Action::PromptInput(_) => "type into the patch prompt",
@@ -348,6 +362,8 @@ impl Action {
             Action::Planned(_) => "a plan to confirm",
             Action::Scroll(..) => "mouse wheel",
             Action::Click(..) => "mouse click",
+            Action::Judged(_) => "the judge answered",
+            Action::JudgeFailed(_) => "the judge could not be asked",
         }
     }
 

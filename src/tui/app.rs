@@ -2,6 +2,7 @@
 //! indexes built once at open so that each frame only looks things up). `update` changes an
 //! `App`; `render` reads it. Nothing here does I/O or decides anything about the run.
 
+use super::judge::JudgeState;
 use super::keymap::{Keymap, Scope};
 use super::overlays::confirm::ConfirmState;
 use super::overlays::prompt::PromptState;
@@ -376,6 +377,8 @@ pub struct App {
     pub experiments: ExperimentsState,
     /// The search.
     pub search: SearchState,
+    /// The judge, when one is configured.
+    pub judge: JudgeState,
     /// Mouse support is on.
     pub mouse: bool,
     /// Ticks so far.
@@ -421,6 +424,7 @@ impl App {
             claims: ClaimsState::default(),
             experiments: ExperimentsState::default(),
             search: SearchState::default(),
+            judge: JudgeState::default(),
             mouse: false,
             tick: 0,
             headless: opts.headless,
@@ -440,6 +444,23 @@ impl App {
             }
         }
         app
+    }
+
+    /// The position in the file of the open run (0 for a file of one run).
+    pub fn run_index(&self) -> usize {
+        self.picker.as_ref().and_then(|p| p.opened).unwrap_or(0)
+    }
+
+    /// Shows a new report of the open run (the judge answered): the ranked lists start over on
+    /// its top suspect; the experiments, the search and the focus stay.
+    pub fn replace_report(&mut self, doc: Arc<Document>) {
+        let experiments = std::mem::take(&mut self.experiments);
+        let focus = self.focus;
+        let search = std::mem::take(&mut self.search);
+        self.set_document(doc);
+        self.experiments = experiments;
+        self.search = search;
+        self.focus = focus;
     }
 
     /// Opens a document: every pane starts over; the top suspect is selected when there is one.

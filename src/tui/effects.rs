@@ -1,8 +1,9 @@
 //! All the screen's I/O and heavy work, described by [`Effect`] values that `update` returns:
 //! preparing a step's detail (syntect), searching, copying to the clipboard, opening a run from
-//! the picker, and talking to the experiment port. Terminal effects (quit, suspend, mouse) are
-//! carried out by the event loop; everything else runs here, off the UI task in the live screen
-//! and in line when headless, and reports back as [`Action`]s.
+//! the picker, analysing it again with the judge, and talking to the experiment port. Terminal
+//! effects (quit, suspend, mouse) are carried out by the event loop; everything else runs here,
+//! off the UI task in the live screen and in line when headless, and reports back as
+//! [`Action`]s.
 
 use super::action::Action;
 use super::app::Document;
@@ -70,6 +71,8 @@ pub enum Effect {
     },
     /// Analyse and open the run at this position of the file.
     OpenRun(usize),
+    /// Analyse the run at this position again, asking the judge.
+    Judge(usize),
     /// Ask the port what a request would run.
     Plan(Request),
     /// Start a confirmed request.
@@ -99,6 +102,7 @@ impl std::fmt::Debug for Effect {
             Effect::Search { query, .. } => write!(f, "Search({query:?})"),
             Effect::Copy { step, what, .. } => write!(f, "Copy({step}, {what:?})"),
             Effect::OpenRun(i) => write!(f, "OpenRun({i})"),
+            Effect::Judge(i) => write!(f, "Judge({i})"),
             Effect::Plan(r) => write!(f, "Plan({r:?})"),
             Effect::Launch { job, request } => write!(f, "Launch({job:?}, {request:?})"),
             Effect::Cancel(j) => write!(f, "Cancel({j:?})"),
@@ -128,6 +132,8 @@ pub struct EffectContext {
     pub port: Arc<dyn ExperimentPort>,
     /// Opens runs chosen in the picker.
     pub opener: Arc<Opener>,
+    /// Analyses a run again asking the configured judge (`None` without a judge).
+    pub judged: Option<Arc<Opener>>,
     /// Where experiment events go.
     pub events: EventSender,
     /// Where copies go.
@@ -163,6 +169,15 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
                 ]
             }
             Err(e) => vec![Action::Problem(e)],
+        },
+        Effect::Judge(i) => match ctx.judged.as_ref().map(|j| j(i)) {
+            Some(Ok(d)) => {
+                ctx.port
+                    .open(d.run.clone(), d.report.clone(), d.source.clone());
+                vec![Action::Judged(Arc::new(d))]
+            }
+            Some(Err(e)) => vec![Action::JudgeFailed(e)],
+            None => vec![Action::JudgeFailed("no judge is configured".to_owned())],
         },
         Effect::Plan(request) => {
             let plan = ctx.port.plan(&request);

@@ -12,6 +12,7 @@ pub mod app;
 pub mod effects;
 pub mod experiment_port;
 pub mod headless;
+pub mod judge;
 pub mod keymap;
 mod live_ledger;
 pub mod live_port;
@@ -59,6 +60,8 @@ pub struct Screen {
     pub port: Arc<dyn ExperimentPort>,
     /// Opens a run chosen in the picker.
     pub opener: Arc<Opener>,
+    /// Analyses a run again asking the judge, when one is configured.
+    pub judged: Option<Arc<Opener>>,
     /// Where copies are also saved.
     pub copy_dir: PathBuf,
 }
@@ -152,6 +155,7 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
         mut app,
         port,
         opener,
+        judged,
         copy_dir,
     } = screen;
     let (exp_tx, mut exp_rx): (
@@ -163,6 +167,7 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
         theme: app.theme.clone(),
         port,
         opener,
+        judged,
         events: exp_tx,
         clipboard: Clipboard::Terminal(copy_dir),
     });

@@ -26,6 +26,8 @@ pub struct Start {
     pub runs: Vec<RunChoice>,
     /// Opens (analyses) the run at a position of the file.
     pub opener: Arc<Opener>,
+    /// Analyses the run at a position again asking the judge (`None` without a judge).
+    pub judged: Option<Arc<Opener>>,
     /// Messages for the status bar besides the config's own warnings.
     pub messages: Vec<String>,
     /// `--render WxH`: draw once without a terminal, after pressing `keys`.
@@ -41,6 +43,7 @@ pub fn start(s: Start) -> anyhow::Result<Option<String>> {
         settings,
         runs,
         opener,
+        judged,
         messages: extra,
         render,
         keys,
@@ -69,6 +72,15 @@ pub fn start(s: Start) -> anyhow::Result<Option<String>> {
         App::picker(runs, opts)
     };
     app.experiments.runner_note = runner_note(&settings);
+    if judged.is_some() {
+        app.judge.command = settings.judge.as_ref().map(|c| {
+            format!(
+                "'{}' (from {})",
+                crate::analysis::model::inert_line(&c.text),
+                c.origin_text()
+            )
+        });
+    }
     let port = experiment_port(&settings, runs_in_file);
     if let Some(doc) = &app.doc {
         port.open(doc.run.clone(), doc.report.clone(), doc.source.clone());
@@ -79,6 +91,7 @@ pub fn start(s: Start) -> anyhow::Result<Option<String>> {
             theme: app.theme.clone(),
             port,
             opener,
+            judged,
             events: tx,
             clipboard: Clipboard::None,
         };
@@ -101,6 +114,7 @@ pub fn start(s: Start) -> anyhow::Result<Option<String>> {
         app,
         port,
         opener,
+        judged,
         copy_dir: state_dir,
     })?;
     Ok(None)

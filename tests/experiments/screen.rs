@@ -111,6 +111,7 @@ fn screen(ready: bool) -> (Headless, Arc<Mutex<Calls>>) {
     );
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = EffectContext {
+        judged: None,
         theme: app.theme.clone(),
         port,
         opener: Arc::new(|_| Err("no other run".to_owned())),

@@ -413,6 +413,7 @@ fn the_picker_opens_the_chosen_run() {
     let app = App::picker(choices, AppOptions::default());
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = tdn_tui::tui::effects::EffectContext {
+        judged: None,
         theme: app.theme.clone(),
         port: none(),
         opener: Arc::new(|i| {

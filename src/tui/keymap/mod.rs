@@ -147,6 +147,7 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Global, "y", A::CopyOutput, false),
     (S::Global, "Y", A::CopyStep, false),
     (S::Global, "M", A::ToggleMouse, false),
+    (S::Global, "J", A::AskJudge, false),
     (S::Panes, "j", A::MoveDown, false),
     (S::Panes, "Down", A::MoveDown, false),
     (S::Panes, "k", A::MoveUp, false),

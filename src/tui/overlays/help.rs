@@ -48,9 +48,10 @@ pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
             in_scope(Scope::Suspects, Action::JumpToStep)
         ),
         format!(
-            "2. {} switches the suspects pane to the context influence: every piece of context that reached the model, ranked by resemblance to the answer (a correlation, not a cause). Dropped context ({}) lists what was available but never sent.",
+            "2. {} switches the suspects pane to the context influence: every piece of context that reached the model, ranked by resemblance to the answer (a correlation, not a cause). Dropped context ({}) lists what was available but never sent. With a judge configured, {} (pressed twice) asks it when the rules are unsure; its pick joins the suspects, as a suspect, not a proof.",
             key(Action::ToggleInfluence),
-            key(Action::FocusDropped)
+            key(Action::FocusDropped),
+            key(Action::AskJudge)
         ),
         format!(
             "3. A score only narrows the search; a re-run proves a cause. {} re-runs your agent without the selected suspect or piece of context (ablation); {} does it for the whole shortlist; {}, in Dropped context, re-runs with the selected unit put back (restoration); {} replays from the selected step. The first time, the exact command is shown: {} runs it, {} does not.",

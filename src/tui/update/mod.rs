@@ -4,6 +4,7 @@
 //! [`dispatch`] through the keymap.
 
 mod experiments;
+mod judge;
 mod picker;
 
 use super::action::Action;
@@ -49,6 +50,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
 }
 
 fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    judge::disarm(app, &action);
     if picker::handle(app, &action) {
         return;
     }
@@ -187,6 +189,9 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::Aggregate => aggregate(app, fx),
         Action::Localize => begin(app, Request::Localize, fx),
+        Action::AskJudge => judge::ask(app, fx),
+        Action::Judged(doc) => judge::answered(app, doc),
+        Action::JudgeFailed(why) => judge::failed(app, &why),
         Action::Cancel => cancel(app, fx),
         Action::ConfirmYes => {
             if let Some(Overlay::Confirm(c)) = app.overlay.take() {

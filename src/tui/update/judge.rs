@@ -1,0 +1,92 @@
+//! The judge's part of `update` (docs/screen.md, "Asking the judge"): the first press of the
+//! key shows the exact command and what it is sent; the second sends it (once agreed, later
+//! presses send at once); any other command in between cancels. Whether the judge is asked at
+//! all is the analysis's rule (`analysis::judge::should_ask`): the screen only reads it to say so
+//! before anything runs. Pure: the judging leaves as an [`Effect`].
+
+use super::super::action::Action;
+use super::super::app::{App, Document};
+use super::super::effects::Effect;
+use super::super::keymap::Scope;
+use crate::analysis::judge::should_ask;
+use crate::analysis::rank::params::JUDGE_BELOW;
+use std::sync::Arc;
+
+/// The key was pressed.
+pub(super) fn ask(app: &mut App, fx: &mut Vec<Effect>) {
+    let Some(command) = app.judge.command.clone() else {
+        app.problem(
+            "no judge is configured: set TDN_JUDGE or [judge] command in tdn.toml (docs/how-it-decides.md, \"Judge\")",
+        );
+        return;
+    };
+    let Some(doc) = app.doc.clone() else {
+        return;
+    };
+    if app.judge.asking {
+        app.message("the judge is being asked: its answer shows when it comes");
+        return;
+    }
+    if doc.report.judge.is_some() {
+        app.message("the judge has answered for this run: its finding is among the suspects");
+        return;
+    }
+    let best = doc.report.suspects.first().map(|s| s.score);
+    if !should_ask(doc.run.status, best) {
+        app.message(format!(
+            "the judge is asked only about a run that failed or errored whose best rule score is under {JUDGE_BELOW}: the rules' verdict stands"
+        ));
+        return;
+    }
+    if !app.judge.consented && !app.judge.armed {
+        app.judge.armed = true;
+        let key = app
+            .keymap
+            .first_key(&[Scope::Global], &Action::AskJudge)
+            .unwrap_or_else(|| Action::AskJudge.name().to_owned());
+        app.message(format!(
+            "press {key} again to send a transcript of this run and the rule findings to the judge {command}; any other key cancels"
+        ));
+        return;
+    }
+    app.judge.armed = false;
+    app.judge.consented = true;
+    app.judge.asking = true;
+    fx.push(Effect::Judge(app.run_index()));
+    app.message("asking the judge; the rules' verdict stays on screen until it answers");
+}
+
+/// The run could not be analysed again.
+pub(super) fn failed(app: &mut App, why: &str) {
+    app.judge.asking = false;
+    app.problem(format!("the judge was not asked: {why}"));
+}
+
+/// Any other command cancels a first press.
+pub(super) fn disarm(app: &mut App, action: &Action) {
+    if app.judge.armed && action.is_bindable() && !matches!(action, Action::AskJudge) {
+        app.judge.armed = false;
+        app.message("the judge was not asked");
+    }
+}
+
+/// The run analysed again with the judge.
+pub(super) fn answered(app: &mut App, doc: Arc<Document>) {
+    app.judge.asking = false;
+    let note = match &doc.report.judge {
+        Some(j) => match (&j.step, &j.error) {
+            (Some(step), _) => format!(
+                "the judge blames step '{}': its finding is ranked with the rules' (a judge's pick is a suspect, not proof)",
+                crate::analysis::model::inert_line(step)
+            ),
+            (None, Some(e)) => format!(
+                "the judge gave nothing usable ({}); the rules' verdict stands",
+                crate::analysis::model::inert_line(e)
+            ),
+            (None, None) => "the judge gave nothing usable; the rules' verdict stands".to_owned(),
+        },
+        None => "the judge was not asked; the rules' verdict stands".to_owned(),
+    };
+    app.replace_report(doc);
+    app.message(note);
+}

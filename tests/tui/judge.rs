@@ -1,0 +1,141 @@
+//! Asking the judge from the screen (docs/screen.md, "Asking the judge"): the first press shows
+//! the command and sends nothing, the second sends it, any other key cancels, a run the rules
+//! are sure about is never sent, and the judged report replaces the ranking while the
+//! experiments stay. The judged report comes from a scripted opener, never computed here.
+
+use super::fixture::{fixtures, press};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tdn_tui::analysis::load::{LoadOptions, load_path};
+use tdn_tui::analysis::report::{JudgeOutcome, Report};
+use tdn_tui::tui::app::{App, AppOptions, Document};
+use tdn_tui::tui::effects::{Clipboard, EffectContext, Opener};
+use tdn_tui::tui::experiment_port::Unavailable;
+use tdn_tui::tui::headless::Headless;
+
+/// The refund fixture with its rule scores set to `top` (the judge is asked under 0.8).
+fn refund(top: f64) -> Document {
+    let run_path = fixtures().join("refund.run.json");
+    let loaded = load_path(&run_path, &LoadOptions::default())
+        .expect("the refund fixture loads")
+        .remove(0);
+    let text = std::fs::read_to_string(fixtures().join("refund.report.json")).expect("report");
+    let mut report: Report = serde_json::from_str(&text).expect("the report fixture is a Report");
+    for s in &mut report.suspects {
+        s.score = top.min(s.score);
+    }
+    Document::new(loaded.run, report, Some(run_path))
+}
+
+/// A screen on the refund run whose judge (when `command` is set) blames the second suspect's
+/// step; `asked` counts the judge's runs.
+fn screen(top: f64, command: Option<&str>, asked: Arc<AtomicUsize>) -> Headless {
+    let mut app = App::new(refund(top), AppOptions::default());
+    app.judge.command = command.map(|c| format!("'{c}' (from TDN_JUDGE)"));
+    let judged: Option<Arc<Opener>> = command.map(|_| {
+        let judged: Arc<Opener> = Arc::new(move |i: usize| {
+            assert_eq!(i, 0, "a file of one run");
+            asked.fetch_add(1, Ordering::SeqCst);
+            let d = refund(top);
+            let mut report = d.report.as_ref().clone();
+            report.suspects.reverse();
+            let blamed = report.suspects[0].step.clone();
+            report.judge = Some(JudgeOutcome {
+                step: Some(blamed),
+                reason: Some("it wrote the refund".to_owned()),
+                error: None,
+            });
+            Ok(Document::new(d.run.as_ref().clone(), report, None))
+        });
+        judged
+    });
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = EffectContext {
+        theme: app.theme.clone(),
+        port: Arc::new(Unavailable {
+            reason: "no runner in this test".to_owned(),
+        }),
+        opener: Arc::new(|_| Err("no other run".to_owned())),
+        judged,
+        events: tx,
+        clipboard: Clipboard::None,
+    };
+    Headless::new(app, ctx, rx)
+}
+
+fn status(h: &Headless) -> String {
+    h.app
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}
+
+fn top_step(h: &Headless) -> String {
+    h.app.doc.as_ref().unwrap().report.suspects[0].step.clone()
+}
+
+#[test]
+fn the_first_press_shows_the_command_and_the_second_asks_the_judge() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let mut h = screen(0.5, Some("./judge.sh"), asked.clone());
+    let before = top_step(&h);
+    press(&mut h, "J");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "nothing is sent on the first press"
+    );
+    let s = status(&h);
+    assert!(
+        s.contains("'./judge.sh' (from TDN_JUDGE)") && s.contains("press J again"),
+        "{s}"
+    );
+    press(&mut h, "J");
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let doc = h.app.doc.as_ref().unwrap();
+    assert!(doc.report.judge.is_some());
+    assert_ne!(top_step(&h), before, "the judged ranking is shown");
+    assert!(
+        status(&h).contains("the judge blames step"),
+        "{}",
+        status(&h)
+    );
+    assert!(!h.app.judge.asking);
+    // It has answered: another press sends nothing.
+    press(&mut h, "J");
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn another_key_between_the_presses_cancels() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let mut h = screen(0.5, Some("./judge.sh"), asked.clone());
+    press(&mut h, "J j J");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "j cancelled the first press"
+    );
+    assert!(h.app.judge.armed, "the last J is a new first press");
+    press(&mut h, "J");
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn a_run_the_rules_are_sure_about_or_no_judge_sends_nothing() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let mut sure = screen(0.84, Some("./judge.sh"), asked.clone());
+    press(&mut sure, "J J");
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+    assert!(status(&sure).contains("under 0.8"), "{}", status(&sure));
+
+    let mut none = screen(0.5, None, asked.clone());
+    press(&mut none, "J J");
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+    assert!(
+        status(&none).contains("no judge is configured"),
+        "{}",
+        status(&none)
+    );
+}
