@@ -260,7 +260,8 @@ fn header_text(doc: &Document, width: usize) -> String {
             (None, _) => out.push_str(" · no suspect"),
         }
         if warnings > 0 {
-            out.push_str(&format!(" · ⚠ {warnings} warnings"));
+            let s = if warnings == 1 { "" } else { "s" };
+            out.push_str(&format!(" · ⚠ {warnings} warning{s}"));
         }
         out
     };
