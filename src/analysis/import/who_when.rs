@@ -352,7 +352,7 @@ fn read_magentic(m: &Message, attributes: &mut Map<String, Value>) {
 
 /// The answer the system gave: the text after the last `FINAL ANSWER:` (Magentic-One's
 /// convention), else, in an AutoGen group chat (messages carry `name`), the last agent message
-/// with `TERMINATE` removed. A log of roles only (Magentic-One) that never wrote `FINAL ANSWER:`
+/// with `TERMINATE` removed that still says something (letters or digits). A log of roles only (Magentic-One) that never wrote `FINAL ANSWER:`
 /// stopped before answering: it has no final answer.
 fn final_answer(messages: &[Message]) -> Option<String> {
     const MARK: &str = "FINAL ANSWER:";
@@ -366,7 +366,11 @@ fn final_answer(messages: &[Message]) -> Option<String> {
             .iter()
             .rev()
             .filter(|m| m.kind == "agent" && m.named)
-            .find_map(|m| chat::non_empty(&m.text.replace("TERMINATE", "")))
+            .find_map(|m| {
+                // "**TERMINATE**" leaves markup, not an answer.
+                chat::non_empty(&m.text.replace("TERMINATE", ""))
+                    .filter(|t| t.chars().any(char::is_alphanumeric))
+            })
     })
 }
 
@@ -474,6 +478,19 @@ mod tests {
         );
         assert_eq!(run["final_answer"], "It is 42.");
         assert!(run["attributes"].get("agents").is_none());
+    }
+
+    #[test]
+    fn a_closing_message_of_markup_only_is_not_the_answer() {
+        let v = json!({"question": "q", "history": [
+            {"name": "Expert", "role": "user", "content": "It is 42. TERMINATE"},
+            {"name": "Expert", "role": "user", "content": "**TERMINATE**"}
+        ]});
+        let run = build_run(
+            &v,
+            v["history"].as_array().map_or(&[][..], |h| h.as_slice()),
+        );
+        assert_eq!(run["final_answer"], "It is 42.");
     }
 
     #[test]
