@@ -10,6 +10,8 @@ mod fixture;
 mod journey;
 #[path = "tui/judge.rs"]
 mod judge;
+#[path = "tui/run_switch.rs"]
+mod run_switch;
 #[path = "tui/state.rs"]
 mod state;
 

@@ -190,8 +190,8 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Aggregate => aggregate(app, fx),
         Action::Localize => begin(app, Request::Localize, fx),
         Action::AskJudge => judge::ask(app, fx),
-        Action::Judged(doc) => judge::answered(app, doc),
-        Action::JudgeFailed(why) => judge::failed(app, &why),
+        Action::Judged(i, doc) => judge::answered(app, i, doc, fx),
+        Action::JudgeFailed(i, why) => judge::failed(app, i, &why),
         Action::Cancel => cancel(app, fx),
         Action::ConfirmYes => {
             if let Some(Overlay::Confirm(c)) = app.overlay.take() {
