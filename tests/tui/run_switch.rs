@@ -1,6 +1,7 @@
 //! Leaving a run for another of the same file while work on it is under way (docs/screen.md,
 //! "The run list"): an answer of the judge about the run left behind changes neither the open
-//! run nor the report its experiments are planned from. Runs and reports come from the screen's
+//! run nor the report its experiments are planned from, and the jobs started on it stay listed
+//! with it (cancellable when it is open again) while their ends are said to be that run's. Runs and reports come from the screen's
 //! fixtures; verdicts from a scripted port, never computed here.
 
 use super::fixture::{fixtures, press};
@@ -12,9 +13,11 @@ use tdn_tui::tui::action::Action;
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext, Opener};
 use tdn_tui::tui::experiment_port::{
-    EventSender, ExperimentPort, JobId, LedgerHistory, Plan, Request, ScriptedPort,
+    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, LedgerHistory, Plan, Request,
+    ScriptedPort,
 };
 use tdn_tui::tui::headless::Headless;
+use tdn_tui::tui::panes::experiments::JobState;
 use tdn_tui::tui::picker::RunChoice;
 
 /// The refund fixture under the id `task-{i}`, its rule scores low enough to ask the judge.
@@ -176,4 +179,57 @@ fn the_judges_answer_about_a_run_left_behind_is_set_aside() {
         port.opened.lock().unwrap().last().map(String::as_str),
         Some("task-1 (judged)")
     );
+}
+
+#[test]
+fn a_job_of_a_run_left_behind_stays_with_that_run() {
+    let mut scripted = ScriptedPort::new("./agent.sh");
+    scripted.hold = true;
+    let port = Arc::new(Recording {
+        inner: scripted,
+        opened: Mutex::new(Vec::new()),
+    });
+    let mut h = two_runs(port.clone());
+    press(&mut h, "Enter a y");
+    assert_eq!(h.app.experiments.jobs.len(), 1, "job #1 runs on task-0");
+    press(&mut h, "R j Enter");
+    assert_eq!(h.app.doc.as_ref().unwrap().run.id, "task-1");
+    assert!(h.app.experiments.jobs.is_empty(), "task-1 has no job");
+    h.act(Action::Experiment(Arc::new(ExperimentEvent::JobFinished {
+        job: JobId(1),
+        end: JobEnd::Finished,
+        flags: Vec::new(),
+    })));
+    let s = status(&h);
+    assert!(
+        s.contains("job #1 of run 'task-0' finished") && !s.contains("in Experiments"),
+        "the message names the run the job belongs to: {s}"
+    );
+    assert!(h.app.experiments.jobs.is_empty());
+    // Back on task-0, its job is listed with its end, and job numbers go on.
+    press(&mut h, "R k Enter");
+    assert_eq!(h.app.doc.as_ref().unwrap().run.id, "task-0");
+    let job = h
+        .app
+        .experiments
+        .jobs
+        .first()
+        .expect("task-0's job is back");
+    assert_eq!(job.id, JobId(1));
+    assert_eq!(job.state, JobState::Ended(JobEnd::Finished));
+    press(&mut h, "a");
+    assert_eq!(h.app.experiments.jobs.last().map(|j| j.id), Some(JobId(2)));
+}
+
+#[test]
+fn a_job_still_running_on_a_run_left_behind_can_be_cancelled_on_return() {
+    let mut scripted = ScriptedPort::new("./agent.sh");
+    scripted.hold = true;
+    let port = Arc::new(Recording {
+        inner: scripted,
+        opened: Mutex::new(Vec::new()),
+    });
+    let mut h = two_runs(port.clone());
+    press(&mut h, "Enter a y R j Enter R k Enter 6 x");
+    assert_eq!(*port.inner.cancelled.lock().unwrap(), [JobId(1)]);
 }
