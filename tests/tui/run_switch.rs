@@ -233,3 +233,23 @@ fn a_job_still_running_on_a_run_left_behind_can_be_cancelled_on_return() {
     press(&mut h, "Enter a y R j Enter R k Enter 6 x");
     assert_eq!(*port.inner.cancelled.lock().unwrap(), [JobId(1)]);
 }
+
+#[test]
+fn with_the_mouse_on_the_wheel_moves_the_run_list_not_the_panes_under_it() {
+    let mut h = two_runs(recording());
+    press(&mut h, "Enter 1 M R");
+    assert!(h.app.mouse);
+    let timeline = h.app.timeline.cursor;
+    // Over the list's second entry, in the middle of the screen.
+    h.act(Action::Scroll(1, 40, 6));
+    assert_eq!(h.app.picker.as_ref().unwrap().cursor, 1, "the list moved");
+    h.act(Action::Click(100, 30));
+    h.act(Action::Scroll(1, 100, 30));
+    assert_eq!(
+        h.app.timeline.cursor, timeline,
+        "the hidden timeline did not"
+    );
+    assert_eq!(h.app.focus, tdn_tui::tui::app::Pane::Timeline);
+    h.act(Action::Scroll(-1, 40, 6));
+    assert_eq!(h.app.picker.as_ref().unwrap().cursor, 0);
+}
