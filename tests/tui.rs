@@ -10,6 +10,8 @@ mod fixture;
 mod journey;
 #[path = "tui/judge.rs"]
 mod judge;
+#[path = "tui/run_switch.rs"]
+mod run_switch;
 #[path = "tui/state.rs"]
 mod state;
 
@@ -208,6 +210,29 @@ fn scores_are_never_percentages_and_influence_is_labelled_as_correlation() {
     let mut s = screen(calendar(), (120, 40), scripted());
     press(&mut s, "2 i");
     assert!(s.screen().contains("correlation, not a cause"));
+}
+
+#[test]
+fn an_untested_suspect_names_the_key_that_can_test_it() {
+    // The refund run's top suspect s3 produced the unit 'policy-2019': ablating it removes it.
+    let f = fixture::fixtures();
+    let loaded = tdn_tui::analysis::load::load_path(
+        &f.join("refund.run.json"),
+        &tdn_tui::analysis::load::LoadOptions::default(),
+    )
+    .unwrap()
+    .remove(0);
+    let report =
+        serde_json::from_str(&std::fs::read_to_string(f.join("refund.report.json")).unwrap())
+            .unwrap();
+    let doc = tdn_tui::tui::app::Document::new(loaded.run, report, None);
+    let s = screen(doc, (120, 40), scripted());
+    assert!(s.screen().contains("(press a to ablate)"), "{}", s.screen());
+    // The calendar run's top suspect s3 produced no unit: only a replay from it tests it.
+    let s = screen(calendar(), (120, 40), scripted());
+    let text = s.screen();
+    assert!(text.contains("(press p to replay from it)"), "{text}");
+    assert!(!text.contains("press a to ablate"), "{text}");
 }
 
 #[test]

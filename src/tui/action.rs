@@ -149,10 +149,10 @@ pub enum Action {
     Scroll(i8, u16, u16),
     /// A mouse click at a column and row.
     Click(u16, u16),
-    /// The open run analysed again with the judge's answer.
-    Judged(Arc<Document>),
-    /// The run could not be analysed again with the judge: why.
-    JudgeFailed(String),
+    /// The run at this position of the file analysed again with the judge's answer.
+    Judged(usize, Arc<Document>),
+    /// The run at this position could not be analysed again with the judge: why.
+    JudgeFailed(usize, String),
 }
 
 impl Action {
@@ -280,8 +280,8 @@ impl Action {
             Action::Planned(_) => "planned",
             Action::Scroll(..) => "scroll",
             Action::Click(..) => "click",
-            Action::Judged(_) => "judged",
-            Action::JudgeFailed(_) => "judge-failed",
+            Action::Judged(..) => "judged",
+            Action::JudgeFailed(..) => "judge-failed",
         }
     }
 
@@ -362,8 +362,8 @@ impl Action {
             Action::Planned(_) => "a plan to confirm",
             Action::Scroll(..) => "mouse wheel",
             Action::Click(..) => "mouse click",
-            Action::Judged(_) => "the judge answered",
-            Action::JudgeFailed(_) => "the judge could not be asked",
+            Action::Judged(..) => "the judge answered",
+            Action::JudgeFailed(..) => "the judge could not be asked",
         }
     }
 

@@ -375,6 +375,9 @@ pub struct App {
     pub claims: ClaimsState,
     /// Experiments state.
     pub experiments: ExperimentsState,
+    /// The experiments of the file's other runs opened earlier, by position: put back when the
+    /// run is opened again (their jobs may still be running and reporting meanwhile).
+    pub parked: HashMap<usize, ExperimentsState>,
     /// The search.
     pub search: SearchState,
     /// The judge, when one is configured.
@@ -423,6 +426,7 @@ impl App {
             dropped: DroppedState::default(),
             claims: ClaimsState::default(),
             experiments: ExperimentsState::default(),
+            parked: HashMap::new(),
             search: SearchState::default(),
             judge: JudgeState::default(),
             mouse: false,
@@ -471,12 +475,26 @@ impl App {
         self.detail_cache = DetailCache::default();
         self.dropped = DroppedState::for_document(&doc);
         self.claims = ClaimsState::default();
-        // A new run starts a new job list; the consent, the runner and the job numbers are the
-        // session's (a job of the run before may still report under its number).
+        // Each run of the file has its own job list, parked while another run is open (its jobs
+        // may still report); the consent, the runner and the job numbers are the session's.
         let old = std::mem::take(&mut self.experiments);
-        self.experiments.runner_note = old.runner_note;
-        self.experiments.consented = old.consented;
-        self.experiments.last_job = old.last_job;
+        let (left, to) = match &self.picker {
+            Some(p) => (p.opened, p.opening.or(p.opened)),
+            None => (None, None),
+        };
+        let (runner_note, consented, last_job) =
+            (old.runner_note.clone(), old.consented, old.last_job);
+        if let Some(l) = left
+            && Some(l) != to
+        {
+            self.parked.insert(l, old);
+        }
+        if let Some(back) = to.and_then(|t| self.parked.remove(&t)) {
+            self.experiments = back;
+        }
+        self.experiments.runner_note = runner_note;
+        self.experiments.consented = consented;
+        self.experiments.last_job = last_job;
         self.search = SearchState::default();
         if let Some(p) = &mut self.picker {
             // The list stays, hidden, so the user can go back to it.

@@ -73,6 +73,8 @@ pub enum Effect {
     OpenRun(usize),
     /// Analyse the run at this position again, asking the judge.
     Judge(usize),
+    /// Experiments from now on use this document's report (the open run, judged).
+    Reopen(Arc<Document>),
     /// Ask the port what a request would run.
     Plan(Request),
     /// Start a confirmed request.
@@ -103,6 +105,7 @@ impl std::fmt::Debug for Effect {
             Effect::Copy { step, what, .. } => write!(f, "Copy({step}, {what:?})"),
             Effect::OpenRun(i) => write!(f, "OpenRun({i})"),
             Effect::Judge(i) => write!(f, "Judge({i})"),
+            Effect::Reopen(d) => write!(f, "Reopen({:?})", d.run.id),
             Effect::Plan(r) => write!(f, "Plan({r:?})"),
             Effect::Launch { job, request } => write!(f, "Launch({job:?}, {request:?})"),
             Effect::Cancel(j) => write!(f, "Cancel({j:?})"),
@@ -170,15 +173,18 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
             }
             Err(e) => vec![Action::Problem(e)],
         },
+        // The port takes the judged report only once `update` has seen that its run is still
+        // the open one (Effect::Reopen).
         Effect::Judge(i) => match ctx.judged.as_ref().map(|j| j(i)) {
-            Some(Ok(d)) => {
-                ctx.port
-                    .open(d.run.clone(), d.report.clone(), d.source.clone());
-                vec![Action::Judged(Arc::new(d))]
-            }
-            Some(Err(e)) => vec![Action::JudgeFailed(e)],
-            None => vec![Action::JudgeFailed("no judge is configured".to_owned())],
+            Some(Ok(d)) => vec![Action::Judged(i, Arc::new(d))],
+            Some(Err(e)) => vec![Action::JudgeFailed(i, e)],
+            None => vec![Action::JudgeFailed(i, "no judge is configured".to_owned())],
         },
+        Effect::Reopen(d) => {
+            ctx.port
+                .open(d.run.clone(), d.report.clone(), d.source.clone());
+            Vec::new()
+        }
         Effect::Plan(request) => {
             let plan = ctx.port.plan(&request);
             vec![Action::Planned(Arc::new((request, plan)))]

@@ -17,4 +17,7 @@ pub struct JudgeState {
     pub armed: bool,
     /// An answer is awaited.
     pub asking: bool,
+    /// The position in the file of the run the awaited answer is about (the user may have
+    /// opened another run since).
+    pub about: usize,
 }

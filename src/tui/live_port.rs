@@ -41,6 +41,9 @@ pub struct LivePort {
     runs_in_file: usize,
     opened: Mutex<Option<Arc<Opened>>>,
     running: Arc<Mutex<HashMap<JobId, Running>>>,
+    /// Jobs cancelled while they were still starting (reading the settings, waiting for the
+    /// ledger's lock): they end before running anything. Locked only with `running` held.
+    cancelled_early: Mutex<HashSet<JobId>>,
 }
 
 /// A job's session and the batch its samples are saved under.
@@ -68,6 +71,7 @@ impl LivePort {
             runs_in_file: 1,
             opened: Mutex::new(None),
             running: Arc::new(Mutex::new(HashMap::new())),
+            cancelled_early: Mutex::new(HashSet::new()),
         }
     }
 
@@ -273,12 +277,31 @@ impl ExperimentPort for LivePort {
             cohort: cohort.clone(),
             evaluator_epoch: prepared.evaluator_epoch.clone(),
         };
+        // A cancel that came while the job was starting is honoured now, before anything runs;
+        // from here on the job is in `running`, where a cancel finds it.
+        let mut running_now = self
+            .running
+            .lock()
+            .map_err(|_| "the list of running jobs is unusable after a crash".to_owned())?;
+        let cancelled = self
+            .cancelled_early
+            .lock()
+            .map(|mut c| c.remove(&job))
+            .unwrap_or(false);
+        if cancelled {
+            drop(running_now);
+            let _ = events.send(ExperimentEvent::JobFinished {
+                job,
+                end: JobEnd::Cancelled,
+                flags: Vec::new(),
+            });
+            return Ok(());
+        }
         let _ = events.send(ExperimentEvent::Planned { job, probes: infos });
         let _guard = rt.enter();
         let (handle, mut rx) = session::start(plan, deps);
-        if let Ok(mut m) = self.running.lock() {
-            m.insert(job, Running { handle, cohort });
-        }
+        running_now.insert(job, Running { handle, cohort });
+        drop(running_now);
         let running = Arc::clone(&self.running);
         rt.spawn(async move {
             while let Some(ev) = rx.recv().await {
@@ -305,10 +328,16 @@ impl ExperimentPort for LivePort {
     }
 
     fn cancel(&self, job: JobId) {
-        if let Ok(m) = self.running.lock()
-            && let Some(r) = m.get(&job)
-        {
-            r.handle.cancel();
+        if let Ok(m) = self.running.lock() {
+            match m.get(&job) {
+                Some(r) => r.handle.cancel(),
+                // Still starting: `launch` ends it before it runs anything.
+                None => {
+                    if let Ok(mut c) = self.cancelled_early.lock() {
+                        c.insert(job);
+                    }
+                }
+            }
         }
     }
 

@@ -194,6 +194,31 @@ fn a_ledger_that_cannot_be_opened_fails_the_job_with_the_reason() {
 }
 
 #[test]
+fn a_job_cancelled_while_it_was_starting_runs_nothing() {
+    // The screen's x reached the port before the job's session started (the launch was still
+    // reading the settings or waiting for the ledger's lock).
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let (p, _run_dir) = port(&format!(
+        "touch '{}'; echo '{{\"output\": \"x\"}}'",
+        marker.display()
+    ));
+    p.cancel(JobId(1));
+    let events = run_job(&p, Request::Ablate(vec![Target::Unit("u2".into())]));
+    assert!(
+        matches!(
+            events.as_slice(),
+            [ExperimentEvent::JobFinished {
+                end: JobEnd::Cancelled,
+                ..
+            }]
+        ),
+        "{events:?}"
+    );
+    assert!(!marker.exists(), "the runner never ran");
+}
+
+#[test]
 fn quitting_cancels_a_running_job_and_closes_its_batch() {
     // Seed 1 of the ablation hangs; everything else answers at once.
     let agent = r#"if [ "$TDN_EXPERIMENT" = ablate ] && [ "$TDN_SEED" = 1 ]; then sleep 60; fi; if [ "$TDN_REMOVE" = u2 ]; then echo '{"output": "another answer"}'; else echo '{"output": "the recorded answer"}'; fi"#;

@@ -464,6 +464,31 @@ fn resizing_below_the_minimum_shows_the_notice_and_back_restores() {
 }
 
 #[test]
+fn while_the_terminal_is_too_small_only_quitting_works() {
+    // The confirm box is open when the terminal shrinks: y must not run the command unseen.
+    let mut h = screen(calendar(), (120, 40), scripted());
+    press(&mut h, "a");
+    assert!(matches!(h.app.overlay, Some(Overlay::Confirm(_))));
+    h.act(tdn_tui::tui::action::Action::Resize(50, 12));
+    press(&mut h, "y Enter 1 Tab");
+    assert!(h.app.experiments.jobs.is_empty(), "nothing ran");
+    assert!(matches!(h.app.overlay, Some(Overlay::Confirm(_))));
+    assert_eq!(h.app.focus, Pane::Suspects);
+    // The notice says q quits, and it does, whatever was open.
+    assert!(h.screen().contains("press q to quit"), "{}", h.screen());
+    press(&mut h, "q");
+    assert!(h.app.quit);
+
+    // A search being typed does not take the q either.
+    let mut h = screen(calendar(), (120, 40), none());
+    press(&mut h, "/");
+    h.act(tdn_tui::tui::action::Action::Resize(50, 12));
+    press(&mut h, "q");
+    assert!(h.app.quit, "q quits instead of being typed");
+    assert!(h.app.search.input.is_empty());
+}
+
+#[test]
 fn the_viewer_shows_the_selected_step_full_screen() {
     let mut h = screen(calendar(), (120, 40), none());
     press(&mut h, "1 j Enter");

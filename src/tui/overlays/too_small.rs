@@ -1,7 +1,10 @@
 //! The screen shown when the terminal is smaller than the debugger can use: what size it is,
-//! what it needs, and how to leave. Reads only the app.
+//! what it needs, and how to leave (the only key that works then, see `update::dispatch`).
+//! Reads only the app.
 
+use super::super::action::Action;
 use super::super::app::App;
+use super::super::keymap::Scope;
 use super::super::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
@@ -18,6 +21,13 @@ pub fn too_small(area: Rect) -> bool {
     area.width < MIN_WIDTH || area.height < MIN_HEIGHT
 }
 
+/// The key that leaves while the notice is up (the only one that works then).
+fn quit_key(app: &App) -> String {
+    app.keymap
+        .first_key(&[Scope::Global, Scope::Always], &Action::Quit)
+        .unwrap_or_else(|| Action::Quit.name().to_owned())
+}
+
 /// Draws the notice.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
@@ -31,7 +41,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             t.style(Role::Text),
         ),
         Line::styled(
-            "Enlarge the window, or press q to quit.",
+            format!("Enlarge the window, or press {} to quit.", quit_key(app)),
             t.style(Role::TextDim),
         ),
     ];

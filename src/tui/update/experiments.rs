@@ -10,6 +10,7 @@ use super::super::experiment_port::{ExperimentEvent, JobEnd, Plan, Request, Targ
 use super::super::overlays::confirm::ConfirmState;
 use super::super::panes::experiments::JobState;
 use super::super::panes::{dropped, suspects};
+use super::super::widgets::inert_text::clipped;
 use super::{select_dropped_unit, step_id};
 
 pub(super) fn ablate(app: &mut App, fx: &mut Vec<Effect>) {
@@ -150,6 +151,10 @@ pub(super) fn aggregate(app: &mut App, fx: &mut Vec<Effect>) {
 }
 
 pub(super) fn on_event(app: &mut App, ev: &ExperimentEvent, fx: &mut Vec<Effect>) {
+    if !app.experiments.jobs.iter().any(|j| j.id == ev.job()) {
+        on_parked_event(app, ev);
+        return;
+    }
     app.experiments.apply(ev);
     match ev {
         ExperimentEvent::JobFinished { job, end, .. } => {
@@ -183,5 +188,43 @@ pub(super) fn on_planned(app: &mut App, p: &(Request, Result<Plan, String>), fx:
             }));
         }
         Ok(_) => launch(app, request.clone(), fx),
+    }
+}
+
+/// An event of a job started on another run of the file, open before this one: it goes to that
+/// run's parked job list, and the status bar says whose job it is.
+fn on_parked_event(app: &mut App, ev: &ExperimentEvent) {
+    let Some((&run, parked)) = app
+        .parked
+        .iter_mut()
+        .find(|(_, s)| s.jobs.iter().any(|j| j.id == ev.job()))
+    else {
+        return;
+    };
+    parked.apply(ev);
+    let name = app
+        .picker
+        .as_ref()
+        .and_then(|p| p.runs.get(run))
+        .map(|r| format!("run '{}'", clipped(&r.id, 40)))
+        .unwrap_or_else(|| format!("run {run}"));
+    let back = key(app, Action::RunList);
+    match ev {
+        ExperimentEvent::JobFinished { job, end, .. } => {
+            let how = match end {
+                JobEnd::Finished => "finished".to_owned(),
+                JobEnd::Cancelled => "was cancelled".to_owned(),
+                JobEnd::Failed(e) => format!("could not run: {e}"),
+            };
+            app.message(format!(
+                "job #{} of {name} {how}; its verdicts show when that run is open again ({back})",
+                job.0
+            ));
+        }
+        ExperimentEvent::SampleHeld { job, why, .. } => app.problem(format!(
+            "job #{} of {name}: waiting for ledger lock: a sample is held back until it is written ({why})",
+            job.0
+        )),
+        _ => {}
     }
 }

@@ -24,7 +24,14 @@ pub(super) fn ask(app: &mut App, fx: &mut Vec<Effect>) {
         return;
     };
     if app.judge.asking {
-        app.message("the judge is being asked: its answer shows when it comes");
+        if app.judge.about == app.run_index() {
+            app.message("the judge is being asked: its answer shows when it comes");
+        } else {
+            app.message(format!(
+                "the judge is still answering about run {} of the file; ask again once it has",
+                app.judge.about
+            ));
+        }
         return;
     }
     if doc.report.judge.is_some() {
@@ -52,14 +59,26 @@ pub(super) fn ask(app: &mut App, fx: &mut Vec<Effect>) {
     app.judge.armed = false;
     app.judge.consented = true;
     app.judge.asking = true;
-    fx.push(Effect::Judge(app.run_index()));
+    app.judge.about = app.run_index();
+    fx.push(Effect::Judge(app.judge.about));
     app.message("asking the judge; the rules' verdict stays on screen until it answers");
 }
 
-/// The run could not be analysed again.
-pub(super) fn failed(app: &mut App, why: &str) {
+/// The run at position `run` could not be analysed again.
+pub(super) fn failed(app: &mut App, run: usize, why: &str) {
     app.judge.asking = false;
-    app.problem(format!("the judge was not asked: {why}"));
+    if left(app, run) {
+        app.problem(format!(
+            "the judge was not asked about run {run} of the file: {why}"
+        ));
+    } else {
+        app.problem(format!("the judge was not asked: {why}"));
+    }
+}
+
+/// The user has opened another run since asking about the run at `run`.
+fn left(app: &App, run: usize) -> bool {
+    app.doc.is_none() || app.run_index() != run
 }
 
 /// Any other command cancels a first press.
@@ -70,9 +89,21 @@ pub(super) fn disarm(app: &mut App, action: &Action) {
     }
 }
 
-/// The run analysed again with the judge.
-pub(super) fn answered(app: &mut App, doc: Arc<Document>) {
+/// The run at position `run` analysed again with the judge. When another run is open by now,
+/// the answer is set aside: it must replace neither the open run's report nor the report its
+/// experiments are planned from.
+pub(super) fn answered(app: &mut App, run: usize, doc: Arc<Document>, fx: &mut Vec<Effect>) {
     app.judge.asking = false;
+    if left(app, run) {
+        let key = app
+            .keymap
+            .first_key(&[Scope::Global], &Action::AskJudge)
+            .unwrap_or_else(|| Action::AskJudge.name().to_owned());
+        app.message(format!(
+            "the judge answered about run {run} of the file, which is no longer open: its answer is not shown; open that run and press {key} to ask again"
+        ));
+        return;
+    }
     let note = match &doc.report.judge {
         Some(j) => match (&j.step, &j.error) {
             (Some(step), _) => format!(
@@ -87,6 +118,7 @@ pub(super) fn answered(app: &mut App, doc: Arc<Document>) {
         },
         None => "the judge was not asked; the rules' verdict stands".to_owned(),
     };
-    app.replace_report(doc);
+    app.replace_report(doc.clone());
+    fx.push(Effect::Reopen(doc));
     app.message(note);
 }

@@ -11,10 +11,11 @@ use super::action::Action;
 use super::app::{App, Overlay, Pane};
 use super::effects::{CopyWhat, Effect};
 use super::experiment_port::{Request, Target};
-use super::keymap::Chord;
+use super::keymap::{Chord, Scope};
 use super::overlays::help;
 use super::overlays::prompt::PromptState;
 use super::overlays::search::{hit_at_or_after, next_hit};
+use super::overlays::too_small::too_small;
 use super::panes::{claims, dropped, suspects};
 use super::render::{detail_width, layout, pane_height};
 use super::widgets::scroll_list::{Motion, moved};
@@ -28,6 +29,14 @@ use std::sync::Arc;
 
 /// The action a key stands for in the app's current scopes (typed text in the search prompt).
 pub fn dispatch(app: &App, chord: &Chord) -> Option<Action> {
+    if too_small(Rect::new(0, 0, app.size.0, app.size.1)) {
+        // Only the notice is drawn: leaving is all a key may do, so that nothing changes unseen
+        // (a `y` confirming a command, a `q` typed into a search).
+        return app
+            .keymap
+            .lookup(&[Scope::Global, Scope::Always], chord)
+            .filter(|a| matches!(a, Action::Quit | Action::Suspend));
+    }
     let scopes = app.scopes();
     if let Some(a) = app.keymap.lookup(&scopes, chord) {
         return Some(a);
@@ -126,7 +135,7 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             if n > 0 {
                 let key = |a: Action| {
                     app.keymap
-                        .first_key(&[super::keymap::Scope::Global], &a)
+                        .first_key(&[Scope::Global], &a)
                         .unwrap_or_else(|| a.name().to_owned())
                 };
                 let (next, prev) = (key(Action::SearchNext), key(Action::SearchPrev));
@@ -190,8 +199,8 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Aggregate => aggregate(app, fx),
         Action::Localize => begin(app, Request::Localize, fx),
         Action::AskJudge => judge::ask(app, fx),
-        Action::Judged(doc) => judge::answered(app, doc),
-        Action::JudgeFailed(why) => judge::failed(app, &why),
+        Action::Judged(i, doc) => judge::answered(app, i, doc, fx),
+        Action::JudgeFailed(i, why) => judge::failed(app, i, &why),
         Action::Cancel => cancel(app, fx),
         Action::ConfirmYes => {
             if let Some(Overlay::Confirm(c)) = app.overlay.take() {

@@ -52,6 +52,7 @@ pub(super) fn handle(app: &mut App, action: &Action) -> bool {
         return false;
     }
     let has_doc = app.doc.is_some();
+    let mouse = app.mouse;
     let page = picker::page(Rect::new(0, 0, app.size.0, app.size.1));
     let Some(p) = app.picker.as_mut().filter(|p| p.visible || !has_doc) else {
         return false;
@@ -82,6 +83,14 @@ pub(super) fn handle(app: &mut App, action: &Action) -> bool {
         Action::PageUp => p.cursor = moved(p.cursor, Motion::PageUp, p.shown.len(), page),
         Action::Top => p.cursor = 0,
         Action::Bottom => p.cursor = moved(p.cursor, Motion::Bottom, p.shown.len(), page),
+        // The wheel moves the list, not the panes hidden under it; a click changes nothing.
+        Action::Scroll(delta, ..) => {
+            if mouse {
+                let m = if *delta > 0 { Motion::Down } else { Motion::Up };
+                p.cursor = moved(p.cursor, m, p.shown.len(), page);
+            }
+        }
+        Action::Click(..) => {}
         _ => return false,
     }
     true

@@ -301,7 +301,25 @@ impl ItemLines<'_> {
             t.style(Role::TextDim),
         ));
         let target = Target::Step(StepId::from(s.step.as_str()));
-        out.extend(self.verdict(self.result(&target), None, "removing its units", &ind));
+        // Ablating a step removes the units it produced: without any, only a replay tests it.
+        let produced = self
+            .doc
+            .run
+            .context_units
+            .iter()
+            .any(|u| u.produced_by.as_ref().is_some_and(|p| p.as_str() == s.step));
+        let test = if produced {
+            format!("press {} to ablate", self.key(Action::Ablate))
+        } else {
+            format!("press {} to replay from it", self.key(Action::Replay))
+        };
+        out.extend(self.verdict(
+            self.result(&target),
+            None,
+            "removing its units",
+            &test,
+            &ind,
+        ));
         out
     }
 
@@ -403,17 +421,19 @@ impl ItemLines<'_> {
                 .find(|a| a.unit == u)
         });
         if e.unit.is_some() {
-            out.extend(self.verdict(result, ledger, "removing it", &ind));
+            let test = format!("press {} to ablate", self.key(Action::Ablate));
+            out.extend(self.verdict(result, ledger, "removing it", &test, &ind));
         }
         out
     }
 
-    /// What re-runs found: a verdict, the ledger's record, or how to test it.
+    /// What re-runs found: a verdict, the ledger's record, or how to test it (`test`).
     fn verdict(
         &self,
         result: Option<&ProbeResult>,
         ledger: Option<&LedgerAttribution>,
         intervention: &str,
+        test: &str,
         ind: &str,
     ) -> Vec<Line<'static>> {
         let t = &self.app.theme;
@@ -448,8 +468,7 @@ impl ItemLines<'_> {
             (None, None) => wrap_spans(
                 vec![(
                     format!(
-                        "{ind}untested: a score narrows the search; only a re-run proves a cause (press {} to ablate)",
-                        self.key(Action::Ablate)
+                        "{ind}untested: a score narrows the search; only a re-run proves a cause ({test})"
                     ),
                     t.style(Role::TextDim),
                 )],
