@@ -135,6 +135,8 @@ pub enum Action {
     DetailReady(Arc<DetailDoc>),
     /// A run chosen in the picker, analysed.
     Opened(Arc<Document>),
+    /// Opening a run of the file failed: why.
+    OpenFailed(String),
     /// A message for the status bar.
     Message(String),
     /// A problem for the status bar.
@@ -273,6 +275,7 @@ impl Action {
             Action::Tick => "tick",
             Action::DetailReady(_) => "detail-ready",
             Action::Opened(_) => "opened",
+            Action::OpenFailed(_) => "open-failed",
             Action::Message(_) => "message",
             Action::Problem(_) => "problem",
             Action::Experiment(_) => "experiment-event",
@@ -355,6 +358,7 @@ impl Action {
             Action::Tick => "time passes",
             Action::DetailReady(_) => "a step detail is ready",
             Action::Opened(_) => "a run was opened",
+            Action::OpenFailed(_) => "a run could not be opened",
             Action::Message(_) => "a status message",
             Action::Problem(_) => "a problem to report",
             Action::Experiment(_) => "experiment progress",

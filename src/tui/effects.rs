@@ -171,7 +171,7 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
                     Action::Message(format!("opened run {i} of the file")),
                 ]
             }
-            Err(e) => vec![Action::Problem(e)],
+            Err(e) => vec![Action::OpenFailed(e)],
         },
         // The port takes the judged report only once `update` has seen that its run is still
         // the open one (Effect::Reopen).

@@ -253,3 +253,58 @@ fn with_the_mouse_on_the_wheel_moves_the_run_list_not_the_panes_under_it() {
     h.act(Action::Scroll(-1, 40, 6));
     assert_eq!(h.app.picker.as_ref().unwrap().cursor, 0);
 }
+
+#[test]
+fn a_plan_that_arrives_after_the_run_was_left_starts_nothing() {
+    let port = recording();
+    let mut h = two_runs(port);
+    press(&mut h, "Enter");
+    // `a` asks for a plan; the user opens the other run before it arrives.
+    let fx = tdn_tui::tui::update::update(&mut h.app, Action::Ablate);
+    assert!(format!("{fx:?}").starts_with("[Plan("), "{fx:?}");
+    let request = Request::Localize;
+    press(&mut h, "R j Enter");
+    assert_eq!(h.app.doc.as_ref().unwrap().run.id, "task-1");
+    h.act(Action::Planned(Arc::new((
+        request,
+        Ok(ScriptedPort::new("./agent.sh")
+            .plan(&Request::Localize)
+            .unwrap()),
+    ))));
+    assert!(h.app.overlay.is_none(), "no confirm box for the run left");
+    assert!(h.app.experiments.jobs.is_empty());
+}
+
+#[test]
+fn a_confirm_box_is_closed_when_another_run_opens() {
+    let port = recording();
+    let mut h = two_runs(port);
+    press(&mut h, "Enter a");
+    assert!(matches!(
+        h.app.overlay,
+        Some(tdn_tui::tui::app::Overlay::Confirm(_))
+    ));
+    // The box is for task-0; opening task-1 from the list (reached while the box is up only
+    // through a late event) must not leave it standing.
+    let d = refund(1);
+    h.act(Action::Opened(Arc::new(d)));
+    assert!(h.app.overlay.is_none());
+}
+
+#[test]
+fn only_a_failed_open_ends_the_list_s_opening_state() {
+    let port = recording();
+    let mut h = two_runs(port);
+    h.app.picker.as_mut().unwrap().opening = Some(1);
+    h.act(Action::Problem("nothing was aggregated: busy".to_owned()));
+    assert_eq!(h.app.picker.as_ref().unwrap().opening, Some(1));
+    h.act(Action::OpenFailed(
+        "the file has no run at position 1".to_owned(),
+    ));
+    assert_eq!(h.app.picker.as_ref().unwrap().opening, None);
+    assert!(
+        status(&h).contains("no run at position 1"),
+        "{}",
+        status(&h)
+    );
+}

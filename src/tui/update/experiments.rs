@@ -115,6 +115,7 @@ pub(super) fn begin(app: &mut App, request: Request, fx: &mut Vec<Effect>) {
         no_answer(app);
         return;
     }
+    app.experiments.planning = true;
     fx.push(Effect::Plan(request));
 }
 
@@ -179,6 +180,10 @@ pub(super) fn on_event(app: &mut App, ev: &ExperimentEvent, fx: &mut Vec<Effect>
 
 pub(super) fn on_planned(app: &mut App, p: &(Request, Result<Plan, String>), fx: &mut Vec<Effect>) {
     let (request, plan) = p;
+    // A plan for a run that was left (or one already answered) would start on the run now open.
+    if !std::mem::take(&mut app.experiments.planning) || app.shown_picker().is_some() {
+        return;
+    }
     match plan {
         Err(e) => app.problem(e.clone()),
         Ok(plan) if !app.experiments.consented => {

@@ -249,16 +249,21 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             app.detail_cache.put(d);
         }
         Action::Opened(doc) => {
+            // A confirm box or patch prompt was about the run left behind.
+            if matches!(app.overlay, Some(Overlay::Confirm(_) | Overlay::Prompt(_))) {
+                app.overlay = None;
+            }
             app.set_document(doc);
             fx.push(Effect::LoadLedger);
         }
-        Action::Message(m) => app.message(m),
-        Action::Problem(m) => {
+        Action::OpenFailed(m) => {
             if let Some(p) = &mut app.picker {
                 p.opening = None;
             }
             app.problem(m);
         }
+        Action::Message(m) => app.message(m),
+        Action::Problem(m) => app.problem(m),
         Action::Experiment(ev) => on_event(app, &ev, fx),
         Action::LedgerLoaded(r) => match r.as_ref() {
             Ok(h) => {

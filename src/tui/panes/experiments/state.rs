@@ -88,6 +88,9 @@ pub struct ExperimentsState {
     pub runner_note: String,
     /// The last job number used.
     pub last_job: u64,
+    /// A plan was asked for this run and has not arrived: a plan that arrives otherwise (the run
+    /// was left, or a second press asked again) is dropped.
+    pub planning: bool,
 }
 
 impl ExperimentsState {
