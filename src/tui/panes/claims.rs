@@ -8,6 +8,7 @@ use super::super::theme::Role;
 use super::super::widgets::inert_text::{clipped, one_line, wrap_spans};
 use super::super::widgets::scroll_list::item_window;
 use crate::analysis::report::{Claim, SupportLabel};
+use crate::tui::widgets::selection::selected_row;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -125,23 +126,14 @@ fn claim_lines(
     let cursor = if selected { "▶" } else { " " };
     let head = format!("{cursor}{glyph} {name:<12} ");
     let room = width.saturating_sub(head.chars().count());
-    let mut row = Line::from(vec![
+    let row = Line::from(vec![
         Span::styled(head, t.style(role)),
         Span::styled(clipped(&c.text, room).into_owned(), t.style(Role::Text)),
     ]);
     if !selected {
         return vec![row];
     }
-    let sel = if focused {
-        Role::Selection
-    } else {
-        Role::SelectionInactive
-    };
-    let w = row.width();
-    if w < width {
-        row.spans.push(Span::raw(" ".repeat(width - w)));
-    }
-    let mut out = vec![row.patch_style(t.style(sel))];
+    let mut out = vec![selected_row(row, width, focused, t)];
     let ind = "     ";
     if c.text.chars().count() > room {
         out.extend(wrap_spans(

@@ -13,6 +13,7 @@ use super::super::widgets::scroll_list::window;
 use super::experiments::verdict_line;
 use crate::analysis::model::UnitId;
 use crate::analysis::report::Report;
+use crate::tui::widgets::selection::selected_row;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -154,16 +155,7 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         spans.insert(0, Span::raw(if r == cursor { "▶" } else { " " }));
         let mut line = Line::from(spans);
         if r == cursor {
-            let role = if focused {
-                Role::Selection
-            } else {
-                Role::SelectionInactive
-            };
-            let w = line.width();
-            if w < width {
-                line.spans.push(Span::raw(" ".repeat(width - w)));
-            }
-            line = line.patch_style(t.style(role));
+            line = selected_row(line, width, focused, t);
         }
         lines.push(line);
     }

@@ -9,11 +9,11 @@ use super::super::theme::Role;
 use super::super::widgets::inert_text::{clipped, width_of};
 use super::super::widgets::scroll_list::window;
 use crate::analysis::model::Step;
+use crate::tui::widgets::selection::selected_row;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use std::cell::Cell;
@@ -335,17 +335,7 @@ impl<'a> RowContext<'a> {
         }
         let mut line = Line::from(spans);
         if is_cursor {
-            let role = if self.focused {
-                Role::Selection
-            } else {
-                Role::SelectionInactive
-            };
-            let w = line.width();
-            if w < self.width {
-                // Fill the rest of the row so the selection reads as a bar.
-                line.spans.push(Span::raw(" ".repeat(self.width - w)));
-            }
-            line = line.patch_style(t.style(role));
+            line = selected_row(line, self.width, self.focused, t);
         }
         line
     }
@@ -455,15 +445,6 @@ pub fn format_count(n: u64) -> String {
     } else {
         format!("{}.{}M", n / 1_000_000, (n % 1_000_000) / 100_000)
     }
-}
-
-/// The style a row's selection bar takes (for tests).
-pub fn selection_style(app: &App, focused: bool) -> Style {
-    app.theme.style(if focused {
-        Role::Selection
-    } else {
-        Role::SelectionInactive
-    })
 }
 
 #[cfg(test)]

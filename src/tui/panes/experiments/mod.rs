@@ -19,6 +19,7 @@ use crate::tui::render::pane_block;
 use crate::tui::theme::Role;
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
 use crate::tui::widgets::scroll_list::window;
+use crate::tui::widgets::selection::selected_row;
 use jobs::{job_lines, job_status};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -130,16 +131,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
         }
         let mut line = Line::from(spans);
         if r == cursor {
-            let role = if focused {
-                Role::Selection
-            } else {
-                Role::SelectionInactive
-            };
-            let w = line.width();
-            if w < width {
-                line.spans.push(Span::raw(" ".repeat(width - w)));
-            }
-            line = line.patch_style(t.style(role));
+            line = selected_row(line, width, focused, t);
         }
         lines.push(line);
     }

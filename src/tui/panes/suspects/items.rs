@@ -16,6 +16,7 @@ use super::{Item, View, item};
 use crate::analysis::influence::js_number;
 use crate::analysis::model::{StepId, UnitId};
 use crate::analysis::report::{InfluenceEntry, ProbeResult, Role as SuspectRole, Suspect};
+use crate::tui::widgets::selection::selected_row;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -189,16 +190,7 @@ impl ItemLines<'_> {
         }
         let mut row = Line::from(row);
         if selected {
-            let role = if self.focused {
-                Role::Selection
-            } else {
-                Role::SelectionInactive
-            };
-            let w = row.width();
-            if w < self.width {
-                row.spans.push(Span::raw(" ".repeat(self.width - w)));
-            }
-            row = row.patch_style(t.style(role));
+            row = selected_row(row, self.width, self.focused, t);
         }
         out.push(row);
         if selected {
