@@ -9,6 +9,7 @@
 
 pub mod action;
 pub mod app;
+pub mod document;
 pub mod effects;
 pub mod experiment_port;
 pub mod headless;
