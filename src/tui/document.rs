@@ -1,7 +1,6 @@
 //! The opened [`Document`]: a run, its report and the look-ups built once at open (step labels
 //! and excerpts, nesting, the dependency lanes, suspect and dropped rows) so that each frame only
-//! looks things up. Built off the UI task; nothing here does I/O or decides anything about the
-//! run.
+//! looks things up. Nothing here does I/O or decides anything about the run.
 
 use super::panes::dropped::DroppedRow;
 use super::widgets::graph_gutter::Graph;
