@@ -36,10 +36,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
         .filter(|j| !matches!(j.state, JobState::Ended(_)))
         .count();
     let n = ex.jobs.len();
-    let title = format!(
-        "{n} job{}, {running} running",
-        if n == 1 { "" } else { "s" }
-    );
+    let title = match (n, running) {
+        (0, _) => "no jobs".to_owned(),
+        (_, 0) => format!("{n} job{}", if n == 1 { "" } else { "s" }),
+        _ => format!("{running} of {n} running"),
+    };
     let block = pane_block(app, Pane::Experiments, focused, &title, area.width);
     let inner = block.inner(area);
     frame.render_widget(block, area);
