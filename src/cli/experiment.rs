@@ -179,7 +179,9 @@ pub(super) fn drive(
     };
     let labels: Vec<String> = plan.probes.iter().map(probe_label).collect();
     let outcome = run_to_end(plan, deps, |ev| {
-        if progress {
+        // A sample held back for a ledger another process has locked is said even with --json
+        // (on stderr): otherwise the command waits in silence, for as long as the lock is held.
+        if progress || matches!(ev, TrialEvent::SampleHeld { .. }) {
             print_progress(ev, &labels);
         }
     })
@@ -240,6 +242,11 @@ fn print_progress(ev: &TrialEvent, labels: &[String]) {
             inert_line(label(probe)),
             inert_line(&error.message),
             saved(s)
+        ),
+        TrialEvent::SampleHeld { probe, seed, why } => eprintln!(
+            "  {} seed {seed}: finished, waiting for ledger lock: {}; it is shown once it is written (Ctrl-C gives up)",
+            inert_line(label(probe)),
+            inert_line(why)
         ),
         _ => {}
     }

@@ -19,6 +19,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The most samples per probe a session takes. Each sample is one run of the user's agent, so
+/// more is never a real budget; a larger `--samples` (it resolves up to `u32::MAX`) is refused
+/// instead of reserving room for every sample's result up front, which aborted the process.
+pub const MAX_SAMPLES: usize = 10_000;
+
 /// Why a session cannot start (the command line exits 2 with this message).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -74,7 +79,15 @@ pub fn prepare(settings: &Settings) -> Result<Prepared, SetupError> {
     let t = settings.runner_timeout_s;
     if !(t.is_finite() && t > 0.0 && t <= f64::from(u32::MAX)) {
         return Err(SetupError(format!(
-            "--timeout '{t}' must be a positive number of seconds"
+            "--timeout '{t}' must be a positive number of seconds, at most {}",
+            u32::MAX
+        )));
+    }
+    let samples = resolve_samples(Some(settings.experiments.samples));
+    if samples > MAX_SAMPLES {
+        return Err(SetupError(format!(
+            "--samples '{}' asks for more than {MAX_SAMPLES} runs of your agent per probe; give at most {MAX_SAMPLES} (--samples N or [experiments] samples)",
+            settings.experiments.samples
         )));
     }
     let timeout = Duration::from_secs_f64(t);
@@ -94,7 +107,7 @@ pub fn prepare(settings: &Settings) -> Result<Prepared, SetupError> {
         // The same name `ledger plan` and `ledger select` read from the settings.
         evaluator_epoch: ledger::evaluator_epoch(settings),
         comparator,
-        samples: resolve_samples(Some(settings.experiments.samples)),
+        samples,
         parallel: settings.runner_parallel.max(1),
     })
 }
@@ -212,7 +225,16 @@ mod tests {
         };
         s.runner_timeout_s = -1.0;
         assert!(refused(&s).contains("--timeout"));
+        s.runner_timeout_s = 1e300;
+        assert!(refused(&s).contains("at most 4294967295"), "not 'positive'");
         s.runner_timeout_s = 5.0;
+        s.experiments.samples = 1e12;
+        let e = refused(&s);
+        assert!(e.contains("--samples") && e.contains("10000"), "{e}");
+        s.experiments.samples = MAX_SAMPLES as f64;
+        s.experiments.flip = "exact".to_owned();
+        assert!(prepare(&s).is_ok(), "the largest allowed count");
+        s.experiments.samples = 3.0;
         s.experiments.flip = "maybe".to_owned();
         assert!(refused(&s).contains("'maybe'"));
         s.experiments.flip = "exact".to_owned();

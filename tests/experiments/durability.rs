@@ -1,7 +1,8 @@
 //! What the ledger keeps when things go wrong (runner.md "Verdicts", attribution-ledger.md §4,
 //! §7): a process killed mid-session leaves every sample and trial it showed in the ledger, which
 //! still verifies (its batch left open); a sample that cannot be saved is shown "not saved" with
-//! the reason, forms no trial, and the command exits 1.
+//! the reason, forms no trial, and the command exits 1; a sample held back by another process's
+//! lock on the ledger is said while it waits.
 
 use crate::support::{SampleRuns, python, survivors, wait_until};
 use serde_json::Value;
@@ -176,4 +177,58 @@ fn a_sample_that_cannot_be_saved_is_shown_not_saved_and_forms_no_trial() {
         stdout.contains("CAUSAL: removing 'policy-2019'"),
         "{stdout}"
     );
+}
+
+#[test]
+fn a_sample_held_back_by_another_process_lock_is_said_while_it_waits() {
+    let s = SampleRuns::new();
+    // Every sample waits (at most a minute) until the test has locked the ledger.
+    let runner = "echo $$ >> pids; i=0; while [ ! -f go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo 'You will be refunded $120.'";
+    let err_path = s.path("stderr.txt");
+    let child = s
+        .command(&[
+            "experiment",
+            RUN,
+            "--runner",
+            runner,
+            "--ablate",
+            "tone",
+            "--samples",
+            "2",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    wait_until("a sample started", || {
+        std::fs::read_to_string(s.path("pids")).is_ok_and(|p| !p.trim().is_empty())
+    });
+    // Another process (here, the test) takes the ledger's lock; then the samples finish.
+    let ledger = std::fs::File::options()
+        .read(true)
+        .append(true)
+        .open(s.path(LEDGER))
+        .unwrap();
+    ledger.lock().unwrap();
+    std::fs::write(s.path("go"), "").unwrap();
+    wait_until("the wait for the ledger lock is said", || {
+        std::fs::read_to_string(&err_path).is_ok_and(|e| e.contains("waiting for ledger lock"))
+    });
+    ledger.unlock().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = std::fs::read_to_string(&err_path).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("another process has held the lock on"),
+        "says who holds it: {stderr}"
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["verdict"], "not-confirmed", "{j}");
+    assert_eq!(
+        j["not_saved"], 0,
+        "held samples are written once the lock is free"
+    );
+    let (code, v) = s.verify(LEDGER);
+    assert_eq!(code, 0, "{v}");
 }

@@ -284,10 +284,72 @@ fn one_line(e: &str) -> String {
     out
 }
 
+/// Closes `cohort` under `policy`, then appends the rest of every other cohort whose aggregation
+/// a crash cut short (§6: "the next session appends the rest"). Aggregation happens under one
+/// lock hold, so a cohort seen here with only some of its attributions is never one another
+/// instance is still closing.
 pub(super) fn close(
     tx: &mut Tx<'_>,
     path: &Path,
     cohort: &str,
+    policy: &Policy,
+) -> Result<Closed, LedgerError> {
+    let epoch = tx.state.cohort_epoch.get(cohort).cloned();
+    let closed = aggregate_rest(tx, path, cohort, epoch, policy)?;
+    complete_interrupted(tx, path, cohort);
+    Ok(closed)
+}
+
+/// Appends the missing attributions of closed cohorts other than `own`, each under the epoch and
+/// policy its first attribution was written with. A cohort whose stored attributions are not what
+/// its trials yield is left for `ledger verify` to report.
+fn complete_interrupted(tx: &mut Tx<'_>, path: &Path, own: &str) {
+    let mut short: Vec<(String, String, Policy)> = tx
+        .state
+        .cohort_closing
+        .iter()
+        .filter(|(c, _)| c.as_str() != own)
+        .filter(|(c, _)| {
+            // A cohort has at most one attribution per trial group: as many as groups is complete.
+            let groups: std::collections::HashSet<_> = tx
+                .state
+                .cohort_trials
+                .get(c.as_str())
+                .into_iter()
+                .flatten()
+                .map(|t| {
+                    (
+                        &t.component_kind,
+                        &t.component_id,
+                        &t.component_digest,
+                        &t.tested_bundle,
+                        t.evidence_level,
+                    )
+                })
+                .collect();
+            let written = tx
+                .state
+                .cohort_attributions
+                .get(c.as_str())
+                .map_or(0, Vec::len);
+            groups.len() > written
+        })
+        .map(|(c, (epoch, policy))| (c.clone(), epoch.clone(), *policy))
+        .collect();
+    short.sort_by(|a, b| a.0.cmp(&b.0));
+    for (cohort, epoch, policy) in short {
+        if let Err(e) = aggregate_rest(tx, path, &cohort, Some(epoch), &policy) {
+            tracing::warn!("cohort '{cohort}' left incomplete: {e}");
+        }
+    }
+}
+
+/// Aggregates every trial of `cohort` and appends the attributions not yet written.
+fn aggregate_rest(
+    tx: &mut Tx<'_>,
+    path: &Path,
+    cohort: &str,
+    epoch: Option<String>,
     policy: &Policy,
 ) -> Result<Closed, LedgerError> {
     let trials = tx
@@ -299,11 +361,7 @@ pub(super) fn close(
     if trials.is_empty() {
         return Ok(Closed::default());
     }
-    let epoch = tx
-        .state
-        .cohort_epoch
-        .get(cohort)
-        .cloned()
+    let epoch = epoch
         .or_else(|| trials.first().map(|t| t.evaluator_epoch.clone()))
         .unwrap_or_default();
     let agg = attribute(&trials, &epoch, policy)?;

@@ -66,6 +66,9 @@ pub(super) struct State {
     pub(super) slots: HashMap<(String, u64, String), Slot>,
     pub(super) cohort_trials: HashMap<String, Vec<Trial>>,
     pub(super) cohort_epoch: HashMap<String, String>,
+    /// The epoch and policy of each closed cohort's first attribution: what the rest of an
+    /// aggregation cut short by a crash is computed with.
+    pub(super) cohort_closing: HashMap<String, (String, Policy)>,
 }
 
 /// The samples a pairing needs.
@@ -114,6 +117,9 @@ impl State {
                         .entry(a.cohort.clone())
                         .or_default()
                         .push(a.attribution_id.clone());
+                    self.cohort_closing
+                        .entry(a.cohort.clone())
+                        .or_insert_with(|| (a.evaluator_epoch.clone(), a.policy));
                 }
             }
             Record::Header(_) | Record::Torn(_) => {}

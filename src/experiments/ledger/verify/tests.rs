@@ -100,6 +100,34 @@ fn an_interrupted_aggregation_is_incomplete_then_completed_by_the_next_session()
 }
 
 #[test]
+fn the_next_batch_appends_the_rest_of_an_interrupted_aggregation() {
+    let t = T::new();
+    t.batch("b-1", &["doc-a", "doc-b"], 1);
+    let mut lines = t.lines();
+    let cut: serde_json::Value = serde_json::from_str(&lines.pop().unwrap()).unwrap();
+    assert_eq!(cut["type"], "attribution");
+    std::fs::write(t.path(), lines.join("\n") + "\n").unwrap();
+    assert!(t.check().problems.iter().any(|p| p.code == "incomplete"));
+    // Another batch, not the interrupted one, closes on the same ledger.
+    t.batch("b-2", &["doc-a"], 1);
+    let c = t.check();
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let again = t
+        .values()
+        .into_iter()
+        .filter(|v| v["attribution_id"] == cut["attribution_id"])
+        .count();
+    assert_eq!(again, 1, "the missing attribution is written once");
+    t.batch("b-3", &["doc-b"], 1);
+    let ids: Vec<_> = t
+        .values()
+        .into_iter()
+        .filter(|v| v["attribution_id"] == cut["attribution_id"])
+        .collect();
+    assert_eq!(ids.len(), 1, "a complete cohort gets nothing more");
+}
+
+#[test]
 fn a_trial_after_its_cohort_closed_fails() {
     let t = T::new();
     t.batch("b-1", &["doc-a"], 2);
