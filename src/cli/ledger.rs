@@ -35,7 +35,11 @@ fn show(a: &LedgerPathArgs) -> anyhow::Result<ExitCode> {
     } else {
         write_stdout(&output::show_text(&checked))?;
     }
-    note_failures(&checked, &a.path);
+    note_failures(
+        &checked,
+        &a.path,
+        "listed, marked FAILED, and count for nothing",
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -56,12 +60,13 @@ fn verify(a: &LedgerPathArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Failed lines never drive plan, select or the screen; say so once, on stderr.
-fn note_failures(checked: &Checked, path: &Path) {
+/// Failed lines never drive plan, select or the screen; say so once, on stderr, with what
+/// this command did with them (`show` lists them, marked FAILED; the others leave them out).
+fn note_failures(checked: &Checked, path: &Path, done: &str) {
     let failed = checked.counts().failed;
     if failed > 0 {
         eprintln!(
-            "tdn-tui: {failed} line(s) of {} failed verification and were ignored; run 'tdn-tui ledger verify {}' for details",
+            "tdn-tui: {failed} line(s) of {} failed verification and were {done}; run 'tdn-tui ledger verify {}' for details",
             path.display(),
             path.display()
         );
@@ -102,7 +107,7 @@ fn plan(a: &LedgerPlanArgs) -> anyhow::Result<ExitCode> {
     } else {
         write_stdout(&output::plan_text(&planned, &inputs, &policy, &epoch))?;
     }
-    note_failures(&checked, &a.path);
+    note_failures(&checked, &a.path, "ignored");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -140,6 +145,6 @@ fn select(a: &LedgerSelectArgs) -> anyhow::Result<ExitCode> {
     } else {
         write_stdout(&output::select_text(&selection))?;
     }
-    note_failures(&checked, &a.path);
+    note_failures(&checked, &a.path, "ignored");
     Ok(ExitCode::SUCCESS)
 }
