@@ -183,7 +183,7 @@ pub fn claim(
     };
     match verdict {
         Verdict::Error => format!(
-            "ERROR: no rerun completed, the baseline's included, so nothing was measured about {act}; check the runner"
+            "ERROR: no rerun completed, the baseline's included, so nothing was measured about {act}; the errors say why (the runner, or a flip rule that is a command)"
         ),
         Verdict::Confirmed if baseline.is_stable_baseline() => {
             let s = similarity;
@@ -205,7 +205,7 @@ pub fn claim(
             "INCONCLUSIVE: {act} changed the outcome in {f}/{n} reruns, below a majority{errs}; raise the samples or check the baseline's stability"
         ),
         Verdict::Inconclusive => format!(
-            "INCONCLUSIVE: {act} changed the outcome in {f}/{n} reruns{errs}; the reruns that did not complete could have gone either way; check the runner and run again"
+            "INCONCLUSIVE: {act} changed the outcome in {f}/{n} reruns{errs}; the reruns that did not complete could have gone either way; fix what the errors name (the runner, or a flip rule that is a command) and run again"
         ),
         Verdict::Confirmed | Verdict::NotConfirmed => format!(
             "NOT CONFIRMED: {act} did not change the outcome in {n} reruns; its rank stays a correlational proxy, not a cause or an acquittal"
