@@ -1,9 +1,44 @@
 //! Putting spans (OTLP) or observations (Langfuse) in execution order: a parent before its
 //! children, siblings by start time, roots by start time. Linear apart from the sorts, iterative
 //! (a chain of 100,000 spans does not recurse), and safe on cycles and on parents that are not in
-//! the file.
+//! the file. [`UniqueIds`] gives each node a step id of its own when ids repeat.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// Step ids made unique: the first use of an id keeps it, a repeat gets the next free suffix
+/// (`-2`, `-3`, ...). Each base remembers its last suffix, so a file where one id repeats 100,000
+/// times stays linear.
+#[derive(Debug, Default)]
+pub struct UniqueIds {
+    used: HashSet<String>,
+    next: HashMap<String, usize>,
+}
+
+impl UniqueIds {
+    /// An empty set with room for `n` ids.
+    pub fn with_capacity(n: usize) -> Self {
+        UniqueIds {
+            used: HashSet::with_capacity(n),
+            next: HashMap::new(),
+        }
+    }
+
+    /// The id to use for `base`: `base` itself the first time, else `base-N` with the smallest
+    /// N above the last one given for `base` that no other id took. The flag says it was renamed.
+    pub fn claim(&mut self, base: &str) -> (String, bool) {
+        if self.used.insert(base.to_owned()) {
+            return (base.to_owned(), false);
+        }
+        let n = self.next.entry(base.to_owned()).or_insert(1);
+        loop {
+            *n += 1;
+            let id = format!("{base}-{n}");
+            if self.used.insert(id.clone()) {
+                return (id, true);
+            }
+        }
+    }
+}
 
 /// One node as the ordering sees it.
 #[derive(Clone, Debug)]
@@ -149,6 +184,26 @@ mod tests {
         // Roots by start: x (3), self (4); then the cycle from its earliest node, b (1).
         assert_eq!(o.order, vec![2, 3, 1, 0]);
         assert_eq!(o.parent, vec![Some(1), None, None, None]);
+    }
+
+    #[test]
+    fn repeated_ids_get_the_next_free_suffix() {
+        let mut u = UniqueIds::with_capacity(4);
+        assert_eq!(u.claim("a"), ("a".to_owned(), false));
+        assert_eq!(u.claim("a-2"), ("a-2".to_owned(), false));
+        assert_eq!(u.claim("a"), ("a-3".to_owned(), true));
+        assert_eq!(u.claim("a"), ("a-4".to_owned(), true));
+        assert_eq!(u.claim("b"), ("b".to_owned(), false));
+    }
+
+    #[test]
+    fn one_id_repeated_many_times_is_renamed_in_one_pass() {
+        let mut u = UniqueIds::with_capacity(100_000);
+        let mut last = String::new();
+        for _ in 0..100_000 {
+            last = u.claim("s").0;
+        }
+        assert_eq!(last, "s-100000");
     }
 
     #[test]

@@ -129,7 +129,7 @@ fn build_run(trace_id: &str, spans: &[&Span], resources: &[Map<String, Value>]) 
 
     let mut step_ids: Vec<Option<String>> = vec![None; spans.len()];
     let mut agents: Vec<Option<String>> = vec![None; spans.len()];
-    let mut used: HashSet<String> = HashSet::with_capacity(spans.len());
+    let mut used = tree::UniqueIds::with_capacity(spans.len());
     let mut steps = Vec::with_capacity(spans.len());
     let mut tools: Vec<Value> = Vec::new();
     let mut tool_names: HashSet<String> = HashSet::new();
@@ -143,19 +143,13 @@ fn build_run(trace_id: &str, spans: &[&Span], resources: &[Map<String, Value>]) 
         } else {
             span.span_id.clone()
         };
-        let mut id = base.clone();
-        let mut n = 1;
-        while used.contains(&id) {
-            n += 1;
-            id = format!("{base}-{n}");
-        }
-        if n > 1 {
+        let (id, renamed) = used.claim(&base);
+        if renamed {
             warnings.push(Warning::run(
                 Some("steps"),
                 format!("span id '{base}' appears more than once; the repeat became step '{id}'"),
             ));
         }
-        used.insert(id.clone());
         let parent = ordered
             .parent
             .get(i)
