@@ -54,7 +54,8 @@ impl Importer for Otlp {
         match doc {
             Document::One(Value::Array(items)) => items.first().is_some_and(wire::is_request),
             Document::One(v) => wire::is_request(v),
-            Document::Lines(vs) => vs.first().is_some_and(wire::is_request),
+            // Any line: a file exporter shared with a logs or metrics pipeline may start with one.
+            Document::Lines(vs) => vs.iter().any(wire::is_request),
         }
     }
 
@@ -91,7 +92,17 @@ impl Importer for Otlp {
                     .iter()
                     .filter_map(|&i| decoded.spans.get(i))
                     .collect();
-                build_run(&trace_id, &spans, &decoded.resources)
+                let mut run = build_run(&trace_id, &spans, &decoded.resources);
+                if decoded.not_traces > 0 {
+                    run.warnings.push(Warning::run(
+                        None,
+                        format!(
+                            "{} JSON value(s) in the file hold no resourceSpans (logs or metrics from the same exporter); they were skipped",
+                            decoded.not_traces
+                        ),
+                    ));
+                }
+                run
             })
             .collect())
     }
@@ -294,4 +305,32 @@ fn final_answer(steps: &[Map<String, Value>], kinds: &[&str]) -> Option<String> 
             .filter(|(_, k)| **k == "llm")
             .find_map(|(s, _)| text(s))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_file_exporter_shared_with_logs_is_read_from_its_trace_lines() {
+        let logs = json!({"resourceLogs": [{"scopeLogs": [{"logRecords": []}]}]});
+        let traces = json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+            {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331",
+             "name": "chat", "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}]}
+        ]}]}]});
+        let doc = Document::Lines(vec![logs, traces]);
+        assert!(Otlp.sniff(&doc));
+        let runs = Otlp.import(doc, None).unwrap_or_default();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].value["steps"][0]["kind"], "llm");
+        assert!(
+            runs[0].warnings.iter().any(|w| w
+                .message
+                .starts_with("1 JSON value(s) in the file hold no resourceSpans")),
+            "{:?}",
+            runs[0].warnings
+        );
+    }
 }
