@@ -252,7 +252,7 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         .and_then(|t| t.get("output"))
         .cloned()
         .map(chat::json_or_string)
-        .and_then(|o| chat::message_text(&o));
+        .and_then(|o| chat::answer_text(&o));
     match (&first_error, &output) {
         (Some(e), None) => {
             run.insert("status".to_owned(), Value::String("error".to_owned()));
@@ -270,14 +270,7 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         .and_then(|t| t.get("input"))
         .cloned()
         .map(chat::json_or_string)
-        .and_then(|i| match &i {
-            Value::Array(msgs) => msgs
-                .iter()
-                .rev()
-                .find(|m| chat::message_role(m) == Some("user"))
-                .and_then(chat::message_text),
-            other => chat::message_text(other),
-        });
+        .and_then(|i| chat::task_text(&i));
     if let Some(t) = task {
         run.insert("task".to_owned(), Value::String(t));
     }

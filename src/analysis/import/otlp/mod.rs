@@ -269,48 +269,58 @@ fn build_run(trace_id: &str, spans: &[&Span], resources: &[Map<String, Value>]) 
     }
 }
 
-/// The last user message of the root step's input, else of the first model step's.
+/// The task of the root step's input, else of the first model step's.
 fn task(steps: &[Map<String, Value>], kinds: &[&str]) -> Option<String> {
-    let first_user = |input: &Value| -> Option<String> {
-        match input {
-            Value::Array(msgs) => msgs
-                .iter()
-                .rev()
-                .find(|m| chat::message_role(m) == Some("user"))
-                .and_then(chat::message_text),
-            other => chat::message_text(other),
-        }
-    };
     steps
         .first()
         .and_then(|s| s.get("input"))
-        .and_then(first_user)
+        .and_then(chat::task_text)
         .or_else(|| {
             steps
                 .iter()
                 .zip(kinds)
                 .filter(|(_, k)| **k == "llm")
-                .find_map(|(s, _)| s.get("input").and_then(first_user))
+                .find_map(|(s, _)| s.get("input").and_then(chat::task_text))
         })
 }
 
-/// The root step's output text, else the last model step's.
+/// The answer of the root step's output, else the last model step's output text.
 fn final_answer(steps: &[Map<String, Value>], kinds: &[&str]) -> Option<String> {
     let text = |s: &Map<String, Value>| s.get("output").and_then(chat::message_text);
-    steps.first().and_then(text).or_else(|| {
-        steps
-            .iter()
-            .zip(kinds)
-            .rev()
-            .filter(|(_, k)| **k == "llm")
-            .find_map(|(s, _)| text(s))
-    })
+    steps
+        .first()
+        .and_then(|s| s.get("output"))
+        .and_then(chat::answer_text)
+        .or_else(|| {
+            steps
+                .iter()
+                .zip(kinds)
+                .rev()
+                .filter(|(_, k)| **k == "llm")
+                .find_map(|(s, _)| text(s))
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_chain_root_gives_task_and_answer_from_its_input_and_output_objects() {
+        let attr = |k: &str, v: &str| json!({"key": k, "value": {"stringValue": v}});
+        let doc = Document::One(json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+            {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331",
+             "name": "AgentExecutor", "attributes": [
+                attr("openinference.span.kind", "CHAIN"),
+                attr("input.value", "{\"input\": \"How many refunds?\"}"),
+                attr("output.value", "{\"input\": \"How many refunds?\", \"output\": \"12.\"}")]}
+        ]}]}]}));
+        let runs = Otlp.import(doc, None).unwrap_or_default();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].value["task"], "How many refunds?");
+        assert_eq!(runs[0].value["final_answer"], "12.");
+    }
 
     #[test]
     fn a_file_exporter_shared_with_logs_is_read_from_its_trace_lines() {
