@@ -107,6 +107,45 @@ fn is_call_type(t: &str) -> bool {
     )
 }
 
+/// The task a run's input states: the last user message of a list of messages (also under
+/// `messages`, as LangGraph records its state), the `input`, `question` or `query` string of an
+/// object (LangChain chains), else the input's text.
+pub fn task_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Array(msgs) => msgs
+            .iter()
+            .rev()
+            .find(|m| message_role(m) == Some("user") || str_at(m, "type") == Some("human"))
+            .and_then(message_text),
+        Value::Object(o) => {
+            if let Some(m @ Value::Array(_)) = o.get("messages") {
+                return task_text(m);
+            }
+            ["input", "question", "query"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(Value::as_str).and_then(non_empty))
+                .or_else(|| message_text(v))
+        }
+        other => message_text(other),
+    }
+}
+
+/// The answer a run's output states: the `output`, `answer`, `final_answer` or `result` string of
+/// an object (LangChain chains return `{"input", "output"}`), the last of its `messages`, else
+/// the output's text.
+pub fn answer_text(v: &Value) -> Option<String> {
+    let Value::Object(o) = v else {
+        return message_text(v);
+    };
+    if let Some(Value::Array(msgs)) = o.get("messages") {
+        return msgs.last().and_then(message_text);
+    }
+    ["output", "answer", "final_answer", "result"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(Value::as_str).and_then(non_empty))
+        .or_else(|| message_text(v))
+}
+
 /// The role of a message (`role`, or `message.role`).
 pub fn message_role(v: &Value) -> Option<&str> {
     str_at(v, "role").or_else(|| v.get("message").and_then(|m| str_at(m, "role")))
@@ -347,6 +386,23 @@ mod tests {
                 json!({"content": "done", "tool_calls": [{"id": "c", "name": "f", "arguments": {}}]})
             )
         );
+    }
+
+    #[test]
+    fn task_and_answer_are_read_from_chain_and_graph_envelopes() {
+        let chain_in = json!({"input": "How many refunds?", "chat_history": []});
+        let chain_out = json!({"input": "How many refunds?", "output": "12 refunds."});
+        assert_eq!(task_text(&chain_in).as_deref(), Some("How many refunds?"));
+        assert_eq!(answer_text(&chain_out).as_deref(), Some("12 refunds."));
+        let graph = json!({"messages": [
+            {"type": "human", "content": "Refund order 7"},
+            {"type": "ai", "content": "Checking."},
+            {"type": "ai", "content": "Order 7 refunded."}]});
+        assert_eq!(task_text(&graph).as_deref(), Some("Refund order 7"));
+        assert_eq!(answer_text(&graph).as_deref(), Some("Order 7 refunded."));
+        let msgs = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]);
+        assert_eq!(task_text(&msgs).as_deref(), Some("q"));
+        assert_eq!(answer_text(&json!("plain")).as_deref(), Some("plain"));
     }
 
     #[test]

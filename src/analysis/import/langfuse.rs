@@ -11,7 +11,7 @@ use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, tree};
 use crate::analysis::load::{Document, Warning};
 use crate::analysis::model::RUN_FORMAT;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -180,7 +180,17 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         ));
     }
 
-    let mut used = HashSet::with_capacity(obs.len());
+    if ordered.cycles > 0 {
+        warnings.push(Warning::run(
+            Some("steps"),
+            format!(
+                "{} observation(s) form a cycle of parent ids; the cycle was broken at its earliest observation",
+                ordered.cycles
+            ),
+        ));
+    }
+
+    let mut used = tree::UniqueIds::with_capacity(obs.len());
     let mut step_ids: Vec<Option<String>> = vec![None; obs.len()];
     let mut agents: Vec<Option<String>> = vec![None; obs.len()];
     let mut steps = Vec::with_capacity(obs.len());
@@ -189,13 +199,8 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         let (Some(o), Some(base)) = (obs.get(i), ids.get(i)) else {
             continue;
         };
-        let mut id = base.clone();
-        let mut n = 1;
-        while used.contains(&id) {
-            n += 1;
-            id = format!("{base}-{n}");
-        }
-        if n > 1 {
+        let (id, renamed) = used.claim(base);
+        if renamed {
             warnings.push(Warning::run(
                 Some("steps"),
                 format!(
@@ -203,7 +208,6 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
                 ),
             ));
         }
-        used.insert(id.clone());
         let parent = ordered.parent.get(i).copied().flatten();
         let t = text_at(o, "type").unwrap_or("EVENT");
         let k = kind(t);
@@ -248,7 +252,7 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         .and_then(|t| t.get("output"))
         .cloned()
         .map(chat::json_or_string)
-        .and_then(|o| chat::message_text(&o));
+        .and_then(|o| chat::answer_text(&o));
     match (&first_error, &output) {
         (Some(e), None) => {
             run.insert("status".to_owned(), Value::String("error".to_owned()));
@@ -266,14 +270,7 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         .and_then(|t| t.get("input"))
         .cloned()
         .map(chat::json_or_string)
-        .and_then(|i| match &i {
-            Value::Array(msgs) => msgs
-                .iter()
-                .rev()
-                .find(|m| chat::message_role(m) == Some("user"))
-                .and_then(chat::message_text),
-            other => chat::message_text(other),
-        });
+        .and_then(|i| chat::task_text(&i));
     if let Some(t) = task {
         run.insert("task".to_owned(), Value::String(t));
     }
@@ -455,6 +452,28 @@ mod tests {
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0].value["id"], "t2");
         assert_eq!(runs[0].value["steps"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn a_cycle_of_parents_and_a_repeated_id_are_warned_about() {
+        let doc = Document::One(json!({"id": "t", "observations": [
+            {"id": "a", "traceId": "t", "type": "SPAN", "parentObservationId": "b"},
+            {"id": "b", "traceId": "t", "type": "SPAN", "parentObservationId": "a"},
+            {"id": "a", "traceId": "t", "type": "EVENT"},
+        ]}));
+        let runs = Langfuse.import(doc, None).unwrap_or_default();
+        assert_eq!(runs.len(), 1);
+        let said = |what: &str| runs[0].warnings.iter().any(|w| w.message.contains(what));
+        assert!(
+            said("2 observation(s) form a cycle"),
+            "{:?}",
+            runs[0].warnings
+        );
+        assert!(
+            said("the repeat became step 'a-2'"),
+            "{:?}",
+            runs[0].warnings
+        );
     }
 
     #[test]

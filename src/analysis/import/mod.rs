@@ -97,8 +97,9 @@ impl Importer for Native {
     }
 
     fn sniff(&self, doc: &Document) -> bool {
-        match doc {
-            Document::One(Value::Object(o)) => o.contains_key("format"),
+        // A native run followed by more JSON is still native, so the import names the problem.
+        match doc.values().first() {
+            Some(Value::Object(o)) => o.contains_key("format"),
             _ => false,
         }
     }
@@ -118,7 +119,7 @@ impl Importer for Native {
                 warnings: Vec::new(),
             }]),
             Document::Lines(_) => Err(ImportError(
-                "a tdn.run/1 file holds one JSON object, not JSON lines".to_owned(),
+                "a tdn.run/1 file holds one JSON object, but more JSON follows it; remove what comes after the run's closing brace".to_owned(),
             )),
         }
     }

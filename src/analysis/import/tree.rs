@@ -1,9 +1,44 @@
 //! Putting spans (OTLP) or observations (Langfuse) in execution order: a parent before its
 //! children, siblings by start time, roots by start time. Linear apart from the sorts, iterative
 //! (a chain of 100,000 spans does not recurse), and safe on cycles and on parents that are not in
-//! the file.
+//! the file. [`UniqueIds`] gives each node a step id of its own when ids repeat.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// Step ids made unique: the first use of an id keeps it, a repeat gets the next free suffix
+/// (`-2`, `-3`, ...). Each base remembers its last suffix, so a file where one id repeats 100,000
+/// times stays linear.
+#[derive(Debug, Default)]
+pub struct UniqueIds {
+    used: HashSet<String>,
+    next: HashMap<String, usize>,
+}
+
+impl UniqueIds {
+    /// An empty set with room for `n` ids.
+    pub fn with_capacity(n: usize) -> Self {
+        UniqueIds {
+            used: HashSet::with_capacity(n),
+            next: HashMap::new(),
+        }
+    }
+
+    /// The id to use for `base`: `base` itself the first time, else `base-N` with the smallest
+    /// N above the last one given for `base` that no other id took. The flag says it was renamed.
+    pub fn claim(&mut self, base: &str) -> (String, bool) {
+        if self.used.insert(base.to_owned()) {
+            return (base.to_owned(), false);
+        }
+        let n = self.next.entry(base.to_owned()).or_insert(1);
+        loop {
+            *n += 1;
+            let id = format!("{base}-{n}");
+            if self.used.insert(id.clone()) {
+                return (id, true);
+            }
+        }
+    }
+}
 
 /// One node as the ordering sees it.
 #[derive(Clone, Debug)]
@@ -99,14 +134,58 @@ pub fn order(nodes: &[Node<'_>]) -> Ordered {
     for &r in &roots {
         walk(r, &mut out, &mut emitted);
     }
-    // Whatever no root reached sits on a cycle of parents: start from the earliest.
-    let mut rest: Vec<usize> = (0..n).filter(|&i| !emitted[i]).collect();
-    out.cycles = rest.len();
-    rest.sort_by_key(key);
-    for r in rest {
+    // Whatever no root reached sits on a cycle of parents or below one: break each cycle at its
+    // earliest node, whose walk then reaches the rest of the cycle and everything below it.
+    let cycles = cycles_among(&named_parent, &emitted);
+    out.cycles = cycles.iter().map(Vec::len).sum();
+    let mut starts: Vec<usize> = cycles
+        .iter()
+        .filter_map(|c| c.iter().copied().min_by_key(key))
+        .collect();
+    starts.sort_by_key(key);
+    for r in starts {
         walk(r, &mut out, &mut emitted);
     }
     out
+}
+
+/// The cycles of parents among the nodes not yet emitted, each as its members. Every such node
+/// has a parent (roots were emitted), so following parents from it ends on a cycle. Each node is
+/// followed once: linear.
+fn cycles_among(parent: &[Option<usize>], emitted: &[bool]) -> Vec<Vec<usize>> {
+    const NEW: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state: Vec<u8> = emitted
+        .iter()
+        .map(|&e| if e { DONE } else { NEW })
+        .collect();
+    let mut cycles = Vec::new();
+    let mut path: Vec<usize> = Vec::new();
+    for start in 0..parent.len() {
+        let mut at = Some(start);
+        while let Some(i) = at {
+            match state.get(i).copied() {
+                Some(NEW) => {
+                    state[i] = ON_PATH;
+                    path.push(i);
+                    at = parent.get(i).copied().flatten();
+                }
+                Some(ON_PATH) => {
+                    if let Some(from) = path.iter().rposition(|&x| x == i) {
+                        cycles.push(path[from..].to_vec());
+                    }
+                    at = None;
+                }
+                _ => at = None,
+            }
+        }
+        for &i in &path {
+            state[i] = DONE;
+        }
+        path.clear();
+    }
+    cycles
 }
 
 #[cfg(test)]
@@ -149,6 +228,40 @@ mod tests {
         // Roots by start: x (3), self (4); then the cycle from its earliest node, b (1).
         assert_eq!(o.order, vec![2, 3, 1, 0]);
         assert_eq!(o.parent, vec![Some(1), None, None, None]);
+    }
+
+    #[test]
+    fn a_node_below_a_cycle_keeps_its_parent() {
+        // a and b name each other; c, the earliest, is b's child and not on the cycle.
+        let nodes = [
+            node("a", Some("b"), 20),
+            node("b", Some("a"), 30),
+            node("c", Some("b"), 10),
+        ];
+        let o = order(&nodes);
+        assert_eq!(o.cycles, 2);
+        assert_eq!(o.order, vec![0, 1, 2]);
+        assert_eq!(o.parent, vec![None, Some(0), Some(1)]);
+    }
+
+    #[test]
+    fn repeated_ids_get_the_next_free_suffix() {
+        let mut u = UniqueIds::with_capacity(4);
+        assert_eq!(u.claim("a"), ("a".to_owned(), false));
+        assert_eq!(u.claim("a-2"), ("a-2".to_owned(), false));
+        assert_eq!(u.claim("a"), ("a-3".to_owned(), true));
+        assert_eq!(u.claim("a"), ("a-4".to_owned(), true));
+        assert_eq!(u.claim("b"), ("b".to_owned(), false));
+    }
+
+    #[test]
+    fn one_id_repeated_many_times_is_renamed_in_one_pass() {
+        let mut u = UniqueIds::with_capacity(100_000);
+        let mut last = String::new();
+        for _ in 0..100_000 {
+            last = u.claim("s").0;
+        }
+        assert_eq!(last, "s-100000");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The raw JSON of a file: one value, or JSON lines (the OpenTelemetry collector's file exporter).
+//! The raw JSON of a file: one value, or several in a row (JSON lines, as the OpenTelemetry
+//! collector's file exporter writes them).
 
 use super::error::LoadError;
 use serde_json::Value;
@@ -9,7 +10,7 @@ use std::path::Path;
 pub enum Document {
     /// The whole file is one JSON value.
     One(Value),
-    /// The file holds one JSON value per non-empty line.
+    /// The file holds several JSON values one after another (JSON lines, or pretty-printed values).
     Lines(Vec<Value>),
 }
 
@@ -31,29 +32,27 @@ impl Document {
     }
 }
 
-/// Parses `text` as one JSON value, or, when that fails only because more values follow, as JSON
-/// lines. Errors name the file, line and column.
+/// Parses `text` as one JSON value, or as several values one after another: JSON lines (the
+/// collector's file exporter) or pretty-printed values written in a row. Errors name the file, line
+/// and column; a file with no value at all says it is empty.
 pub fn parse_document(text: &str, path: &Path) -> Result<Document, LoadError> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(v) => Ok(Document::One(v)),
-        Err(first) => {
-            if !first.to_string().contains("trailing characters") {
-                return Err(json_error(path, &first, 0));
-            }
-            let mut values = Vec::new();
-            for (n, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let v = serde_json::from_str::<Value>(line).map_err(|e| json_error(path, &e, n))?;
-                values.push(v);
-            }
-            Ok(Document::Lines(values))
-        }
+    let mut values = Vec::new();
+    for v in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
+        values.push(v.map_err(|e| json_error(path, &e))?);
+    }
+    match values.len() {
+        0 => Err(LoadError::Json {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: "the file is empty; a run file holds a JSON object".to_owned(),
+        }),
+        1 => Ok(Document::One(values.swap_remove(0))),
+        _ => Ok(Document::Lines(values)),
     }
 }
 
-fn json_error(path: &Path, e: &serde_json::Error, line_offset: usize) -> LoadError {
+fn json_error(path: &Path, e: &serde_json::Error) -> LoadError {
     let text = e.to_string();
     // serde_json appends " at line L column C"; the location is carried separately.
     let message = match text.rfind(" at line ") {
@@ -62,7 +61,7 @@ fn json_error(path: &Path, e: &serde_json::Error, line_offset: usize) -> LoadErr
     };
     LoadError::Json {
         path: path.to_path_buf(),
-        line: e.line() + line_offset,
+        line: e.line(),
         column: e.column(),
         message,
     }

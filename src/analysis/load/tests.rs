@@ -34,6 +34,52 @@ fn bad_json_names_file_line_and_column() {
 }
 
 #[test]
+fn values_in_a_row_are_read_whether_one_per_line_or_pretty_printed() {
+    let one = "{\"resourceSpans\": []}";
+    let pretty = "{\n  \"resourceSpans\": []\n}";
+    for text in [
+        format!("{one}\n{one}\n"),
+        format!("{one}\r\n\r\n{one}\r\n"),
+        format!("{pretty}\n{pretty}\n"),
+    ] {
+        match parse_document(&text, Path::new("t.json")) {
+            Ok(Document::Lines(vs)) => assert_eq!(vs.len(), 2, "{text:?}"),
+            other => panic!("{text:?} gave {other:?}"),
+        }
+    }
+    let e = parse_document(&format!("{one}\n{{\"a\": }}\n"), Path::new("t.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("t.json:2:7: not valid JSON"), "{e}");
+}
+
+#[test]
+fn json_after_a_native_run_is_named_as_the_problem() {
+    let run = minimal(json!([{"id": "s1", "kind": "user"}])).to_string();
+    let e = load_str(
+        &format!("{run} 5"),
+        Path::new("run.json"),
+        &LoadOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("more JSON follows"), "{e}");
+}
+
+#[test]
+fn an_empty_file_says_so() {
+    for text in ["", "  \n\r\n"] {
+        let e = parse_document(text, Path::new("e.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("e.json:1:1:") && e.contains("the file is empty"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn a_step_without_kind_names_the_step_and_field() {
     let e = msg(load_json(minimal(
         json!([{"id": "s1", "kind": "user"}, {"id": "s2"}]),

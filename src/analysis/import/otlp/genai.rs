@@ -109,13 +109,62 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
         .iter()
         .find_map(|k| a.get(*k).and_then(Value::as_str).and_then(chat::non_empty));
 
-    if p.input.is_none() {
-        p.input = json_attr("traceloop.entity.input");
-    }
-    if p.output.is_none() {
-        p.output = json_attr("traceloop.entity.output");
-    }
+    traceloop_entity(span, kind, &mut p);
     p
+}
+
+/// OpenLLMetry's decorators (`@workflow`, `@task`, `@agent`, `@tool`) name a span
+/// `<entity>.<kind>`, keep the entity's name in `traceloop.entity.name`, and record the call as
+/// `json.dumps({"args": [...], "kwargs": {...}})` and the result as `json.dumps(result)`: both are
+/// decoded when they hold a string, an array or an object (a number stays the text it was). A `@tool` span gives a call
+/// to the entity's name with the keyword arguments (all the arguments when there are positional
+/// ones); an `@agent` span names the agent.
+fn traceloop_entity(span: &Span, kind: &str, p: &mut Parts) {
+    let a = &span.attrs;
+    let decoded = |k: &str| {
+        a.get(k).cloned().map(|v| match &v {
+            Value::String(s) => match serde_json::from_str::<Value>(s) {
+                Ok(d @ (Value::String(_) | Value::Array(_) | Value::Object(_))) => d,
+                _ => v,
+            },
+            _ => v,
+        })
+    };
+    let input = decoded("traceloop.entity.input");
+    if p.output.is_none() {
+        p.output = decoded("traceloop.entity.output");
+    }
+    let entity_kind = a.get("traceloop.span.kind").and_then(Value::as_str);
+    let entity_name = a
+        .get("traceloop.entity.name")
+        .and_then(Value::as_str)
+        .and_then(chat::non_empty);
+    if kind == "tool"
+        && p.tool.is_none()
+        && entity_kind == Some("tool")
+        && let Some(name) = entity_name.clone()
+    {
+        let mut tool = serde_json::Map::new();
+        tool.insert("name".to_owned(), Value::String(name));
+        if let Some(args) = &input {
+            let positional = args
+                .get("args")
+                .and_then(Value::as_array)
+                .is_some_and(|l| !l.is_empty());
+            let arguments = match args.get("kwargs") {
+                Some(kw @ Value::Object(_)) if !positional => kw.clone(),
+                _ => args.clone(),
+            };
+            tool.insert("arguments".to_owned(), arguments);
+        }
+        p.tool = Some(Value::Object(tool));
+    }
+    if p.agent.is_none() && entity_kind == Some("agent") {
+        p.agent = entity_name;
+    }
+    if p.input.is_none() {
+        p.input = input;
+    }
 }
 
 #[cfg(test)]
@@ -199,5 +248,38 @@ mod tests {
         );
         assert_eq!(p.output, Some(json!("18C")));
         assert_eq!(extract(&s, "event").tool, None);
+    }
+
+    #[test]
+    fn an_openllmetry_tool_span_gives_the_entity_name_and_its_keyword_arguments() {
+        let s = span(json!({
+            "traceloop.span.kind": "tool",
+            "traceloop.entity.name": "get_weather",
+            "traceloop.entity.input": "{\"args\": [], \"kwargs\": {\"city\": \"Paris\"}}",
+            "traceloop.entity.output": "\"18C\"",
+        }));
+        let p = extract(&s, "tool");
+        assert_eq!(
+            p.tool,
+            Some(json!({"name": "get_weather", "arguments": {"city": "Paris"}}))
+        );
+        assert_eq!(p.output, Some(json!("18C")));
+        let positional = span(json!({
+            "traceloop.span.kind": "tool",
+            "traceloop.entity.name": "add",
+            "traceloop.entity.input": "{\"args\": [1, 2], \"kwargs\": {}}",
+        }));
+        assert_eq!(
+            extract(&positional, "tool").tool,
+            Some(json!({"name": "add", "arguments": {"args": [1, 2], "kwargs": {}}}))
+        );
+        let agent = span(json!({
+            "traceloop.span.kind": "agent",
+            "traceloop.entity.name": "planner",
+            "traceloop.entity.output": "42",
+        }));
+        let p = extract(&agent, "agent");
+        assert_eq!(p.agent.as_deref(), Some("planner"));
+        assert_eq!(p.output, Some(json!("42")));
     }
 }

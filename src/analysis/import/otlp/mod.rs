@@ -54,7 +54,8 @@ impl Importer for Otlp {
         match doc {
             Document::One(Value::Array(items)) => items.first().is_some_and(wire::is_request),
             Document::One(v) => wire::is_request(v),
-            Document::Lines(vs) => vs.first().is_some_and(wire::is_request),
+            // Any line: a file exporter shared with a logs or metrics pipeline may start with one.
+            Document::Lines(vs) => vs.iter().any(wire::is_request),
         }
     }
 
@@ -91,7 +92,17 @@ impl Importer for Otlp {
                     .iter()
                     .filter_map(|&i| decoded.spans.get(i))
                     .collect();
-                build_run(&trace_id, &spans, &decoded.resources)
+                let mut run = build_run(&trace_id, &spans, &decoded.resources);
+                if decoded.not_traces > 0 {
+                    run.warnings.push(Warning::run(
+                        None,
+                        format!(
+                            "{} JSON value(s) in the file hold no resourceSpans (logs or metrics from the same exporter); they were skipped",
+                            decoded.not_traces
+                        ),
+                    ));
+                }
+                run
             })
             .collect())
     }
@@ -129,7 +140,7 @@ fn build_run(trace_id: &str, spans: &[&Span], resources: &[Map<String, Value>]) 
 
     let mut step_ids: Vec<Option<String>> = vec![None; spans.len()];
     let mut agents: Vec<Option<String>> = vec![None; spans.len()];
-    let mut used: HashSet<String> = HashSet::with_capacity(spans.len());
+    let mut used = tree::UniqueIds::with_capacity(spans.len());
     let mut steps = Vec::with_capacity(spans.len());
     let mut tools: Vec<Value> = Vec::new();
     let mut tool_names: HashSet<String> = HashSet::new();
@@ -143,19 +154,13 @@ fn build_run(trace_id: &str, spans: &[&Span], resources: &[Map<String, Value>]) 
         } else {
             span.span_id.clone()
         };
-        let mut id = base.clone();
-        let mut n = 1;
-        while used.contains(&id) {
-            n += 1;
-            id = format!("{base}-{n}");
-        }
-        if n > 1 {
+        let (id, renamed) = used.claim(&base);
+        if renamed {
             warnings.push(Warning::run(
                 Some("steps"),
                 format!("span id '{base}' appears more than once; the repeat became step '{id}'"),
             ));
         }
-        used.insert(id.clone());
         let parent = ordered
             .parent
             .get(i)
@@ -264,40 +269,78 @@ fn build_run(trace_id: &str, spans: &[&Span], resources: &[Map<String, Value>]) 
     }
 }
 
-/// The last user message of the root step's input, else of the first model step's.
+/// The task of the root step's input, else of the first model step's.
 fn task(steps: &[Map<String, Value>], kinds: &[&str]) -> Option<String> {
-    let first_user = |input: &Value| -> Option<String> {
-        match input {
-            Value::Array(msgs) => msgs
-                .iter()
-                .rev()
-                .find(|m| chat::message_role(m) == Some("user"))
-                .and_then(chat::message_text),
-            other => chat::message_text(other),
-        }
-    };
     steps
         .first()
         .and_then(|s| s.get("input"))
-        .and_then(first_user)
+        .and_then(chat::task_text)
         .or_else(|| {
             steps
                 .iter()
                 .zip(kinds)
                 .filter(|(_, k)| **k == "llm")
-                .find_map(|(s, _)| s.get("input").and_then(first_user))
+                .find_map(|(s, _)| s.get("input").and_then(chat::task_text))
         })
 }
 
-/// The root step's output text, else the last model step's.
+/// The answer of the root step's output, else the last model step's output text.
 fn final_answer(steps: &[Map<String, Value>], kinds: &[&str]) -> Option<String> {
     let text = |s: &Map<String, Value>| s.get("output").and_then(chat::message_text);
-    steps.first().and_then(text).or_else(|| {
-        steps
-            .iter()
-            .zip(kinds)
-            .rev()
-            .filter(|(_, k)| **k == "llm")
-            .find_map(|(s, _)| text(s))
-    })
+    steps
+        .first()
+        .and_then(|s| s.get("output"))
+        .and_then(chat::answer_text)
+        .or_else(|| {
+            steps
+                .iter()
+                .zip(kinds)
+                .rev()
+                .filter(|(_, k)| **k == "llm")
+                .find_map(|(s, _)| text(s))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_chain_root_gives_task_and_answer_from_its_input_and_output_objects() {
+        let attr = |k: &str, v: &str| json!({"key": k, "value": {"stringValue": v}});
+        let doc = Document::One(json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+            {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331",
+             "name": "AgentExecutor", "attributes": [
+                attr("openinference.span.kind", "CHAIN"),
+                attr("input.value", "{\"input\": \"How many refunds?\"}"),
+                attr("output.value", "{\"input\": \"How many refunds?\", \"output\": \"12.\"}")]}
+        ]}]}]}));
+        let runs = Otlp.import(doc, None).unwrap_or_default();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].value["task"], "How many refunds?");
+        assert_eq!(runs[0].value["final_answer"], "12.");
+    }
+
+    #[test]
+    fn a_file_exporter_shared_with_logs_is_read_from_its_trace_lines() {
+        let logs = json!({"resourceLogs": [{"scopeLogs": [{"logRecords": []}]}]});
+        let traces = json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+            {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331",
+             "name": "chat", "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}]}
+        ]}]}]});
+        let doc = Document::Lines(vec![logs, traces]);
+        assert!(Otlp.sniff(&doc));
+        let runs = Otlp.import(doc, None).unwrap_or_default();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].value["steps"][0]["kind"], "llm");
+        assert!(
+            runs[0].warnings.iter().any(|w| w
+                .message
+                .starts_with("1 JSON value(s) in the file hold no resourceSpans")),
+            "{:?}",
+            runs[0].warnings
+        );
+    }
 }

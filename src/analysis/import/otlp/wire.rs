@@ -64,6 +64,9 @@ pub struct Decoded {
     pub spans: Vec<Span>,
     /// Each resource's attributes, in file order.
     pub resources: Vec<Map<String, Value>>,
+    /// How many of the values read were not export requests of traces (a collector file exporter
+    /// shared with a logs or metrics pipeline writes `resourceLogs` / `resourceMetrics` lines too).
+    pub not_traces: usize,
 }
 
 /// The value of the first of `keys` present in an object.
@@ -110,6 +113,9 @@ pub fn is_request(v: &Value) -> bool {
 pub fn decode<'a>(requests: impl IntoIterator<Item = &'a Value>) -> Decoded {
     let mut out = Decoded::default();
     for request in requests {
+        if !is_request(request) {
+            out.not_traces += 1;
+        }
         for rs in resource_spans(request) {
             let resource = out.resources.len();
             let res_attrs = rs
