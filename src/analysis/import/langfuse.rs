@@ -199,15 +199,7 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         let (Some(o), Some(base)) = (obs.get(i), ids.get(i)) else {
             continue;
         };
-        let (id, renamed) = used.claim(base);
-        if renamed {
-            warnings.push(Warning::run(
-                Some("steps"),
-                format!(
-                    "observation id '{base}' appears more than once; the repeat became step '{id}'"
-                ),
-            ));
-        }
+        let (id, _) = used.claim(base);
         let parent = ordered.parent.get(i).copied().flatten();
         let t = text_at(o, "type").unwrap_or("EVENT");
         let k = kind(t);
@@ -236,6 +228,9 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
             *slot = Some(id);
         }
         steps.push(Value::Object(step));
+    }
+    for m in used.repeat_messages("observation id") {
+        warnings.push(Warning::run(Some("steps"), m));
     }
 
     let mut run = Map::new();

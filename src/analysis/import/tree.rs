@@ -11,8 +11,14 @@ use std::collections::{HashMap, HashSet};
 #[derive(Debug, Default)]
 pub struct UniqueIds {
     used: HashSet<String>,
-    next: HashMap<String, usize>,
+    /// Per repeated id: the last suffix given and how many repeats there were.
+    next: HashMap<String, (usize, usize)>,
+    /// The ids that repeated, in the order of their first repeat.
+    repeated: Vec<String>,
 }
+
+/// At most this many repeated ids are named, one message each; the rest are counted in one.
+pub const MAX_REPEAT_MESSAGES: usize = 20;
 
 impl UniqueIds {
     /// An empty set with room for `n` ids.
@@ -20,6 +26,7 @@ impl UniqueIds {
         UniqueIds {
             used: HashSet::with_capacity(n),
             next: HashMap::new(),
+            repeated: Vec::new(),
         }
     }
 
@@ -29,7 +36,11 @@ impl UniqueIds {
         if self.used.insert(base.to_owned()) {
             return (base.to_owned(), false);
         }
-        let n = self.next.entry(base.to_owned()).or_insert(1);
+        if !self.next.contains_key(base) {
+            self.repeated.push(base.to_owned());
+        }
+        let (n, count) = self.next.entry(base.to_owned()).or_insert((1, 0));
+        *count += 1;
         loop {
             *n += 1;
             let id = format!("{base}-{n}");
@@ -37,6 +48,37 @@ impl UniqueIds {
                 return (id, true);
             }
         }
+    }
+}
+
+impl UniqueIds {
+    /// One message per repeated id (`what` names the ids: "span id"), saying how many times it
+    /// appeared and which step ids the repeats became; at most [`MAX_REPEAT_MESSAGES`], then
+    /// one counting the rest.
+    pub fn repeat_messages(&self, what: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .repeated
+            .iter()
+            .take(MAX_REPEAT_MESSAGES)
+            .map(|base| {
+                let (last, repeats) = self.next.get(base).copied().unwrap_or((2, 1));
+                let times = repeats + 1;
+                if times == 2 {
+                    format!("{what} '{base}' appears twice; the repeat became step '{base}-{last}'")
+                } else {
+                    format!(
+                        "{what} '{base}' appears {times} times; the repeats became steps '{base}-2' to '{base}-{last}' (suffixes other ids already took are skipped)"
+                    )
+                }
+            })
+            .collect();
+        let rest = self.repeated.len().saturating_sub(MAX_REPEAT_MESSAGES);
+        if rest > 0 {
+            out.push(format!(
+                "{rest} more {what}s appear more than once; their repeats got the suffixes -2, -3, ..."
+            ));
+        }
+        out
     }
 }
 
@@ -252,6 +294,32 @@ mod tests {
         assert_eq!(u.claim("a"), ("a-3".to_owned(), true));
         assert_eq!(u.claim("a"), ("a-4".to_owned(), true));
         assert_eq!(u.claim("b"), ("b".to_owned(), false));
+    }
+
+    #[test]
+    fn repeats_are_said_once_per_id_and_at_most_twenty_ids_are_named() {
+        let mut u = UniqueIds::default();
+        for id in ["a", "a", "a", "b", "b"] {
+            u.claim(id);
+        }
+        assert_eq!(
+            u.repeat_messages("span id"),
+            vec![
+                "span id 'a' appears 3 times; the repeats became steps 'a-2' to 'a-3' (suffixes other ids already took are skipped)",
+                "span id 'b' appears twice; the repeat became step 'b-2'",
+            ]
+        );
+        let mut many = UniqueIds::default();
+        for k in 0..25 {
+            many.claim(&format!("x{k}"));
+            many.claim(&format!("x{k}"));
+        }
+        let m = many.repeat_messages("span id");
+        assert_eq!(m.len(), MAX_REPEAT_MESSAGES + 1);
+        assert!(
+            m[MAX_REPEAT_MESSAGES].starts_with("5 more span ids"),
+            "{m:?}"
+        );
     }
 
     #[test]

@@ -154,13 +154,7 @@ fn build_run(trace_id: &str, spans: &[&Span], resources: &[Map<String, Value>]) 
         } else {
             span.span_id.clone()
         };
-        let (id, renamed) = used.claim(&base);
-        if renamed {
-            warnings.push(Warning::run(
-                Some("steps"),
-                format!("span id '{base}' appears more than once; the repeat became step '{id}'"),
-            ));
-        }
+        let (id, _) = used.claim(&base);
         let parent = ordered
             .parent
             .get(i)
@@ -205,6 +199,9 @@ fn build_run(trace_id: &str, spans: &[&Span], resources: &[Map<String, Value>]) 
         }
         kinds.push(built.kind);
         steps.push(obj);
+    }
+    for m in used.repeat_messages("span id") {
+        warnings.push(Warning::run(Some("steps"), m));
     }
 
     let mut run = Map::new();
