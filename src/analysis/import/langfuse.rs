@@ -352,7 +352,13 @@ fn observation_step(o: &Value, kind: &'static str, t: &str) -> Map<String, Value
         .and_then(|u| u.get("output").or_else(|| u.get("completionTokens")))
         .and_then(chat::count)
         .or_else(|| o.get("completionTokens").and_then(chat::count));
-    if let Some(usage) = chat::usage(input_tokens, output_tokens) {
+    // Langfuse gives every observation a usage, zeros on spans and events: a count of 0 on a
+    // step that is not a model call measured nothing.
+    let measured = kind == "llm"
+        || [input_tokens, output_tokens]
+            .iter()
+            .any(|n| n.is_some_and(|n| n > 0));
+    if measured && let Some(usage) = chat::usage(input_tokens, output_tokens) {
         step.insert("usage".to_owned(), usage);
     }
     for (field, key) in [("started_at", "startTime"), ("ended_at", "endTime")] {
@@ -447,6 +453,33 @@ mod tests {
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0].value["id"], "t2");
         assert_eq!(runs[0].value["steps"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn zero_usage_is_kept_for_model_calls_only() {
+        let zero = json!({"input": 0, "output": 0});
+        let doc = Document::One(json!({"id": "t", "observations": [
+            {"id": "g", "traceId": "t", "type": "GENERATION", "usage": zero},
+            {"id": "s", "traceId": "t", "type": "SPAN", "usage": zero},
+            {"id": "k", "traceId": "t", "type": "TOOL", "usage": {"input": 3, "output": 0}},
+        ]}));
+        let runs = Langfuse.import(doc, None).unwrap_or_default();
+        let steps = runs[0].value["steps"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let usage = |id: &str| {
+            steps
+                .iter()
+                .find(|s| s["id"] == id)
+                .map(|s| s.get("usage").cloned())
+        };
+        assert!(
+            usage("g").flatten().is_some(),
+            "a model call's zero is a count"
+        );
+        assert_eq!(usage("s"), Some(None), "a span's zeros measured nothing");
+        assert!(usage("k").flatten().is_some());
     }
 
     #[test]
