@@ -6,7 +6,7 @@ use crate::analysis::detect::vocab::is_stopword;
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
 use crate::analysis::rank::params::CLAIM_KEY_WEIGHT;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// What a term is; numbers, ids and names count double.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,12 +48,19 @@ impl Term {
 /// The distinct terms of `text`, in order of first appearance. Stop words are left out.
 pub fn terms(text: &str) -> Vec<Term> {
     let mut out: Vec<Term> = Vec::new();
-    each_term(text, |key, kind| {
-        if let Some(t) = out.iter_mut().find(|t| t.key == key) {
-            if kind == TermKind::Name && t.kind == TermKind::Word {
+    // key -> position in `out`: one pass, so a text of many distinct words stays linear
+    let mut at: HashMap<String, usize> = HashMap::new();
+    each_term(text, |key, kind| match at.get(&key) {
+        Some(&k) => {
+            if let Some(t) = out.get_mut(k)
+                && kind == TermKind::Name
+                && t.kind == TermKind::Word
+            {
                 t.kind = TermKind::Name;
             }
-        } else {
+        }
+        None => {
+            at.insert(key.clone(), out.len());
             out.push(Term { key, kind });
         }
     });
@@ -275,5 +282,22 @@ mod tests {
             t.iter().find(|t| t.key == "dana").map(|t| t.kind),
             Some(TermKind::Word)
         );
+    }
+
+    #[test]
+    fn many_distinct_words_keep_their_order_once_each_and_a_later_name_counts() {
+        // 20,000 distinct ids, each written twice, then a word that reappears as a name
+        let ids: Vec<String> = (0..20_000).map(|i| format!("ZX{i:05}Q")).collect();
+        let text = format!(
+            "the carrier {} {} for Carrier.",
+            ids.join(" "),
+            ids.join(" ")
+        );
+        let t = terms(&text);
+        assert_eq!(t.len(), 20_001, "carrier once, each id once");
+        assert_eq!(t[0].key, "carrier");
+        assert_eq!(t[0].kind, TermKind::Name, "promoted by the later 'Carrier'");
+        assert_eq!(t[1].key, "zx00000q");
+        assert_eq!(t[20_000].key, "zx19999q");
     }
 }

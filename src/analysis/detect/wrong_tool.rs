@@ -3,6 +3,10 @@
 //! better than X's (and Y was never called, and Y does not change things where X only reads:
 //! a lookup before an action is not a wrong tool). The finding goes on the model step that issued the
 //! call (the one that chose the tool), else on the call itself. Needs the run's `tools`. No I/O.
+//!
+//! Bounded on hostile runs: the first [`MAX_CALLS`] tool calls are checked, against the first
+//! [`MAX_TOOLS`] tools, each described by at most [`MAX_TOOL_WORDS`] words, so the work is at
+//! most calls x tools x words whatever the run holds.
 
 use super::say::{quote, step};
 use super::schema::{has_properties, keys_declared, validate};
@@ -14,22 +18,37 @@ use crate::analysis::rank::params::{
 };
 use std::collections::{HashMap, HashSet};
 
+/// Tool calls checked (the first ones of the run).
+const MAX_CALLS: usize = 2_000;
+/// Tools offered as the better fit (the first ones of the run's `tools`).
+const MAX_TOOLS: usize = 256;
+/// Distinct words of a tool's name and description compared with a request.
+const MAX_TOOL_WORDS: usize = 200;
+
 /// Tool X called where tool Y fits.
 pub struct WrongTool;
 
-/// The content words of a tool's name and description.
+/// The content words of a tool's name and description (the first [`MAX_TOOL_WORDS`]), for the
+/// first [`MAX_TOOLS`] tools; the first of two tools with one name wins.
 fn tool_words(run: &Run) -> HashMap<&str, HashSet<String>> {
-    run.tools
-        .iter()
-        .filter_map(|t| {
-            let d = t.description.as_deref()?;
-            let words = terms(&format!("{} {d}", t.name.replace(['_', '-'], " ")))
-                .into_iter()
-                .map(|t| t.key)
-                .collect();
-            Some((t.name.as_str(), words))
-        })
-        .collect()
+    let mut out: HashMap<&str, HashSet<String>> = HashMap::new();
+    for t in run.tools.iter().take(MAX_TOOLS) {
+        let Some(d) = t.description.as_deref() else {
+            continue;
+        };
+        if out.contains_key(t.name.as_str()) {
+            continue;
+        }
+        let mut words = HashSet::new();
+        for w in terms(&format!("{} {d}", t.name.replace(['_', '-'], " "))) {
+            if words.len() >= MAX_TOOL_WORDS {
+                break;
+            }
+            words.insert(w.key);
+        }
+        out.insert(t.name.as_str(), words);
+    }
+    out
 }
 
 impl Detector for WrongTool {
@@ -54,10 +73,16 @@ impl Detector for WrongTool {
         let described = tool_words(run);
         let mut request_cache: HashMap<Option<usize>, HashSet<String>> = HashMap::new();
         let mut out = Vec::new();
-        for (i, s) in run.steps.iter().enumerate() {
-            let (StepKind::Tool, Some(call)) = (s.kind, &s.tool) else {
-                continue;
-            };
+        let calls = run
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match (s.kind, &s.tool) {
+                (StepKind::Tool, Some(call)) => Some((i, call)),
+                _ => None,
+            })
+            .take(MAX_CALLS);
+        for (i, call) in calls {
             let Some(x) = run.tool(&call.name) else {
                 continue;
             };
@@ -76,7 +101,7 @@ impl Detector for WrongTool {
             if let Some(xs) = &x.parameters {
                 let problems = validate(xs, &call.arguments);
                 if !problems.is_empty()
-                    && let Some(y) = run.tools.iter().find(|y| {
+                    && let Some(y) = run.tools.iter().take(MAX_TOOLS).find(|y| {
                         y.name != x.name
                             && y.parameters.as_ref().is_some_and(|ys| {
                                 has_properties(ys)
@@ -233,5 +258,71 @@ mod tests {
             )
             .build();
         assert!(facts_for(&run, |f| WrongTool.detect(f)).is_empty());
+    }
+
+    /// `before` filler tools, then the two tools of [`tools`], then a call of the wrong one.
+    fn run_with_fillers(before: usize) -> crate::analysis::model::Run {
+        let mut b = RunBuilder::failed();
+        for k in 0..before {
+            b = b.tool_def(
+                &format!("filler_{k}"),
+                "Convert a temperature between units",
+                json!({"type": "object", "properties": {"celsius": {"type": "number"}}}),
+                false,
+            );
+        }
+        let t = tools().build();
+        for tool in &t.tools {
+            b = b.tool_def(
+                &tool.name,
+                tool.description.as_deref().unwrap_or_default(),
+                tool.parameters.clone().unwrap_or_default(),
+                false,
+            );
+        }
+        b.user(
+            "s1",
+            "Please track my shipped package, the carrier tracking page is down",
+        )
+        .llm("s2", "calling get_order_status")
+        .tool_ok(
+            "s3",
+            "get_order_status",
+            json!({"order_id": "A-100"}),
+            json!({"status": "unknown"}),
+        )
+        .build()
+    }
+
+    #[test]
+    fn only_the_first_tools_are_offered_as_the_better_fit() {
+        let within = run_with_fillers(MAX_TOOLS - 2);
+        let found = facts_for(&within, |f| WrongTool.detect(f));
+        assert_eq!(found.len(), 1, "the better tool is the last one compared");
+        assert!(found[0].title.contains("'track_package' fits"));
+        let past = run_with_fillers(MAX_TOOLS);
+        assert!(
+            facts_for(&past, |f| WrongTool.detect(f)).is_empty(),
+            "the better tool is past the cap"
+        );
+    }
+
+    #[test]
+    fn only_the_first_calls_are_checked() {
+        let mut b = tools().user(
+            "s1",
+            "Please track my shipped package, the carrier tracking page is down",
+        );
+        for k in 0..MAX_CALLS + 5 {
+            b = b.tool_ok(
+                &format!("c{k}"),
+                "get_order_status",
+                json!({"order_id": "A-100"}),
+                json!({"status": "unknown"}),
+            );
+        }
+        let found = facts_for(&b.build(), |f| WrongTool.detect(f));
+        assert_eq!(found.len(), MAX_CALLS);
+        assert_eq!(found.last().map(|f| f.step), Some(MAX_CALLS));
     }
 }

@@ -148,6 +148,11 @@ pub struct Run {
     step_index: HashMap<StepId, usize>,
     #[serde(skip)]
     unit_index: HashMap<UnitId, usize>,
+    #[serde(skip)]
+    tool_index: HashMap<String, usize>,
+    /// How many tools `tool_index` was built from.
+    #[serde(skip)]
+    tools_indexed: usize,
 }
 
 impl Run {
@@ -171,11 +176,14 @@ impl Run {
             extra: Map::new(),
             step_index: HashMap::new(),
             unit_index: HashMap::new(),
+            tool_index: HashMap::new(),
+            tools_indexed: 0,
         }
     }
 
-    /// Rebuilds the id look-ups and sets each step's `index` to its position. Call after
-    /// changing `steps` or `context_units`. The first of two equal ids wins the look-up.
+    /// Rebuilds the id and tool-name look-ups and sets each step's `index` to its position. Call
+    /// after changing `steps`, `context_units` or `tools`. The first of two equal ids (or tool
+    /// names) wins the look-up.
     pub fn reindex(&mut self) {
         self.step_index.clear();
         self.step_index.reserve(self.steps.len());
@@ -187,6 +195,11 @@ impl Run {
         for (i, unit) in self.context_units.iter().enumerate() {
             self.unit_index.entry(unit.id.clone()).or_insert(i);
         }
+        self.tool_index.clear();
+        for (i, tool) in self.tools.iter().enumerate() {
+            self.tool_index.entry(tool.name.clone()).or_insert(i);
+        }
+        self.tools_indexed = self.tools.len();
     }
 
     /// The position of the step with this id.
@@ -206,9 +219,17 @@ impl Run {
             .and_then(|&i| self.context_units.get(i))
     }
 
-    /// The offered tool with this name.
+    /// The offered tool with this name (the first of two with one name). A look-up in the
+    /// index [`Run::reindex`] builds; a run whose `tools` changed since is searched in order.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
-        self.tools.iter().find(|t| t.name == name)
+        if self.tools_indexed == self.tools.len() {
+            self.tool_index
+                .get(name)
+                .and_then(|&i| self.tools.get(i))
+                .filter(|t| t.name == name)
+        } else {
+            self.tools.iter().find(|t| t.name == name)
+        }
     }
 
     /// The context window in force at a step: the step's own, else the model's.
@@ -220,5 +241,34 @@ impl Run {
     /// True when the run did not end well: `failed` or `error`.
     pub fn went_wrong(&self) -> bool {
         matches!(self.status, RunStatus::Failed | RunStatus::Error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, mutates: bool) -> Tool {
+        Tool {
+            name: name.to_owned(),
+            mutates,
+            ..Tool::default()
+        }
+    }
+
+    #[test]
+    fn tool_look_up_finds_the_first_of_a_name_before_and_after_reindex() {
+        let mut run = Run::new("r", RunStatus::Failed);
+        run.tools = (0..5_000).map(|i| tool(&format!("t{i}"), false)).collect();
+        run.tools.push(tool("t7", true));
+        // not yet indexed: searched in order
+        assert!(run.tool("t7").is_some_and(|t| !t.mutates));
+        run.reindex();
+        assert!(run.tool("t7").is_some_and(|t| !t.mutates), "the first wins");
+        assert_eq!(run.tool("t4999").map(|t| t.name.as_str()), Some("t4999"));
+        assert!(run.tool("t5000").is_none());
+        // changed after the index was built: still right
+        run.tools.push(tool("late", true));
+        assert!(run.tool("late").is_some_and(|t| t.mutates));
     }
 }
