@@ -88,7 +88,7 @@ pub fn load_str(text: &str, path: &Path, opts: &LoadOptions) -> Result<Vec<Loade
         all.append(&mut warnings);
         out.push(Loaded {
             run,
-            warnings: all,
+            warnings: warning::capped(all),
             source_format: format,
         });
     }

@@ -227,3 +227,21 @@ fn deep_nesting_is_an_error_not_a_crash() {
         .to_string();
     assert!(e.contains("deep.json:1:"), "{e}");
 }
+
+#[test]
+fn warnings_past_the_cap_are_counted_in_one() {
+    let steps: Vec<serde_json::Value> = (0..1_500)
+        .map(|i| json!({"id": format!("s{i}"), "kind": "weird"}))
+        .collect();
+    let loaded = load_json(minimal(json!(steps))).expect("a run with odd kinds loads");
+    let w = &loaded.warnings;
+    assert_eq!(w.len(), warning::MAX_WARNINGS + 1);
+    assert!(w[0].message.contains("unknown kind 'weird'"), "{:?}", w[0]);
+    assert_eq!(w[0].index, Some(0));
+    let last = &w[warning::MAX_WARNINGS].message;
+    assert!(
+        last.starts_with("500 more warning(s) are not listed"),
+        "{last}"
+    );
+    assert_eq!(loaded.run.steps.len(), 1_500, "the steps are all kept");
+}

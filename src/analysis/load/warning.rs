@@ -17,6 +17,25 @@ pub struct Warning {
     pub field: Option<String>,
 }
 
+/// At most this many loader warnings are kept per run; the rest are counted in one more.
+pub const MAX_WARNINGS: usize = 1_000;
+
+/// `all` with at most [`MAX_WARNINGS`] kept, in order, and one more saying how many were left
+/// out, so a hostile file cannot fill the report and the screen with warnings.
+pub fn capped(mut all: Vec<Warning>) -> Vec<Warning> {
+    if all.len() > MAX_WARNINGS {
+        let rest = all.len() - MAX_WARNINGS;
+        all.truncate(MAX_WARNINGS);
+        all.push(Warning::run(
+            None,
+            format!(
+                "{rest} more warning(s) are not listed: only the first {MAX_WARNINGS} are kept; fix these and validate again"
+            ),
+        ));
+    }
+    all
+}
+
 impl Warning {
     /// A warning about the run as a whole.
     pub fn run(field: Option<&str>, message: impl Into<String>) -> Self {
