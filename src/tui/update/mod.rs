@@ -351,14 +351,7 @@ fn motion(app: &mut App, m: Motion) {
             return;
         }
         Some(Overlay::Viewer { scroll }) => {
-            let len = app
-                .selected_step()
-                .and_then(|i| {
-                    app.detail_cache
-                        .get(i, detail_width(app)?)
-                        .map(|d| d.lines.len())
-                })
-                .unwrap_or(0);
+            let len = detail_len(app);
             let page = usize::from(app.size.1.saturating_sub(4));
             let s = moved(*scroll, m, len, page);
             app.overlay = Some(Overlay::Viewer { scroll: s });
@@ -380,14 +373,7 @@ fn motion(app: &mut App, m: Motion) {
             follow_suspect(app);
         }
         Pane::Detail => {
-            let len = app
-                .selected_step()
-                .and_then(|i| {
-                    app.detail_cache
-                        .get(i, detail_width(app)?)
-                        .map(|d| d.lines.len())
-                })
-                .unwrap_or(0);
+            let len = detail_len(app);
             app.detail.scroll = moved(app.detail.scroll, m, len, page);
         }
         Pane::Dropped => {
@@ -573,4 +559,15 @@ fn request_detail(app: &mut App, fx: &mut Vec<Effect>) {
             width,
         });
     }
+}
+
+/// Lines of the selected step's prepared detail at the current width (0 until it is ready).
+fn detail_len(app: &App) -> usize {
+    app.selected_step()
+        .and_then(|i| {
+            app.detail_cache
+                .get(i, detail_width(app)?)
+                .map(|d| d.lines.len())
+        })
+        .unwrap_or(0)
 }
