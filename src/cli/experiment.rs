@@ -7,7 +7,7 @@ use super::args::ExperimentArgs;
 use super::common::{self, EXIT_FAILURE};
 use crate::analysis::import::SourceFormat;
 use crate::analysis::load::{Loaded, load_one};
-use crate::analysis::model::{inert_block, inert_line};
+use crate::analysis::model::{Run, StepContext, inert_block, inert_line};
 use crate::analysis::report::Verdict;
 use crate::config::Settings;
 use crate::experiments::headless::run_to_end;
@@ -52,6 +52,9 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
         Target::Baseline
     };
     let probe = probe_for(&ex.loaded.run, &target).map_err(anyhow::Error::msg)?;
+    for note in no_op_notes(&ex.loaded.run, &target) {
+        eprintln!("tdn-tui: {note}");
+    }
     let mut probes = vec![session::ProbePlan::baseline()];
     probes.extend(probe);
     let plan = ex.plan(&prepared, probes);
@@ -190,6 +193,53 @@ pub(super) fn drive(
         outcome,
         closed: ledger.closed(),
     })
+}
+
+/// What the run records that makes a probe change nothing it saw: removing a unit no model step
+/// was sent, or putting back one no model step went without. The probe still runs (the agent
+/// may build its context otherwise); the note says what its verdict can mean. Only for runs
+/// whose model steps record `context`.
+fn no_op_notes(run: &Run, target: &Target) -> Vec<String> {
+    let contexts: Vec<&StepContext> = run
+        .steps
+        .iter()
+        .filter_map(|s| s.context.as_ref())
+        .collect();
+    if contexts.is_empty() {
+        return Vec::new();
+    }
+    let sent = |id: &str| contexts.iter().any(|c| c.sent.iter().any(|u| u == id));
+    let dropped = |id: &str| {
+        contexts.iter().any(|c| {
+            c.available
+                .as_ref()
+                .is_some_and(|a| a.iter().any(|u| u == id))
+                && !c.sent.iter().any(|u| u == id)
+        })
+    };
+    match target {
+        Target::Ablate(ids) => ids
+            .iter()
+            .filter(|id| !sent(id))
+            .map(|id| {
+                format!(
+                    "'{}' was never sent to a model step in this run: removing it changes nothing the run recorded",
+                    inert_line(id)
+                )
+            })
+            .collect(),
+        Target::Restore(ids) => ids
+            .iter()
+            .filter(|id| !dropped(id))
+            .map(|id| {
+                format!(
+                    "'{}' was never dropped in this run (every model step that had it was sent it): putting it back changes nothing the run recorded",
+                    inert_line(id)
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn probe_label(p: &session::ProbePlan) -> String {

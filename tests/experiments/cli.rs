@@ -113,6 +113,40 @@ fn removing_an_innocent_unit_is_not_confirmed_and_restoring_the_dropped_policy_f
 }
 
 #[test]
+fn a_probe_the_run_says_changes_nothing_runs_with_a_note() {
+    let s = Scenario::new();
+    // policy-2019 was sent (never dropped); policy-2024 was dropped (never sent).
+    let (_, j, err) = s.experiment_json(&[
+        "--runner",
+        AGENT,
+        "--restore",
+        "policy-2019",
+        "--flip",
+        FLIP,
+    ]);
+    assert_eq!(j["experiment"], "restore", "it still runs");
+    assert!(
+        err.contains("'policy-2019' was never dropped in this run"),
+        "{err}"
+    );
+    let (_, _, err) =
+        s.experiment_json(&["--runner", AGENT, "--ablate", "policy-2024", "--flip", FLIP]);
+    assert!(
+        err.contains("'policy-2024' was never sent to a model step"),
+        "{err}"
+    );
+    let (_, _, err) = s.experiment_json(&[
+        "--runner",
+        AGENT,
+        "--restore",
+        "policy-2024",
+        "--flip",
+        FLIP,
+    ]);
+    assert!(!err.contains("never"), "a dropped unit gets no note: {err}");
+}
+
+#[test]
 fn the_baseline_alone_has_no_units_verdict_cost_or_class() {
     let s = Scenario::new();
     let (code, j, err) = s.experiment_json(&["--runner", AGENT, "--baseline", "--flip", FLIP]);
