@@ -31,15 +31,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, c: &ConfirmState) {
     let box_w = area.width.min(MAX_WIDTH);
     let w = usize::from(box_w.saturating_sub(2));
     let lines = body(app, c, w);
-    let h = u16::try_from(lines.len() + 2)
-        .unwrap_or(u16::MAX)
-        .min(area.height);
-    let area = Rect {
-        x: area.x + (area.width - box_w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: box_w,
-        height: h,
-    };
+    let area = super::centered_box(area, box_w, lines.len());
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)

@@ -82,15 +82,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, p: &PromptState) {
         Span::styled(k(Action::Back), t.style(Role::Key)),
         Span::styled(" cancel", t.style(Role::Text)),
     ]));
-    let h = u16::try_from(lines.len() + 2)
-        .unwrap_or(u16::MAX)
-        .min(area.height);
-    let area = Rect {
-        x: area.x + (area.width - box_w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: box_w,
-        height: h,
-    };
+    let area = super::centered_box(area, box_w, lines.len());
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)
