@@ -17,6 +17,21 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tui")
 }
 
+/// The refund run (a copy of the sample run the stand-in agent knows) and its report, every rule
+/// score capped at `top` (the judge is asked only under 0.8; 1.0 leaves the report as written).
+pub fn refund_scored(top: f64) -> Document {
+    let run_path = fixtures().join("refund.run.json");
+    let loaded = load_path(&run_path, &LoadOptions::default())
+        .expect("the refund fixture loads")
+        .remove(0);
+    let text = std::fs::read_to_string(fixtures().join("refund.report.json")).expect("report");
+    let mut report: Report = serde_json::from_str(&text).expect("the report fixture is a Report");
+    for s in &mut report.suspects {
+        s.score = s.score.min(top);
+    }
+    Document::new(loaded.run, report, Some(run_path))
+}
+
 /// The calendar run and its hand-written report.
 pub fn calendar() -> Document {
     let run_path = fixtures().join("calendar.run.json");

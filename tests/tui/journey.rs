@@ -4,12 +4,11 @@
 //! of several runs (filter, open, back to the list); and a sample held back while another
 //! process holds the ledger's lock. Verdicts come from a scripted port, never computed here.
 
-use super::fixture::{fixtures, headless, press, screen};
+use super::fixture::{fixtures, headless, press, refund_scored, screen};
 use std::path::Path;
 use std::sync::Arc;
-use tdn_tui::analysis::load::{LoadOptions, load_path};
 use tdn_tui::analysis::model::RunStatus;
-use tdn_tui::analysis::report::{Report, Verdict};
+use tdn_tui::analysis::report::Verdict;
 use tdn_tui::tui::action::Action;
 use tdn_tui::tui::app::{App, AppOptions, Document, Overlay, Pane};
 use tdn_tui::tui::effects::{Clipboard, EffectContext};
@@ -22,13 +21,7 @@ use tdn_tui::tui::panes::suspects::View;
 use tdn_tui::tui::picker::RunChoice;
 
 fn refund() -> Document {
-    let run_path = fixtures().join("refund.run.json");
-    let loaded = load_path(&run_path, &LoadOptions::default())
-        .expect("the refund fixture loads")
-        .remove(0);
-    let text = std::fs::read_to_string(fixtures().join("refund.report.json")).expect("report");
-    let report: Report = serde_json::from_str(&text).expect("the report fixture is a Report");
-    Document::new(loaded.run, report, Some(run_path))
+    refund_scored(1.0)
 }
 
 /// A runner script under which removing 'policy-2019' and restoring 'policy-2024' both change

@@ -3,40 +3,25 @@
 //! are sure about is never sent, and the judged report replaces the ranking while the
 //! experiments stay. The judged report comes from a scripted opener, never computed here.
 
-use super::fixture::{fixtures, press};
+use super::fixture::{press, refund_scored};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tdn_tui::analysis::load::{LoadOptions, load_path};
-use tdn_tui::analysis::report::{JudgeOutcome, Report};
+use tdn_tui::analysis::report::JudgeOutcome;
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext, Opener};
 use tdn_tui::tui::experiment_port::Unavailable;
 use tdn_tui::tui::headless::Headless;
 
-/// The refund fixture with its rule scores set to `top` (the judge is asked under 0.8).
-fn refund(top: f64) -> Document {
-    let run_path = fixtures().join("refund.run.json");
-    let loaded = load_path(&run_path, &LoadOptions::default())
-        .expect("the refund fixture loads")
-        .remove(0);
-    let text = std::fs::read_to_string(fixtures().join("refund.report.json")).expect("report");
-    let mut report: Report = serde_json::from_str(&text).expect("the report fixture is a Report");
-    for s in &mut report.suspects {
-        s.score = top.min(s.score);
-    }
-    Document::new(loaded.run, report, Some(run_path))
-}
-
 /// A screen on the refund run whose judge (when `command` is set) blames the second suspect's
 /// step; `asked` counts the judge's runs.
 fn screen(top: f64, command: Option<&str>, asked: Arc<AtomicUsize>) -> Headless {
-    let mut app = App::new(refund(top), AppOptions::default());
+    let mut app = App::new(refund_scored(top), AppOptions::default());
     app.judge.command = command.map(|c| format!("'{c}' (from TDN_JUDGE)"));
     let judged: Option<Arc<Opener>> = command.map(|_| {
         let judged: Arc<Opener> = Arc::new(move |i: usize| {
             assert_eq!(i, 0, "a file of one run");
             asked.fetch_add(1, Ordering::SeqCst);
-            let d = refund(top);
+            let d = refund_scored(top);
             let mut report = d.report.as_ref().clone();
             report.suspects.reverse();
             let blamed = report.suspects[0].step.clone();

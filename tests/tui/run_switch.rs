@@ -4,9 +4,8 @@
 //! with it (cancellable when it is open again) while their ends are said to be that run's. Runs and reports come from the screen's
 //! fixtures; verdicts from a scripted port, never computed here.
 
-use super::fixture::{fixtures, press};
+use super::fixture::{press, refund_scored};
 use std::sync::{Arc, Mutex};
-use tdn_tui::analysis::load::{LoadOptions, load_path};
 use tdn_tui::analysis::model::{Run, RunStatus};
 use tdn_tui::analysis::report::{JudgeOutcome, Report};
 use tdn_tui::tui::action::Action;
@@ -22,19 +21,12 @@ use tdn_tui::tui::picker::RunChoice;
 
 /// The refund fixture under the id `task-{i}`, its rule scores low enough to ask the judge.
 fn refund(i: usize) -> Document {
-    let run_path = fixtures().join("refund.run.json");
-    let loaded = load_path(&run_path, &LoadOptions::default())
-        .expect("the refund fixture loads")
-        .remove(0);
-    let text = std::fs::read_to_string(fixtures().join("refund.report.json")).expect("report");
-    let mut report: Report = serde_json::from_str(&text).expect("the report fixture is a Report");
-    for s in &mut report.suspects {
-        s.score = s.score.min(0.5);
-    }
-    let mut run = loaded.run;
+    let d = refund_scored(0.5);
+    let mut run = d.run.as_ref().clone();
+    let mut report = d.report.as_ref().clone();
     run.id = format!("task-{i}");
     report.run.id = run.id.clone();
-    Document::new(run, report, Some(run_path))
+    Document::new(run, report, d.source.clone())
 }
 
 /// A scripted port that remembers which runs experiments were pointed at, in order.
