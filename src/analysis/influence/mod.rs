@@ -36,7 +36,7 @@ pub use cosine::{
 };
 pub use dropped::{DroppedDiff, dropped_reason, find_dropped_context};
 pub use evidence::MAX_ANCESTORS;
-pub use from_run::{dropped_section, influence_section};
+pub use from_run::{dropped_section, influence_section, influence_section_counted};
 pub use hashed::{
     HASHED_DIM, HASHED_VERSION, HashedEmbedder, fnv1a64, hashed_tokens, hashed_vector,
 };

@@ -27,7 +27,35 @@ use crate::analysis::rank::params::{
     LINK_MAX_MATCHES_PER_STEP, LINK_MAX_PATTERN_BYTES, LINK_MAX_PER_STEP,
     LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
 };
+use hashbrown::HashSet;
 use index::{Index, Interned};
+use rayon::prelude::*;
+
+/// Steps handed to one parallel task at least (fewer tasks than steps, so scheduling costs
+/// nothing next to the scans).
+const STEPS_PER_TASK: usize = 256;
+
+/// A scanning thread's buffers.
+#[derive(Default)]
+struct Scan {
+    words: Vec<(usize, usize)>,
+    hits: Vec<index::Hit>,
+    seen: HashSet<u32>,
+}
+
+/// Steps whose values are found together before they are added to the index (bounds the
+/// values held at once).
+const STEPS_PER_BATCH: usize = 4_096;
+
+/// The values of one step's output, in the order [`link_values`] gives them.
+fn step_values(text: &str) -> Vec<(&str, ValueKind)> {
+    let mut out = Vec::new();
+    link_values(text, |v, kind| {
+        out.push((v, kind));
+        true
+    });
+    out
+}
 
 /// One use of a value: `from`'s output holds it and `to`'s input holds it verbatim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,39 +136,52 @@ impl LinkGraph {
         let n = run.steps.len().min(texts.len());
         let mut index = Index::new(LINK_MAX_PATTERN_BYTES);
         let mut truncated = false;
+        // The values each step gives, found in parallel (they are spans of the texts), then
+        // added in step order, so ids and caps do not depend on the threads.
         // (value, producing step), in step order.
         let mut produced: Vec<(u32, u32)> = Vec::new();
         let mut seen_here: Vec<usize> = Vec::new();
-        for p in 0..n {
-            let mut atoms = 0usize;
-            let mut sentences = 0usize;
-            seen_here.clear();
-            link_values(texts.produced(p), |v, kind| {
-                let sentence = kind == ValueKind::Sentence;
-                let (room, cap) = if sentence {
-                    (&mut sentences, LINK_MAX_SENTENCES_PER_STEP)
-                } else {
-                    (&mut atoms, LINK_MAX_VALUES_PER_STEP)
-                };
-                if *room >= cap {
-                    return !sentence || sentences < cap;
-                }
-                let id = match index.intern(v, kind) {
-                    Interned::Known(id) | Interned::New(id) => id,
-                    Interned::Full => {
-                        truncated = true;
-                        return true;
+        for first in (0..n).step_by(STEPS_PER_BATCH) {
+            let batch = first..n.min(first + STEPS_PER_BATCH);
+            let found: Vec<Vec<(&str, ValueKind)>> = batch
+                .clone()
+                .into_par_iter()
+                .with_min_len(STEPS_PER_TASK)
+                .map(|p| step_values(texts.produced(p)))
+                .collect();
+            for (p, values) in batch.zip(&found) {
+                let mut atoms = 0usize;
+                let mut sentences = 0usize;
+                seen_here.clear();
+                for &(v, kind) in values {
+                    let sentence = kind == ValueKind::Sentence;
+                    let (room, cap) = if sentence {
+                        (&mut sentences, LINK_MAX_SENTENCES_PER_STEP)
+                    } else {
+                        (&mut atoms, LINK_MAX_VALUES_PER_STEP)
+                    };
+                    if *room >= cap {
+                        if sentence {
+                            break;
+                        }
+                        continue;
                     }
-                };
-                if !seen_here.contains(&id) {
-                    seen_here.push(id);
-                    *room += 1;
-                    if let (Ok(v), Ok(s)) = (u32::try_from(id), u32::try_from(p)) {
-                        produced.push((v, s));
+                    let id = match index.intern(v, kind) {
+                        Interned::Known(id) | Interned::New(id) => id,
+                        Interned::Full => {
+                            truncated = true;
+                            continue;
+                        }
+                    };
+                    if !seen_here.contains(&id) {
+                        seen_here.push(id);
+                        *room += 1;
+                        if let (Ok(v), Ok(s)) = (u32::try_from(id), u32::try_from(p)) {
+                            produced.push((v, s));
+                        }
                     }
                 }
-                true
-            });
+            }
         }
         index.finish();
 
@@ -174,13 +215,20 @@ impl LinkGraph {
             out_of: Vec::new(),
             truncated,
         };
-        let mut words = Vec::new();
-        let mut hits = Vec::new();
-        // The consumer that last saw each value, plus one (0: none yet).
-        let mut seen_by: Vec<u32> = vec![0; g.index.len()];
-        for j in 0..n {
-            g.index.scan(texts.consumed(j), &mut words, &mut hits);
-            g.link_consumer(j, &hits, &mut seen_by);
+        // Each input is scanned on its own (the index is only read), in parallel; the uses come
+        // back in step order.
+        let per_step: Vec<Vec<Use>> = (0..n)
+            .into_par_iter()
+            .with_min_len(STEPS_PER_TASK)
+            .map_init(Scan::default, |scan, j| {
+                g.index
+                    .scan(texts.consumed(j), &mut scan.words, &mut scan.hits);
+                g.uses_into(j, &scan.hits, &mut scan.seen)
+            })
+            .collect();
+        g.uses.reserve(per_step.iter().map(Vec::len).sum());
+        for uses in per_step {
+            g.uses.extend(uses);
             g.into_start
                 .push(u32::try_from(g.uses.len()).unwrap_or(u32::MAX));
         }
@@ -204,33 +252,31 @@ impl LinkGraph {
         g
     }
 
-    fn link_consumer(&mut self, j: usize, hits: &[index::Hit], seen_by: &mut [u32]) {
-        let stamp = u32::try_from(j + 1).unwrap_or(u32::MAX);
-        let mut linked = 0usize;
+    /// The uses into step `j`, from the hits of its input: each value once, in order of the
+    /// hits, linked to its latest producer before `j`.
+    fn uses_into(&self, j: usize, hits: &[index::Hit], seen: &mut HashSet<u32>) -> Vec<Use> {
+        seen.clear();
+        let mut out = Vec::new();
         for h in hits.iter().take(LINK_MAX_MATCHES_PER_STEP) {
-            let id = h.value as usize;
-            let Some(seen) = seen_by.get_mut(id) else {
-                continue;
-            };
-            if *seen == stamp {
+            if !seen.insert(h.value) {
                 continue;
             }
-            *seen = stamp;
+            let id = h.value as usize;
             let prods = self.producers_of_id(id);
             let before = prods.partition_point(|&p| p < j);
             let Some(&from) = before.checked_sub(1).and_then(|k| prods.get(k)) else {
                 continue;
             };
-            self.uses.push(Use {
+            out.push(Use {
                 from,
                 to: j,
                 value: id,
             });
-            linked += 1;
-            if linked >= LINK_MAX_PER_STEP {
+            if out.len() >= LINK_MAX_PER_STEP {
                 break;
             }
         }
+        out
     }
 
     fn producers_of_id(&self, id: usize) -> &[usize] {

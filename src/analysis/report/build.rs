@@ -3,19 +3,21 @@
 //! Pure except for what the given embedder and judge do; never panics on any run.
 
 use super::{
-    Claim, Fault, JudgeOutcome, Link, REPORT_FORMAT, Report, RunSummary, Suspect, VerdictStep,
+    Claim, Fault, InfluenceSection, JudgeOutcome, Link, REPORT_FORMAT, Report, RunSummary, Suspect,
+    VerdictStep,
 };
 use crate::analysis::claims::{CheckedClaim, check_claims};
 use crate::analysis::detect::say::short;
 use crate::analysis::detect::{Facts, detect_all};
 use crate::analysis::influence::{
-    ConfidenceOptions, Embedder, RankingSubject, dropped_section, influence_section,
-    ranking_confidence_of,
+    ConfidenceOptions, EmbedError, Embedder, RankingSubject, dropped_section,
+    influence_section_counted, ranking_confidence_of,
 };
 use crate::analysis::judge::{Judge, build_request, finding_from, read_answer, should_ask};
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::load::{Loaded, Warning};
 use crate::analysis::model::{Run, RunStatus};
+use crate::analysis::progress::{Progress, Stage};
 use crate::analysis::rank::params::{MAX_SUSPECTS, QUOTE_CHARS, SCORE_CAP};
 use crate::analysis::rank::{Scored, SuspectEntry, fault, score_all, suspects, walk_back};
 use crate::analysis::report::Role;
@@ -67,22 +69,57 @@ fn round6(x: f64) -> f64 {
 
 /// Analyses one run.
 pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
+    analyze_with_progress(loaded, opts, &Progress::new())
+}
+
+/// Analyses one run, counting in `progress` how far it has come. The influence ranking, which
+/// needs nothing else of the analysis, runs on a second thread meanwhile.
+pub fn analyze_with_progress(
+    loaded: &Loaded,
+    opts: &AnalyzeOptions<'_>,
+    progress: &Progress,
+) -> Report {
     let run = &loaded.run;
+    let reference = match &opts.reference {
+        ReferenceChoice::FromRun => run.reference_answer.as_deref(),
+        ReferenceChoice::Ignore => None,
+        ReferenceChoice::Given(t) => Some(t.as_str()),
+    };
+    std::thread::scope(|scope| {
+        let influence = scope.spawn(|| {
+            influence_section_counted(run, reference, opts.embedder, &opts.confidence, progress)
+        });
+        let rules = rules_report(loaded, opts, reference, progress);
+        let influence = influence
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        finish(rules, influence, opts, progress)
+    })
+}
+
+/// Everything but the influence ranking.
+fn rules_report(
+    loaded: &Loaded,
+    opts: &AnalyzeOptions<'_>,
+    reference: Option<&str>,
+    progress: &Progress,
+) -> Report {
+    let run = &loaded.run;
+    let steps = u64::try_from(run.steps.len()).unwrap_or(u64::MAX);
     let mut warnings = loaded.warnings.clone();
+    progress.stage(Stage::Linking, steps);
     let texts = StepTexts::build(run);
     let links = LinkGraph::build(run, &texts);
+    progress.done(steps);
     if links.truncated {
         warnings.push(Warning::run(
             None,
             "the run holds more distinct values than the link index takes (16 MiB); values of later steps were left out, so some links may be missing",
         ));
     }
+    progress.stage(Stage::Claims, 0);
     let checked = check_claims(run, &texts);
-    let reference = match &opts.reference {
-        ReferenceChoice::FromRun => run.reference_answer.as_deref(),
-        ReferenceChoice::Ignore => None,
-        ReferenceChoice::Given(t) => Some(t.as_str()),
-    };
+    progress.stage(Stage::Detecting, 0);
     let facts = Facts::new(run, &texts, &links, &checked).with_reference(reference);
     let scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
     let rule_suspects = suspects(scored.clone());
@@ -121,20 +158,7 @@ pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
         title: s.title.clone(),
         evidence: s.evidence.clone(),
     });
-    let influence = match influence_section(run, reference, opts.embedder, &opts.confidence) {
-        Ok(s) => s,
-        Err(e) => {
-            warnings.push(Warning::run(
-                None,
-                format!(
-                    "the embedder '{}' failed: {}; the influence ranking is left out",
-                    short(opts.embedder.name(), QUOTE_CHARS),
-                    short(&e.to_string(), 300)
-                ),
-            ));
-            None
-        }
-    };
+    progress.stage(Stage::Report, 0);
     Report {
         format: REPORT_FORMAT.to_owned(),
         run: RunSummary {
@@ -153,11 +177,33 @@ pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
         confidence,
         links: links_out(run, &links),
         claims: checked.iter().map(|c| to_claim(run, c)).collect(),
-        influence,
+        influence: None,
         dropped: dropped_section(run),
         judge,
         experiments: None,
     }
+}
+
+/// Puts the influence ranking into the report (or a warning when the embedder failed).
+fn finish(
+    mut report: Report,
+    influence: Result<Option<InfluenceSection>, EmbedError>,
+    opts: &AnalyzeOptions<'_>,
+    progress: &Progress,
+) -> Report {
+    match influence {
+        Ok(s) => report.influence = s,
+        Err(e) => report.run.warnings.push(Warning::run(
+            None,
+            format!(
+                "the embedder '{}' failed: {}; the influence ranking is left out",
+                short(opts.embedder.name(), QUOTE_CHARS),
+                short(&e.to_string(), 300)
+            ),
+        )),
+    }
+    progress.stage(Stage::Done, 0);
+    report
 }
 
 /// Asks the judge when the rules call for it; returns the outcome and the final suspects.

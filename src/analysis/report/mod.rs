@@ -6,7 +6,7 @@ mod build;
 mod probe;
 mod text;
 
-pub use build::{AnalyzeOptions, ReferenceChoice, analyze};
+pub use build::{AnalyzeOptions, ReferenceChoice, analyze, analyze_with_progress};
 pub use probe::{
     CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
     Verdict,
