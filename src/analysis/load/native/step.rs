@@ -29,6 +29,15 @@ pub(super) const STEP_FIELDS: &[&str] = &[
     "attributes",
 ];
 
+/// How a warning names the step, written only when a warning is.
+struct Describe<'a>(&'a str, usize);
+
+impl std::fmt::Display for Describe<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&describe_step(self.0, self.1))
+    }
+}
+
 /// References a step makes, resolved once every step and unit is known.
 #[derive(Default)]
 pub(super) struct Refs {
@@ -102,7 +111,7 @@ pub(super) fn step_from_value(
         }
     }
     let mut refs = Refs::default();
-    let describe = describe_step(&id, index);
+    let describe = Describe(&id, index);
     let wrong = |field: &str, v: &Value, want: &str| {
         Warning::step(
             &id,
