@@ -63,11 +63,11 @@ fn generated(n: usize) -> Loaded {
                 } else {
                     "get_order"
                 };
-                s.tool = Some(ToolCall {
+                s.tool = Some(Box::new(ToolCall {
                     name: name.to_owned(),
                     arguments: json!({"id": order}),
                     call_id: None,
-                });
+                }));
                 if i % 23 == 2 {
                     s.error = Some(format!("order {order} not found"));
                 } else {
@@ -100,10 +100,10 @@ fn generated(n: usize) -> Loaded {
                         StepKind::MemoryRead
                     },
                 );
-                s.memory = Some(MemoryOp {
+                s.memory = Some(Box::new(MemoryOp {
                     key: format!("pref-{}", i % 20),
                     value: json!(format!("prefers option {}", i % 3)),
-                });
+                }));
                 s
             }
             _ => {

@@ -203,7 +203,7 @@ fn no_op_notes(run: &Run, target: &Target) -> Vec<String> {
     let contexts: Vec<&StepContext> = run
         .steps
         .iter()
-        .filter_map(|s| s.context.as_ref())
+        .filter_map(|s| s.context.as_deref())
         .collect();
     if contexts.is_empty() {
         return Vec::new();

@@ -5,6 +5,7 @@
 //! top-level parts, `step.rs` one step, `refs.rs` the references between steps and units once all
 //! are known, and `stream.rs` reads a native file's steps one by one straight from its text.
 
+mod compact;
 mod refs;
 mod step;
 mod stream;
@@ -127,7 +128,8 @@ pub(super) fn top_fields(mut run: Run, obj: &mut Map<String, Value>, w: &mut Vec
 pub(super) struct Steps {
     seen: HashMap<String, usize>,
     steps: Vec<Step>,
-    pending: Vec<Refs>,
+    /// Each step's references (`None`: it makes none).
+    pending: Vec<Option<Box<Refs>>>,
     warnings: Vec<Warning>,
 }
 
@@ -154,7 +156,8 @@ impl Steps {
         }
         self.seen.insert(step.id.0.clone(), index);
         self.steps.push(step);
-        self.pending.push(refs);
+        self.pending
+            .push((!refs.is_empty()).then(|| Box::new(refs)));
         Ok(())
     }
 }
@@ -182,8 +185,11 @@ pub(super) fn finish(
     run.context_units = context_units(&mut obj, &seen, &mut w);
     let unit_ids: HashSet<&str> = run.context_units.iter().map(|u| u.id.as_str()).collect();
     for (step, refs) in steps.iter_mut().zip(pending) {
-        resolve_refs(step, refs, &seen, &unit_ids, &mut w);
+        if let Some(refs) = refs {
+            resolve_refs(step, *refs, &seen, &unit_ids, &mut w);
+        }
     }
+    steps.shrink_to_fit();
     drop(unit_ids);
     run.steps = steps;
     for key in TOP_FIELDS {

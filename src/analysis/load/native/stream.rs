@@ -6,8 +6,9 @@
 //! value; the rules, messages and warnings are those of [`super::run_from_value`] (the same
 //! functions, in the same order). Anything else (another format, several values, a syntax
 //! error, `steps` that are not an array) is left to the general reader, which then says what is
-//! wrong exactly as before.
+//! wrong exactly as before. Values are read with no spare room (`compact.rs`).
 
+use super::compact::Compact;
 use super::{Steps, finish, head, top_fields};
 use crate::analysis::load::error::RunError;
 use crate::analysis::load::warning::Warning;
@@ -100,7 +101,7 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
                     sink: &mut *self.sink,
                 })?;
             } else {
-                let v: Value = map.next_value()?;
+                let v = map.next_value_seed(Compact)?;
                 obj.insert(key, v);
             }
         }
@@ -136,7 +137,7 @@ impl<'de> Visitor<'de> for StepsSeed<'_, '_> {
                 }
                 continue;
             }
-            let Some(raw) = seq.next_element::<Value>()? else {
+            let Some(raw) = seq.next_element_seed(Compact)? else {
                 return Ok(());
             };
             if let Err(e) = sink.steps.push(raw) {
