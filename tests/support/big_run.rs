@@ -96,6 +96,7 @@ pub fn big_report(run: &Run) -> Report {
             role: Role::Suspect,
             cause: None,
             evidence: vec![format!("step {} failed", s.index + 1)],
+            similar: Vec::new(),
         })
         .collect();
     let links = (0..n.saturating_sub(5))

@@ -20,17 +20,24 @@ pub struct Prediction {
     pub agent: Option<String>,
 }
 
-/// The prediction of a report: its suspects in rank order.
+/// The prediction of a report: its suspects in rank order, each grouped suspect (`similar`) at
+/// its own rank.
 pub fn predict(report: &Report, run: &Run) -> Prediction {
-    let mut ranked: Vec<&crate::analysis::report::Suspect> = report.suspects.iter().collect();
-    ranked.sort_by_key(|s| s.rank);
+    let mut ranked: Vec<(usize, usize)> = report
+        .suspects
+        .iter()
+        .flat_map(|s| {
+            std::iter::once((s.rank, s.index)).chain(s.similar.iter().map(|x| (x.rank, x.index)))
+        })
+        .collect();
+    ranked.sort_by_key(|&(rank, _)| rank);
     let mut steps: Vec<usize> = Vec::with_capacity(TOP_K);
-    for s in ranked {
+    for (_, index) in ranked {
         if steps.len() == TOP_K {
             break;
         }
-        if !steps.contains(&s.index) {
-            steps.push(s.index);
+        if !steps.contains(&index) {
+            steps.push(index);
         }
     }
     let agent = steps
@@ -280,6 +287,18 @@ mod tests {
         assert_eq!(none, Prediction::default());
         let out_of_range = predict(&report(serde_json::json!([suspect(1, 40)])), &run);
         assert_eq!((out_of_range.steps, out_of_range.agent), (vec![40], None));
+    }
+
+    #[test]
+    fn grouped_suspects_count_at_their_own_ranks() {
+        let run = Run::new("r", crate::analysis::model::RunStatus::Failed);
+        let mut lead = suspect(1, 7);
+        lead["similar"] = serde_json::json!([
+            {"rank": 3, "step": "h9", "index": 9, "score": 0.5},
+            {"rank": 5, "step": "h11", "index": 11, "score": 0.4}
+        ]);
+        let r = report(serde_json::json!([lead, suspect(2, 4), suspect(4, 2)]));
+        assert_eq!(predict(&r, &run).steps, vec![7, 4, 9]);
     }
 
     #[test]

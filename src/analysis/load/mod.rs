@@ -16,7 +16,7 @@ pub use document::{Document, parse_document};
 pub use error::{LoadError, RunError};
 pub use native::run_from_value;
 use native::{Streamed, run_from_text};
-pub use warning::Warning;
+pub use warning::{Cut, Warning};
 
 /// A JSON value's type in words ("an object", "a string", ...), for messages.
 pub fn json_type_name(v: &serde_json::Value) -> &'static str {

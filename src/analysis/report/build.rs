@@ -2,6 +2,8 @@
 //! optional judge, fault, ranking confidence, influence and dropped context, in that order.
 //! Pure except for what the given embedder and judge do; never panics on any run.
 
+use super::SimilarStep;
+use super::group::group_similar;
 use super::{
     Claim, Fault, InfluenceSection, JudgeOutcome, Link, REPORT_FORMAT, Report, RunSummary, Suspect,
     VerdictStep,
@@ -124,26 +126,15 @@ fn rules_report(
     let scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
     let rule_suspects = suspects(scored.clone());
     let fault = fault(&facts, &rule_suspects);
-    let (judge, mut ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
-    if ranked.len() > MAX_SUSPECTS {
-        warnings.push(Warning::run(
-            None,
-            format!(
-                "{} suspects found; only the first {MAX_SUSPECTS} are listed",
-                ranked.len()
-            ),
-        ));
-        ranked.truncate(MAX_SUSPECTS);
-    }
-    let suspects_out: Vec<Suspect> = ranked
+    let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
+    // The verdict and the ranking confidence read the ranking itself (its first
+    // MAX_SUSPECTS); the list is grouped for reading afterwards.
+    let pairs: Vec<(String, f64)> = ranked
         .iter()
-        .enumerate()
-        .map(|(k, s)| to_suspect(run, k, s))
+        .take(MAX_SUSPECTS)
+        .map(|s| (step_id(run, s.step), round6(s.score)))
         .collect();
-    let pairs: Vec<(&str, f64)> = suspects_out
-        .iter()
-        .map(|s| (s.step.as_str(), s.score))
-        .collect();
+    let pairs: Vec<(&str, f64)> = pairs.iter().map(|(s, x)| (s.as_str(), *x)).collect();
     // Rule scores order findings; in a run that did not fail they order observations.
     let subject = if matches!(run.status, RunStatus::Failed | RunStatus::Error) {
         RankingSubject::Suspects
@@ -151,10 +142,49 @@ fn rules_report(
         RankingSubject::Observations
     };
     let confidence = ranking_confidence_of(&pairs, &opts.confidence, subject);
-    let verdict = suspects_out.first().map(|s| VerdictStep {
-        step: s.step.clone(),
-        index: s.index,
-        category: s.category.clone(),
+    let mut groups = group_similar(&ranked);
+    if groups.len() > MAX_SUSPECTS {
+        let found = groups.len();
+        let grouped = if found < ranked.len() {
+            " (similar findings grouped)"
+        } else {
+            ""
+        };
+        warnings.push(
+            Warning::run(
+                None,
+                format!(
+                    "{found} suspects found{grouped}; only the first {MAX_SUSPECTS} are listed"
+                ),
+            )
+            .with_cut("suspects", found, MAX_SUSPECTS),
+        );
+        groups.truncate(MAX_SUSPECTS);
+    }
+    let suspects_out: Vec<Suspect> = groups
+        .iter()
+        .filter_map(|g| {
+            let mut s = to_suspect(run, g.lead, ranked.get(g.lead)?);
+            s.similar = g
+                .similar
+                .iter()
+                .filter_map(|&k| {
+                    let e = ranked.get(k)?;
+                    Some(SimilarStep {
+                        rank: k + 1,
+                        step: step_id(run, e.step),
+                        index: e.step,
+                        score: round6(e.score),
+                    })
+                })
+                .collect();
+            Some(s)
+        })
+        .collect();
+    let verdict = ranked.first().map(|s| VerdictStep {
+        step: step_id(run, s.step),
+        index: s.step,
+        category: s.category.as_str().to_owned(),
         title: s.title.clone(),
         evidence: s.evidence.clone(),
     });
@@ -271,6 +301,7 @@ fn to_suspect(run: &Run, k: usize, s: &SuspectEntry) -> Suspect {
         role: s.role,
         cause: s.cause.map(|c| step_id(run, c)),
         evidence: s.evidence.clone(),
+        similar: Vec::new(),
     }
 }
 
