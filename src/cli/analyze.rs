@@ -1,16 +1,20 @@
 //! `analyze`: the diagnosis of each run in the file, as text for people or, with `--json`, the
 //! report of docs/report.md (one compact object per line). Exit 0 when every run was analysed,
-//! 2 for a file that cannot be loaded or bad usage.
+//! 2 for a file that cannot be loaded or bad usage. On a terminal, stderr shows a progress bar
+//! meanwhile.
 
 use super::args::AnalyzeArgs;
 use super::common::{embedder_consent, load_options, reference_choice, settings, write_stdout};
+use super::progress_bar::Bar;
 use crate::analysis::judge::Judge;
 use crate::analysis::load::{self, Warning};
-use crate::analysis::report::{AnalyzeOptions, analyze, render_json, render_text};
+use crate::analysis::progress::Progress;
+use crate::analysis::report::{AnalyzeOptions, analyze_with_progress, render_json, render_text};
 use crate::config::Settings;
 use crate::experiments::command_judge::CommandJudge;
 use crate::experiments::embedder;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Runs the subcommand.
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
@@ -22,7 +26,10 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     let embedder = embedder::from_settings(&settings).map_err(|e| anyhow::anyhow!(e))?;
     let judge = judge_from(&settings, &mut notes);
-    let runs = load::load_path(&args.run, &load_options(&args.input))?;
+    // A bar on stderr while a big run loads and is analysed; wiped before each report prints.
+    let progress = Arc::new(Progress::new());
+    let mut bar = Some(Bar::start(progress.clone()));
+    let runs = load::load_path_with_progress(&args.run, &load_options(&args.input), &progress)?;
     for (k, loaded) in runs.into_iter().enumerate() {
         let mut loaded = loaded;
         loaded.warnings.extend(notes.iter().cloned());
@@ -32,7 +39,9 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             confidence: settings.confidence,
             judge: judge.as_ref().map(|j| j as &dyn Judge),
         };
-        let report = analyze(&loaded, &opts);
+        let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
+        let report = analyze_with_progress(&loaded, &opts, &progress);
+        bar_now.finish();
         let text = match (args.json, k) {
             (true, _) => render_json(&report),
             (false, 0) => render_text(&report),

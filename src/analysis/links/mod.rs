@@ -23,6 +23,7 @@ pub use values::ValueKind;
 pub(crate) use values::{link_values, number_value};
 
 use crate::analysis::model::Run;
+use crate::analysis::progress::Progress;
 use crate::analysis::rank::params::{
     LINK_MAX_MATCHES_PER_STEP, LINK_MAX_PATTERN_BYTES, LINK_MAX_PER_STEP,
     LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
@@ -133,6 +134,12 @@ fn slice_of<'a, T>(list: &'a [T], start: &[u32], i: usize) -> &'a [T] {
 impl LinkGraph {
     /// Finds every link of `run`, reading the texts in `texts`.
     pub fn build(run: &Run, texts: &StepTexts) -> LinkGraph {
+        LinkGraph::build_counted(run, texts, &Progress::new())
+    }
+
+    /// [`LinkGraph::build`], adding each step to `progress` twice: once its values are indexed,
+    /// once its input is scanned.
+    pub fn build_counted(run: &Run, texts: &StepTexts, progress: &Progress) -> LinkGraph {
         let n = run.steps.len().min(texts.len());
         let mut index = Index::new(LINK_MAX_PATTERN_BYTES);
         let mut truncated = false;
@@ -149,6 +156,7 @@ impl LinkGraph {
                 .with_min_len(STEPS_PER_TASK)
                 .map(|p| step_values(texts.produced(p)))
                 .collect();
+            progress.add(u64::try_from(found.len()).unwrap_or(0));
             for (p, values) in batch.zip(&found) {
                 let mut atoms = 0usize;
                 let mut sentences = 0usize;
@@ -223,6 +231,7 @@ impl LinkGraph {
             .map_init(Scan::default, |scan, j| {
                 g.index
                     .scan(texts.consumed(j), &mut scan.words, &mut scan.hits);
+                progress.add(1);
                 g.uses_into(j, &scan.hits, &mut scan.seen)
             })
             .collect();

@@ -109,10 +109,9 @@ fn rules_report(
     let run = &loaded.run;
     let steps = u64::try_from(run.steps.len()).unwrap_or(u64::MAX);
     let mut warnings = loaded.warnings.clone();
-    progress.stage(Stage::Linking, steps);
+    progress.stage(Stage::Linking, steps.saturating_mul(2));
     let texts = StepTexts::build(run);
-    let links = LinkGraph::build(run, &texts);
-    progress.done(steps);
+    let links = LinkGraph::build_counted(run, &texts, progress);
     if links.truncated {
         warnings.push(Warning::run(
             None,
