@@ -6,16 +6,19 @@ mod reports;
 
 use super::args::{Color as ColorArg, OpenArgs};
 use super::common::{load_options, reference_choice, write_stdout};
+use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{ConfidenceOptions, Embedder};
 use crate::analysis::judge::Judge;
 use crate::analysis::load;
-use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, Report, analyze};
+use crate::analysis::model::Run;
+use crate::analysis::progress::Progress;
+use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, Report, analyze_run};
 use crate::config::{ColorChoice, Overrides, Settings};
 use crate::experiments::command_judge::CommandJudge;
 use crate::tui::app::Document;
 use crate::tui::effects::Opener;
 use crate::tui::headless::{parse_keys, parse_size};
-use crate::tui::start::{Start, choice, start};
+use crate::tui::start::{Ready, Start, StartLoading, choice, start, start_loading};
 use anyhow::bail;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -50,14 +53,6 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     if render.is_none() && !std::io::stdout().is_terminal() {
         bail!("the debugger needs a terminal; to print its screen as text, add --render 120x40");
     }
-    let runs = Arc::new(load::load_path(path, &load_options(&args.input))?);
-    if runs.is_empty() {
-        bail!("{}: the file holds no run", path.display());
-    }
-    let reports = match &args.report {
-        Some(p) => Some(Arc::new(reports::read_reports(p, &runs)?)),
-        None => None,
-    };
     let reference = reference_choice(&args.reference)?;
     // The screen analyses the run as it opens: a command embedder from the current folder's
     // tdn.toml is not the user's word yet, so it is left out unless --yes was given.
@@ -73,40 +68,51 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     let embedder: Arc<dyn Embedder> = Arc::from(
         crate::experiments::embedder::from_settings(&settings).map_err(anyhow::Error::msg)?,
     );
-    let analysis = Arc::new(Analysis {
-        runs: runs.clone(),
+    let work = Work {
+        path: path.clone(),
+        load: load_options(&args.input),
+        report: args.report.clone(),
         reference,
         embedder,
         confidence: settings.confidence,
-        source: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
-    });
-    let opener: Arc<Opener> = {
-        let analysis = analysis.clone();
-        Arc::new(
-            move |i: usize| match reports.as_ref().and_then(|r| r.get(i)) {
-                Some(r) => analysis.with_report(i, r.clone()),
-                // The screen opens on the rules' verdict; J asks the judge.
-                None => analysis.open(i, None),
-            },
-        )
+        // Asking the judge analyses the run again with it; the screen shows the command and
+        // asks before its first use, which is the user's consent for a command from the current
+        // folder. A saved report (`--report`) is shown as it is.
+        judge: match (&settings.judge, &args.report) {
+            (Some(cmd), None) => Some(CommandJudge::new(
+                cmd.text.clone(),
+                settings.judge_timeout_s,
+            )),
+            _ => None,
+        },
     };
-    // Asking the judge analyses the run again with it; the screen shows the command and asks
-    // before its first use, which is the user's consent for a command from the current folder.
-    // A saved report (`--report`) is shown as it is.
-    let judged: Option<Arc<Opener>> = match (&settings.judge, &args.report) {
-        (Some(cmd), None) => {
-            let judge = CommandJudge::new(cmd.text.clone(), settings.judge_timeout_s);
-            Some(Arc::new(move |i: usize| analysis.open(i, Some(&judge))))
-        }
-        _ => None,
+    let Some(size) = render else {
+        // The live screen takes the terminal at once and shows the load's progress; the run is
+        // loaded and analysed on a thread of its own (issue 11).
+        let progress = Arc::new(Progress::new());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let counted = progress.clone();
+        std::thread::spawn(move || {
+            let ready = work.prepare(&counted, true).map_err(|e| format!("{e:#}"));
+            let _ = tx.send(ready);
+        });
+        start_loading(StartLoading {
+            settings,
+            file: path.display().to_string(),
+            progress,
+            done: rx,
+            messages,
+        })?;
+        return Ok(ExitCode::SUCCESS);
     };
+    let ready = work.prepare(&Progress::new(), false)?;
     let screen = start(Start {
         settings,
-        runs: runs.iter().map(choice).collect(),
-        opener,
-        judged,
+        runs: ready.runs,
+        opener: ready.opener,
+        judged: ready.judged,
         messages,
-        render,
+        render: Some(size),
         keys,
     })?;
     if let Some(text) = screen {
@@ -115,9 +121,97 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What opening the file takes, handed to the thread that does it.
+struct Work {
+    path: std::path::PathBuf,
+    load: load::LoadOptions,
+    report: Option<std::path::PathBuf>,
+    reference: ReferenceChoice,
+    embedder: Arc<dyn Embedder>,
+    confidence: ConfidenceOptions,
+    judge: Option<CommandJudge>,
+}
+
+impl Work {
+    /// Loads the file, reads `--report` if given, and (with `open_first`, for a file of one run)
+    /// analyses its run, counting in `progress`.
+    fn prepare(self, progress: &Progress, open_first: bool) -> anyhow::Result<Ready> {
+        let Work {
+            path,
+            load,
+            report,
+            reference,
+            embedder,
+            confidence,
+            judge,
+        } = self;
+        let loaded = load::load_path_with_progress(&path, &load, progress)?;
+        if loaded.is_empty() {
+            bail!("{}: the file holds no run", path.display());
+        }
+        let reports = match &report {
+            Some(p) => Some(Arc::new(reports::read_reports(p, &loaded)?)),
+            None => None,
+        };
+        let choices = loaded.iter().map(choice).collect();
+        let analysis = Arc::new(Analysis {
+            runs: loaded
+                .into_iter()
+                .map(|l| OpenRun {
+                    run: Arc::new(l.run),
+                    warnings: l.warnings,
+                    source_format: l.source_format,
+                })
+                .collect(),
+            reference,
+            embedder,
+            confidence,
+            source: std::path::absolute(&path).unwrap_or_else(|_| path.clone()),
+        });
+        let opener: Arc<Opener> = {
+            let analysis = analysis.clone();
+            let reports = reports.clone();
+            Arc::new(
+                move |i: usize| match reports.as_ref().and_then(|r| r.get(i)) {
+                    Some(r) => analysis.with_report(i, r.clone()),
+                    // The screen opens on the rules' verdict; J asks the judge.
+                    None => analysis.open(i, None, &Progress::new()),
+                },
+            )
+        };
+        let first = if open_first && analysis.runs.len() == 1 {
+            Some(match reports.as_ref().and_then(|r| r.first()) {
+                Some(r) => analysis.with_report(0, r.clone()),
+                None => analysis.open(0, None, progress),
+            })
+            .transpose()
+            .map_err(anyhow::Error::msg)?
+        } else {
+            None
+        };
+        let judged: Option<Arc<Opener>> = judge.map(|judge| {
+            Arc::new(move |i: usize| analysis.open(i, Some(&judge), &Progress::new()))
+                as Arc<Opener>
+        });
+        Ok(Ready {
+            runs: choices,
+            first,
+            opener,
+            judged,
+        })
+    }
+}
+
+/// A run of the file, shared with the screen once opened.
+struct OpenRun {
+    run: Arc<Run>,
+    warnings: Vec<load::Warning>,
+    source_format: SourceFormat,
+}
+
 /// What opening a run of the file needs: the runs and how to analyse them.
 struct Analysis {
-    runs: Arc<Vec<load::Loaded>>,
+    runs: Vec<OpenRun>,
     reference: ReferenceChoice,
     embedder: Arc<dyn Embedder>,
     confidence: ConfidenceOptions,
@@ -125,32 +219,40 @@ struct Analysis {
 }
 
 impl Analysis {
-    fn loaded(&self, i: usize) -> Result<&load::Loaded, String> {
+    fn run(&self, i: usize) -> Result<&OpenRun, String> {
         self.runs
             .get(i)
             .ok_or_else(|| format!("the file has no run at position {i}"))
     }
 
     /// Analyses the run at `i` (asking `judge` when given) and opens it.
-    fn open(&self, i: usize, judge: Option<&dyn Judge>) -> Result<Document, String> {
-        let loaded = self.loaded(i)?;
-        let report = analyze(
-            loaded,
+    fn open(
+        &self,
+        i: usize,
+        judge: Option<&dyn Judge>,
+        progress: &Progress,
+    ) -> Result<Document, String> {
+        let r = self.run(i)?;
+        let report = analyze_run(
+            &r.run,
+            &r.warnings,
+            r.source_format,
             &AnalyzeOptions {
                 reference: self.reference.clone(),
                 embedder: self.embedder.as_ref(),
                 confidence: self.confidence,
                 judge,
             },
+            progress,
         );
         self.with_report(i, report)
     }
 
-    /// Opens the run at `i` with a report already made.
+    /// Opens the run at `i` with a report already made (the run is shared, not copied).
     fn with_report(&self, i: usize, report: Report) -> Result<Document, String> {
-        let loaded = self.loaded(i)?;
-        Ok(Document::new(
-            loaded.run.clone(),
+        let r = self.run(i)?;
+        Ok(Document::from_shared(
+            r.run.clone(),
             report,
             Some(self.source.clone()),
         ))

@@ -58,6 +58,11 @@ impl Document {
     /// Builds the look-ups. Report entries that name no step of the run are kept in the report
     /// and simply not marked on the timeline.
     pub fn new(run: Run, report: Report, source: Option<PathBuf>) -> Document {
+        Document::from_shared(Arc::new(run), report, source)
+    }
+
+    /// [`Document::new`] for a run shared with its opener (no copy of the run).
+    pub fn from_shared(run: Arc<Run>, report: Report, source: Option<PathBuf>) -> Document {
         let n = run.steps.len();
         let mut depth = vec![0u16; n];
         let mut parent = vec![None; n];
@@ -134,7 +139,7 @@ impl Document {
             }
         }
         Document {
-            run: Arc::new(run),
+            run,
             report: Arc::new(report),
             source,
             labels,

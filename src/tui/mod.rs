@@ -17,6 +17,7 @@ pub mod judge;
 pub mod keymap;
 mod live_ledger;
 pub mod live_port;
+pub mod loading;
 pub mod overlays;
 pub mod panes;
 pub mod picker;
@@ -69,14 +70,63 @@ pub struct Screen {
 
 type Term = Terminal<CrosstermBackend<Stdout>>;
 
+/// Takes the terminal at once and shows the loading screen until `done` hands over what the
+/// screen opens with (or why it cannot); `open` then makes the screen, which runs until the user
+/// quits. The user may quit while loading. The terminal is restored whatever happens; a failure
+/// is returned after it is.
+pub fn run_loading<T>(
+    view: &loading::View,
+    theme: &theme::Theme,
+    keymap: &keymap::Keymap,
+    done: &std::sync::mpsc::Receiver<Result<T, String>>,
+    open: impl FnOnce(T) -> anyhow::Result<Screen>,
+) -> anyhow::Result<()> {
+    install_panic_hook();
+    let mut terminal = enter()?;
+    let waited = loading::wait(view, theme, keymap, done, |f| {
+        terminal.draw(|frame| f(frame)).map(|_| ())
+    });
+    let screen = match waited {
+        Ok(loading::Outcome::Ready(t)) => open(t),
+        Ok(loading::Outcome::Quit) => {
+            leave();
+            let _ = terminal.show_cursor();
+            return Ok(());
+        }
+        Ok(loading::Outcome::Failed(why)) => Err(anyhow::anyhow!(why)),
+        Err(e) => Err(e.into()),
+    };
+    let screen = match screen {
+        Ok(s) => s,
+        Err(e) => {
+            leave();
+            let _ = terminal.show_cursor();
+            return Err(e);
+        }
+    };
+    run_in(terminal, screen)
+}
+
 /// Runs the screen until the user quits. The terminal is restored whatever happens.
 pub fn run(screen: Screen) -> anyhow::Result<()> {
+    install_panic_hook();
+    let terminal = enter()?;
+    run_in(terminal, screen)
+}
+
+/// Runs the screen in a terminal already taken, then gives it back.
+fn run_in(mut terminal: Term, screen: Screen) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
-        .build()?;
-    install_panic_hook();
-    let mut terminal = enter()?;
+        .build();
+    let rt = match rt {
+        Ok(rt) => rt,
+        Err(e) => {
+            leave();
+            return Err(e.into());
+        }
+    };
     let result = rt.block_on(event_loop(&mut terminal, screen));
     leave();
     let _ = terminal.show_cursor();

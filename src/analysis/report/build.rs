@@ -11,6 +11,7 @@ use super::{
 use crate::analysis::claims::{CheckedClaim, check_claims};
 use crate::analysis::detect::say::short;
 use crate::analysis::detect::{Facts, detect_all};
+use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{
     ConfidenceOptions, EmbedError, Embedder, RankingSubject, dropped_section,
     influence_section_counted, ranking_confidence_of,
@@ -81,7 +82,30 @@ pub fn analyze_with_progress(
     opts: &AnalyzeOptions<'_>,
     progress: &Progress,
 ) -> Report {
-    let run = &loaded.run;
+    analyze_run(
+        &loaded.run,
+        &loaded.warnings,
+        loaded.source_format,
+        opts,
+        progress,
+    )
+}
+
+/// [`analyze_with_progress`] for a run held elsewhere (the screen shares it with its panes),
+/// with the loader's warnings and the format it came in.
+pub fn analyze_run(
+    run: &Run,
+    warnings: &[Warning],
+    source_format: SourceFormat,
+    opts: &AnalyzeOptions<'_>,
+    progress: &Progress,
+) -> Report {
+    let loaded = Parts {
+        run,
+        warnings,
+        source_format,
+    };
+    let loaded = &loaded;
     let reference = match &opts.reference {
         ReferenceChoice::FromRun => run.reference_answer.as_deref(),
         ReferenceChoice::Ignore => None,
@@ -99,16 +123,23 @@ pub fn analyze_with_progress(
     })
 }
 
+/// A loaded run, borrowed.
+struct Parts<'a> {
+    run: &'a Run,
+    warnings: &'a [Warning],
+    source_format: SourceFormat,
+}
+
 /// Everything but the influence ranking.
 fn rules_report(
-    loaded: &Loaded,
+    loaded: &Parts<'_>,
     opts: &AnalyzeOptions<'_>,
     reference: Option<&str>,
     progress: &Progress,
 ) -> Report {
-    let run = &loaded.run;
+    let run = loaded.run;
     let steps = u64::try_from(run.steps.len()).unwrap_or(u64::MAX);
-    let mut warnings = loaded.warnings.clone();
+    let mut warnings = loaded.warnings.to_vec();
     progress.stage(Stage::Linking, steps.saturating_mul(2));
     let texts = StepTexts::build(run);
     let links = LinkGraph::build_counted(run, &texts, progress);

@@ -7,7 +7,7 @@ mod group;
 mod probe;
 mod text;
 
-pub use build::{AnalyzeOptions, ReferenceChoice, analyze, analyze_with_progress};
+pub use build::{AnalyzeOptions, ReferenceChoice, analyze, analyze_run, analyze_with_progress};
 pub use group::GROUP_MIN_SIMILAR;
 pub use probe::{
     CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
