@@ -48,6 +48,9 @@ pub struct Document {
     pub shortlisted: HashSet<usize>,
     /// The report's links, indexed for drawing.
     pub graph: Graph,
+    /// Per step: positions in `report.links` of the links into it, then of those out of it, in
+    /// report order (the detail pane lists them without a search of every link).
+    pub links_of: StepLinks,
     /// The rows of the dropped pane.
     pub dropped_rows: Vec<DroppedRow>,
     /// Per step: positions of the loader warnings about it.
@@ -131,6 +134,13 @@ impl Document {
                 .iter()
                 .filter_map(|l| Some((run.step_index(&l.from)?, run.step_index(&l.to)?))),
         );
+        let links_of = StepLinks::build(
+            n,
+            report
+                .links
+                .iter()
+                .map(|l| (run.step_index(&l.from), run.step_index(&l.to))),
+        );
         let dropped_rows = DroppedRow::build(&report);
         let mut warnings_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (wi, w) in report.run.warnings.iter().enumerate() {
@@ -152,6 +162,7 @@ impl Document {
             suspect_of,
             shortlisted,
             graph,
+            links_of,
             dropped_rows,
             warnings_of,
         }
@@ -169,6 +180,77 @@ impl Document {
             .get(i)
             .map(|s| s.describe())
             .unwrap_or_else(|| format!("position {}", i + 1))
+    }
+}
+
+/// The report's links by step: for each step, the positions of the links into it and out of it.
+#[derive(Clone, Debug, Default)]
+pub struct StepLinks {
+    in_start: Vec<usize>,
+    ins: Vec<usize>,
+    out_start: Vec<usize>,
+    outs: Vec<usize>,
+}
+
+impl StepLinks {
+    /// From each link's `(from, to)` step positions, in report order (`None`: names no step).
+    fn build(n: usize, ends: impl Iterator<Item = (Option<usize>, Option<usize>)>) -> StepLinks {
+        let ends: Vec<(Option<usize>, Option<usize>)> = ends.collect();
+        let (in_start, ins) = by_step(n, ends.iter().map(|&(_, t)| t));
+        let (out_start, outs) = by_step(n, ends.iter().map(|&(f, _)| f));
+        StepLinks {
+            in_start,
+            ins,
+            out_start,
+            outs,
+        }
+    }
+
+    /// Positions in `report.links` of the links into step `i`, in report order.
+    pub fn into_step(&self, i: usize) -> &[usize] {
+        part(&self.in_start, &self.ins, i)
+    }
+
+    /// Positions in `report.links` of the links out of step `i`, in report order.
+    pub fn out_of_step(&self, i: usize) -> &[usize] {
+        part(&self.out_start, &self.outs, i)
+    }
+}
+
+/// Item positions grouped by the step each names, in item order (a counting sort).
+fn by_step(
+    n: usize,
+    steps: impl Iterator<Item = Option<usize>> + Clone,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut start = vec![0usize; n + 1];
+    for s in steps.clone().flatten() {
+        if let Some(c) = start.get_mut(s + 1) {
+            *c += 1;
+        }
+    }
+    for k in 0..n {
+        let before = start.get(k).copied().unwrap_or(0);
+        if let Some(c) = start.get_mut(k + 1) {
+            *c += before;
+        }
+    }
+    let mut fill = start.clone();
+    let mut out = vec![0usize; start.last().copied().unwrap_or(0)];
+    for (pos, s) in steps.enumerate() {
+        if let Some(at) = s.and_then(|s| fill.get_mut(s)) {
+            if let Some(slot) = out.get_mut(*at) {
+                *slot = pos;
+            }
+            *at += 1;
+        }
+    }
+    (start, out)
+}
+
+fn part<'a>(start: &[usize], list: &'a [usize], i: usize) -> &'a [usize] {
+    match (start.get(i), start.get(i + 1)) {
+        (Some(&a), Some(&b)) => list.get(a..b).unwrap_or(&[]),
+        _ => &[],
     }
 }
 

@@ -60,6 +60,9 @@ pub fn fixed(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
     out
 }
 
+/// Shortlisted entries named in the header; a longer shortlist is counted.
+const SHORTLIST_NAMED: usize = 10;
+
 /// The verdict of a ranking: `what` is "suspect" or "unit".
 pub fn confidence_lines(
     app: &App,
@@ -92,16 +95,25 @@ pub fn confidence_lines(
         pieces.push(("≈ Too close to call".to_owned(), t.style(Role::Warning)));
         pieces.push((format!(" ({margin}{strategy})"), t.style(Role::Text)));
         if !c.shortlist.is_empty() {
+            // A long shortlist is counted and its first entries named, so the header stays a
+            // few lines (and a frame does not wrap 40,000 ids).
             let list: Vec<String> = c
                 .shortlist
                 .iter()
+                .take(SHORTLIST_NAMED)
                 .map(|s| clipped(s, 24).into_owned())
                 .collect();
-            pieces.push((
+            let named = if c.shortlist.len() > SHORTLIST_NAMED {
                 format!(
-                    " · ★ shortlist: {}: re-run each {what} to decide",
+                    "{} within the band; the first {SHORTLIST_NAMED}: {}",
+                    c.shortlist.len(),
                     list.join(", ")
-                ),
+                )
+            } else {
+                list.join(", ")
+            };
+            pieces.push((
+                format!(" · ★ shortlist: {named}: re-run each {what} to decide"),
                 t.style(Role::Shortlist),
             ));
         }
