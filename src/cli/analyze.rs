@@ -30,6 +30,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let progress = Arc::new(Progress::new());
     let mut bar = Some(Bar::start(progress.clone()));
     let runs = load::load_path_with_progress(&args.run, &load_options(&args.input), &progress)?;
+    let last = runs.len().saturating_sub(1);
     for (k, loaded) in runs.into_iter().enumerate() {
         let mut loaded = loaded;
         loaded.warnings.extend(notes.iter().cloned());
@@ -49,6 +50,12 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         };
         if !write_stdout(&text)? {
             break;
+        }
+        if k == last {
+            // The command ends here: freeing a 100,000-step run and its report piece by piece
+            // only adds time before the process exits (issue 11).
+            std::mem::forget(report);
+            std::mem::forget(loaded);
         }
     }
     Ok(ExitCode::SUCCESS)
