@@ -50,6 +50,10 @@ impl Importer for TauBench {
         SourceFormat::TauBench
     }
 
+    fn looks_for(&self) -> &'static str {
+        "records with a \"traj\" array (alone, in an array, or as JSON lines)"
+    }
+
     fn sniff(&self, doc: &Document) -> bool {
         records(doc).first().is_some_and(is_record)
     }

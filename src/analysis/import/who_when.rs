@@ -39,6 +39,10 @@ impl Importer for WhoWhen {
         SourceFormat::WhoWhen
     }
 
+    fn looks_for(&self) -> &'static str {
+        "an object with a \"history\" array and one of question, ground_truth, mistake_step, mistake_agent"
+    }
+
     fn sniff(&self, doc: &Document) -> bool {
         match doc {
             Document::One(v @ Value::Object(o)) => {
