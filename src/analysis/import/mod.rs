@@ -7,6 +7,7 @@
 mod chat;
 mod decode;
 mod langfuse;
+mod messages;
 mod otlp;
 mod pyliteral;
 mod run_text;
@@ -34,17 +35,20 @@ pub enum SourceFormat {
     WhoWhen,
     /// τ-bench result records.
     TauBench,
+    /// A bare array of chat messages (OpenAI-style, or a multi-agent log such as Magentic-One's).
+    Messages,
 }
 
 impl SourceFormat {
     /// Every format, native first.
-    pub const ALL: [SourceFormat; 6] = [
+    pub const ALL: [SourceFormat; 7] = [
         SourceFormat::Native,
         SourceFormat::Otlp,
         SourceFormat::SpanRows,
         SourceFormat::Langfuse,
         SourceFormat::WhoWhen,
         SourceFormat::TauBench,
+        SourceFormat::Messages,
     ];
 
     /// The name used by `--from` and `run.source_format`.
@@ -56,6 +60,7 @@ impl SourceFormat {
             SourceFormat::Langfuse => "langfuse",
             SourceFormat::WhoWhen => "whowhen",
             SourceFormat::TauBench => "taubench",
+            SourceFormat::Messages => "messages",
         }
     }
 
@@ -149,6 +154,7 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &langfuse::Langfuse,
     &who_when::WhoWhen,
     &tau_bench::TauBench,
+    &messages::Messages,
 ];
 
 /// The importer for a format, when one is built in.

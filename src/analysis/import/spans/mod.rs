@@ -26,6 +26,7 @@ use serde_json::{Map, Value};
 use std::collections::HashSet;
 
 pub use attrs::flatten;
+pub use outcome::status_guess;
 pub use step::Parts;
 
 /// How a span ended.
