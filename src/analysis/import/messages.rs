@@ -40,9 +40,7 @@ fn is_message(v: &Value) -> bool {
 
 fn list(doc: &Document) -> Option<&[Value]> {
     match doc {
-        Document::One(Value::Array(items))
-            if !items.is_empty() && items.iter().all(is_message) =>
-        {
+        Document::One(Value::Array(items)) if !items.is_empty() && items.iter().all(is_message) => {
             Some(items)
         }
         _ => None,
@@ -66,7 +64,11 @@ impl Importer for Messages {
         1
     }
 
-    fn import(&self, doc: Document, _index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
+    fn import(
+        &self,
+        doc: Document,
+        _index: Option<usize>,
+    ) -> Result<Vec<ImportedRun>, ImportError> {
         let Some(items) = list(&doc) else {
             return Err(ImportError(
                 "a message list is a JSON array whose every item has a string \"role\" and a \"content\"".to_owned(),
@@ -148,7 +150,10 @@ mod tests {
             .map(|s| s.iter().filter_map(|x| x["kind"].as_str()).collect())
             .unwrap_or_default();
         assert_eq!(kinds, ["system", "user", "llm", "tool", "llm"]);
-        assert_eq!(run["steps"][3]["tool"]["arguments"], json!({"city": "Oslo"}));
+        assert_eq!(
+            run["steps"][3]["tool"]["arguments"],
+            json!({"city": "Oslo"})
+        );
         assert_eq!(run["task"], "Weather in Oslo?");
         assert_eq!(run["final_answer"], "4C and rain in Oslo.");
         assert_eq!(runs[0].warnings.len(), 1, "the outcome is a guess");
@@ -171,10 +176,16 @@ mod tests {
         assert_eq!(steps[2]["agent"], "Orchestrator");
         assert_eq!(steps[2]["attributes"]["to"], "WebSurfer");
         assert_eq!(steps[3]["attributes"]["url"], "https://bing.com/?q=river");
-        assert_eq!(run["attributes"]["agents"], json!(["Assistant", "WebSurfer"]));
+        assert_eq!(
+            run["attributes"]["agents"],
+            json!(["Assistant", "WebSurfer"])
+        );
         assert_eq!(run["task"], "Which river?");
         assert_eq!(run["final_answer"], "Rhine");
-        assert!(run["attributes"].get("whowhen").is_none(), "no labels in a bare log");
+        assert!(
+            run["attributes"].get("whowhen").is_none(),
+            "no labels in a bare log"
+        );
     }
 
     #[test]

@@ -133,8 +133,10 @@ pub(super) fn conversation(traj: &[Value], prefix: &str) -> Conversation {
                 }
                 if role == "system" {
                     // The policy the agent was given: context an experiment can remove.
-                    units.push(json!({"id": format!("system_prompt:{id}"), "kind": "instruction",
-                                      "text": content, "produced_by": id}));
+                    units.push(
+                        json!({"id": format!("system_prompt:{id}"), "kind": "instruction",
+                                      "text": content, "produced_by": id}),
+                    );
                 }
             }
             "assistant" => {
