@@ -4,13 +4,18 @@
 //! One registry, [`IMPORTERS`], is walked to sniff a file's format, so users never need a flag;
 //! `--from` forces one. An importer is a pure function from parsed JSON to run JSON: no I/O.
 
+mod atif;
 mod chat;
 mod decode;
 mod langfuse;
 mod messages;
+mod openai_agents;
+mod otel_console;
 mod otlp;
+mod phoenix;
 mod pyliteral;
 mod run_text;
+mod span_json;
 mod span_rows;
 mod spans;
 mod tau_bench;
@@ -35,19 +40,31 @@ pub enum SourceFormat {
     WhoWhen,
     /// τ-bench result records.
     TauBench,
+    /// Phoenix span JSON (its client and REST API).
+    Phoenix,
+    /// The OpenTelemetry SDK's console exporter (`span.to_json()`).
+    OtelConsole,
+    /// The OpenAI Agents SDK's trace export.
+    OpenAiAgents,
+    /// ATIF agent trajectories (Harbor, OpenHands, Terminus).
+    Atif,
     /// A bare array of chat messages (OpenAI-style, or a multi-agent log such as Magentic-One's).
     Messages,
 }
 
 impl SourceFormat {
     /// Every format, native first.
-    pub const ALL: [SourceFormat; 7] = [
+    pub const ALL: [SourceFormat; 11] = [
         SourceFormat::Native,
         SourceFormat::Otlp,
         SourceFormat::SpanRows,
         SourceFormat::Langfuse,
         SourceFormat::WhoWhen,
         SourceFormat::TauBench,
+        SourceFormat::Phoenix,
+        SourceFormat::OtelConsole,
+        SourceFormat::OpenAiAgents,
+        SourceFormat::Atif,
         SourceFormat::Messages,
     ];
 
@@ -60,6 +77,10 @@ impl SourceFormat {
             SourceFormat::Langfuse => "langfuse",
             SourceFormat::WhoWhen => "whowhen",
             SourceFormat::TauBench => "taubench",
+            SourceFormat::Phoenix => "phoenix",
+            SourceFormat::OtelConsole => "otel-console",
+            SourceFormat::OpenAiAgents => "openai-agents",
+            SourceFormat::Atif => "atif",
             SourceFormat::Messages => "messages",
         }
     }
@@ -154,6 +175,10 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &langfuse::Langfuse,
     &who_when::WhoWhen,
     &tau_bench::TauBench,
+    &phoenix::Phoenix,
+    &otel_console::OtelConsole,
+    &openai_agents::OpenAiAgents,
+    &atif::Atif,
     &messages::Messages,
 ];
 
