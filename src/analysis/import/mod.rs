@@ -192,23 +192,32 @@ pub fn sniff(doc: &Document) -> Option<SourceFormat> {
     IMPORTERS.iter().find(|i| i.sniff(doc)).map(|i| i.format())
 }
 
-/// What a message says when nothing recognised the document.
+/// What a message says when nothing recognised the document: what the file holds, then each
+/// format tried and what it looked for, one line each.
 pub fn why_unknown(doc: &Document) -> String {
-    let names: Vec<&str> = IMPORTERS.iter().map(|i| i.format().name()).collect();
-    match doc {
-        Document::One(Value::Object(_)) => format!(
-            "\"format\" is missing and the file matches no known trace format ({}); a native run starts with \"format\": \"tdn.run/1\"",
-            names.join(", ")
+    let what = match doc {
+        Document::One(Value::Object(_)) => {
+            "the file holds a JSON object without \"format\" that matches no known trace format"
+                .to_owned()
+        }
+        Document::One(Value::Array(items)) => format!(
+            "the file holds a JSON array of {} item(s) that matches no known trace format",
+            items.len()
         ),
         Document::One(v) => format!(
-            "the run must be a JSON object, found {}",
+            "the file holds {}, which no trace format is",
             crate::analysis::load::json_type_name(v)
         ),
-        Document::Lines(_) => format!(
-            "the file holds JSON lines that match no known trace format ({})",
-            names.join(", ")
+        Document::Lines(vs) => format!(
+            "the file holds {} JSON values in a row that match no known trace format",
+            vs.len()
         ),
+    };
+    let mut out = format!("{what}; tried, in order:");
+    for imp in IMPORTERS {
+        out.push_str(&format!("\n  {}: {}", imp.format().name(), imp.looks_for()));
     }
+    out
 }
 
 /// The item at `index` (the one run `--index` asks for), or every item; `what` names them in the

@@ -149,3 +149,25 @@ fn pick_gives_the_indexed_item_or_all_and_names_what_the_file_holds() {
         "--index 3 is out of range: the file holds 3 record(s), numbered from 0"
     );
 }
+
+#[test]
+fn an_unknown_file_lists_every_format_tried_one_line_each() {
+    let why = why_unknown(&Document::One(json!([{"a": 1}, {"b": 2}])));
+    let lines: Vec<&str> = why.lines().collect();
+    assert_eq!(
+        lines[0],
+        "the file holds a JSON array of 2 item(s) that matches no known trace format; tried, in order:"
+    );
+    assert_eq!(lines.len(), IMPORTERS.len() + 1);
+    for (line, imp) in lines[1..].iter().zip(IMPORTERS) {
+        assert!(
+            line.starts_with(&format!("  {}: ", imp.format().name())),
+            "{line}"
+        );
+    }
+    assert!(!why.contains("must be a JSON object"));
+    assert!(
+        why_unknown(&Document::One(json!(5)))
+            .starts_with("the file holds a number, which no trace format is")
+    );
+}

@@ -29,11 +29,12 @@ pub const FINAL_ANSWER_TOOLS: [&str; 3] = ["final_answer", "final_result", "fini
 /// The prefix smolagents puts before the task in the prompt it sends the model.
 const NEW_TASK: &str = "New task:";
 
-/// The warning every span-tree run carries: the outcome is a guess.
+/// The warning every run of a format that records no outcome carries: the outcome is a guess. It
+/// concerns the file (said once for all its runs).
 pub fn status_guess() -> Warning {
-    Warning::run(
+    Warning::file(
         Some("status"),
-        "the trace does not say whether its outcome was right; the run is taken as failed so it can be diagnosed",
+        "the file does not record whether the outcome was right; the run is taken as failed so it can be diagnosed",
     )
 }
 
