@@ -68,8 +68,19 @@ impl SourceFormat {
         SourceFormat::Messages,
     ];
 
+    /// Every format's name, in the order of [`SourceFormat::ALL`] (the values `--from` takes).
+    pub const NAMES: [&'static str; SourceFormat::ALL.len()] = {
+        let mut out = [""; SourceFormat::ALL.len()];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = SourceFormat::ALL[i].name();
+            i += 1;
+        }
+        out
+    };
+
     /// The name used by `--from` and `run.source_format`.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             SourceFormat::Native => "tdn.run/1",
             SourceFormat::Otlp => "otlp",
