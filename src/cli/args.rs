@@ -39,7 +39,7 @@ pub struct ConfigArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct InputArgs {
     /// Read the file as this format instead of detecting it.
-    #[arg(long, value_name = "FORMAT", value_parser = ["tdn.run/1", "otlp", "langfuse", "whowhen", "taubench"])]
+    #[arg(long, value_name = "FORMAT", value_parser = clap::builder::PossibleValuesParser::new(crate::analysis::import::SourceFormat::NAMES))]
     pub from: Option<String>,
     /// For a file holding several runs: the 0-based position of the one to use.
     #[arg(long, value_name = "N")]
