@@ -21,6 +21,11 @@ fn any_json() -> impl Strategy<Value = Value> {
             Just("FINAL ANSWER:"),
             Just("```py\nx\n```"),
             Just("ERROR"),
+            Just("{'query': ['x', (1, None)]}"),
+            Just("Message(role='user', content='hi')"),
+            Just("final_answer(\"\"\"done\"\"\")"),
+            Just("\"{\\\"a\\\": 1}\""),
+            Just("PT1M3.5S"),
         ]
         .prop_map(Value::from),
     ];
@@ -68,7 +73,41 @@ fn shapes(v: Value) -> Vec<Document> {
         Document::One(json!({"question": v.clone(), "history": [v.clone(), v.clone()]})),
         Document::One(json!({"history": v.clone(), "ground_truth": v.clone()})),
         Document::One(json!([{"traj": [v.clone(), v.clone()], "reward": v.clone()}, v.clone()])),
-        Document::One(json!({"traj": v.clone(), "info": v})),
+        Document::One(json!({"traj": v.clone(), "info": v.clone()})),
+        Document::One(json!({"trace_id": v.clone(), "spans": [
+            {"span_id": "a", "span_name": v.clone(), "span_attributes": v.clone(),
+             "timestamp": v.clone(), "duration": v.clone(), "events": v.clone(),
+             "child_spans": [v.clone(), {"span_id": "b", "span_name": "x", "parent_span_id": "a",
+                "span_attributes": {"openinference.span.kind": "TOOL", "input.value": v.clone()}}]}]})),
+        Document::Lines(vec![
+            json!({"TraceId": "t", "SpanId": v.clone(), "SpanName": v.clone(),
+            "Events.Name": v.clone(), "Events.Attributes": v.clone()}),
+            v.clone(),
+        ]),
+        Document::One(
+            json!([{"name": "n", "context": {"span_id": "s", "trace_id": v.clone()},
+            "span_kind": v.clone(), "attributes": v.clone(), "events": v.clone(),
+            "parent_id": v.clone()}, v.clone()]),
+        ),
+        Document::One(json!({"traces": [{"trace_id": "t", "spans": [{"name": "n",
+            "context": {"span_id": "s"}, "status": v.clone(), "start_time": v.clone(),
+            "attributes": v.clone()}]}]})),
+        Document::One(json!({"traces": [{"object": "trace", "spans": [
+            {"span_data": {"type": "function", "input": v.clone(), "output": v.clone()}, "id": v.clone()},
+            {"span_data": {"type": "response"}, "response": v.clone(), "error": v.clone()},
+            {"span_data": v.clone(), "parent_id": v.clone()}]}]})),
+        Document::One(
+            json!({"schema_version": "ATIF-v1.5", "session_id": v.clone(), "agent": {},
+            "steps": [{"step_id": v.clone(), "source": "agent", "message": v.clone(),
+                "tool_calls": v.clone(), "observation": v.clone()}, v.clone()]}),
+        ),
+        Document::One(json!([{"role": "user", "content": v.clone()},
+            {"role": "assistant", "content": v.clone(), "tool_calls": v.clone()},
+            {"role": "tool", "tool_call_id": v.clone(), "content": v.clone()}])),
+        Document::One(
+            json!([{"role": "Orchestrator (thought)", "content": v.clone()},
+            {"role": "WebSurfer", "content": v}]),
+        ),
     ]
 }
 

@@ -124,8 +124,14 @@ impl View<'_> {
         let tops = self.top_agents(&scopes);
         // The last of several top-level agents (a pipeline) speaks last.
         let outer = tops.last().copied();
+        let mut is_top = vec![false; self.facts.len()];
+        for &t in &tops {
+            if let Some(slot) = is_top.get_mut(t) {
+                *slot = true;
+            }
+        }
         let scope_of = |i: usize| scopes.get(i).copied().flatten();
-        let in_top = |i: usize| scope_of(i).is_none_or(|s| tops.contains(&s));
+        let in_top = |i: usize| scope_of(i).is_none_or(|s| is_top.get(s).copied().unwrap_or(false));
         let in_outer = |i: usize| scope_of(i) == outer;
         let call = self
             .steps
