@@ -207,10 +207,7 @@ pub fn sniff(doc: &Document) -> Option<SourceFormat> {
 /// format tried and what it looked for, one line each.
 pub fn why_unknown(doc: &Document) -> String {
     let what = match doc {
-        Document::One(Value::Object(_)) => {
-            "the file holds a JSON object without \"format\" that matches no known trace format"
-                .to_owned()
-        }
+        Document::One(Value::Object(_)) => "\"format\" is missing and the object matches no known trace format (a native run starts with \"format\": \"tdn.run/1\")".to_owned(),
         Document::One(Value::Array(items)) => format!(
             "the file holds a JSON array of {} item(s) that matches no known trace format",
             items.len()
