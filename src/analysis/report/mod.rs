@@ -285,6 +285,12 @@ pub struct JudgeOutcome {
     pub reason: Option<String>,
     /// Why the judge gave nothing usable (null on success).
     pub error: Option<String>,
+    /// The step the judge named, when the rules moved its finding to another step (`step`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub named: Option<String>,
+    /// Why the finding was moved from `named` to `step`, in one sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_because: Option<String>,
 }
 
 impl Report {
