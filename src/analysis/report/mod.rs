@@ -3,10 +3,12 @@
 //! added, none renamed. The screen renders this structure and computes nothing of its own.
 
 mod build;
+mod markdown;
 mod probe;
 mod text;
 
 pub use build::{AnalyzeOptions, ReferenceChoice, analyze};
+pub use markdown::{MarkdownExtras, VerdictRow, md, render_markdown};
 pub use probe::{
     CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
     Verdict,
