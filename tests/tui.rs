@@ -369,3 +369,41 @@ fn the_screen_docs_name_every_action_binding_and_role() {
         );
     }
 }
+
+#[test]
+fn analyze_prints_a_markdown_page_to_share() {
+    let out = bin()
+        .args(["analyze", "--format", "markdown"])
+        .arg(fixture::fixtures().join("refund.run.json"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = String::from_utf8(out.stdout).unwrap();
+    // The refund run: its id, its top suspect s3, its reference answer "$80".
+    assert!(
+        page.starts_with("# Diagnosis of run refund-outdated-policy: failed"),
+        "{page}"
+    );
+    assert!(
+        page.contains("## Top suspect: step 's3' (position 3)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("**Reference answer**: You will be refunded $80."),
+        "{page}"
+    );
+    assert!(page.contains("## Claims of the final answer"), "{page}");
+    assert!(page.contains("## Experiments"), "{page}");
+    // Scores are never printed (the page may speak of them, never give one).
+    for (at, _) in page.match_indices("score") {
+        let after = page[at + 5..].trim_start_matches([' ', ':']);
+        assert!(
+            !after.starts_with(|c: char| c.is_ascii_digit()),
+            "a score is printed:\n{page}"
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! Finding steps in an opened run, off the drawing path: the search (`/`: a step's label matched
 //! fuzzily, or its content holding the typed text), the timeline filter (`is:failed`,
-//! `is:suspect`, `is:shortlist`, `kind:KIND`, `agent:NAME`, `-` before a term to exclude, and
+//! `is:suspect`, `is:shortlist`, `is:container`, `kind:KIND`, `agent:NAME`, `-` before a term to
+//! exclude, and
 //! words the step must hold), and the snippet of a step's content around a match for the rows on
 //! screen. A step's content is what the detail pane shows of it: input, output, error, tool call,
 //! documents, memory, decision, attributes and other fields; JSON keys and numbers count as text.
@@ -101,6 +102,7 @@ enum Term {
     Failed,
     Suspect,
     Shortlist,
+    Container,
     Kind(String),
     Agent(String),
     Text(Regex),
@@ -129,9 +131,10 @@ impl Filter {
                     "failed" | "error" | "errors" => Term::Failed,
                     "suspect" | "suspects" => Term::Suspect,
                     "shortlist" | "shortlisted" => Term::Shortlist,
+                    "container" | "containers" => Term::Container,
                     other => {
                         return Err(format!(
-                            "is:{other} is not known: write is:failed, is:suspect or is:shortlist"
+                            "is:{other} is not known: write is:failed, is:suspect, is:shortlist or is:container"
                         ));
                     }
                 }
@@ -159,6 +162,9 @@ impl Filter {
             Term::Failed => step.failed(),
             Term::Suspect => doc.suspect_of.get(i).copied().flatten().is_some(),
             Term::Shortlist => doc.shortlisted.contains(&i),
+            Term::Container => {
+                step.is_container() || doc.has_children.get(i).copied().unwrap_or(false)
+            }
             Term::Kind(k) => step.kind_label().eq_ignore_ascii_case(k),
             Term::Agent(a) => step
                 .agent

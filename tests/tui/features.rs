@@ -293,7 +293,8 @@ fn a_warning_shows_the_step_it_is_about() {
 #[test]
 fn a_run_read_again_keeps_the_selected_step_and_the_view() {
     let mut h = screen(calendar(), (120, 40), scripted());
-    press(&mut h, ": s 6 Enter s");
+    press(&mut h, "] : s 6 Enter s");
+    assert_eq!(h.app.suspects.cursor, 1);
     // The file grew by a step.
     let old = h.app.doc.as_ref().unwrap().clone();
     let mut run = old.run.as_ref().clone();
@@ -305,6 +306,10 @@ fn a_run_read_again_keeps_the_selected_step_and_the_view() {
     h.act(Action::Reloaded(0, grown));
     assert_eq!(h.app.doc.as_ref().unwrap().run.steps.len(), 10);
     assert_eq!(selected_id(&h), "s6");
+    assert_eq!(
+        h.app.suspects.cursor, 1,
+        "the second suspect stays selected"
+    );
     assert_ne!(
         h.app.timeline.sort,
         tdn_tui::tui::panes::timeline::SortKey::Position

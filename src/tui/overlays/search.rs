@@ -122,7 +122,7 @@ fn step_count(app: &App) -> String {
 fn filter_count(app: &App) -> String {
     let typed = app.line.as_ref().map(|l| l.text.as_str()).unwrap_or("");
     if typed.trim().is_empty() {
-        return "is:failed  is:suspect  is:shortlist  kind:KIND  agent:NAME  -TERM excludes  words in the steps".to_owned();
+        return "is:failed  is:suspect  is:shortlist  is:container  kind:KIND  agent:NAME  -TERM excludes  words in the steps".to_owned();
     }
     if let Some(e) = app.line.as_ref().and_then(|l| l.error.as_deref()) {
         return e.to_owned();

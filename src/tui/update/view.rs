@@ -191,7 +191,28 @@ pub(super) fn reloaded(app: &mut App, run: usize, doc: Arc<Document>, fx: &mut V
         .filter_map(|&i| old.run.steps.get(i).map(|s| s.id.clone()))
         .collect();
     let (focus_was, zoom) = (app.focus, app.zoom);
+    let view = app.suspects.view;
+    let suspect = old
+        .report
+        .suspects
+        .get(app.suspects.cursor)
+        .map(|s| s.step.clone());
+    let unit = super::super::panes::suspects::influence_entries(&old)
+        .get(app.suspects.context)
+        .map(|e| e.id.clone());
     app.replace_report(doc.clone());
+    // The suspects pane keeps its list and its selected item when the new report still has it.
+    app.suspects.view = view;
+    if let Some(k) = suspect.and_then(|id| doc.report.suspects.iter().position(|s| s.step == id)) {
+        app.suspects.cursor = k;
+    }
+    if let Some(k) = unit.and_then(|id| {
+        super::super::panes::suspects::influence_entries(&doc)
+            .iter()
+            .position(|e| e.id == id)
+    }) {
+        app.suspects.context = k;
+    }
     app.focus = focus_was;
     app.zoom = zoom;
     app.timeline.sort = sort;

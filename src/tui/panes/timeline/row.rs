@@ -191,7 +191,9 @@ impl<'a> RowContext<'a> {
             format!("{:>w$} ", i + 1, w = self.pos_width),
             t.style(Role::TextDim),
         ));
-        let container = self.doc.has_children.get(i).copied().unwrap_or(false);
+        // A step the importer marks as a container, or one that holds nested steps.
+        let container =
+            step.is_container() || self.doc.has_children.get(i).copied().unwrap_or(false);
         let folded = self.app.timeline.folded.contains(&i);
         if self.nested {
             let depth =
