@@ -128,8 +128,19 @@ fn with_dropped_context_the_first_screen_proposes_restoring_it() {
     let unit = &dropped[0].id;
     let s = h.screen();
     assert!(
-        s.contains(&format!("r re-run with '{unit}' put back")),
+        s.contains(&format!("Prove it: r shows '{unit}' (never sent)")) && s.contains("r again"),
         "the first screen does not propose restoring '{unit}':\n{s}"
+    );
+    // As it says: the first r shows the unit, the second asks to run the restoration.
+    let mut h = screen(sample("office-hours-flat-context"), (120, 40), scripted());
+    press(&mut h, "r");
+    assert_eq!(h.app.focus, Pane::Dropped);
+    press(&mut h, "r");
+    assert!(h.screen().contains("Run your agent?"), "{}", h.screen());
+    assert!(
+        h.screen().contains(&format!("restore unit '{unit}'")),
+        "{}",
+        h.screen()
     );
 }
 

@@ -188,18 +188,21 @@ fn prove_lines(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
         .unwrap_or(&[]);
     match dropped {
         [] => {}
+        // Outside the dropped pane the key first shows the unit (nothing runs unseen).
         [one] => tests.push((
             app.key(Action::Restore),
             format!(
-                "re-run with '{}' put back (it was never sent)",
-                clipped(&one.id, 30)
+                "shows '{}' (never sent), {} again re-runs with it put back",
+                clipped(&one.id, 30),
+                app.key(Action::Restore)
             ),
         )),
         many => tests.push((
             app.key(Action::Restore),
             format!(
-                "re-run with a dropped unit put back ({} were never sent)",
-                group(many.len())
+                "shows the {} units never sent, {} again re-runs with the selected one put back",
+                group(many.len()),
+                app.key(Action::Restore)
             ),
         )),
     }
@@ -226,7 +229,7 @@ fn prove_lines(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
         Some(_) if close && shortlist > 1 && blame => tests.push((
             app.key(Action::AblateShortlist),
             format!(
-                "re-run without each of the {} shortlisted, in turn",
+                "re-runs without each of the {} shortlisted, in turn",
                 group(shortlist)
             ),
         )),
@@ -240,23 +243,23 @@ fn prove_lines(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
                 tests.push(if produced {
                     (
                         app.key(Action::Ablate),
-                        format!("re-run without what '{}' produced", clipped(&s.step, 20)),
+                        format!("re-runs without what '{}' produced", clipped(&s.step, 20)),
                     )
                 } else {
                     (
                         app.key(Action::Replay),
-                        format!("replay from '{}'", clipped(&s.step, 20)),
+                        format!("replays from '{}'", clipped(&s.step, 20)),
                     )
                 });
             }
             (Item::Context(_, e), Some(_)) => tests.push((
                 app.key(Action::Ablate),
-                format!("re-run without '{}'", clipped(&e.id, 30)),
+                format!("re-runs without '{}'", clipped(&e.id, 30)),
             )),
             (Item::Context(_, e), None) => tests.push((
                 app.key(Action::Replay),
                 format!(
-                    "replay from '{}'",
+                    "replays from '{}'",
                     clipped(e.step.as_deref().unwrap_or(&e.id), 20)
                 ),
             )),
