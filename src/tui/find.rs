@@ -231,7 +231,11 @@ pub fn snippet(step: &Step, re: &Regex) -> Option<Snippet> {
     let from = floor(&text, m.start().saturating_sub(SNIPPET_BEFORE * 4));
     let before_raw = text.get(from..m.start()).unwrap_or("");
     let before: String = {
-        let line = one_line(before_raw, SNIPPET_BYTES, usize::MAX);
+        let mut line = one_line(before_raw, SNIPPET_BYTES, usize::MAX);
+        // The space before the match is kept (one_line trims).
+        if before_raw.ends_with(char::is_whitespace) && !line.is_empty() {
+            line.push(' ');
+        }
         let chars: Vec<char> = line.chars().collect();
         let skip = chars.len().saturating_sub(SNIPPET_BEFORE);
         let mut s: String = chars.into_iter().skip(skip).collect();
@@ -241,7 +245,11 @@ pub fn snippet(step: &Step, re: &Regex) -> Option<Snippet> {
         s
     };
     let matched = one_line(text.get(m.range()).unwrap_or(""), SNIPPET_BYTES, 80);
-    let after = one_line(text.get(m.end()..).unwrap_or(""), SNIPPET_BYTES, 200);
+    let after_raw = text.get(m.end()..).unwrap_or("");
+    let mut after = one_line(after_raw, SNIPPET_BYTES, 200);
+    if after_raw.starts_with(char::is_whitespace) && !after.is_empty() {
+        after.insert(0, ' ');
+    }
     Some(Snippet {
         before,
         matched,
