@@ -131,7 +131,7 @@ fn the_pane_shows_each_units_recorded_disposition_and_evidence_level() {
     press(&mut h, "6");
     let s = h.screen();
     assert!(
-        s.contains("'policy-2019' ✗ harmful · causal_ablation · effect -1 · confidence 0.75"),
+        s.contains("'policy-2019' ⊗ harmful · causal_ablation · effect -1 · confidence 0.75"),
         "{s}"
     );
     assert!(

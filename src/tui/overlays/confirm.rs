@@ -3,7 +3,7 @@
 //! yes. Reads only the app.
 
 use super::super::action::Action;
-use super::super::app::App;
+use super::super::app::{App, group};
 use super::super::experiment_port::{Plan, Request};
 use super::super::keymap::Scope;
 use super::super::theme::Role;
@@ -25,16 +25,22 @@ pub struct ConfirmState {
 /// Widest the box grows.
 const MAX_WIDTH: u16 = 96;
 
-/// Draws the confirm box, sized to what it says.
+/// Most lines of the command shown (a longer command is cut, with a note).
+const MAX_COMMAND_LINES: usize = 8;
+
+/// Draws the confirm box, sized to what it says and never taller than the screen: the plan is
+/// cut to fit (with how many lines were left out), the call count and the yes/no line stay.
 pub fn render(app: &App, frame: &mut Frame, area: Rect, c: &ConfirmState) {
     let t = &app.theme;
     let box_w = area.width.min(MAX_WIDTH);
     let w = usize::from(box_w.saturating_sub(2));
-    let lines = body(app, c, w);
+    let room = usize::from(area.height.saturating_sub(2));
+    let lines = body(app, c, w, room);
     let area = super::centered_box(area, box_w, lines.len());
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)
+        .border_type(ratatui::widgets::BorderType::Thick)
         .title(Span::styled(" Run your agent? ", t.style(Role::TitleFocus)))
         .border_style(t.style(Role::BorderFocus))
         .style(t.style(Role::Overlay));
@@ -43,9 +49,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, c: &ConfirmState) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn body(app: &App, c: &ConfirmState, w: usize) -> Vec<Line<'static>> {
+/// The box's lines for `w` columns, at most `room` of them: the plan gives way first, then the
+/// command, then the explanation; the call count and the keys are always there.
+pub fn body(app: &App, c: &ConfirmState, w: usize, room: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let mut lines = wrap_spans(
+    let intro = wrap_spans(
         vec![(
             format!(
                 "{}: this runs the command below, under sh -c in the current folder, once per sample:",
@@ -56,40 +64,108 @@ fn body(app: &App, c: &ConfirmState, w: usize) -> Vec<Line<'static>> {
         w,
         "",
     );
-    lines.push(Line::default());
+    let mut command = Vec::new();
     for l in c.plan.command.lines() {
-        lines.extend(wrap_spans(
+        command.extend(wrap_spans(
             vec![(format!("  {}", clipped(l, 4000)), t.style(Role::Key))],
             w,
             "    ",
         ));
     }
-    lines.push(Line::default());
-    lines.push(Line::styled(
+    if command.len() > MAX_COMMAND_LINES {
+        let more = command.len() - MAX_COMMAND_LINES + 1;
+        command.truncate(MAX_COMMAND_LINES - 1);
+        command.push(Line::styled(
+            format!("    … {more} more lines of the command"),
+            t.style(Role::TextDim),
+        ));
+    }
+    let origin = Line::styled(
         format!("from {}", clipped(&c.plan.origin, 200)),
         t.style(Role::TextDim),
-    ));
+    );
+    let mut plan = Vec::new();
     for l in &c.plan.lines {
-        lines.extend(wrap_spans(
+        plan.extend(wrap_spans(
             vec![(format!("  • {}", clipped(l, 400)), t.style(Role::Text))],
             w,
             "    ",
         ));
+        // Never build more than a screenful of a long plan.
+        if plan.len() > room {
+            break;
+        }
     }
-    lines.push(Line::styled(
-        format!(
-            "{} runner calls. You are asked once per session.",
-            c.plan.runner_calls
-        ),
-        t.style(Role::TextDim),
-    ));
-    lines.push(Line::default());
+    let calls = wrap_spans(
+        vec![(
+            format!(
+                "{} runner calls. You are asked once per session.",
+                group(c.plan.runner_calls)
+            ),
+            t.style(Role::Heading),
+        )],
+        w,
+        "",
+    );
     let k = |a: Action| app.keymap.keys_for(Scope::Confirm, &a);
-    lines.push(Line::from(vec![
+    let keys = Line::from(vec![
         Span::styled(k(Action::ConfirmYes), t.style(Role::Key)),
         Span::styled(" run it    ", t.style(Role::Text)),
         Span::styled(k(Action::ConfirmNo), t.style(Role::Key)),
         Span::styled(" do not run it", t.style(Role::Text)),
-    ]));
-    lines
+    ]);
+    // What must stay: the calls and the keys (and a blank line before the keys when there is room).
+    let fixed = calls.len() + 1;
+    let mut left = room.saturating_sub(fixed);
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let take = |lines: Vec<Line<'static>>, out: &mut Vec<Line<'static>>, left: &mut usize| {
+        let n = lines.len().min(*left);
+        out.extend(lines.into_iter().take(n));
+        *left -= n;
+    };
+    take(intro, &mut out, &mut left);
+    if left > 0 {
+        out.push(Line::default());
+        left -= 1;
+    }
+    take(command, &mut out, &mut left);
+    if left > 0 {
+        out.push(Line::default());
+        left -= 1;
+    }
+    take(vec![origin], &mut out, &mut left);
+    let total = c.plan.lines.len();
+    if !plan.is_empty() && left > 0 {
+        if plan.len() <= left && plan.len() >= total {
+            take(plan, &mut out, &mut left);
+        } else {
+            // Keep a line to say how much of the plan is not shown.
+            let shown_lines = left.saturating_sub(1);
+            let shown: Vec<Line<'static>> = plan.into_iter().take(shown_lines).collect();
+            let items_shown = shown
+                .iter()
+                .filter(|l| {
+                    l.spans
+                        .first()
+                        .is_some_and(|s| s.content.starts_with("  •"))
+                })
+                .count();
+            out.extend(shown);
+            out.push(Line::styled(
+                format!(
+                    "  … and {} more of the plan's {} lines",
+                    group(total.saturating_sub(items_shown)),
+                    group(total)
+                ),
+                t.style(Role::TextDim),
+            ));
+            left = 0;
+        }
+    }
+    out.extend(calls);
+    if left > 0 {
+        out.push(Line::default());
+    }
+    out.push(keys);
+    out
 }

@@ -10,25 +10,26 @@ use crate::tui::app::App;
 use crate::tui::experiment_port::{JobEnd, SampleOutcome, Target};
 use crate::tui::theme::Role;
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
+use crate::tui::widgets::marks;
 use ratatui::text::{Line, Span};
 
 /// Lines of a stderr tail shown under an errored sample.
 const STDERR_LINES: usize = 3;
 /// The sample glyphs, as the pane and the help explain them.
-pub const LEGEND: &str = "○ waiting  ◌ running  ● same answer  ✗ flipped  ! error";
+pub const LEGEND: &str = "○ waiting  ◌ running  = same answer  Δ answer changed  ! error";
 /// The glyph of a sample held back until the ledger's lock is granted.
-pub const HELD: &str = "⧗";
+pub const HELD: &str = marks::SAMPLE_HELD;
 /// Spinner frames for running work, one per tick.
 const SPINNER: [&str; 4] = ["◜", "◝", "◞", "◟"];
 
 /// The glyph and role of a verdict.
 pub fn verdict_mark(v: Option<Verdict>) -> (&'static str, Role) {
     match v {
-        Some(Verdict::Confirmed) => ("✔", Role::VerdictConfirmed),
-        Some(Verdict::NotConfirmed) => ("○", Role::VerdictNotConfirmed),
-        Some(Verdict::Inconclusive) => ("?", Role::VerdictInconclusive),
-        Some(Verdict::Error) => ("!", Role::VerdictError),
-        None => ("·", Role::TextDim),
+        Some(Verdict::Confirmed) => (marks::VERDICT_CAUSAL, Role::VerdictConfirmed),
+        Some(Verdict::NotConfirmed) => (marks::VERDICT_NOT_CONFIRMED, Role::VerdictNotConfirmed),
+        Some(Verdict::Inconclusive) => (marks::VERDICT_INCONCLUSIVE, Role::VerdictInconclusive),
+        Some(Verdict::Error) => (marks::VERDICT_ERROR, Role::VerdictError),
+        None => (marks::NOT_PROBED, Role::TextDim),
     }
 }
 
@@ -53,14 +54,14 @@ pub fn verdict_line(app: &App, r: &ProbeResult, intervention: &str) -> Vec<Span<
             )
         }
         Some(Verdict::NotConfirmed) => (
-            "○ NOT CONFIRMED",
+            "∅ NOT CONFIRMED",
             Role::VerdictNotConfirmed,
             format!(
                 ": the outcome did not change in {n} re-runs; the rank stays a correlational proxy"
             ),
         ),
         Some(Verdict::Inconclusive) => (
-            "? INCONCLUSIVE",
+            "± INCONCLUSIVE",
             Role::VerdictInconclusive,
             format!(
                 ": {}/{n} flipped, {}/{n} completed; below majority, errors or an unstable baseline: raise samples or check stability",
@@ -73,7 +74,7 @@ pub fn verdict_line(app: &App, r: &ProbeResult, intervention: &str) -> Vec<Span<
             ": no sample completed, nothing was measured: check the runner".to_owned(),
         ),
         None => (
-            "· NOT PROBED",
+            "– NOT PROBED",
             Role::TextDim,
             ": listed, not re-run within the budget".to_owned(),
         ),
@@ -100,13 +101,15 @@ pub fn verdict_line(app: &App, r: &ProbeResult, intervention: &str) -> Vec<Span<
 fn sample_glyph(app: &App, s: &SampleState) -> Span<'static> {
     let t = &app.theme;
     match s {
-        SampleState::Waiting => Span::styled("○", t.style(Role::TextDim)),
-        SampleState::Running => Span::styled("◌", t.style(Role::Running)),
+        SampleState::Waiting => Span::styled(marks::SAMPLE_WAITING, t.style(Role::TextDim)),
+        SampleState::Running => Span::styled(marks::SAMPLE_RUNNING, t.style(Role::Running)),
         SampleState::Held(_) => Span::styled(HELD, t.style(Role::Warning)),
         SampleState::Done(SampleOutcome::Answer { flipped: true, .. }) => {
-            Span::styled("✗", t.style(Role::VerdictConfirmed))
+            Span::styled(marks::SAMPLE_FLIPPED, t.style(Role::VerdictConfirmed))
         }
-        SampleState::Done(SampleOutcome::Answer { .. }) => Span::styled("●", t.style(Role::Text)),
+        SampleState::Done(SampleOutcome::Answer { .. }) => {
+            Span::styled(marks::SAMPLE_SAME, t.style(Role::Text))
+        }
         SampleState::Done(SampleOutcome::Error { .. }) => {
             Span::styled("!", t.style(Role::VerdictError))
         }
