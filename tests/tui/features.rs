@@ -278,6 +278,7 @@ fn a_warning_shows_the_step_it_is_about() {
         step: Some("s7".to_owned()),
         index: Some(6),
         field: Some("colour".to_owned()),
+        file: false,
     }];
     let doc = Document::new(doc.run.as_ref().clone(), report, None);
     let mut h = screen(doc, (120, 40), scripted());
