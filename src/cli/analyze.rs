@@ -20,7 +20,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = embedder_consent(&mut settings) {
         notes.push(Warning::run(None, note));
     }
-    let embedder = embedder::from_settings(&settings).map_err(|e| anyhow::anyhow!(e))?;
+    let embedder = embedder::from_settings(&settings);
     let judge = judge_from(&settings, &mut notes);
     let runs = load::load_path(&args.run, &load_options(&args.input))?;
     for (k, loaded) in runs.into_iter().enumerate() {

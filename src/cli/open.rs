@@ -70,9 +70,8 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
                 .to_owned(),
         );
     }
-    let embedder: Arc<dyn Embedder> = Arc::from(
-        crate::experiments::embedder::from_settings(&settings).map_err(anyhow::Error::msg)?,
-    );
+    let embedder: Arc<dyn Embedder> =
+        Arc::from(crate::experiments::embedder::from_settings(&settings));
     let analysis = Arc::new(Analysis {
         runs: runs.clone(),
         reference,

@@ -70,10 +70,10 @@ pub fn prepare(settings: &Settings) -> Result<Prepared, SetupError> {
         )
     })?;
     check_consent("runner", runner_cmd, settings.yes)?;
-    if let Some(c) = &settings.experiments.flip_command {
+    if let Ok(FlipRule::Command(c)) = &settings.experiments.flip {
         check_consent("flip rule", c, settings.yes)?;
     }
-    if let Some(c) = &settings.embedder_command {
+    if let Some(c) = settings.embedder.command() {
         check_consent("embedder", c, settings.yes)?;
     }
     let t = settings.runner_timeout_s;
@@ -91,14 +91,15 @@ pub fn prepare(settings: &Settings) -> Result<Prepared, SetupError> {
         )));
     }
     let timeout = Duration::from_secs_f64(t);
-    let rule = FlipRule::from_settings(&settings.experiments).map_err(SetupError)?;
+    let rule = settings
+        .experiments
+        .flip
+        .clone()
+        .map_err(|e| SetupError(e.why))?;
     let embedder: Arc<dyn Embedder> =
-        Arc::from(crate::experiments::embedder::from_settings(settings).map_err(SetupError)?);
-    let comparator = rule.describe(
-        &settings.embedder,
-        settings.embedder_command.as_ref().map(|c| c.text.as_str()),
-    );
-    let rule_label = rule.label(&settings.embedder);
+        Arc::from(crate::experiments::embedder::from_settings(settings));
+    let comparator = rule.describe(&settings.embedder);
+    let rule_label = rule.label(settings.embedder.name());
     Ok(Prepared {
         rule_label,
         runner: Arc::new(ShellRunner::new(runner_cmd.text.clone(), timeout)),
@@ -232,12 +233,12 @@ mod tests {
         let e = refused(&s);
         assert!(e.contains("--samples") && e.contains("10000"), "{e}");
         s.experiments.samples = MAX_SAMPLES as f64;
-        s.experiments.flip = "exact".to_owned();
+        s.experiments.flip = Ok(FlipRule::Exact);
         assert!(prepare(&s).is_ok(), "the largest allowed count");
         s.experiments.samples = 3.0;
-        s.experiments.flip = "maybe".to_owned();
+        s.experiments.flip = crate::config::parse_flip("maybe", 0.8, |_| unreachable!());
         assert!(refused(&s).contains("'maybe'"));
-        s.experiments.flip = "exact".to_owned();
+        s.experiments.flip = Ok(FlipRule::Exact);
         let Ok(p) = prepare(&s) else {
             panic!("refused")
         };

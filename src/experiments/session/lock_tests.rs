@@ -44,7 +44,7 @@ fn baseline_session(sink: Arc<RunLedger>) -> (SessionHandle, mpsc::UnboundedRece
         probes: vec![ProbePlan::baseline()],
     };
     let embedder: Arc<dyn crate::analysis::influence::Embedder> = Arc::from(
-        crate::experiments::embedder::from_settings(&crate::config::Settings::default()).unwrap(),
+        crate::experiments::embedder::from_settings(&crate::config::Settings::default()),
     );
     let deps = SessionDeps {
         runner: Arc::new(FakeRunner::new(|_| FakeOutcome::answer("x"))),
