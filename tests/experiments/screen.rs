@@ -7,13 +7,18 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use tdn_tui::analysis::influence::HashedEmbedder;
 use tdn_tui::analysis::load::{LoadOptions, load_path};
+use tdn_tui::analysis::model::{Run, RunStatus};
 use tdn_tui::analysis::report::{AnalyzeOptions, analyze};
+use tdn_tui::experiments::engine::{
+    BatchState, EngineError, ExperimentPort, OpenBatch, Plan, Request, RunEvidence, ScriptedPort,
+};
+use tdn_tui::experiments::event::{EventSender, JobId};
+use tdn_tui::experiments::ledger::{Location, Policy, Scope};
+use tdn_tui::experiments::run_ledger::RunLedger;
+use tdn_tui::experiments::sink::{FinishedSample, SampleRecordOutcome, SampleSink};
+use tdn_tui::experiments::spec::{ExperimentKind, ExperimentSpec};
 use tdn_tui::tui::app::{App, AppOptions, Document, Overlay};
 use tdn_tui::tui::effects::{Clipboard, EffectContext};
-use tdn_tui::tui::experiment_port::{
-    EventSender, ExperimentPort, JobId, LedgerAttribution, LedgerCohort, LedgerHistory, Plan,
-    Request,
-};
 use tdn_tui::tui::headless::{Headless, parse_keys};
 
 /// What the pane asked of the port.
@@ -24,63 +29,142 @@ struct Calls {
     aggregated: Vec<Vec<String>>,
 }
 
-/// A port whose ledger holds one attribution and one open batch (`ready` as given).
+/// A port whose ledger is a real file: 'policy-2019' removed in a closed batch (harmful,
+/// causal_ablation) and a batch left open (`state` as given); plans come from the engine's rules.
 struct LedgerPort {
-    ready: bool,
+    state: BatchState,
     aggregated: Mutex<bool>,
     calls: Arc<Mutex<Calls>>,
+    plans: ScriptedPort,
+    ledger: tempfile::TempDir,
+}
+
+fn sample(cohort: &str, kind: ExperimentKind, seed: u64, flipped: bool) -> FinishedSample {
+    FinishedSample {
+        cohort: cohort.to_owned(),
+        evaluator_epoch: "exact|tdn-tui/test".to_owned(),
+        run_id: "refund-outdated-policy".to_owned(),
+        run_status: RunStatus::Failed,
+        runner_command: "python3 agents/stand_in.py".to_owned(),
+        spec: ExperimentSpec {
+            run: "/refund-outdated-policy.json".to_owned(),
+            run_id: "refund-outdated-policy".to_owned(),
+            experiment: kind,
+            remove: if kind == ExperimentKind::Ablate {
+                vec!["policy-2019".to_owned()]
+            } else {
+                vec![]
+            },
+            restore: vec![],
+            from_step: None,
+            patch: None,
+            seed,
+            sample: seed,
+        },
+        finished_at: "2026-08-17T10:00:00Z".to_owned(),
+        outcome: SampleRecordOutcome::Answered {
+            output: "x".to_owned(),
+            flipped,
+            similarity: None,
+        },
+        cost: None,
+    }
+}
+
+impl LedgerPort {
+    fn new(state: BatchState, calls: Arc<Mutex<Calls>>, run: &Run) -> LedgerPort {
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location {
+            path: dir.path().join("refund-outdated-policy.ledger.jsonl"),
+            scope: Scope::Run,
+            name: run.id.clone(),
+        };
+        let sink = RunLedger::open(&location, run, Policy::default()).unwrap();
+        for seed in 0..3 {
+            for (kind, flipped) in [
+                (ExperimentKind::Baseline, false),
+                (ExperimentKind::Ablate, true),
+            ] {
+                sink.append(
+                    &sample("b-20260817T080000Z-00000001", kind, seed, flipped),
+                    None,
+                )
+                .unwrap();
+            }
+        }
+        sink.close_cohort("b-20260817T080000Z-00000001").unwrap();
+        for (kind, flipped) in [
+            (ExperimentKind::Baseline, false),
+            (ExperimentKind::Ablate, true),
+        ] {
+            sink.append(
+                &sample("b-20260817T090000Z-0000abcd", kind, 0, flipped),
+                None,
+            )
+            .unwrap();
+        }
+        LedgerPort {
+            state,
+            aggregated: Mutex::new(false),
+            calls,
+            plans: ScriptedPort::new("python3 agents/stand_in.py"),
+            ledger: dir,
+        }
+    }
+
+    fn path(&self) -> std::path::PathBuf {
+        self.ledger
+            .path()
+            .join("refund-outdated-policy.ledger.jsonl")
+    }
 }
 
 impl ExperimentPort for LedgerPort {
-    fn plan(&self, request: &Request) -> Result<Plan, String> {
-        self.calls.lock().unwrap().plans.push(request.clone());
-        Ok(Plan {
-            command: "python3 agents/stand_in.py".to_owned(),
-            origin: "the command line".to_owned(),
-            lines: vec!["baseline: 3 samples".to_owned()],
-            runner_calls: 6,
-        })
+    fn open(
+        &self,
+        run: Arc<Run>,
+        report: Arc<tdn_tui::analysis::report::Report>,
+        source: Option<std::path::PathBuf>,
+    ) {
+        self.plans.open(run, report, source);
     }
 
-    fn launch(&self, _job: JobId, request: Request, _events: EventSender) -> Result<(), String> {
-        self.calls.lock().unwrap().launches.push(request);
+    fn plan(&self, request: Request) -> Result<Plan, EngineError> {
+        self.calls.lock().unwrap().plans.push(request.clone());
+        self.plans.plan(request)
+    }
+
+    fn launch(&self, _job: JobId, plan: Plan, _events: EventSender) -> Result<(), EngineError> {
+        self.calls.lock().unwrap().launches.push(plan.request);
         Ok(())
     }
 
-    fn cancel(&self, _job: JobId) {}
+    fn cancel(&self, _job: JobId, _why: &str) {}
 
-    fn earlier_trials(&self) -> Result<LedgerHistory, String> {
-        let open = !*self.aggregated.lock().unwrap();
-        Ok(LedgerHistory {
-            path: Some("refund-outdated-policy.ledger.jsonl".to_owned()),
-            attributions: vec![LedgerAttribution {
-                kind: "document".to_owned(),
-                unit: "policy-2019".to_owned(),
-                disposition: "harmful".to_owned(),
-                evidence_level: "causal_ablation".to_owned(),
-                effect: -1.0,
-                confidence: 0.75,
-                trials: 3,
-                tested_at: "2026-08-17T10:00:00Z".to_owned(),
-                status: "verified".to_owned(),
-                line: 13,
-                earlier: 0,
-            }],
-            open_cohorts: if open {
-                vec![LedgerCohort {
-                    cohort: "b-20260817T090000Z-0000abcd".to_owned(),
-                    trials: 2,
-                    last_finished_at: "2026-08-17T09:00:00Z".to_owned(),
-                    ready: self.ready,
-                }]
-            } else {
-                Vec::new()
-            },
-            ..LedgerHistory::default()
+    fn evidence(&self) -> Result<RunEvidence, EngineError> {
+        let e = tdn_tui::experiments::ledger::evidence(&self.path(), "refund-outdated-policy")
+            .unwrap()
+            .unwrap();
+        let open = if *self.aggregated.lock().unwrap() {
+            Vec::new()
+        } else {
+            e.open
+                .iter()
+                .map(|c| OpenBatch {
+                    cohort: c.clone(),
+                    state: self.state,
+                })
+                .collect()
+        };
+        Ok(RunEvidence {
+            path: self.path(),
+            ledger: Some(e),
+            open,
+            note: None,
         })
     }
 
-    fn aggregate(&self, cohorts: &[String]) -> Result<String, String> {
+    fn aggregate(&self, cohorts: &[String]) -> Result<String, EngineError> {
         self.calls.lock().unwrap().aggregated.push(cohorts.to_vec());
         *self.aggregated.lock().unwrap() = true;
         Ok("aggregated 1 open batch(es)".to_owned())
@@ -97,13 +181,15 @@ fn refund() -> Document {
 
 fn screen(ready: bool) -> (Headless, Arc<Mutex<Calls>>) {
     let calls = Arc::new(Mutex::new(Calls::default()));
-    let port = Arc::new(LedgerPort {
-        ready,
-        aggregated: Mutex::new(false),
-        calls: Arc::clone(&calls),
-    });
+    let doc = refund();
+    let state = if ready {
+        BatchState::LeftByDeadSession
+    } else {
+        BatchState::MaybeRunning
+    };
+    let port = Arc::new(LedgerPort::new(state, Arc::clone(&calls), &doc.run));
     let app = App::new(
-        refund(),
+        doc,
         AppOptions {
             size: (180, 48),
             ..AppOptions::default()
@@ -135,7 +221,9 @@ fn the_pane_shows_each_units_recorded_disposition_and_evidence_level() {
         "{s}"
     );
     assert!(
-        s.contains("batch b-20260817T090000Z-0000abcd 2 trial(s), left open"),
+        s.contains(
+            "batch b-20260817T090000Z-0000abcd 1 trial(s), left open by a tdn-tui that stopped"
+        ),
         "{s}"
     );
     // The selected attribution explains itself in the spec's words.

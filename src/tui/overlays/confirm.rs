@@ -1,25 +1,26 @@
 //! The confirm overlay: before the first experiment of a session, the exact command (as it will
-//! run under `sh -c`), where it came from, and what will run; nothing runs until the user says
-//! yes. Reads only the app.
+//! run under `sh -c`), where it came from, and what will run (the engine's plan); nothing runs
+//! until the user says yes. Also before quitting while experiments run: which jobs will be
+//! stopped and what happens to their samples. Reads only the app.
 
 use super::super::action::Action;
 use super::super::app::App;
-use super::super::experiment_port::{Plan, Request};
 use super::super::keymap::Scope;
 use super::super::theme::Role;
 use super::super::widgets::inert_text::{clipped, wrap_spans};
+use crate::experiments::engine::Plan;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-/// A request waiting for the user's word.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConfirmState {
-    /// What was asked.
-    pub request: Request,
-    /// What it would run.
-    pub plan: Plan,
+/// What is waiting for the user's word.
+#[derive(Debug, Clone)]
+pub enum ConfirmState {
+    /// A plan to run.
+    Run(Box<Plan>),
+    /// Quitting, which stops these running jobs (in words).
+    Quit(Vec<String>),
 }
 
 /// Widest the box grows.
@@ -35,7 +36,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, c: &ConfirmState) {
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(Span::styled(" Run your agent? ", t.style(Role::TitleFocus)))
+        .title(Span::styled(
+            match c {
+                ConfirmState::Run(_) => " Run your agent? ",
+                ConfirmState::Quit(_) => " Quit and stop the experiments? ",
+            },
+            t.style(Role::TitleFocus),
+        ))
         .border_style(t.style(Role::BorderFocus))
         .style(t.style(Role::Overlay));
     let inner = block.inner(area);
@@ -44,12 +51,71 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, c: &ConfirmState) {
 }
 
 fn body(app: &App, c: &ConfirmState, w: usize) -> Vec<Line<'static>> {
+    match c {
+        ConfirmState::Run(plan) => run_body(app, plan, w),
+        ConfirmState::Quit(jobs) => quit_body(app, jobs, w),
+    }
+}
+
+fn keys_line(app: &App, yes: &'static str, no: &'static str) -> Line<'static> {
+    let t = &app.theme;
+    let k = |a: Action| app.keymap.keys_for(Scope::Confirm, &a);
+    Line::from(vec![
+        Span::styled(k(Action::ConfirmYes), t.style(Role::Key)),
+        Span::styled(yes, t.style(Role::Text)),
+        Span::styled(k(Action::ConfirmNo), t.style(Role::Key)),
+        Span::styled(no, t.style(Role::Text)),
+    ])
+}
+
+fn quit_body(app: &App, jobs: &[String], w: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut lines = wrap_spans(
+        vec![(
+            format!(
+                "{} experiment job{} still running:",
+                jobs.len(),
+                if jobs.len() == 1 { " is" } else { "s are" }
+            ),
+            t.style(Role::Text),
+        )],
+        w,
+        "",
+    );
+    for j in jobs.iter().take(8) {
+        lines.extend(wrap_spans(
+            vec![(format!("  • {}", clipped(j, 400)), t.style(Role::Text))],
+            w,
+            "    ",
+        ));
+    }
+    if jobs.len() > 8 {
+        lines.push(Line::styled(
+            format!("  ... and {} more", jobs.len() - 8),
+            t.style(Role::Text),
+        ));
+    }
+    lines.push(Line::default());
+    lines.extend(wrap_spans(
+        vec![(
+            "Quitting stops each running sample's agent with every process it started, records those samples in the ledger as cancelled (they form no trial), and closes each job's batch. Samples not yet started never run.".to_owned(),
+            t.style(Role::TextDim),
+        )],
+        w,
+        "",
+    ));
+    lines.push(Line::default());
+    lines.push(keys_line(app, " quit and stop them    ", " keep running"));
+    lines
+}
+
+fn run_body(app: &App, plan: &Plan, w: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let mut lines = wrap_spans(
         vec![(
             format!(
                 "{}: this runs the command below, under sh -c in the current folder, once per sample:",
-                c.request.label()
+                plan.request.label()
             ),
             t.style(Role::Text),
         )],
@@ -57,7 +123,7 @@ fn body(app: &App, c: &ConfirmState, w: usize) -> Vec<Line<'static>> {
         "",
     );
     lines.push(Line::default());
-    for l in c.plan.command.lines() {
+    for l in plan.runner.text.lines() {
         lines.extend(wrap_spans(
             vec![(format!("  {}", clipped(l, 4000)), t.style(Role::Key))],
             w,
@@ -66,12 +132,12 @@ fn body(app: &App, c: &ConfirmState, w: usize) -> Vec<Line<'static>> {
     }
     lines.push(Line::default());
     lines.push(Line::styled(
-        format!("from {}", clipped(&c.plan.origin, 200)),
+        format!("from {}", clipped(&plan.runner.origin_text(), 200)),
         t.style(Role::TextDim),
     ));
-    for l in &c.plan.lines {
+    for l in plan.lines() {
         lines.extend(wrap_spans(
-            vec![(format!("  • {}", clipped(l, 400)), t.style(Role::Text))],
+            vec![(format!("  • {}", clipped(&l, 400)), t.style(Role::Text))],
             w,
             "    ",
         ));
@@ -79,17 +145,11 @@ fn body(app: &App, c: &ConfirmState, w: usize) -> Vec<Line<'static>> {
     lines.push(Line::styled(
         format!(
             "{} runner calls. You are asked once per session.",
-            c.plan.runner_calls
+            plan.runner_calls()
         ),
         t.style(Role::TextDim),
     ));
     lines.push(Line::default());
-    let k = |a: Action| app.keymap.keys_for(Scope::Confirm, &a);
-    lines.push(Line::from(vec![
-        Span::styled(k(Action::ConfirmYes), t.style(Role::Key)),
-        Span::styled(" run it    ", t.style(Role::Text)),
-        Span::styled(k(Action::ConfirmNo), t.style(Role::Key)),
-        Span::styled(" do not run it", t.style(Role::Text)),
-    ]));
+    lines.push(keys_line(app, " run it    ", " do not run it"));
     lines
 }

@@ -10,8 +10,8 @@ mod picker;
 use super::action::Action;
 use super::app::{App, Overlay, Pane};
 use super::effects::{CopyWhat, Effect};
-use super::experiment_port::{Request, Target};
 use super::keymap::{Chord, Scope};
+use super::overlays::confirm::ConfirmState;
 use super::overlays::help;
 use super::overlays::prompt::PromptState;
 use super::overlays::search::{hit_at_or_after, next_hit};
@@ -20,9 +20,10 @@ use super::panes::{claims, dropped, suspects};
 use super::render::{detail_width, layout, pane_height};
 use super::widgets::scroll_list::{Motion, moved};
 use crate::analysis::model::StepId;
+use crate::experiments::engine::{Request, Target};
 use experiments::{
-    ablate, ablate_shortlist, aggregate, begin, cancel, has_answer, launch, no_answer, on_event,
-    on_planned, restore,
+    ablate, ablate_shortlist, aggregate, begin, cancel, launch, on_event, on_planned, restore,
+    running_jobs,
 };
 use ratatui::layout::{Position, Rect};
 use std::sync::Arc;
@@ -64,10 +65,7 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         return;
     }
     match action {
-        Action::Quit => {
-            app.quit = true;
-            fx.push(Effect::Quit);
-        }
+        Action::Quit => quit(app, fx),
         Action::Suspend => fx.push(Effect::Suspend),
         Action::Help => {
             app.overlay = match app.overlay {
@@ -160,10 +158,7 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             None => app.problem("select a step in the timeline to replay from"),
         },
         Action::ReplayPatched => match step_id(app) {
-            Some(from) if has_answer(app) => {
-                app.overlay = Some(Overlay::Prompt(PromptState::new(from)));
-            }
-            Some(_) => no_answer(app),
+            Some(from) => app.overlay = Some(Overlay::Prompt(PromptState::new(from))),
             None => app.problem("select a step in the timeline to replay from"),
         },
         Action::PromptInput(c) => {
@@ -202,18 +197,24 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Judged(i, doc) => judge::answered(app, i, doc, fx),
         Action::JudgeFailed(i, why) => judge::failed(app, i, &why),
         Action::Cancel => cancel(app, fx),
-        Action::ConfirmYes => {
-            if let Some(Overlay::Confirm(c)) = app.overlay.take() {
+        Action::ConfirmYes => match app.overlay.take() {
+            Some(Overlay::Confirm(ConfirmState::Run(plan))) => {
                 app.experiments.consented = true;
-                launch(app, c.request, fx);
+                launch(app, *plan, fx);
             }
-        }
-        Action::ConfirmNo => {
-            if matches!(app.overlay, Some(Overlay::Confirm(_))) {
-                app.overlay = None;
-                app.message("nothing was run");
+            Some(Overlay::Confirm(ConfirmState::Quit(_))) => {
+                app.quit = true;
+                fx.push(Effect::Quit);
             }
-        }
+            other => app.overlay = other,
+        },
+        Action::ConfirmNo => match app.overlay.take() {
+            Some(Overlay::Confirm(ConfirmState::Run(_))) => app.message("nothing was run"),
+            Some(Overlay::Confirm(ConfirmState::Quit(jobs))) => {
+                app.message(format!("not quitting: {} job(s) keep running", jobs.len()))
+            }
+            other => app.overlay = other,
+        },
         Action::PickRun => picker::pick(app, fx),
         Action::RunList => picker::show(app),
         Action::ToggleInfluence => toggle_influence(app),
@@ -267,10 +268,21 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Experiment(ev) => on_event(app, &ev, fx),
         Action::LedgerLoaded(r) => match r.as_ref() {
             Ok(h) => {
-                app.experiments.ledger = h.clone();
-                app.experiments.ledger_note = h.note.clone();
+                let first = app.experiments.ledger.path.as_os_str().is_empty();
+                let dead = h.left_by_dead_sessions().count();
+                let run = app.doc.clone();
+                app.experiments
+                    .set_evidence(h.clone(), run.as_deref().map(|d| d.run.as_ref()));
+                if first && dead > 0 {
+                    // The next start reports what a dead debugger left (runner.md).
+                    app.problem(format!(
+                        "the ledger holds {dead} batch(es) of this run left open by a tdn-tui that stopped without closing them: {} shows them, {} there aggregates them",
+                        key_of(app, Action::FocusExperiments),
+                        key_of(app, Action::Aggregate)
+                    ));
+                }
             }
-            Err(e) => app.experiments.ledger_note = Some(e.clone()),
+            Err(e) => app.experiments.ledger_note = Some(e.to_string()),
         },
         Action::Planned(p) => on_planned(app, &p, fx),
         Action::Scroll(delta, x, y) => {
@@ -285,6 +297,31 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
     }
+}
+
+/// True while a job this screen started (on the open run or another of the file) is running.
+pub fn experiments_running(app: &App) -> bool {
+    !running_jobs(app).is_empty()
+}
+
+/// Quits, unless experiments are running: then asks first, saying which will be stopped. Asked
+/// again while the question is up (`C-c` twice), it quits.
+fn quit(app: &mut App, fx: &mut Vec<Effect>) {
+    let jobs = running_jobs(app);
+    let asking = matches!(app.overlay, Some(Overlay::Confirm(ConfirmState::Quit(_))));
+    if jobs.is_empty() || asking || app.headless {
+        app.quit = true;
+        fx.push(Effect::Quit);
+        return;
+    }
+    app.overlay = Some(Overlay::Confirm(ConfirmState::Quit(jobs)));
+}
+
+/// The first key of an action in any scope, for messages.
+fn key_of(app: &App, a: Action) -> String {
+    app.keymap
+        .first_key(&[Scope::Global, Scope::Experiments], &a)
+        .unwrap_or_else(|| a.name().to_owned())
 }
 
 fn focus(app: &mut App, pane: Pane) {
@@ -385,10 +422,28 @@ fn motion(app: &mut App, m: Motion) {
         Pane::Claims => {
             app.claims.cursor = moved(app.claims.cursor, m, doc.report.claims.len(), page)
         }
-        Pane::Experiments => {
-            app.experiments.cursor =
-                moved(app.experiments.cursor, m, app.experiments.row_count(), page);
-        }
+        Pane::Experiments => match m {
+            // The page keys scroll the selected row's detail; the others move among the rows.
+            Motion::PageDown | Motion::PageUp => {
+                let (total, shown) = app.experiments.detail_extent.get();
+                let last = total.saturating_sub(shown.max(1));
+                let step = shown.saturating_sub(1).max(1);
+                let s = app.experiments.detail_scroll.min(last);
+                app.experiments.detail_scroll = if m == Motion::PageDown {
+                    (s + step).min(last)
+                } else {
+                    s.saturating_sub(step)
+                };
+            }
+            _ => {
+                let before = app.experiments.cursor;
+                app.experiments.cursor =
+                    moved(app.experiments.cursor, m, app.experiments.row_count(), page);
+                if app.experiments.cursor != before {
+                    app.experiments.detail_scroll = 0;
+                }
+            }
+        },
     }
 }
 
@@ -468,7 +523,18 @@ fn jump_from_pane(app: &mut App) {
         Pane::Experiments => app
             .experiments
             .job_at(app.experiments.cursor)
-            .and_then(|j| j.probes.iter().find_map(|p| p.info.target.clone()))
+            .and_then(|j| {
+                j.probes.iter().find_map(|p| {
+                    p.info.asked.clone().or_else(|| {
+                        p.info
+                            .intervention
+                            .units()
+                            .first()
+                            .cloned()
+                            .map(Target::Unit)
+                    })
+                })
+            })
             .and_then(|t| match t {
                 Target::Step(s) => doc.index_of(s.as_str()),
                 Target::Unit(u) => doc
@@ -476,6 +542,12 @@ fn jump_from_pane(app: &mut App) {
                     .unit(u.as_str())
                     .and_then(|u| u.produced_by.as_ref())
                     .and_then(|s| doc.index_of(s.as_str())),
+                Target::Id(i) => doc.index_of(&i).or_else(|| {
+                    doc.run
+                        .unit(&i)
+                        .and_then(|u| u.produced_by.as_ref())
+                        .and_then(|s| doc.index_of(s.as_str()))
+                }),
             }),
         _ => app.selected_step(),
     };

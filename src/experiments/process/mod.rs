@@ -2,8 +2,8 @@
 //! process group, JSON on stdin, stdout and stderr read on their own threads and capped, a
 //! time-out that kills the whole group, and the group killed again after the command exits so
 //! nothing it started outlives it; processes that left the group are found by a mark in their
-//! environment ([`MARK_VAR`]) and killed too. Used by the judge and the command embedder; the runner has its
-//! own async version.
+//! environment ([`MARK_VAR`]) and killed too. Used by the judge and the command embedder; the
+//! runner has its own async version.
 //!
 //! The command text comes only from the user's command line or config (`config::UserCommand`),
 //! never from a run file, and nothing is substituted into it.
