@@ -40,6 +40,8 @@ fn plan(s: &Scenario, samples: usize) -> SessionPlan {
 }
 
 fn deps(command: &str, sink: Arc<MemorySink>) -> SessionDeps {
+    // Commands run under the binary's supervisor, as they do in the real tool.
+    tdn_tui::experiments::process::supervise::install(env!("CARGO_BIN_EXE_tdn-tui").into());
     SessionDeps {
         runner: Arc::new(ShellRunner::new(command, Duration::from_secs(120))),
         judge: Arc::new(FlipJudge::new(
