@@ -323,6 +323,8 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
     );
     let stable = if s.baseline.stable {
         "stable"
+    } else if s.cancelled {
+        "not known: the experiment was cancelled first"
     } else {
         "NOT stable"
     };
@@ -366,6 +368,13 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
         if !e.stderr_tail.is_empty() {
             let _ = writeln!(out, "  stderr tail:\n{}", inert_block(&e.stderr_tail));
         }
+    }
+    if s.stopped > 0 {
+        let _ = writeln!(
+            out,
+            "cancelled: {} sample(s) stopped while running (every process they started was killed); each is recorded in the ledger as cancelled and forms no trial",
+            s.stopped
+        );
     }
     if let Some(l) = &s.ledger {
         let _ = writeln!(out, "ledger: {}", inert_line(l));

@@ -376,7 +376,7 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
             continue;
         };
         let mut j = i + 1;
-        while matches!(samples.get(j), Some(SampleState::Done(o)) if o == end) {
+        while matches!(samples.get(j), Some(SampleState::Done(o)) if shown_alike(o, end)) {
             j += 1;
         }
         let which = if j - i == 1 {
@@ -443,6 +443,34 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
         i = j;
     }
     out
+}
+
+/// Two samples that would print the same lines (cost and the seed in a trial's receipt aside).
+fn shown_alike(a: &SampleEnd, b: &SampleEnd) -> bool {
+    let receipt_free = |s: &Saved| match s {
+        Saved::Yes(r) => r.trials.is_empty() && r.refused.is_empty(),
+        Saved::No(_) => false,
+    };
+    match (a, b) {
+        (
+            SampleEnd::Answered {
+                judged: x,
+                saved: sx,
+            },
+            SampleEnd::Answered {
+                judged: y,
+                saved: sy,
+            },
+        ) => {
+            x.output == y.output
+                && x.flipped == y.flipped
+                && x.similarity.map(|v| (v * 100.0).round())
+                    == y.similarity.map(|v| (v * 100.0).round())
+                && receipt_free(sx)
+                && receipt_free(sy)
+        }
+        _ => a == b,
+    }
 }
 
 /// What saving a sample formed in the ledger, or why it was not saved.

@@ -144,20 +144,20 @@ pub fn row_spans(app: &App, h: &RunEvidence, row: LedgerRow) -> Vec<Span<'static
                 return Vec::new();
             };
             vec![
+                Span::styled(" trial  ", t.style(Role::TextDim)),
                 Span::styled(
-                    format!(" trial {} ", clipped(&tr.trial.tested_at, 20)),
-                    t.style(Role::TextDim),
-                ),
-                Span::styled(
-                    format!(
-                        "{} · {}  ",
-                        tried(tr.tried.as_ref(), tr.trial.experiment.as_str()),
-                        clipped(&tr.trial.component_id, 60)
-                    ),
+                    format!("'{}' ", clipped(&tr.trial.component_id, 60)),
                     t.style(Role::Text),
                 ),
                 Span::styled(
-                    format!("effect {} ({})", js_number(tr.effect), tr.status.as_str()),
+                    format!(
+                        "effect {} · seed {} · {} · {} · {}",
+                        js_number(tr.effect),
+                        tr.trial.seed,
+                        tr.trial.evidence_level.as_str(),
+                        tr.status.as_str(),
+                        tried(tr.tried.as_ref(), tr.trial.experiment.as_str())
+                    ),
                     t.style(Role::TextDim),
                 ),
             ]
