@@ -336,7 +336,7 @@ impl Action {
             Action::Localize => "baseline, ablate the top suspects, restore dropped units",
             Action::Cancel => "cancel the selected running experiment",
             Action::Aggregate => {
-                "aggregate the ledger's batches left open by a crash (older than the time-out)"
+                "aggregate the ledger's batches left open by a session that is gone"
             }
             Action::PromptAccept => "replay with the typed patch",
             Action::PromptBackspace => "delete a character",

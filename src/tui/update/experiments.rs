@@ -144,7 +144,7 @@ pub(super) fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
     let selected = app.experiments.job_at(app.experiments.cursor);
     match selected {
         Some(j) if j.is_running() => {
-            fx.push(Effect::Cancel(j.id, "cancelled from the screen".to_owned()));
+            fx.push(Effect::Cancel(j.id, "x pressed in the screen".to_owned()));
         }
         Some(j) => {
             let id = j.id.0;

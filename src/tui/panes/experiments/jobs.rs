@@ -298,8 +298,13 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
             (_, Intervention::Baseline) => out.extend(para(
                 app,
                 format!(
-                    "  the unchanged run: {}; a stable baseline changes none",
-                    counts_text(counts)
+                    "  the unchanged run: {}{}",
+                    counts_text(counts),
+                    if counts.cancelled + counts.not_run == 0 {
+                        "; a stable baseline changes none"
+                    } else {
+                        ""
+                    }
                 ),
                 Role::TextDim,
                 width,
@@ -428,7 +433,7 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
                 out.extend(para(
                     app,
                     format!(
-                        "  {which} cancelled ({}): its processes were stopped; it counts for nothing",
+                        "  {which} cancelled ({}): stopped with every process started; counts for nothing",
                         clipped(why, 200)
                     ),
                     Role::Warning,
