@@ -283,3 +283,128 @@ fn an_empty_patch_is_refused_and_the_prompt_stays() {
     press(&mut h, "Esc");
     assert!(h.app.overlay.is_none());
 }
+
+#[test]
+fn a_suspect_step_shows_what_the_ledger_records_about_the_units_it_produced() {
+    // The ledger holds 'policy-2019' as harmful; step s3 produced it. Reopening the run (a new
+    // screen) shows it under the suspect, with what was tried, not "untested".
+    let (h, _) = screen(true);
+    let s = h.screen();
+    assert!(
+        s.contains("ledger: ablate 'policy-2019' → ✗ harmful · causal_ablation"),
+        "{s}"
+    );
+    assert!(!s.contains("untested"), "{s}");
+}
+
+/// A screen on a sample run with a scripted port (verdicts as scripted, plans by the engine's
+/// rules), `size` wide and tall.
+fn scripted_screen(file: &str, port: ScriptedPort, size: (u16, u16)) -> Headless {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-runs")
+        .join(file);
+    let loaded = load_path(&path, &LoadOptions::default()).unwrap().remove(0);
+    let report = analyze(&loaded, &AnalyzeOptions::new(&HashedEmbedder));
+    let app = App::new(
+        Document::new(loaded.run, report, Some(path)),
+        AppOptions {
+            size,
+            ..AppOptions::default()
+        },
+    );
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = EffectContext {
+        judged: None,
+        theme: app.theme.clone(),
+        port: Arc::new(port),
+        opener: Arc::new(|_| Err("no other run".to_owned())),
+        events: tx,
+        clipboard: Clipboard::None,
+    };
+    Headless::new(app, ctx, rx)
+}
+
+#[test]
+fn the_only_causal_result_of_a_long_job_is_named_first_and_reached_by_scrolling() {
+    let mut port = ScriptedPort::new("python3 agents/stand_in.py");
+    port.script = vec![(
+        tdn_tui::experiments::engine::Target::Unit("u-section-14".into()),
+        tdn_tui::analysis::report::Verdict::Confirmed,
+    )];
+    let mut h = scripted_screen("contract-context-full.json", port, (120, 40));
+    press(&mut h, "L y");
+    let s = h.screen();
+    assert!(
+        s.contains("1 CAUSAL (restoring 'u-section-14')"),
+        "the verdicts' summary names it at the top: {s}"
+    );
+    assert!(s.contains("below: C-d / C-u scroll"), "{s}");
+    // The restoration is the last probe: paging down the detail reaches its verdict.
+    for _ in 0..20 {
+        if h.screen().contains("✔ CAUSAL: restoring 'u-section-14'") {
+            break;
+        }
+        press(&mut h, "C-d");
+    }
+    let s = h.screen();
+    assert!(s.contains("✔ CAUSAL: restoring 'u-section-14'"), "{s}");
+    assert!(s.contains("line(s) above"), "{s}");
+}
+
+#[test]
+fn cancelled_samples_are_counted_as_cancelled_and_quitting_asks_first() {
+    use tdn_tui::experiments::event::{
+        Event, EventKind, JobEnd, JobId, JobOutcome, SampleEnd, Saved,
+    };
+    use tdn_tui::experiments::session::ProbeId;
+    use tdn_tui::tui::action::Action;
+    use tdn_tui::tui::overlays::confirm::ConfirmState;
+    let mut port = ScriptedPort::new("python3 agents/stand_in.py");
+    port.hold = true;
+    let mut h = scripted_screen("refund-outdated-policy.json", port, (120, 40));
+    press(&mut h, "a y");
+    // With the job running, quitting asks, naming it; n keeps it running.
+    press(&mut h, "q");
+    let Some(Overlay::Confirm(ConfirmState::Quit(jobs))) = &h.app.overlay else {
+        panic!("quitting did not ask: {:?}", h.app.overlay);
+    };
+    assert!(jobs[0].starts_with("#1 "), "{jobs:?}");
+    assert!(h.screen().contains("Quit and stop the experiments?"));
+    press(&mut h, "n");
+    assert!(!h.app.quit && h.app.overlay.is_none());
+    // The job is cancelled while two baseline samples run.
+    let job = JobId(1);
+    for seed in 0..2 {
+        h.act(Action::Experiment(Arc::new(Event {
+            job,
+            kind: EventKind::SampleFinished {
+                probe: ProbeId(0),
+                seed,
+                end: SampleEnd::Cancelled {
+                    why: "x pressed in the screen".to_owned(),
+                    saved: Saved::yes(),
+                },
+            },
+        })));
+    }
+    h.act(Action::Experiment(Arc::new(Event {
+        job,
+        kind: EventKind::Done(Arc::new(JobOutcome {
+            end: JobEnd::Cancelled("x pressed in the screen".to_owned()),
+            session: None,
+            closed: None,
+            ledger: None,
+        })),
+    })));
+    let s = h.screen();
+    assert!(s.contains("baseline ⊘⊘○"), "{s}");
+    assert!(
+        s.contains("0 answered (0 changed), 2 cancelled") && s.contains("1 not run"),
+        "{s}"
+    );
+    assert!(!s.contains("errored"), "cancelled is not an error: {s}");
+    assert!(s.contains("cancelled: 2 stopped"), "{s}");
+    // Nothing runs now: q quits at once.
+    press(&mut h, "q");
+    assert!(h.app.quit);
+}

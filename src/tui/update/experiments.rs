@@ -7,9 +7,11 @@
 use super::super::action::Action;
 use super::super::app::{App, Overlay, Pane};
 use super::super::effects::Effect;
+use super::super::keymap::Scope;
 use super::super::overlays::confirm::ConfirmState;
 use super::super::panes::{dropped, suspects};
 use super::super::widgets::inert_text::clipped;
+use super::super::widgets::scroll_list::{Motion, moved};
 use super::{select_dropped_unit, step_id};
 use crate::experiments::engine::{EngineError, Plan, PlanError, Request, Target};
 use crate::experiments::event::{Event, EventKind, JobEnd};
@@ -274,5 +276,56 @@ fn on_parked_event(app: &mut App, ev: &Event) {
             "job #{job} of {name}: waiting for ledger lock: a sample is held back until it is written ({why})"
         )),
         _ => {}
+    }
+}
+
+/// True while a job this screen started (on the open run or another of the file) is running.
+pub fn experiments_running(app: &App) -> bool {
+    !running_jobs(app).is_empty()
+}
+
+/// Quits, unless experiments are running: then asks first, saying which will be stopped. Asked
+/// again while the question is up (`C-c` twice), it quits.
+pub(super) fn quit(app: &mut App, fx: &mut Vec<Effect>) {
+    let jobs = running_jobs(app);
+    let asking = matches!(app.overlay, Some(Overlay::Confirm(ConfirmState::Quit(_))));
+    if jobs.is_empty() || asking {
+        app.quit = true;
+        fx.push(Effect::Quit);
+        return;
+    }
+    app.overlay = Some(Overlay::Confirm(ConfirmState::Quit(jobs)));
+}
+
+/// The first key of an action in any scope, for messages.
+pub(super) fn key_of(app: &App, a: Action) -> String {
+    app.keymap
+        .first_key(&[Scope::Global, Scope::Experiments], &a)
+        .unwrap_or_else(|| a.name().to_owned())
+}
+
+/// Moves in the Experiments pane: the page keys scroll the selected row's detail; the others
+/// move among the rows (a new row's detail starts at its top).
+pub(super) fn motion(app: &mut App, m: Motion, page: usize) {
+    match m {
+        Motion::PageDown | Motion::PageUp => {
+            let (total, shown) = app.experiments.detail_extent.get();
+            let last = total.saturating_sub(shown.max(1));
+            let step = shown.saturating_sub(1).max(1);
+            let s = app.experiments.detail_scroll.min(last);
+            app.experiments.detail_scroll = if m == Motion::PageDown {
+                (s + step).min(last)
+            } else {
+                s.saturating_sub(step)
+            };
+        }
+        _ => {
+            let before = app.experiments.cursor;
+            app.experiments.cursor =
+                moved(app.experiments.cursor, m, app.experiments.row_count(), page);
+            if app.experiments.cursor != before {
+                app.experiments.detail_scroll = 0;
+            }
+        }
     }
 }

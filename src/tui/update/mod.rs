@@ -21,9 +21,10 @@ use super::render::{detail_width, layout, pane_height};
 use super::widgets::scroll_list::{Motion, moved};
 use crate::analysis::model::StepId;
 use crate::experiments::engine::{Request, Target};
+pub use experiments::experiments_running;
 use experiments::{
-    ablate, ablate_shortlist, aggregate, begin, cancel, launch, on_event, on_planned, restore,
-    running_jobs,
+    ablate, ablate_shortlist, aggregate, begin, cancel, key_of, launch, on_event, on_planned, quit,
+    restore,
 };
 use ratatui::layout::{Position, Rect};
 use std::sync::Arc;
@@ -299,31 +300,6 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     }
 }
 
-/// True while a job this screen started (on the open run or another of the file) is running.
-pub fn experiments_running(app: &App) -> bool {
-    !running_jobs(app).is_empty()
-}
-
-/// Quits, unless experiments are running: then asks first, saying which will be stopped. Asked
-/// again while the question is up (`C-c` twice), it quits.
-fn quit(app: &mut App, fx: &mut Vec<Effect>) {
-    let jobs = running_jobs(app);
-    let asking = matches!(app.overlay, Some(Overlay::Confirm(ConfirmState::Quit(_))));
-    if jobs.is_empty() || asking || app.headless {
-        app.quit = true;
-        fx.push(Effect::Quit);
-        return;
-    }
-    app.overlay = Some(Overlay::Confirm(ConfirmState::Quit(jobs)));
-}
-
-/// The first key of an action in any scope, for messages.
-fn key_of(app: &App, a: Action) -> String {
-    app.keymap
-        .first_key(&[Scope::Global, Scope::Experiments], &a)
-        .unwrap_or_else(|| a.name().to_owned())
-}
-
 fn focus(app: &mut App, pane: Pane) {
     app.focus = pane;
     if pane.is_secondary() {
@@ -422,28 +398,7 @@ fn motion(app: &mut App, m: Motion) {
         Pane::Claims => {
             app.claims.cursor = moved(app.claims.cursor, m, doc.report.claims.len(), page)
         }
-        Pane::Experiments => match m {
-            // The page keys scroll the selected row's detail; the others move among the rows.
-            Motion::PageDown | Motion::PageUp => {
-                let (total, shown) = app.experiments.detail_extent.get();
-                let last = total.saturating_sub(shown.max(1));
-                let step = shown.saturating_sub(1).max(1);
-                let s = app.experiments.detail_scroll.min(last);
-                app.experiments.detail_scroll = if m == Motion::PageDown {
-                    (s + step).min(last)
-                } else {
-                    s.saturating_sub(step)
-                };
-            }
-            _ => {
-                let before = app.experiments.cursor;
-                app.experiments.cursor =
-                    moved(app.experiments.cursor, m, app.experiments.row_count(), page);
-                if app.experiments.cursor != before {
-                    app.experiments.detail_scroll = 0;
-                }
-            }
-        },
+        Pane::Experiments => experiments::motion(app, m, page),
     }
 }
 

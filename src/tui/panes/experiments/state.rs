@@ -179,6 +179,8 @@ pub struct ExperimentsState {
     pub consented: bool,
     /// The latest result of this session per target, shown beside suspects and dropped units.
     pub results: HashMap<Target, ProbeResult>,
+    /// The engine's sentence for that result, when it gave one.
+    pub claims: HashMap<Target, String>,
     /// The runner in one line (its command and origin, or why there is none).
     pub runner_note: String,
     /// The last job number used.
@@ -340,6 +342,10 @@ impl ExperimentsState {
                         && result.verdict.is_some()
                     {
                         self.results.insert(t.clone(), result.clone());
+                        match claim {
+                            Some(c) => self.claims.insert(t.clone(), c.clone()),
+                            None => self.claims.remove(t),
+                        };
                     }
                 }
             }
@@ -354,6 +360,9 @@ impl ExperimentsState {
                             }
                             if let Some(t) = &p.info.asked {
                                 self.results.insert(t.clone(), po.result.clone());
+                                if let Some(c) = &po.claim {
+                                    self.claims.insert(t.clone(), c.clone());
+                                }
                             }
                         }
                     }

@@ -324,6 +324,7 @@ impl ItemLines<'_> {
         };
         out.extend(self.verdict(
             self.result(&target),
+            self.app.experiments.claims.get(&target).map(String::as_str),
             &self.app.experiments.ledger_for_step(&s.step),
             self.app.experiments.running_on(&target),
             "removing its units",
@@ -422,19 +423,25 @@ impl ItemLines<'_> {
         if let Some(u) = e.unit.as_deref() {
             let target = Target::Unit(UnitId::from(u));
             let result = self.result(&target).or(e.probe.as_ref());
+            let claim = self.app.experiments.claims.get(&target).map(String::as_str);
             let ledger = self.app.experiments.ledger_for_unit(u);
             let running = self.app.experiments.running_on(&target);
             let test = format!("press {} to ablate", self.key(Action::Ablate));
-            out.extend(self.verdict(result, &ledger, running, "removing it", &test, &ind));
+            out.extend(self.verdict(result, claim, &ledger, running, "removing it", &test, &ind));
         }
         out
     }
 
     /// What re-runs found: a job running now, this session's verdict, what the ledger records
     /// (each latest attribution with what was tried), or how to test it (`test`).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each piece of what re-runs found is its own source"
+    )]
     fn verdict(
         &self,
         result: Option<&ProbeResult>,
+        claim: Option<&str>,
         ledger: &[&LatestAttribution],
         running: Option<JobId>,
         intervention: &str,
@@ -460,11 +467,21 @@ impl ItemLines<'_> {
         }
         if let Some(r) = result {
             let mut pieces = vec![(ind.to_owned(), Style::default())];
-            pieces.extend(
-                verdict_line(self.app, r, intervention)
-                    .into_iter()
-                    .map(|s| (s.content.into_owned(), s.style)),
-            );
+            let line = verdict_line(self.app, r, intervention);
+            match claim {
+                // The engine's own sentence after the glyph, then the class and cost.
+                Some(c) => {
+                    let (glyph, role) = verdict_mark(r.verdict);
+                    pieces.push((glyph.to_owned(), t.style(role)));
+                    pieces.push((format!(" {}", clipped(c, 2000)), t.style(Role::Text)));
+                    pieces.extend(
+                        line.into_iter()
+                            .skip(2)
+                            .map(|s| (s.content.into_owned(), s.style)),
+                    );
+                }
+                None => pieces.extend(line.into_iter().map(|s| (s.content.into_owned(), s.style))),
+            }
             out.extend(wrap_spans(pieces, self.width, &more));
         }
         // Newest first, at most a few: the Experiments pane lists them all.
