@@ -237,3 +237,7 @@ impl ExperimentPort for Jobs {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "jobs_tests.rs"]
+mod tests;

@@ -36,7 +36,7 @@ fn folder() -> PathBuf {
 }
 
 /// The lease file of `cohort` in the ledger at `ledger`.
-fn file_of(ledger: &Path, cohort: &str) -> PathBuf {
+pub(super) fn file_of(ledger: &Path, cohort: &str) -> PathBuf {
     let abs = std::fs::canonicalize(ledger).unwrap_or_else(|_| ledger.to_path_buf());
     let key = crate::experiments::ledger::digest::sha256_hex(abs.display().to_string().as_bytes());
     // Cohort names are `b-` + digits, `T`, `Z` and hex; anything else is replaced.
