@@ -98,9 +98,6 @@ pub enum PlanError {
         inert_line(.0)
     )]
     NothingProduced(String),
-    /// A piece of context ranked by influence that is not a unit.
-    #[error("'{}' is not a context unit, so nothing can be removed; replaying from its step tests it", inert_line(.0))]
-    NotAUnit(String),
     /// An empty list to ablate or restore.
     #[error("nothing to {0}: the list is empty")]
     Empty(&'static str),

@@ -116,7 +116,7 @@ fn explain(app: &App, e: &EngineError) -> String {
     match e {
         EngineError::NoRunner => "no runner is configured: start with --runner 'CMD' or set [runner] command in tdn.toml (docs/experiments.md)".to_owned(),
         EngineError::NoFinalAnswer { .. } => "this run records no final answer, so a re-run has nothing to be compared with; experiments need one".to_owned(),
-        EngineError::Plan(PlanError::NothingProduced(_) | PlanError::NotAUnit(_)) => {
+        EngineError::Plan(PlanError::NothingProduced(_)) => {
             format!("{e} ({} replays from the selected step)", key(app, Action::Replay))
         }
         other => other.to_string(),
