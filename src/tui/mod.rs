@@ -11,6 +11,8 @@ pub mod action;
 pub mod app;
 pub mod document;
 pub mod effects;
+pub mod external;
+pub mod find;
 pub mod headless;
 pub mod judge;
 pub mod keymap;
@@ -18,6 +20,7 @@ pub mod overlays;
 pub mod panes;
 pub mod picker;
 pub mod render;
+pub mod share;
 pub mod start;
 pub mod theme;
 pub mod update;
@@ -51,6 +54,8 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 const TICK: Duration = Duration::from_millis(250);
 /// Most terminal events handled before a redraw.
 const MAX_BURST: usize = 256;
+/// Ticks between two looks at the run's file (a run still being written is read again).
+const WATCH_TICKS: u64 = 4;
 
 /// Everything the live screen needs.
 pub struct Screen {
@@ -62,6 +67,8 @@ pub struct Screen {
     pub opener: Arc<Opener>,
     /// Analyses a run again asking the judge, when one is configured.
     pub judged: Option<Arc<Opener>>,
+    /// Reads the run's file again and analyses the run at a position (when the file changes).
+    pub reloader: Option<Arc<Opener>>,
     /// Where copies are also saved.
     pub copy_dir: PathBuf,
 }
@@ -164,6 +171,7 @@ async fn event_loop(
         port,
         opener,
         judged,
+        reloader,
         copy_dir,
     } = screen;
     let (exp_tx, mut exp_rx): (UnboundedSender<JobEvent>, UnboundedReceiver<JobEvent>) =
@@ -185,9 +193,49 @@ async fn event_loop(
     }
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
+    // The run's file as last read, to notice when it changes.
+    let mut watched: Option<(PathBuf, Option<effects::FileStamp>)> = None;
     loop {
+        let source = app.doc.as_ref().and_then(|d| d.source.clone());
+        if watched.as_ref().map(|w| &w.0) != source.as_ref() {
+            watched = source.map(|p| {
+                let s = effects::stamp(&p);
+                (p, s)
+            });
+        }
         for effect in pending.drain(..) {
             match effect {
+                Effect::External { program, doc, step } => {
+                    // The program gets the terminal: stop reading keys, leave the screen, wait.
+                    drop(events);
+                    leave();
+                    let result = external::run(program, &doc, step, &app.theme);
+                    enable_raw_mode()?;
+                    execute!(std::io::stdout(), EnterAlternateScreen)?;
+                    if app.mouse {
+                        execute!(std::io::stdout(), EnableMouseCapture)?;
+                    }
+                    terminal.hide_cursor()?;
+                    full_redraw(terminal)?;
+                    events = EventStream::new();
+                    let _ = act_tx.send(Action::ExternalDone(result));
+                }
+                Effect::Reload(i) => {
+                    let (tx, reloader) = (act_tx.clone(), reloader.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let a = match reloader.as_ref().map(|r| r(i)) {
+                            Some(Ok(d)) => Action::Reloaded(i, Arc::new(d)),
+                            Some(Err(e)) => Action::Problem(format!(
+                                "the run's file could not be read again ({e}); the version on screen stays"
+                            )),
+                            None => Action::Problem(
+                                "this run cannot be read again: it did not come from a file"
+                                    .to_owned(),
+                            ),
+                        };
+                        let _ = tx.send(a);
+                    });
+                }
                 Effect::Quit => {
                     stop_experiments(&ctx, "the debugger was quit").await;
                     return Ok(None);
@@ -228,7 +276,18 @@ async fn event_loop(
             }
             Some(a) = act_rx.recv() => Some(a),
             Some(ev) = exp_rx.recv() => Some(Action::Experiment(Arc::new(ev))),
-            _ = tick.tick() => Some(Action::Tick),
+            _ = tick.tick() => {
+                if app.tick % WATCH_TICKS == 0
+                    && let Some((path, seen)) = watched.as_mut()
+                {
+                    let now = effects::stamp(path);
+                    if now.is_some() && now != *seen {
+                        *seen = now;
+                        pending.extend(update(&mut app, Action::FileChanged));
+                    }
+                }
+                Some(Action::Tick)
+            }
         };
         if let Some(a) = first {
             pending.extend(update(&mut app, a));

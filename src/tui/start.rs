@@ -31,6 +31,8 @@ pub struct Start {
     pub opener: Arc<Opener>,
     /// Analyses the run at a position again asking the judge (`None` without a judge).
     pub judged: Option<Arc<Opener>>,
+    /// Reads the file again and analyses the run at a position (when the file changes).
+    pub reloader: Option<Arc<Opener>>,
     /// Messages for the status bar besides the config's own warnings.
     pub messages: Vec<String>,
     /// `--render WxH`: draw once without a terminal, after pressing `keys`.
@@ -58,6 +60,7 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
         runs,
         opener,
         judged,
+        reloader,
         messages: extra,
         render,
         keys,
@@ -86,6 +89,7 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
         messages,
         headless: render.is_some(),
         size: render.unwrap_or((80, 24)),
+        share_dir: std::env::current_dir().ok(),
     };
     let runs_in_file = runs.len();
     let mut app = if runs_in_file == 1 {
@@ -152,6 +156,7 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
             port,
             opener,
             judged,
+            reloader,
             copy_dir: state_dir,
         },
     )?;

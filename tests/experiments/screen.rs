@@ -217,7 +217,7 @@ fn the_pane_shows_each_units_recorded_disposition_and_evidence_level() {
     press(&mut h, "6");
     let s = h.screen();
     assert!(
-        s.contains("'policy-2019' ✗ harmful · causal_ablation · effect -1 · confidence 0.75"),
+        s.contains("'policy-2019' ⊗ harmful · causal_ablation · effect -1 · confidence 0.75"),
         "{s}"
     );
     assert!(
@@ -291,7 +291,7 @@ fn a_suspect_step_shows_what_the_ledger_records_about_the_units_it_produced() {
     let (h, _) = screen(true);
     let s = h.screen();
     assert!(
-        s.contains("ledger: ablate 'policy-2019' → ✗ harmful · causal_ablation"),
+        s.contains("ledger: ablate 'policy-2019' → ⊗ harmful · causal_ablation"),
         "{s}"
     );
     assert!(!s.contains("untested"), "{s}");

@@ -68,7 +68,7 @@ fn at_80x24_the_influence_entry_is_ablated_and_the_dropped_unit_restored_by_keyb
     // One key shows the influence ranking, its top entry selected, within the 80x24 screen.
     press(&mut h, "i");
     let s = h.screen();
-    assert!(s.contains("▸Context influence (3)"), "{s}");
+    assert!(s.contains("[Context influence (3)]"), "{s}");
     assert!(s.contains("▶1  ★ policy-2019"), "{s}");
     assert!(s.contains("correlation, not a cause"), "{s}");
 
@@ -233,7 +233,7 @@ fn the_run_list_filters_opens_and_comes_back() {
     let p = h.app.shown_picker().expect("the list is back");
     assert_eq!(p.opened, Some(2));
     assert_eq!(p.selected(), Some(2));
-    assert!(h.screen().contains("▶●"), "{}", h.screen());
+    assert!(h.screen().contains("▶»"), "{}", h.screen());
     press(&mut h, "Esc Esc");
     assert!(h.app.shown_picker().is_none());
     assert_eq!(h.app.doc.as_ref().unwrap().run.id, "task-2");

@@ -86,6 +86,8 @@ fn two_runs(port: Arc<Recording>) -> Headless {
             step: Some(report.suspects[0].step.clone()),
             reason: Some("scripted".to_owned()),
             error: None,
+            named: None,
+            moved_because: None,
         });
         Ok(Document::new(
             d.run.as_ref().clone(),
@@ -144,6 +146,8 @@ fn the_judges_answer_about_a_run_left_behind_is_set_aside() {
             step: None,
             reason: None,
             error: Some("late".to_owned()),
+            named: None,
+            moved_because: None,
         });
         Arc::new(Document::new(d.run.as_ref().clone(), report, None))
     };

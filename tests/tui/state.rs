@@ -86,7 +86,7 @@ fn the_influence_key_from_another_pane_shows_the_ranking() {
     assert_eq!(h.app.focus, Pane::Suspects);
     assert_eq!(h.app.suspects.view, View::Context);
     let s = h.screen();
-    assert!(s.contains("▸Context influence (4)"), "{s}");
+    assert!(s.contains("[Context influence (4)]"), "{s}");
     assert!(s.contains("correlation, not a cause"), "{s}");
     // Every entry of the ranking can be selected at 80x24.
     press(&mut h, "G");

@@ -80,6 +80,19 @@ pub fn file_holds_several(runs_loaded: usize, index: Option<usize>, format: Sour
     runs_loaded > 1 || (index.is_some() && format != SourceFormat::Native)
 }
 
+/// Where the samples of run `run_id`, read from `file` (a file of several runs when `several`),
+/// are kept: `configured` (`[ledger] path` or `--ledger`) when given, else beside the file
+/// (attribution-ledger.md §7). The one place this is decided.
+pub fn locate_ledger(
+    configured: Option<&Path>,
+    file: &Path,
+    several: bool,
+    run_id: &str,
+) -> Location {
+    let runs_in_file = if several { 2 } else { 1 };
+    ledger::locate(file, configured, runs_in_file, run_id)
+}
+
 /// What running needs, resolved from the settings once.
 struct Ready {
     runner_command: UserCommand,
@@ -232,8 +245,7 @@ impl Engine {
         file: &Path,
         several: bool,
     ) -> Subject {
-        let runs_in_file = if several { 2 } else { 1 };
-        let ledger = ledger::locate(file, self.ledger_path.as_deref(), runs_in_file, &run.id);
+        let ledger = locate_ledger(self.ledger_path.as_deref(), file, several, &run.id);
         let run_path = std::fs::canonicalize(file)
             .or_else(|_| std::path::absolute(file))
             .unwrap_or_else(|_| file.to_path_buf());

@@ -87,7 +87,7 @@ impl Request {
             }
             Request::Ablate(t) => format!("ablate {} targets together", t.len()),
             Request::AblateEach(t) => format!("ablate {} suspects, one at a time", t.len()),
-            Request::Restore(u) if u.len() == 1 => format!("restore {}", quoted(u)),
+            Request::Restore(u) if u.len() == 1 => format!("restore unit {}", quoted(u)),
             Request::Restore(u) => format!("restore {} units together", u.len()),
             Request::Replay { from, patch: None } => {
                 format!("replay from step '{}'", inert_line(from.as_str()))

@@ -1,6 +1,7 @@
 //! How a job reads in the experiments pane: its status in the job list, and under it a summary
 //! of its verdicts (the causal ones named first, so they are seen however many probes ran), then
-//! each probe with a glyph per sample, the verdict in words (the engine's sentence when it gives
+//! each probe (those with a verdict first, the baseline they are judged against last) with a
+//! glyph per sample, the verdict in words (the engine's sentence when it gives
 //! one), the class and cost, its samples counted as they came out (answered, changed, errors,
 //! cancelled, not run), the samples' answers, what each saved sample formed in the ledger,
 //! stderr tails and samples the ledger could not save. Every line wraps to the pane. Reads only;
@@ -13,26 +14,28 @@ use crate::experiments::intervention::Intervention;
 use crate::tui::app::App;
 use crate::tui::theme::Role;
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
+use crate::tui::widgets::marks;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// Lines of a stderr tail shown under an errored sample.
 const STDERR_LINES: usize = 3;
 /// The sample glyphs, as the pane and the help explain them.
-pub const LEGEND: &str = "○ waiting  ◌ running  ● same answer  ✗ flipped  ! error  ⊘ cancelled";
+pub const LEGEND: &str =
+    "○ waiting  ◌ running  = same answer  Δ answer changed  ! error  ⊘ cancelled";
 /// The glyph of a sample held back until the ledger's lock is granted.
-pub const HELD: &str = "⧗";
+pub const HELD: &str = marks::SAMPLE_HELD;
 /// Spinner frames for running work, one per tick.
 const SPINNER: [&str; 4] = ["◜", "◝", "◞", "◟"];
 
 /// The glyph and role of a verdict.
 pub fn verdict_mark(v: Option<Verdict>) -> (&'static str, Role) {
     match v {
-        Some(Verdict::Confirmed) => ("✔", Role::VerdictConfirmed),
-        Some(Verdict::NotConfirmed) => ("○", Role::VerdictNotConfirmed),
-        Some(Verdict::Inconclusive) => ("?", Role::VerdictInconclusive),
-        Some(Verdict::Error) => ("!", Role::VerdictError),
-        None => ("·", Role::TextDim),
+        Some(Verdict::Confirmed) => (marks::VERDICT_CAUSAL, Role::VerdictConfirmed),
+        Some(Verdict::NotConfirmed) => (marks::VERDICT_NOT_CONFIRMED, Role::VerdictNotConfirmed),
+        Some(Verdict::Inconclusive) => (marks::VERDICT_INCONCLUSIVE, Role::VerdictInconclusive),
+        Some(Verdict::Error) => (marks::VERDICT_ERROR, Role::VerdictError),
+        None => (marks::NOT_PROBED, Role::TextDim),
     }
 }
 
@@ -57,14 +60,14 @@ pub fn verdict_line(app: &App, r: &ProbeResult, intervention: &str) -> Vec<Span<
             )
         }
         Some(Verdict::NotConfirmed) => (
-            "○ NOT CONFIRMED",
+            "∅ NOT CONFIRMED",
             Role::VerdictNotConfirmed,
             format!(
                 ": the outcome did not change in {n} re-runs; the rank stays a correlational proxy"
             ),
         ),
         Some(Verdict::Inconclusive) => (
-            "? INCONCLUSIVE",
+            "± INCONCLUSIVE",
             Role::VerdictInconclusive,
             format!(
                 ": {}/{n} flipped, {}/{n} completed; below majority, errors or an unstable baseline: raise samples or check stability",
@@ -77,7 +80,7 @@ pub fn verdict_line(app: &App, r: &ProbeResult, intervention: &str) -> Vec<Span<
             ": no sample completed, nothing was measured: check the runner".to_owned(),
         ),
         None => (
-            "· NOT PROBED",
+            "– NOT PROBED",
             Role::TextDim,
             ": listed, not re-run within the budget".to_owned(),
         ),
@@ -104,17 +107,21 @@ pub fn verdict_line(app: &App, r: &ProbeResult, intervention: &str) -> Vec<Span<
 fn sample_glyph(app: &App, s: &SampleState) -> Span<'static> {
     let t = &app.theme;
     match s {
-        SampleState::Waiting => Span::styled("○", t.style(Role::TextDim)),
-        SampleState::Running => Span::styled("◌", t.style(Role::Running)),
+        SampleState::Waiting => Span::styled(marks::SAMPLE_WAITING, t.style(Role::TextDim)),
+        SampleState::Running => Span::styled(marks::SAMPLE_RUNNING, t.style(Role::Running)),
         SampleState::Held(_) => Span::styled(HELD, t.style(Role::Warning)),
         SampleState::Done(SampleEnd::Answered { judged, .. }) if judged.flipped => {
-            Span::styled("✗", t.style(Role::VerdictConfirmed))
+            Span::styled(marks::SAMPLE_FLIPPED, t.style(Role::VerdictConfirmed))
         }
-        SampleState::Done(SampleEnd::Answered { .. }) => Span::styled("●", t.style(Role::Text)),
+        SampleState::Done(SampleEnd::Answered { .. }) => {
+            Span::styled(marks::SAMPLE_SAME, t.style(Role::Text))
+        }
         SampleState::Done(SampleEnd::Errored { .. }) => {
-            Span::styled("!", t.style(Role::VerdictError))
+            Span::styled(marks::VERDICT_ERROR, t.style(Role::VerdictError))
         }
-        SampleState::Done(SampleEnd::Cancelled { .. }) => Span::styled("⊘", t.style(Role::Warning)),
+        SampleState::Done(SampleEnd::Cancelled { .. }) => {
+            Span::styled(marks::SAMPLE_CANCELLED, t.style(Role::Warning))
+        }
     }
 }
 
@@ -286,7 +293,18 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
     if !job.probes.is_empty() {
         out.extend(para(app, legend, Role::TextDim, width, ""));
     }
-    for p in &job.probes {
+    // The probes with a verdict to give come first, the baselines they are judged against after:
+    // what a job found is read before how.
+    let ordered = job
+        .probes
+        .iter()
+        .filter(|p| p.info.intervention != Intervention::Baseline)
+        .chain(
+            job.probes
+                .iter()
+                .filter(|p| p.info.intervention == Intervention::Baseline),
+        );
+    for p in ordered {
         let mut spans = vec![(format!("{} ", p.info.label), t.style(Role::Heading))];
         spans.extend(p.samples.iter().map(|s| {
             let g = sample_glyph(app, s);

@@ -13,6 +13,7 @@ use crate::tui::app::App;
 use crate::tui::keymap::Scope;
 use crate::tui::theme::Role;
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
+use crate::tui::widgets::marks;
 use ratatui::text::{Line, Span};
 
 /// One ledger row.
@@ -62,10 +63,10 @@ pub fn tried(t: Option<&crate::experiments::intervention::Intervention>, fallbac
 /// The role a disposition is drawn in (a glyph goes with it, so colour is never alone).
 pub fn disposition_mark(d: &str) -> (&'static str, Role) {
     match d {
-        "harmful" => ("✗", Role::VerdictConfirmed),
-        "retained" => ("✔", Role::VerdictConfirmed),
-        "demotion_candidate" => ("↓", Role::Warning),
-        _ => ("·", Role::TextDim),
+        "harmful" => (marks::HARMFUL, Role::VerdictConfirmed),
+        "retained" => (marks::RETAINED, Role::VerdictConfirmed),
+        "demotion_candidate" => (marks::DEMOTION, Role::Warning),
+        _ => (" ", Role::TextDim),
     }
 }
 
