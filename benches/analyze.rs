@@ -19,8 +19,7 @@ const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
 fn bench(c: &mut Criterion) {
     let settings = Settings::default();
-    let embedder = tdn_tui::experiments::embedder::from_settings(&settings)
-        .unwrap_or_else(|e| panic!("the default embedder: {e}"));
+    let embedder = tdn_tui::experiments::embedder::from_settings(&settings);
     for shape in Shape::ALL {
         let mut analyzed = c.benchmark_group(format!("analyze/{}", shape.name()));
         analyzed.sample_size(10);

@@ -27,9 +27,9 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::sync::Arc;
+use tdn_tui::experiments::engine::Unavailable;
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext};
-use tdn_tui::tui::experiment_port::Unavailable;
 use tdn_tui::tui::headless::{Headless, parse_keys};
 use tdn_tui::tui::render::render;
 
@@ -65,8 +65,7 @@ fn analysed(text: &str) -> Document {
 /// The run and report of [`analysed`].
 fn analysed_parts(text: &str) -> (Arc<Run>, Report) {
     let settings = tdn_tui::config::Settings::default();
-    let embedder = tdn_tui::experiments::embedder::from_settings(&settings)
-        .unwrap_or_else(|e| panic!("the default embedder: {e}"));
+    let embedder = tdn_tui::experiments::embedder::from_settings(&settings);
     let loaded = load_str(text, Path::new("bench.json"), &LoadOptions::default())
         .unwrap_or_else(|e| panic!("a generated run loads: {e}"))
         .remove(0);

@@ -1,15 +1,19 @@
-//! `analyze`: the diagnosis of each run in the file, as text for people or, with `--json`, the
-//! report of docs/report.md (one compact object per line). Exit 0 when every run was analysed,
-//! 2 for a file that cannot be loaded or bad usage. On a terminal, stderr shows a progress bar
-//! meanwhile.
+//! `analyze`: the diagnosis of each run in the file, as text for people, with `--json` (or
+//! `--format json`) the report of docs/report.md (one compact object per line), or with
+//! `--format markdown` a page to paste into a bug, with the verdicts the run's attribution ledger
+//! holds. Exit 0 when every run was analysed, 2 for a file that cannot be loaded or bad usage. On
+//! a terminal, stderr shows a progress bar meanwhile.
 
-use super::args::AnalyzeArgs;
+use super::args::{AnalyzeArgs, ReportFormat};
 use super::common::{embedder_consent, load_options, reference_choice, settings, write_stdout};
 use super::progress_bar::Bar;
 use crate::analysis::judge::Judge;
 use crate::analysis::load::{self, Warning};
 use crate::analysis::progress::Progress;
-use crate::analysis::report::{AnalyzeOptions, analyze_with_progress, render_json, render_text};
+use crate::analysis::report::{
+    AnalyzeOptions, MarkdownExtras, VerdictRow, analyze_with_progress, render_json,
+    render_markdown, render_text,
+};
 use crate::config::Settings;
 use crate::experiments::command_judge::CommandJudge;
 use crate::experiments::embedder;
@@ -24,13 +28,18 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = embedder_consent(&mut settings) {
         notes.push(Warning::run(None, note));
     }
-    let embedder = embedder::from_settings(&settings).map_err(|e| anyhow::anyhow!(e))?;
+    let embedder = embedder::from_settings(&settings);
     let judge = judge_from(&settings, &mut notes);
     // A bar on stderr while a big run loads and is analysed; wiped before each report prints.
     let progress = Arc::new(Progress::new());
     let mut bar = Some(Bar::start(progress.clone()));
     let runs = load::load_path_with_progress(&args.run, &load_options(&args.input), &progress)?;
-    let last = runs.len().saturating_sub(1);
+    let format = match (args.json, args.format) {
+        (true, _) => ReportFormat::Json,
+        (false, f) => f.unwrap_or(ReportFormat::Text),
+    };
+    let runs_in_file = runs.len();
+    let last = runs_in_file.saturating_sub(1);
     for (k, loaded) in runs.into_iter().enumerate() {
         let mut loaded = loaded;
         loaded.warnings.extend(notes.iter().cloned());
@@ -43,10 +52,23 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
         let report = analyze_with_progress(&loaded, &opts, &progress);
         bar_now.finish();
-        let text = match (args.json, k) {
-            (true, _) => render_json(&report),
-            (false, 0) => render_text(&report),
-            (false, _) => format!("\n{}", render_text(&report)),
+        let text = match (format, k) {
+            (ReportFormat::Json, _) => render_json(&report),
+            (ReportFormat::Text, 0) => render_text(&report),
+            (ReportFormat::Text, _) => format!("\n{}", render_text(&report)),
+            (ReportFormat::Markdown, _) => {
+                let (verdicts, from) = ledger_verdicts(&settings, args, runs_in_file, &loaded);
+                let page = render_markdown(
+                    &report,
+                    &MarkdownExtras {
+                        final_answer: loaded.run.final_answer.clone(),
+                        reference_answer: loaded.run.reference_answer.clone(),
+                        verdicts_from: from,
+                        verdicts,
+                    },
+                );
+                if k == 0 { page } else { format!("\n{page}") }
+            }
         };
         if !write_stdout(&text)? {
             break;
@@ -80,4 +102,62 @@ fn judge_from(settings: &Settings, notes: &mut Vec<Warning>) -> Option<CommandJu
         cmd.text.clone(),
         settings.judge_timeout_s,
     ))
+}
+
+/// The latest verified record of each unit in the run's attribution ledger, as verdict rows, and
+/// where they were read; none when the ledger does not exist or cannot be read (then a row says
+/// why).
+fn ledger_verdicts(
+    settings: &Settings,
+    args: &AnalyzeArgs,
+    runs_in_file: usize,
+    loaded: &load::Loaded,
+) -> (Vec<VerdictRow>, Option<String>) {
+    use crate::experiments::engine::{file_holds_several, locate_ledger};
+    use crate::experiments::ledger::evidence;
+    let several = file_holds_several(runs_in_file, args.input.index, loaded.source_format);
+    let location = locate_ledger(
+        settings.ledger.path.as_deref(),
+        &args.run,
+        several,
+        &loaded.run.id,
+    );
+    let from = format!("the attribution ledger '{}'", location.path.display());
+    let e = match evidence(&location.path, &loaded.run.id) {
+        Ok(Some(e)) => e,
+        Ok(None) => return (Vec::new(), None),
+        Err(e) => {
+            return (
+                vec![VerdictRow {
+                    target: "the ledger".to_owned(),
+                    experiment: "ledger".to_owned(),
+                    verdict: "unreadable".to_owned(),
+                    detail: e.to_string(),
+                }],
+                Some(from),
+            );
+        }
+    };
+    // The latest attribution of each unit, as the ledger's one read gives them.
+    let rows = e
+        .latest
+        .iter()
+        .map(|a| {
+            let r = &a.attribution;
+            VerdictRow {
+                target: format!("{} '{}'", r.component_kind, r.component_id),
+                experiment: "ledger record".to_owned(),
+                verdict: format!("{} · {}", r.disposition.as_str(), r.evidence_level.as_str()),
+                detail: format!(
+                    "effect {} from {} trial{}, tested {} ({})",
+                    crate::analysis::influence::js_number(r.effect),
+                    r.trial_ids.len(),
+                    if r.trial_ids.len() == 1 { "" } else { "s" },
+                    r.tested_at,
+                    a.status.as_str()
+                ),
+            }
+        })
+        .collect();
+    (rows, Some(from))
 }

@@ -1,10 +1,12 @@
-//! `tdn-tui RUN`: open the debugger (or, with `--render WxH`, print its screen as text). Loading
-//! problems are reported on stderr with exit 2 before the terminal is touched; the screen itself
-//! is started by `tui::start`, and while it is up logs go to a file and nothing is printed.
+//! `tdn-tui RUN`: open the debugger (or, with `--render WxH`, print its screen as text). The live
+//! screen takes the terminal at once and shows progress while the file is loaded and analysed on
+//! a thread of its own; a loading problem gives the terminal back and is reported on stderr with
+//! exit 2 (with `--render`, or without a terminal, before anything is drawn). The screen itself is
+//! started by `tui::start`, and while it is up logs go to a file and nothing is printed.
 
 mod reports;
 
-use super::args::{Color as ColorArg, OpenArgs};
+use super::args::{Color as ColorArg, InputArgs, OpenArgs};
 use super::common::{load_options, reference_choice, write_stdout};
 use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{ConfidenceOptions, Embedder};
@@ -18,7 +20,7 @@ use crate::experiments::command_judge::CommandJudge;
 use crate::tui::app::Document;
 use crate::tui::effects::Opener;
 use crate::tui::headless::{parse_keys, parse_size};
-use crate::tui::start::{Ready, Start, StartLoading, choice, start, start_loading};
+use crate::tui::start::{Ended, Ready, Start, StartLoading, choice, start, start_loading};
 use anyhow::bail;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -50,7 +52,16 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let keys = parse_keys(args.keys.as_deref().unwrap_or("")).map_err(anyhow::Error::msg)?;
+    // Without a terminal (and no --render) a file that cannot be opened says so first; only a
+    // good one needs a terminal.
     if render.is_none() && !std::io::stdout().is_terminal() {
+        let runs = load::load_path(path, &load_options(&args.input))?;
+        if runs.is_empty() {
+            bail!("{}: the file holds no run", path.display());
+        }
+        if let Some(p) = &args.report {
+            reports::read_reports(p, &runs)?;
+        }
         bail!("the debugger needs a terminal; to print its screen as text, add --render 120x40");
     }
     let reference = reference_choice(&args.reference)?;
@@ -65,12 +76,11 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
                 .to_owned(),
         );
     }
-    let embedder: Arc<dyn Embedder> = Arc::from(
-        crate::experiments::embedder::from_settings(&settings).map_err(anyhow::Error::msg)?,
-    );
+    let embedder: Arc<dyn Embedder> =
+        Arc::from(crate::experiments::embedder::from_settings(&settings));
     let work = Work {
         path: path.clone(),
-        load: load_options(&args.input),
+        input: args.input.clone(),
         report: args.report.clone(),
         reference,
         embedder,
@@ -86,45 +96,63 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
             _ => None,
         },
     };
-    let Some(size) = render else {
-        // The live screen takes the terminal at once and shows the load's progress; the run is
-        // loaded and analysed on a thread of its own (issue 11).
-        let progress = Arc::new(Progress::new());
-        let (tx, rx) = std::sync::mpsc::channel();
-        let counted = progress.clone();
-        std::thread::spawn(move || {
-            let ready = work.prepare(&counted, true).map_err(|e| format!("{e:#}"));
-            let _ = tx.send(ready);
-        });
-        start_loading(StartLoading {
-            settings,
-            file: path.display().to_string(),
-            progress,
-            done: rx,
-            messages,
-        })?;
-        return Ok(ExitCode::SUCCESS);
+    let ended = match render {
+        None => {
+            // The live screen takes the terminal at once and shows the load's progress; the run
+            // is loaded and analysed on a thread of its own (issue 11).
+            let progress = Arc::new(Progress::new());
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let counted = progress.clone();
+            std::thread::spawn(move || {
+                let ready = work.prepare(&counted, true).map_err(|e| format!("{e:#}"));
+                let _ = tx.send(ready);
+            });
+            start_loading(StartLoading {
+                settings,
+                file: path.display().to_string(),
+                progress,
+                done: rx,
+                messages,
+            })?
+        }
+        Some(size) => {
+            let ready = work.prepare(&Progress::new(), false)?;
+            start(Start {
+                settings,
+                runs: ready.runs,
+                opener: ready.opener,
+                judged: ready.judged,
+                reloader: ready.reloader,
+                messages,
+                render: Some(size),
+                keys,
+                index: ready.index,
+            })?
+        }
     };
-    let ready = work.prepare(&Progress::new(), false)?;
-    let screen = start(Start {
-        settings,
-        runs: ready.runs,
-        opener: ready.opener,
-        judged: ready.judged,
-        messages,
-        render: Some(size),
-        keys,
-    })?;
-    if let Some(text) = screen {
-        write_stdout(&text)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    // A stop signal ends the screen as it ends any program (128 + the signal), once its
+    // experiments are stopped; the screen is still printed when it can be.
+    let signal = match ended {
+        Ended::Rendered(text, signal) => {
+            if let Err(e) = write_stdout(&text)
+                && signal.is_none()
+            {
+                return Err(e);
+            }
+            signal
+        }
+        Ended::Left(signal) => signal,
+    };
+    Ok(match signal {
+        Some(s) => ExitCode::from(u8::try_from(128 + s).unwrap_or(130)),
+        None => ExitCode::SUCCESS,
+    })
 }
 
 /// What opening the file takes, handed to the thread that does it.
 struct Work {
     path: std::path::PathBuf,
-    load: load::LoadOptions,
+    input: InputArgs,
     report: Option<std::path::PathBuf>,
     reference: ReferenceChoice,
     embedder: Arc<dyn Embedder>,
@@ -138,14 +166,14 @@ impl Work {
     fn prepare(self, progress: &Progress, open_first: bool) -> anyhow::Result<Ready> {
         let Work {
             path,
-            load,
+            input,
             report,
             reference,
             embedder,
             confidence,
             judge,
         } = self;
-        let loaded = load::load_path_with_progress(&path, &load, progress)?;
+        let loaded = load::load_path_with_progress(&path, &load_options(&input), progress)?;
         if loaded.is_empty() {
             bail!("{}: the file holds no run", path.display());
         }
@@ -154,6 +182,7 @@ impl Work {
             None => None,
         };
         let choices = loaded.iter().map(choice).collect();
+        let index = input.index.zip(loaded.first().map(|l| l.source_format));
         let analysis = Arc::new(Analysis {
             runs: loaded
                 .into_iter()
@@ -179,6 +208,20 @@ impl Work {
                 },
             )
         };
+        // When the file changes (a run still being written), it is read and analysed again.
+        let reloader: Arc<Opener> = {
+            let (path, input) = (path.clone(), input.clone());
+            let analysis = analysis.clone();
+            Arc::new(move |i: usize| {
+                let runs =
+                    load::load_path(&path, &load_options(&input)).map_err(|e| e.to_string())?;
+                let loaded = runs
+                    .into_iter()
+                    .nth(i)
+                    .ok_or_else(|| format!("the file no longer holds a run at position {i}"))?;
+                analysis.open_loaded(loaded)
+            })
+        };
         let first = if open_first && analysis.runs.len() == 1 {
             Some(match reports.as_ref().and_then(|r| r.first()) {
                 Some(r) => analysis.with_report(0, r.clone()),
@@ -198,6 +241,8 @@ impl Work {
             first,
             opener,
             judged,
+            reloader: Some(reloader),
+            index,
         })
     }
 }
@@ -225,6 +270,32 @@ impl Analysis {
             .ok_or_else(|| format!("the file has no run at position {i}"))
     }
 
+    fn options<'a>(&'a self, judge: Option<&'a dyn Judge>) -> AnalyzeOptions<'a> {
+        AnalyzeOptions {
+            reference: self.reference.clone(),
+            embedder: self.embedder.as_ref(),
+            confidence: self.confidence,
+            judge,
+        }
+    }
+
+    /// Analyses a run read again from the file and opens it.
+    fn open_loaded(&self, loaded: load::Loaded) -> Result<Document, String> {
+        let run = Arc::new(loaded.run);
+        let report = analyze_run(
+            &run,
+            &loaded.warnings,
+            loaded.source_format,
+            &self.options(None),
+            &Progress::new(),
+        );
+        Ok(Document::from_shared(
+            run,
+            report,
+            Some(self.source.clone()),
+        ))
+    }
+
     /// Analyses the run at `i` (asking `judge` when given) and opens it.
     fn open(
         &self,
@@ -237,12 +308,7 @@ impl Analysis {
             &r.run,
             &r.warnings,
             r.source_format,
-            &AnalyzeOptions {
-                reference: self.reference.clone(),
-                embedder: self.embedder.as_ref(),
-                confidence: self.confidence,
-                judge,
-            },
+            &self.options(judge),
             progress,
         );
         self.with_report(i, report)

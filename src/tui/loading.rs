@@ -1,21 +1,20 @@
 //! The screen while a run loads and is analysed (issue 11): drawn as soon as the terminal is
 //! taken, then redrawn ten times a second from the load's `Progress` (stage, steps, context
-//! ranked, time) until the work, on its own thread, hands over what the screen opens with. The
-//! quit key (`q`, Ctrl-C, or what the keymap binds to quit) leaves at once; the work is left to
-//! end with the process. Reads the terminal's events; computes nothing about the run.
+//! ranked, time) until the work, on its own thread, hands over what the screen opens with
+//! (`tui::run_loading` runs the loop). The quit key (`q`, Ctrl-C, or what the keymap binds to
+//! quit) leaves at once; the work is left to end with the process. Draws; reads nothing and
+//! computes nothing about the run.
 
 use super::action::Action;
 use super::keymap::{Chord, Keymap, Scope};
 use super::theme::{Role, Theme};
 use crate::analysis::model::inert_line;
 use crate::analysis::progress::{Progress, Snapshot, Stage};
-use crossterm::event::{Event, KeyEventKind};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
 /// How often the loading screen is redrawn.
@@ -41,37 +40,8 @@ pub enum Outcome<T> {
     Failed(String),
     /// The user quit.
     Quit,
-}
-
-/// Draws `view` until `done` yields, or the user quits. `draw` puts a frame on the terminal;
-/// events are read between frames.
-pub fn wait<T>(
-    view: &View,
-    theme: &Theme,
-    keymap: &Keymap,
-    done: &Receiver<Result<T, String>>,
-    mut draw: impl FnMut(&dyn Fn(&mut Frame)) -> std::io::Result<()>,
-) -> std::io::Result<Outcome<T>> {
-    loop {
-        draw(&|f: &mut Frame| render(view, theme, f))?;
-        match done.try_recv() {
-            Ok(Ok(t)) => return Ok(Outcome::Ready(t)),
-            Ok(Err(why)) => return Ok(Outcome::Failed(why)),
-            Err(TryRecvError::Disconnected) => {
-                return Ok(Outcome::Failed(
-                    "the run could not be opened (the loader stopped)".to_owned(),
-                ));
-            }
-            Err(TryRecvError::Empty) => {}
-        }
-        if crossterm::event::poll(REDRAW)?
-            && let Event::Key(k) = crossterm::event::read()?
-            && k.kind != KeyEventKind::Release
-            && quits(keymap, &Chord::from_event(&k))
-        {
-            return Ok(Outcome::Quit);
-        }
-    }
+    /// A stop signal came (its number).
+    Signal(i32),
 }
 
 /// True for a chord that quits: the keymap's quit keys, Ctrl-C always.

@@ -2,25 +2,27 @@
 //! settings, the first state (the run, or the list of a file's runs), the experiment engine (the
 //! user's runner, or none), then either one headless frame returned as text (`--render`, once
 //! the command line has loaded the runs) or the live terminal (logs to a file), which
-//! [`start_loading`] takes at once and fills in while the run loads. Reads the keymap and theme
-//! files; prints nothing.
+//! [`start_loading`] takes at once and fills in while the run loads on a thread of its own (issue
+//! 11). Reads the keymap and theme files; prints nothing.
 
 use super::app::{App, AppOptions, Document};
 use super::effects::{Clipboard, EffectContext, Opener};
-use super::experiment_port::{ExperimentPort, Unavailable};
 use super::headless::Headless;
 use super::keymap::{Chord, Keymap};
-use super::live_port::LivePort;
 use super::loading::View;
 use super::picker::RunChoice;
 use super::theme::Theme;
 use super::{Screen, run, run_loading};
+use crate::analysis::import::SourceFormat;
 use crate::analysis::load::Loaded;
 use crate::analysis::progress::Progress;
 use crate::config::{ColorChoice, Settings};
+use crate::experiments::engine::drive::StopSignals;
+use crate::experiments::engine::jobs::Jobs;
+use crate::experiments::engine::port::ExperimentPort;
+use crate::experiments::engine::{Consent, Engine};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
 /// How the screen is started.
@@ -33,34 +35,51 @@ pub struct Start {
     pub opener: Arc<Opener>,
     /// Analyses the run at a position again asking the judge (`None` without a judge).
     pub judged: Option<Arc<Opener>>,
+    /// Reads the file again and analyses the run at a position (when the file changes).
+    pub reloader: Option<Arc<Opener>>,
     /// Messages for the status bar besides the config's own warnings.
     pub messages: Vec<String>,
     /// `--render WxH`: draw once without a terminal, after pressing `keys`.
     pub render: Option<(u16, u16)>,
     /// `--keys`.
     pub keys: Vec<Chord>,
+    /// `--index`, and the format of the file, when one run was picked out of a file.
+    pub index: Option<(usize, SourceFormat)>,
 }
 
-/// Runs the screen. With `render`, returns the final screen as text; else runs the live screen
-/// until the user quits and returns `None`.
-pub fn start(s: Start) -> anyhow::Result<Option<String>> {
+/// What the screen ended with.
+pub enum Ended {
+    /// `--render`: the final screen as text, and the stop signal that cut the wait for its jobs
+    /// short, if one did.
+    Rendered(String, Option<i32>),
+    /// The live screen was left: by the user (`None`) or by a stop signal.
+    Left(Option<i32>),
+}
+
+/// Runs the screen. With `render`, returns the final screen as text once the jobs started by
+/// the keys have ended; else runs the live screen until the user quits.
+pub fn start(s: Start) -> anyhow::Result<Ended> {
     let Start {
         settings,
         runs,
         opener,
         judged,
+        reloader,
         messages: extra,
         render,
         keys,
+        index,
     } = s;
+    // Experiments run on this runtime; stop signals are listened for from the start, so none
+    // ends the process while a job runs.
+    let (rt, mut signals) = runtime()?;
     let opts = app_options(&settings, extra, render);
-    let runs_in_file = runs.len();
-    let first = if runs_in_file == 1 {
+    let first = if runs.len() == 1 {
         Some(opener(0).map_err(anyhow::Error::msg)?)
     } else {
         None
     };
-    let (mut app, port) = first_state(&settings, runs, first, judged.is_some(), opts);
+    let (mut app, port) = first_state(&settings, runs, first, judged.is_some(), opts, &rt, index);
     if let Some(size) = render {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let ctx = EffectContext {
@@ -74,22 +93,34 @@ pub fn start(s: Start) -> anyhow::Result<Option<String>> {
         app.size = size;
         let mut h = Headless::new(app, ctx, rx);
         h.press_all(&keys);
-        return Ok(Some(h.screen()));
+        let signal = h.wait_for_jobs(&rt, &mut signals);
+        let screen = h.screen();
+        drop(h);
+        rt.shutdown_timeout(std::time::Duration::from_millis(500));
+        return Ok(Ended::Rendered(screen, signal));
     }
     let state_dir = state_dir();
     start_log(&settings, &state_dir);
-    run(Screen {
-        app,
-        port,
-        opener,
-        judged,
-        copy_dir: state_dir,
-    })?;
-    Ok(None)
+    if let Some(doc) = &app.doc {
+        port.open(doc.run.clone(), doc.report.clone(), doc.source.clone());
+    }
+    let signal = run(
+        rt,
+        signals,
+        Screen {
+            app,
+            port,
+            opener,
+            judged,
+            reloader,
+            copy_dir: state_dir,
+        },
+    )?;
+    Ok(Ended::Left(signal))
 }
 
 /// What the work behind the loading screen hands over: the file's runs, the first run opened
-/// when the file holds one, and how to open (and judge) runs.
+/// when the file holds one, and how to open, judge and reload runs.
 pub struct Ready {
     /// The runs of the file, for the list.
     pub runs: Vec<RunChoice>,
@@ -99,10 +130,13 @@ pub struct Ready {
     pub opener: Arc<Opener>,
     /// Analyses the run at a position again asking the judge (`None` without a judge).
     pub judged: Option<Arc<Opener>>,
+    /// Reads the file again and analyses the run at a position (when the file changes).
+    pub reloader: Option<Arc<Opener>>,
+    /// `--index`, and the format of the file, when one run was picked out of a file.
+    pub index: Option<(usize, SourceFormat)>,
 }
 
-/// How the live screen is started while the run still loads (issue 11: the terminal is taken at
-/// once and shows progress; the work runs on its own thread).
+/// How the live screen is started while the run still loads.
 pub struct StartLoading {
     /// The resolved settings.
     pub settings: Settings,
@@ -111,13 +145,14 @@ pub struct StartLoading {
     /// The work's counters.
     pub progress: Arc<Progress>,
     /// Where the work hands over (or says why it cannot).
-    pub done: Receiver<Result<Ready, String>>,
+    pub done: tokio::sync::oneshot::Receiver<Result<Ready, String>>,
     /// Messages for the status bar besides the config's own warnings.
     pub messages: Vec<String>,
 }
 
-/// Runs the live screen from the loading screen on, until the user quits.
-pub fn start_loading(s: StartLoading) -> anyhow::Result<()> {
+/// Runs the live screen from the loading screen on, until the user quits (or a stop signal, as
+/// [`start`]).
+pub fn start_loading(s: StartLoading) -> anyhow::Result<Ended> {
     let StartLoading {
         settings,
         file,
@@ -125,6 +160,7 @@ pub fn start_loading(s: StartLoading) -> anyhow::Result<()> {
         done,
         messages,
     } = s;
+    let (rt, signals) = runtime()?;
     let opts = app_options(&settings, messages, None);
     let theme = opts.theme.clone();
     let keymap = opts.keymap.clone();
@@ -135,17 +171,49 @@ pub fn start_loading(s: StartLoading) -> anyhow::Result<()> {
         progress,
         started: Instant::now(),
     };
-    run_loading(&view, &theme, &keymap, &done, |ready: Ready| {
-        let judged = ready.judged;
-        let (app, port) = first_state(&settings, ready.runs, ready.first, judged.is_some(), opts);
-        Ok(Screen {
-            app,
-            port,
-            opener: ready.opener,
-            judged,
-            copy_dir: state_dir,
-        })
-    })
+    let signal = run_loading(
+        rt,
+        signals,
+        &view,
+        &theme,
+        &keymap,
+        done,
+        |ready: Ready, rt| {
+            let judged = ready.judged;
+            let (app, port) = first_state(
+                &settings,
+                ready.runs,
+                ready.first,
+                judged.is_some(),
+                opts,
+                rt,
+                ready.index,
+            );
+            if let Some(doc) = &app.doc {
+                port.open(doc.run.clone(), doc.report.clone(), doc.source.clone());
+            }
+            Ok(Screen {
+                app,
+                port,
+                opener: ready.opener,
+                judged,
+                reloader: ready.reloader,
+                copy_dir: state_dir,
+            })
+        },
+    )?;
+    Ok(Ended::Left(signal))
+}
+
+/// The runtime experiments run on, and the stop signals listened for from the start, so none
+/// ends the process while a job runs.
+fn runtime() -> anyhow::Result<(tokio::runtime::Runtime, StopSignals)> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let signals = rt.block_on(async { StopSignals::listen() });
+    Ok((rt, signals))
 }
 
 /// The theme, the keymap and the start-up messages from the resolved settings.
@@ -166,18 +234,20 @@ fn app_options(settings: &Settings, extra: Vec<String>, render: Option<(u16, u16
         messages,
         headless: render.is_some(),
         size: render.unwrap_or((80, 24)),
+        share_dir: std::env::current_dir().ok(),
     }
 }
 
-/// The first state (the run opened, or the list of the file's runs) and the experiment engine,
-/// told about the open run.
+/// The first state (the run opened, or the list of the file's runs) and the experiment engine.
 fn first_state(
     settings: &Settings,
     runs: Vec<RunChoice>,
     first: Option<Document>,
     judged: bool,
     opts: AppOptions,
-) -> (App, Arc<dyn ExperimentPort>) {
+    rt: &tokio::runtime::Runtime,
+    index: Option<(usize, SourceFormat)>,
+) -> (App, Arc<Jobs>) {
     let runs_in_file = runs.len();
     let mut app = match first {
         Some(doc) if runs_in_file == 1 => App::new(doc, opts),
@@ -193,10 +263,15 @@ fn first_state(
             )
         });
     }
-    let port = experiment_port(settings, runs_in_file);
-    if let Some(doc) = &app.doc {
-        port.open(doc.run.clone(), doc.report.clone(), doc.source.clone());
-    }
+    // The screen shows the exact command and asks before the first experiment of a session,
+    // which is the user's consent for a command from the current folder's tdn.toml too.
+    let port = Arc::new(Jobs::new(
+        Engine::new(settings, Consent::Given),
+        rt.handle().clone(),
+        runs_in_file,
+        index.map(|(i, _)| i),
+        index.map(|(_, f)| f),
+    ));
     (app, port)
 }
 
@@ -209,17 +284,6 @@ fn state_dir() -> PathBuf {
 /// A run of a file as the run list shows it.
 pub fn choice(l: &Loaded) -> RunChoice {
     RunChoice::new(&l.run)
-}
-
-/// The experiment engine the screen talks to (the seam: `tui::experiment_port`). Without a
-/// runner every request is refused with how to configure one.
-fn experiment_port(settings: &Settings, runs_in_file: usize) -> Arc<dyn ExperimentPort> {
-    match &settings.runner {
-        Some(_) => Arc::new(LivePort::new(settings).with_runs_in_file(runs_in_file)),
-        None => Arc::new(Unavailable {
-            reason: "no runner is configured: start with --runner 'CMD' or set [runner] command in tdn.toml (docs/experiments.md)".to_owned(),
-        }),
-    }
 }
 
 fn runner_note(settings: &Settings) -> String {

@@ -103,7 +103,14 @@ fn duplicate_step_ids_are_an_error() {
 
 #[test]
 fn top_level_errors() {
-    assert!(msg(load_json(json!([1, 2]))).contains("must be a JSON object"));
+    // An array is no run, but it may be a trace: the message names each format tried (issue 10).
+    let array = msg(load_json(json!([1, 2])));
+    assert!(
+        array.contains("the file holds a JSON array of 2 item(s) that matches no known trace format; tried, in order:"),
+        "{array}"
+    );
+    assert!(array.contains("\n  messages: "), "{array}");
+    assert!(!array.contains("must be a JSON object"), "{array}");
     assert!(
         msg(load_json(
             json!({"id": "x", "status": "failed", "steps": []})
@@ -244,4 +251,33 @@ fn warnings_past_the_cap_are_counted_in_one() {
         "{last}"
     );
     assert_eq!(loaded.run.steps.len(), 1_500, "the steps are all kept");
+}
+
+#[test]
+fn container_is_read_kept_when_written_back_and_a_bad_value_is_warned() {
+    let l = load_json(minimal(json!([
+        {"id": "a", "kind": "agent", "container": true, "error": "step failed"},
+        {"id": "t", "kind": "tool", "parent": "a", "tool": {"name": "x"}, "error": "timeout"},
+        {"id": "e", "kind": "event", "container": "yes"}
+    ])))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let run = &l.run;
+    assert!(run.steps[0].is_container());
+    assert!(!run.steps[1].is_container());
+    assert!(!run.steps[2].is_container());
+    assert!(
+        l.warnings
+            .iter()
+            .any(|w| w.field.as_deref() == Some("container")),
+        "{:?}",
+        l.warnings
+    );
+    // The wrapper's failure came from the tool inside it: one failure, the message still kept.
+    assert_eq!(run.steps[0].error, None);
+    assert_eq!(run.steps[0].attributes["container.error"], "step failed");
+    assert_eq!(run.steps[1].error.as_deref(), Some("timeout"));
+    let written = serde_json::to_value(&run.steps[0]).unwrap_or_default();
+    assert_eq!(written["container"], true);
+    let plain = serde_json::to_value(&run.steps[1]).unwrap_or_default();
+    assert!(plain.get("container").is_none(), "false is not written");
 }

@@ -15,6 +15,10 @@ pub struct Warning {
     pub index: Option<usize>,
     /// The field at fault.
     pub field: Option<String>,
+    /// The warning is about the whole file (its format, values that hold no run), the same for
+    /// every run in it: commands that list several runs say it once. Not written to reports.
+    #[serde(skip)]
+    pub file: bool,
     /// For a warning that a list was cut short: what, how many there were, how many are listed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut: Option<Cut>,
@@ -63,7 +67,16 @@ impl Warning {
             step: None,
             index: None,
             field: field.map(str::to_owned),
+            file: false,
             cut: None,
+        }
+    }
+
+    /// A warning about the whole file, the same for every run it holds.
+    pub fn file(field: Option<&str>, message: impl Into<String>) -> Self {
+        Warning {
+            file: true,
+            ..Warning::run(field, message)
         }
     }
 
@@ -85,6 +98,7 @@ impl Warning {
             step: Some(id.to_owned()),
             index: Some(index),
             field: Some(field.to_owned()),
+            file: false,
             cut: None,
         }
     }

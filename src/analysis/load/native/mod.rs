@@ -5,6 +5,7 @@
 //! top-level parts, `step.rs` one step, `refs.rs` the references between steps and units once all
 //! are known, and `stream.rs` reads a native file's steps one by one straight from its text.
 
+mod bubbled;
 mod compact;
 mod refs;
 mod step;
@@ -189,8 +190,9 @@ pub(super) fn finish(
             resolve_refs(step, *refs, &seen, &unit_ids, &mut w);
         }
     }
-    steps.shrink_to_fit();
     drop(unit_ids);
+    bubbled::one_failure_per_fault(&mut steps);
+    steps.shrink_to_fit();
     run.steps = steps;
     for key in TOP_FIELDS {
         obj.remove(*key);
