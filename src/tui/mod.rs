@@ -87,7 +87,10 @@ pub fn run(
 ) -> anyhow::Result<Option<i32>> {
     install_panic_hook();
     let mut terminal = enter()?;
-    let result = rt.block_on(event_loop(&mut terminal, screen, signals));
+    let result = rt.block_on(async {
+        let events = EventStream::new();
+        event_loop(&mut terminal, screen, signals, events).await
+    });
     leave();
     let _ = terminal.show_cursor();
     rt.shutdown_timeout(Duration::from_millis(500));
@@ -110,6 +113,9 @@ pub fn run_loading<T>(
 ) -> anyhow::Result<Option<i32>> {
     install_panic_hook();
     let mut terminal = enter()?;
+    // One stream of terminal events for the loading screen and the screen after it: a second
+    // stream would leave the first's reader behind to take keys meant for the screen.
+    let mut events = rt.block_on(async { EventStream::new() });
     let waited = rt.block_on(loading_loop(
         &mut terminal,
         view,
@@ -117,6 +123,7 @@ pub fn run_loading<T>(
         keymap,
         done,
         &mut signals,
+        &mut events,
     ));
     let screen = match waited {
         Ok(loading::Outcome::Ready(t)) => open(t, &rt),
@@ -141,7 +148,7 @@ pub fn run_loading<T>(
             return Err(e);
         }
     };
-    let result = rt.block_on(event_loop(&mut terminal, screen, signals));
+    let result = rt.block_on(event_loop(&mut terminal, screen, signals, events));
     leave();
     let _ = terminal.show_cursor();
     rt.shutdown_timeout(Duration::from_millis(500));
@@ -157,8 +164,8 @@ async fn loading_loop<T>(
     keymap: &keymap::Keymap,
     mut done: tokio::sync::oneshot::Receiver<Result<T, String>>,
     signals: &mut StopSignals,
+    events: &mut EventStream,
 ) -> anyhow::Result<loading::Outcome<T>> {
-    let mut events = EventStream::new();
     let mut tick = tokio::time::interval(loading::REDRAW);
     loop {
         terminal.draw(|f| loading::render(view, theme, f))?;
@@ -261,6 +268,7 @@ async fn event_loop(
     terminal: &mut Term,
     screen: Screen,
     mut signals: StopSignals,
+    mut events: EventStream,
 ) -> anyhow::Result<Option<i32>> {
     let Screen {
         mut app,
@@ -287,7 +295,6 @@ async fn event_loop(
     if app.doc.is_some() {
         pending.push(Effect::LoadLedger);
     }
-    let mut events = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
     // The run's file as last read, to notice when it changes.
     let mut watched: Option<(PathBuf, Option<effects::FileStamp>)> = None;
