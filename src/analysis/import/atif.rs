@@ -45,10 +45,6 @@ impl Importer for Atif {
         matches!(doc, Document::One(v) if is_trajectory(v))
     }
 
-    fn count(&self, _doc: &Document) -> usize {
-        1
-    }
-
     fn import(
         &self,
         doc: Document,

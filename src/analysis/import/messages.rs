@@ -60,10 +60,6 @@ impl Importer for Messages {
         list(doc).is_some()
     }
 
-    fn count(&self, _doc: &Document) -> usize {
-        1
-    }
-
     fn import(
         &self,
         doc: Document,

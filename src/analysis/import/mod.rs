@@ -131,8 +131,11 @@ pub trait Importer: Sync {
     fn looks_for(&self) -> &'static str;
     /// True when the document looks like this format (cheap: look at keys, not content).
     fn sniff(&self, doc: &Document) -> bool;
-    /// How many runs the document holds (for `--index` checks and the picker).
-    fn count(&self, doc: &Document) -> usize;
+    /// How many runs the document holds (for `--index` checks and the picker); one unless the
+    /// format can hold several.
+    fn count(&self, _doc: &Document) -> usize {
+        1
+    }
     /// Converts the runs of the document (only the one at `index` when given).
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError>;
 }
@@ -155,10 +158,6 @@ impl Importer for Native {
             Some(Value::Object(o)) => o.contains_key("format"),
             _ => false,
         }
-    }
-
-    fn count(&self, _doc: &Document) -> usize {
-        1
     }
 
     fn import(
