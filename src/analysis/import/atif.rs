@@ -12,11 +12,10 @@
 //! before answering. Pure; never panics.
 
 use super::spans::{outcome::FINAL_ANSWER_TOOLS, status_guess};
-use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text, tree};
 use crate::analysis::load::Document;
 use crate::analysis::model::{RUN_FORMAT, value_text};
 use serde_json::{Map, Value, json};
-use std::collections::HashSet;
 
 /// The ATIF importer.
 pub struct Atif;
@@ -74,7 +73,7 @@ fn text(v: &Value, key: &str) -> Option<String> {
 
 fn build(v: &Value, atif_steps: &[Value]) -> Value {
     let mut steps: Vec<Value> = Vec::with_capacity(atif_steps.len());
-    let mut used: HashSet<String> = HashSet::new();
+    let mut used = tree::UniqueIds::with_capacity(atif_steps.len());
     let mut task: Option<String> = None;
     let mut answer: Option<String> = None;
     let mut called_tools: Vec<String> = Vec::new();
@@ -84,7 +83,7 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
             .map(value_text)
             .and_then(|t| chat::non_empty(&t))
             .unwrap_or_else(|| (i + 1).to_string());
-        let id = unique(&mut used, &base);
+        let (id, _) = used.claim(&base);
         let source = s.get("source").and_then(Value::as_str).unwrap_or_default();
         let kind = match source {
             "user" => "user",
@@ -183,7 +182,7 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
                         .filter(|r| r.get("source_call_id").is_none_or(Value::is_null))
                 })
                 .copied();
-            let cid = unique(&mut used, &format!("{id}.{}", n + 1));
+            let (cid, _) = used.claim(&format!("{id}.{}", n + 1));
             let mut tool = Map::new();
             tool.insert("name".to_owned(), Value::String(call.name.clone()));
             tool.insert("arguments".to_owned(), call.arguments.clone());
@@ -275,20 +274,6 @@ fn strip_definitions(agent: &Value) -> Value {
     }
 }
 
-fn unique(used: &mut HashSet<String>, base: &str) -> String {
-    if used.insert(base.to_owned()) {
-        return base.to_owned();
-    }
-    let mut n = 2usize;
-    loop {
-        let id = format!("{base}-{n}");
-        if used.insert(id.clone()) {
-            return id;
-        }
-        n += 1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,5 +336,22 @@ mod tests {
         );
         let runs = Atif.import(Document::One(plain), None).unwrap_or_default();
         assert_eq!(runs[0].value["final_answer"], "Done: hello.txt exists.");
+    }
+
+    #[test]
+    fn repeated_step_ids_get_the_next_free_suffix() {
+        let v = json!({"schema_version": "ATIF-v1.5", "session_id": "s", "agent": {},
+        "steps": [
+            {"step_id": 1, "source": "user", "message": "a"},
+            {"step_id": "1-2", "source": "user", "message": "b"},
+            {"step_id": 1, "source": "user", "message": "c"},
+            {"step_id": 1, "source": "user", "message": "d"}
+        ]});
+        let runs = Atif.import(Document::One(v), None).unwrap_or_default();
+        let ids: Vec<&str> = runs[0].value["steps"]
+            .as_array()
+            .map(|s| s.iter().filter_map(|x| x["id"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(ids, ["1", "1-2", "1-3", "1-4"]);
     }
 }
