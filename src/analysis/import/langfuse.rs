@@ -11,7 +11,6 @@ use super::spans::{self, Parts, Span, StatusCode};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text};
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// The Langfuse importer.
 pub struct Langfuse;
@@ -40,19 +39,14 @@ type RunParts<'a> = (Option<&'a Value>, Vec<&'a Value>);
 
 /// Observations grouped by `traceId`, in order of first appearance.
 fn bare(list: &[Value]) -> Vec<RunParts<'_>> {
-    let mut at: HashMap<&str, usize> = HashMap::new();
-    let mut out: Vec<RunParts<'_>> = Vec::new();
-    for o in list.iter().filter(|o| looks_like_observation(o)) {
+    let observations = list.iter().filter(|o| looks_like_observation(o)).map(|o| {
         let t = o.get("traceId").and_then(Value::as_str).unwrap_or_default();
-        let g = *at.entry(t).or_insert_with(|| {
-            out.push((None, Vec::new()));
-            out.len() - 1
-        });
-        if let Some((_, members)) = out.get_mut(g) {
-            members.push(o);
-        }
-    }
-    out
+        (t, o)
+    });
+    spans::by_trace(observations)
+        .into_iter()
+        .map(|(_, members)| (None, members))
+        .collect()
 }
 
 /// Lenient for types this version does not know: a string `type` and a `traceId` or `startTime`.

@@ -64,20 +64,18 @@ fn traces(doc: &Document) -> Vec<(Option<&Value>, Vec<&Value>)> {
         }
     }
     // Spans given without their trace, grouped by `trace_id`.
-    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for s in loose {
+    let loose = loose.into_iter().map(|s| {
         let t = s
             .get("trace_id")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let g = *at.entry(t).or_insert_with(|| {
-            out.push((None, Vec::new()));
-            out.len() - 1
-        });
-        if let Some((_, members)) = out.get_mut(g) {
-            members.push(s);
-        }
-    }
+        (t, s)
+    });
+    out.extend(
+        spans::by_trace(loose)
+            .into_iter()
+            .map(|(_, members)| (None, members)),
+    );
     out
 }
 
