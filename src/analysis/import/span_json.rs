@@ -185,12 +185,9 @@ pub fn count(doc: &Document) -> usize {
     seen.len()
 }
 
-/// The runs of the document (only the `index` one when given).
-pub fn import(
-    doc: &Document,
-    index: Option<usize>,
-    hex_ids: bool,
-) -> Result<Vec<ImportedRun>, ImportError> {
+/// The runs of the document (only the `index` one when given). Both formats write OpenTelemetry
+/// ids, so ids that are not are warned about.
+pub fn import(doc: &Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
     let (groups, resources) = traces(doc);
     if groups.is_empty() {
         return Err(ImportError(
@@ -208,7 +205,7 @@ pub fn import(
                 spans::Source {
                     noun: "span",
                     resources: &resources.list,
-                    hex_ids,
+                    hex_ids: true,
                 },
             )
         })
