@@ -183,12 +183,11 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
                 })
                 .copied();
             let (cid, _) = used.claim(&format!("{id}.{}", n + 1));
-            let mut tool = Map::new();
-            tool.insert("name".to_owned(), Value::String(call.name.clone()));
-            tool.insert("arguments".to_owned(), call.arguments.clone());
-            if let Some(c) = &call.id {
-                tool.insert("call_id".to_owned(), Value::String(c.clone()));
-            }
+            let tool = chat::tool_call(
+                call.name.clone(),
+                Some(call.arguments.clone()),
+                call.id.clone(),
+            );
             if !called_tools.contains(&call.name) {
                 called_tools.push(call.name.clone());
             }
@@ -196,7 +195,7 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
             t.insert("id".to_owned(), Value::String(cid));
             t.insert("kind".to_owned(), json!("tool"));
             t.insert("parent".to_owned(), Value::String(id.clone()));
-            t.insert("tool".to_owned(), Value::Object(tool));
+            t.insert("tool".to_owned(), tool);
             if let Some(r) = result {
                 let content = r.get("content").cloned().unwrap_or(Value::Null);
                 let failed = r.get("is_error").and_then(Value::as_bool) == Some(true);

@@ -211,12 +211,8 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
         None
     };
     if let Some(tool_name) = tool_name {
-        let mut tool = Map::new();
-        tool.insert("name".to_owned(), Value::String(tool_name));
-        if let Some(args) = input.clone().map(chat::call_arguments) {
-            tool.insert("arguments".to_owned(), args);
-        }
-        given.tool = Some(Value::Object(tool));
+        let arguments = input.clone().map(chat::call_arguments);
+        given.tool = Some(chat::tool_call(tool_name, arguments, None));
     }
     if hint == Some("retrieval") {
         given.documents = output.as_ref().and_then(documents);

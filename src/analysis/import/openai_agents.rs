@@ -185,12 +185,8 @@ fn span(s: &Value) -> Span {
             ("agent", true)
         }
         "function" => {
-            let mut tool = Map::new();
-            tool.insert("name".to_owned(), Value::String(name.clone()));
-            if let Some(args) = field(s, data, "input").cloned().map(chat::call_arguments) {
-                tool.insert("arguments".to_owned(), args);
-            }
-            given.tool = Some(Value::Object(tool));
+            let arguments = field(s, data, "input").cloned().map(chat::call_arguments);
+            given.tool = Some(chat::tool_call(name.clone(), arguments, None));
             given.output = field(s, data, "output").cloned().map(decode::decoded);
             ("tool", false)
         }

@@ -62,16 +62,11 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
     if kind == "tool"
         && let Some(name) = chat::non_empty(&span.name)
     {
-        let mut tool = Map::new();
-        tool.insert("name".to_owned(), Value::String(name));
-        if let Some(args) = a
+        let arguments = a
             .get("langfuse.observation.input")
             .cloned()
-            .map(chat::call_arguments)
-        {
-            tool.insert("arguments".to_owned(), args);
-        }
-        p.tool = Some(Value::Object(tool));
+            .map(chat::call_arguments);
+        p.tool = Some(chat::tool_call(name, arguments, None));
         p.tool_named_by_span = true;
     }
     p.model = a

@@ -98,20 +98,12 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
     if kind == "tool"
         && let Some(name) = text("ai.toolCall.name")
     {
-        let mut tool = Map::new();
-        tool.insert("name".to_owned(), Value::String(name));
-        if let Some(args) = a
+        let arguments = a
             .get("ai.toolCall.args")
             .or_else(|| a.get("ai.toolCall.input"))
             .cloned()
-            .map(chat::call_arguments)
-        {
-            tool.insert("arguments".to_owned(), args);
-        }
-        if let Some(id) = text("ai.toolCall.id") {
-            tool.insert("call_id".to_owned(), Value::String(id));
-        }
-        p.tool = Some(Value::Object(tool));
+            .map(chat::call_arguments);
+        p.tool = Some(chat::tool_call(name, arguments, text("ai.toolCall.id")));
         if p.output.is_none() {
             p.output = json_attr("ai.toolCall.result").or_else(|| json_attr("ai.toolCall.output"));
         }
