@@ -16,6 +16,7 @@ use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text, tr
 use crate::analysis::load::Document;
 use crate::analysis::model::{RUN_FORMAT, value_text};
 use serde_json::{Map, Value, json};
+use std::collections::HashSet;
 
 /// The ATIF importer.
 pub struct Atif;
@@ -76,7 +77,9 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
     let mut used = tree::UniqueIds::with_capacity(atif_steps.len());
     let mut task: Option<String> = None;
     let mut answer: Option<String> = None;
+    // The tools called, in order of first call.
     let mut called_tools: Vec<String> = Vec::new();
+    let mut called: HashSet<String> = HashSet::new();
     for (i, s) in atif_steps.iter().enumerate() {
         let base = s
             .get("step_id")
@@ -117,11 +120,11 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
             if let Some(c) = final_call {
                 answer = run_text::call_answer(&c.arguments).or(answer);
             }
-            let called_tools = calls
+            let calls_other_tools = calls
                 .iter()
                 .any(|c| !FINAL_ANSWER_TOOLS.contains(&c.name.as_str()));
             if final_call.is_none() {
-                answer = if called_tools {
+                answer = if calls_other_tools {
                     None
                 } else {
                     message.as_deref().and_then(run_text::prose)
@@ -188,7 +191,7 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
                 Some(call.arguments.clone()),
                 call.id.clone(),
             );
-            if !called_tools.contains(&call.name) {
+            if called.insert(call.name.clone()) {
                 called_tools.push(call.name.clone());
             }
             let mut t = Map::new();
@@ -235,14 +238,16 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
         .and_then(Value::as_array)
         .map(|defs| defs.iter().filter_map(chat::tool_definition).collect())
         .unwrap_or_default();
-    for name in called_tools {
-        if !tools
-            .iter()
-            .any(|t| t.get("name").and_then(Value::as_str) == Some(&name))
-        {
-            tools.push(json!({ "name": name }));
-        }
-    }
+    let defined: HashSet<&str> = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .collect();
+    let undefined: Vec<Value> = called_tools
+        .into_iter()
+        .filter(|name| !defined.contains(name.as_str()))
+        .map(|name| json!({ "name": name }))
+        .collect();
+    tools.extend(undefined);
     if !tools.is_empty() {
         run.insert("tools".to_owned(), Value::Array(tools));
     }
