@@ -132,20 +132,6 @@ fn nanos(v: &Value, key: &str) -> Option<u64> {
     text_at(v, key).and_then(spans::time::iso_ns)
 }
 
-/// The step kind a Langfuse type states, and whether it wraps others; `None` for `SPAN` and
-/// `EVENT`, which say nothing (the attributes decide, else `event`).
-fn kind(t: &str) -> (Option<&'static str>, bool) {
-    match t {
-        "GENERATION" => (Some("llm"), false),
-        "TOOL" => (Some("tool"), false),
-        "RETRIEVER" => (Some("retrieval"), false),
-        "AGENT" => (Some("agent"), true),
-        "CHAIN" => (Some("event"), true),
-        "EMBEDDING" | "EVALUATOR" | "GUARDRAIL" => (Some("event"), false),
-        _ => (None, false),
-    }
-}
-
 /// An observation's metadata as an object (Langfuse stores it as an object or as a string
 /// holding one).
 fn metadata(o: &Value) -> Map<String, Value> {
@@ -173,7 +159,10 @@ fn tool_message_name(output: &Value) -> Option<String> {
 /// `usage` and `model` fill what they leave.
 fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
     let t = text_at(o, "type").unwrap_or("EVENT");
-    let (mut hint, wrapper) = kind(t);
+    // The kind the type states and whether it wraps others (see `spans::observation_class`).
+    let stated = spans::observation_class(t);
+    let mut hint = stated.map(|c| c.kind);
+    let wrapper = stated.is_some_and(|c| c.wrapper);
     let mut meta = metadata(o);
     let attrs = match meta.remove("attributes").map(chat::json_or_string) {
         Some(Value::Object(a)) => spans::flatten(a),

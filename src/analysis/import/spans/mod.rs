@@ -28,6 +28,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
 pub use attrs::flatten;
+pub use langfuse_attrs::observation_class;
 pub use outcome::status_guess;
 pub use step::Parts;
 

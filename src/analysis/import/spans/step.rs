@@ -71,7 +71,8 @@ pub struct Class {
     pub wrapper: bool,
 }
 
-const fn class(kind: &'static str, wrapper: bool) -> Class {
+/// A class a convention or the format states.
+pub const fn class(kind: &'static str, wrapper: bool) -> Class {
     Class {
         kind,
         stated: true,

@@ -8,7 +8,7 @@
 //! Pure; reads attributes only.
 
 use super::Span;
-use super::step::{Class, Parts};
+use super::step::{Class, Parts, class};
 use crate::analysis::import::chat;
 use serde_json::{Map, Value, json};
 
@@ -36,11 +36,7 @@ pub fn classify(a: &Map<String, Value>) -> Option<Class> {
     } else {
         return None;
     };
-    Some(Class {
-        kind,
-        stated: true,
-        wrapper,
-    })
+    Some(class(kind, wrapper))
 }
 
 /// What the Vercel AI SDK attributes of a span say.
