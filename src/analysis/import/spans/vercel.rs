@@ -64,22 +64,20 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
     };
     p.input = json_attr("ai.prompt.messages").or_else(|| {
         json_attr("ai.prompt").map(|prompt| match &prompt {
-            Value::Object(o) if o.get("messages").is_some_and(Value::is_array) => {
+            // `{system?, messages}` or `{system?, prompt}`: the system text, then the messages
+            // or the prompt as a user message.
+            Value::Object(o)
+                if o.get("messages").is_some_and(Value::is_array)
+                    || o.get("prompt").is_some_and(Value::is_string) =>
+            {
                 let mut msgs = Vec::new();
                 if let Some(sys) = o.get("system").and_then(Value::as_str) {
                     msgs.push(json!({"role": "system", "content": sys}));
                 }
-                if let Some(Value::Array(m)) = o.get("messages") {
-                    msgs.extend(m.iter().cloned());
+                match o.get("messages") {
+                    Some(Value::Array(m)) => msgs.extend(m.iter().cloned()),
+                    _ => msgs.push(json!({"role": "user", "content": o.get("prompt")})),
                 }
-                Value::Array(msgs)
-            }
-            Value::Object(o) if o.get("prompt").is_some_and(Value::is_string) => {
-                let mut msgs = Vec::new();
-                if let Some(sys) = o.get("system").and_then(Value::as_str) {
-                    msgs.push(json!({"role": "system", "content": sys}));
-                }
-                msgs.push(json!({"role": "user", "content": o.get("prompt")}));
                 Value::Array(msgs)
             }
             _ => prompt,
