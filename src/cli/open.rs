@@ -148,26 +148,22 @@ impl Analysis {
 
     /// Analyses a run read again from the file and opens it.
     fn open_loaded(&self, loaded: &load::Loaded) -> Result<Document, String> {
-        let report = analyze(
-            loaded,
-            &AnalyzeOptions {
-                reference: self.reference.clone(),
-                embedder: self.embedder.as_ref(),
-                confidence: self.confidence,
-                judge: None,
-            },
-        );
-        Ok(Document::new(
-            loaded.run.clone(),
-            report,
-            Some(self.source.clone()),
-        ))
+        Ok(self.document(loaded, self.analyse(loaded, None)))
     }
 
     /// Analyses the run at `i` (asking `judge` when given) and opens it.
     fn open(&self, i: usize, judge: Option<&dyn Judge>) -> Result<Document, String> {
         let loaded = self.loaded(i)?;
-        let report = analyze(
+        Ok(self.document(loaded, self.analyse(loaded, judge)))
+    }
+
+    /// Opens the run at `i` with a report already made.
+    fn with_report(&self, i: usize, report: Report) -> Result<Document, String> {
+        Ok(self.document(self.loaded(i)?, report))
+    }
+
+    fn analyse(&self, loaded: &load::Loaded, judge: Option<&dyn Judge>) -> Report {
+        analyze(
             loaded,
             &AnalyzeOptions {
                 reference: self.reference.clone(),
@@ -175,17 +171,10 @@ impl Analysis {
                 confidence: self.confidence,
                 judge,
             },
-        );
-        self.with_report(i, report)
+        )
     }
 
-    /// Opens the run at `i` with a report already made.
-    fn with_report(&self, i: usize, report: Report) -> Result<Document, String> {
-        let loaded = self.loaded(i)?;
-        Ok(Document::new(
-            loaded.run.clone(),
-            report,
-            Some(self.source.clone()),
-        ))
+    fn document(&self, loaded: &load::Loaded, report: Report) -> Document {
+        Document::new(loaded.run.clone(), report, Some(self.source.clone()))
     }
 }
