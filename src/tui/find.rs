@@ -27,12 +27,16 @@ const SNIPPET_BEFORE: usize = 16;
 const SNIPPET_BYTES: usize = 400;
 
 /// The steps matching a query, ascending.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct SearchHits {
     /// The query they answer.
     pub query: String,
     /// Matching step indices, ascending.
     pub steps: Vec<usize>,
+    /// The pattern the steps' content was searched with (`None` for a query too short to look
+    /// for in the content, and for a filter): the rows on screen draw their snippets with it, so
+    /// a frame compiles nothing.
+    pub content: Option<Regex>,
 }
 
 /// A case-insensitive literal pattern for `text` (`None` for an empty text).
@@ -52,12 +56,12 @@ pub fn pattern(text: &str) -> Option<Regex> {
 /// answered a prefix of `query`, only its matches are looked at again: a step that does not match
 /// a query cannot match a longer one.
 pub fn search(doc: &Document, query: &str, previous: Option<&SearchHits>) -> SearchHits {
+    let content = (query.chars().count() >= MIN_CONTENT_QUERY)
+        .then(|| pattern(query))
+        .flatten();
     let steps = if query.is_empty() {
         Vec::new()
     } else {
-        let content = (query.chars().count() >= MIN_CONTENT_QUERY)
-            .then(|| pattern(query))
-            .flatten();
         let is_match = |m: &mut SkimMatcherV2, i: usize| {
             doc.labels
                 .get(i)
@@ -93,6 +97,7 @@ pub fn search(doc: &Document, query: &str, previous: Option<&SearchHits>) -> Sea
     SearchHits {
         query: query.to_owned(),
         steps,
+        content,
     }
 }
 
@@ -198,6 +203,7 @@ pub fn filter(doc: &Document, query: &str) -> Result<SearchHits, String> {
     Ok(SearchHits {
         query: query.to_owned(),
         steps,
+        content: None,
     })
 }
 
@@ -477,6 +483,7 @@ mod tests {
         let h = SearchHits {
             query: "x".into(),
             steps: vec![2, 5, 9],
+            content: None,
         };
         assert_eq!(next_hit(&h, Some(5), true), Some(9));
         assert_eq!(next_hit(&h, Some(9), true), Some(2));
