@@ -273,14 +273,10 @@ fn floor(s: &str, mut i: usize) -> usize {
 /// Calls `f` on each text of a step's content until it returns true.
 fn visit_step<'a>(step: &'a Step, f: &mut dyn FnMut(std::borrow::Cow<'a, str>) -> bool) {
     use std::borrow::Cow;
-    let mut texts: Vec<Cow<'a, str>> = Vec::new();
-    if let Some(e) = &step.error {
-        texts.push(Cow::Borrowed(e.as_str()));
-    }
-    for t in texts {
-        if f(t) {
-            return;
-        }
+    if let Some(e) = &step.error
+        && f(Cow::Borrowed(e.as_str()))
+    {
+        return;
     }
     let mut values: Vec<&'a Value> = Vec::new();
     if let Some(c) = &step.tool {
