@@ -8,13 +8,15 @@ use super::experiment_port::Target;
 use super::panes::experiments::JobState;
 use crate::analysis::report::{MarkdownExtras, Verdict, VerdictRow, render_markdown};
 use crate::experiments::spec::ExperimentKind;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The verdicts of this session's finished probes (newest first), then the ledger's latest
 /// record of each unit no probe of the session covers.
 pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
     let mut out = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    // The units and steps the session's probes covered (the ledger's rows for them are older).
+    let mut seen: HashSet<String> = HashSet::new();
     for job in app.experiments.jobs.iter().rev() {
         if !matches!(job.state, JobState::Ended(_) | JobState::Running) {
             continue;
@@ -33,7 +35,7 @@ pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
                 Target::Step(s) => format!("step '{s}'"),
                 Target::Unit(u) => format!("unit '{u}'"),
             };
-            seen.push(match target {
+            seen.insert(match target {
                 Target::Step(s) => s.as_str().to_owned(),
                 Target::Unit(u) => u.as_str().to_owned(),
             });
@@ -59,10 +61,9 @@ pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
         }
     }
     for a in app.experiments.ledger.attributions.iter().rev() {
-        if seen.contains(&a.unit) {
+        if !seen.insert(a.unit.clone()) {
             continue;
         }
-        seen.push(a.unit.clone());
         out.push(VerdictRow {
             target: format!("{} '{}'", a.kind, a.unit),
             experiment: "ledger record".to_owned(),
