@@ -41,13 +41,12 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             judge: judge.as_ref().map(|j| j as &dyn Judge),
         };
         let report = analyze(&loaded, &opts);
-        let text = match (format, k) {
-            (ReportFormat::Json, _) => render_json(&report),
-            (ReportFormat::Text, 0) => render_text(&report),
-            (ReportFormat::Text, _) => format!("\n{}", render_text(&report)),
-            (ReportFormat::Markdown, _) => {
+        let text = match format {
+            ReportFormat::Json => render_json(&report),
+            ReportFormat::Text => render_text(&report),
+            ReportFormat::Markdown => {
                 let (verdicts, from) = ledger_verdicts(&settings, args, runs_in_file, &loaded);
-                let page = render_markdown(
+                render_markdown(
                     &report,
                     &MarkdownExtras {
                         final_answer: loaded.run.final_answer.clone(),
@@ -55,9 +54,14 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
                         verdicts_from: from,
                         verdicts,
                     },
-                );
-                if k == 0 { page } else { format!("\n{page}") }
+                )
             }
+        };
+        // Pages for people are separated by a blank line; JSON is one line per run.
+        let text = if k > 0 && !matches!(format, ReportFormat::Json) {
+            format!("\n{text}")
+        } else {
+            text
         };
         if !write_stdout(&text)? {
             break;
