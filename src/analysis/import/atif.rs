@@ -7,9 +7,9 @@
 //! One step per ATIF step, in order, with the step id as its id (`1`, `2`, ...), then one `tool`
 //! step per tool call of an agent step (`2.1`, `2.2`, ...), below it, whose output is the
 //! observation result for that call (by `source_call_id`, else by position). The final answer is
-//! the argument of a `finish` / `final_answer` / `final_result` call, else the message of the last
-//! agent step when it called no tool; a trajectory whose last agent step still called tools ended
-//! before answering. Pure; never panics.
+//! read from the last agent step: the argument of its `finish` / `final_answer` / `final_result`
+//! call, else its message when it called no tool; a trajectory whose last agent step still called
+//! tools ended before answering. Pure; never panics.
 
 use super::spans::{outcome::FINAL_ANSWER_TOOLS, status_guess};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text, tree};
