@@ -95,7 +95,8 @@ pub fn markdown(doc: &Document, verdicts: Vec<VerdictRow>, from: Option<String>)
 }
 
 /// The file a run's diagnosis is written to in `dir`: `tdn-diagnosis-ID.md`, the id reduced to
-/// letters, digits, `-`, `_` and `.` (and cut), so a run cannot name a path.
+/// ASCII letters, digits, `-` and `_` (any other character becomes `_`) and cut to 60, so a run
+/// cannot name a path.
 pub fn file_for(dir: &Path, run_id: &str) -> PathBuf {
     let mut id: String = run_id
         .chars()
