@@ -12,7 +12,7 @@
 //! tools ended before answering. Pure; never panics.
 
 use super::spans::{outcome::FINAL_ANSWER_TOOLS, status_guess};
-use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text, tree};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, keep_fields, run_text, tree};
 use crate::analysis::load::Document;
 use crate::analysis::model::{RUN_FORMAT, value_text};
 use serde_json::{Map, Value, json};
@@ -142,16 +142,17 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
             step.insert("started_at".to_owned(), t.clone());
         }
         let mut attributes = Map::new();
-        for key in [
-            "model_name",
-            "reasoning_content",
-            "reasoning_effort",
-            "extra",
-        ] {
-            if let Some(x) = s.get(key).filter(|x| !x.is_null()) {
-                attributes.insert(format!("atif.{key}"), x.clone());
-            }
-        }
+        keep_fields(
+            s,
+            &[
+                "model_name",
+                "reasoning_content",
+                "reasoning_effort",
+                "extra",
+            ],
+            "atif",
+            &mut attributes,
+        );
         if let Some(cost) = metrics.and_then(|m| m.get("cost_usd")) {
             attributes.insert("atif.cost_usd".to_owned(), cost.clone());
         }
@@ -252,11 +253,12 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
         run.insert("tools".to_owned(), Value::Array(tools));
     }
     let mut attributes = Map::new();
-    for key in ["schema_version", "final_metrics", "notes", "extra"] {
-        if let Some(x) = v.get(key).filter(|x| !x.is_null()) {
-            attributes.insert(format!("atif.{key}"), x.clone());
-        }
-    }
+    keep_fields(
+        v,
+        &["schema_version", "final_metrics", "notes", "extra"],
+        "atif",
+        &mut attributes,
+    );
     if let Some(a) = agent {
         attributes.insert("atif.agent".to_owned(), strip_definitions(a));
     }

@@ -8,7 +8,7 @@
 //! parsed.
 
 use super::spans::{self, Parts, Span, StatusCode};
-use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, keep_fields, run_text};
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
 
@@ -236,17 +236,18 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
     }
     let mut attrs = attrs;
     attrs.insert("langfuse.type".to_owned(), Value::String(t.to_owned()));
-    for key in [
-        "model",
-        "modelParameters",
-        "level",
-        "statusMessage",
-        "version",
-    ] {
-        if let Some(v) = o.get(key).filter(|v| !v.is_null()) {
-            attrs.insert(format!("langfuse.{key}"), v.clone());
-        }
-    }
+    keep_fields(
+        o,
+        &[
+            "model",
+            "modelParameters",
+            "level",
+            "statusMessage",
+            "version",
+        ],
+        "langfuse",
+        &mut attrs,
+    );
     if !meta.is_empty() {
         attrs.insert("langfuse.metadata".to_owned(), Value::Object(meta));
     }
@@ -318,18 +319,19 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         Some(Value::Object(a)) => a,
         _ => Map::new(),
     };
-    for key in [
-        "metadata",
-        "tags",
-        "userId",
-        "sessionId",
-        "release",
-        "version",
-    ] {
-        if let Some(v) = t.get(key).filter(|v| !v.is_null()) {
-            attributes.insert(format!("langfuse.{key}"), v.clone());
-        }
-    }
+    keep_fields(
+        t,
+        &[
+            "metadata",
+            "tags",
+            "userId",
+            "sessionId",
+            "release",
+            "version",
+        ],
+        "langfuse",
+        &mut attributes,
+    );
     if !attributes.is_empty() {
         r.insert("attributes".to_owned(), Value::Object(attributes));
     }

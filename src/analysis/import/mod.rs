@@ -23,7 +23,7 @@ mod tree;
 mod who_when;
 
 use crate::analysis::load::{Document, Warning};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Where a run came from (`run.source_format` in the report; `import --from` names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -243,6 +243,16 @@ pub(crate) fn pick<T>(
         None => Err(ImportError(format!(
             "--index {i} is out of range: the file holds {n} {what}, numbered from 0"
         ))),
+    }
+}
+
+/// Copies the fields of `from` named in `keys` that are present and not null into `to`, each as
+/// `prefix.key`: what a format records beyond the run model, kept as it was written.
+pub(crate) fn keep_fields(from: &Value, keys: &[&str], prefix: &str, to: &mut Map<String, Value>) {
+    for key in keys {
+        if let Some(x) = from.get(*key).filter(|x| !x.is_null()) {
+            to.insert(format!("{prefix}.{key}"), x.clone());
+        }
     }
 }
 

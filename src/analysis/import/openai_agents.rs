@@ -17,7 +17,7 @@
 //! shared span reader builds the run. Pure; never panics.
 
 use super::spans::{self, Parts, Span, StatusCode};
-use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, decode};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields};
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
 
@@ -139,11 +139,12 @@ fn build(trace: Option<&Value>, members: &[&Value]) -> ImportedRun {
             o.insert("title".to_owned(), Value::String(name.to_owned()));
         }
         let mut attributes = Map::new();
-        for key in ["group_id", "metadata"] {
-            if let Some(v) = t.get(key).filter(|v| !v.is_null()) {
-                attributes.insert(format!("openai_agents.{key}"), v.clone());
-            }
-        }
+        keep_fields(
+            t,
+            &["group_id", "metadata"],
+            "openai_agents",
+            &mut attributes,
+        );
         if !attributes.is_empty() {
             o.insert("attributes".to_owned(), Value::Object(attributes));
         }
