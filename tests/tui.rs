@@ -39,8 +39,8 @@ const SCREENS: &[(&str, &str)] = &[
     ("dropped", "4"),
     ("claims", "5"),
     ("experiments_empty", "6"),
-    ("experiments_confirmed", "a y 6"),
-    ("confirm", "a"),
+    ("experiments_confirmed", "i a y 6"),
+    ("confirm", "i a"),
     ("help", "?"),
     ("viewer", "1 j Enter"),
     ("search", "1 / c r e"),
@@ -122,7 +122,7 @@ fn marks_and_the_selection_carry_their_role_styles() {
 
 #[test]
 fn mono_draws_no_colour_and_keeps_the_glyphs() {
-    for keys in ["1", "2", "3", "4 j", "5", "a y 6", "?"] {
+    for keys in ["1", "2", "3", "4 j", "5", "i a y 6", "?"] {
         let mut s = screen_with(calendar(), (120, 40), scripted(), "mono");
         press(&mut s, keys);
         let term = s.draw();

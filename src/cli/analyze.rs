@@ -23,7 +23,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = embedder_consent(&mut settings) {
         notes.push(Warning::run(None, note));
     }
-    let embedder = embedder::from_settings(&settings).map_err(|e| anyhow::anyhow!(e))?;
+    let embedder = embedder::from_settings(&settings);
     let judge = judge_from(&settings, &mut notes);
     let runs = load::load_path(&args.run, &load_options(&args.input))?;
     let format = match (args.json, args.format) {
@@ -100,12 +100,18 @@ fn ledger_verdicts(
     runs_in_file: usize,
     loaded: &load::Loaded,
 ) -> (Vec<VerdictRow>, Option<String>) {
-    use crate::experiments::ledger::{Status, history};
-    use crate::experiments::setup::ledger_location;
-    let location = ledger_location(settings, &args.run, runs_in_file, &loaded.run.id);
+    use crate::experiments::engine::{file_holds_several, locate_ledger};
+    use crate::experiments::ledger::evidence;
+    let several = file_holds_several(runs_in_file, args.input.index, loaded.source_format);
+    let location = locate_ledger(
+        settings.ledger.path.as_deref(),
+        &args.run,
+        several,
+        &loaded.run.id,
+    );
     let from = format!("the attribution ledger '{}'", location.path.display());
-    let h = match history(&location.path, &loaded.run.id) {
-        Ok(Some(h)) => h,
+    let e = match evidence(&location.path, &loaded.run.id) {
+        Ok(Some(e)) => e,
         Ok(None) => return (Vec::new(), None),
         Err(e) => {
             return (
@@ -119,25 +125,10 @@ fn ledger_verdicts(
             );
         }
     };
-    // The latest attribution of each unit, in the order they were first recorded.
-    let mut order: Vec<(String, String)> = Vec::new();
-    let mut latest: std::collections::HashMap<(String, String), usize> =
-        std::collections::HashMap::new();
-    for (i, a) in h.attributions.iter().enumerate() {
-        if a.status == Status::Failed {
-            continue;
-        }
-        let key = (
-            a.attribution.component_kind.clone(),
-            a.attribution.component_id.clone(),
-        );
-        if latest.insert(key.clone(), i).is_none() {
-            order.push(key);
-        }
-    }
-    let rows = order
+    // The latest attribution of each unit, as the ledger's one read gives them.
+    let rows = e
+        .latest
         .iter()
-        .filter_map(|k| h.attributions.get(*latest.get(k)?))
         .map(|a| {
             let r = &a.attribution;
             VerdictRow {

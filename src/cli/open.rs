@@ -15,7 +15,7 @@ use crate::experiments::command_judge::CommandJudge;
 use crate::tui::app::Document;
 use crate::tui::effects::Opener;
 use crate::tui::headless::{parse_keys, parse_size};
-use crate::tui::start::{Start, choice, start};
+use crate::tui::start::{Ended, Start, choice, start};
 use anyhow::bail;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -71,9 +71,8 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
                 .to_owned(),
         );
     }
-    let embedder: Arc<dyn Embedder> = Arc::from(
-        crate::experiments::embedder::from_settings(&settings).map_err(anyhow::Error::msg)?,
-    );
+    let embedder: Arc<dyn Embedder> =
+        Arc::from(crate::experiments::embedder::from_settings(&settings));
     let analysis = Arc::new(Analysis {
         runs: runs.clone(),
         reference,
@@ -114,7 +113,8 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    let screen = start(Start {
+    let index = args.input.index.zip(runs.first().map(|l| l.source_format));
+    let ended = start(Start {
         settings,
         runs: runs.iter().map(choice).collect(),
         opener,
@@ -123,11 +123,25 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         messages,
         render,
         keys,
+        index,
     })?;
-    if let Some(text) = screen {
-        write_stdout(&text)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    // A stop signal ends the screen as it ends any program (128 + the signal), once its
+    // experiments are stopped; the screen is still printed when it can be.
+    let signal = match ended {
+        Ended::Rendered(text, signal) => {
+            if let Err(e) = write_stdout(&text)
+                && signal.is_none()
+            {
+                return Err(e);
+            }
+            signal
+        }
+        Ended::Left(signal) => signal,
+    };
+    Ok(match signal {
+        Some(s) => ExitCode::from(u8::try_from(128 + s).unwrap_or(130)),
+        None => ExitCode::SUCCESS,
+    })
 }
 
 /// What opening a run of the file needs: the runs and how to analyse them.

@@ -4,10 +4,11 @@
 //! the terminal and the experiment runner. Holds no state and does no I/O.
 
 use super::app::Document;
-use super::experiment_port::{ExperimentEvent, LedgerHistory, Plan, Request};
 use super::overlays::search::SearchHits;
 use super::panes::detail::DetailDoc;
 use crate::analysis::model::StepId;
+use crate::experiments::engine::{EngineError, Plan, Request, RunEvidence};
+use crate::experiments::event::Event;
 use std::sync::Arc;
 
 /// A command or message for [`super::update::update`].
@@ -161,12 +162,12 @@ pub enum Action {
     Message(String),
     /// A problem for the status bar.
     Problem(String),
-    /// Progress from the experiment runner.
-    Experiment(Arc<ExperimentEvent>),
-    /// The ledger's earlier trials, or why they could not be read.
-    LedgerLoaded(Arc<Result<LedgerHistory, String>>),
-    /// What a request would run (or why it cannot), from the experiment port.
-    Planned(Arc<(Request, Result<Plan, String>)>),
+    /// Progress of an experiment job, from the engine.
+    Experiment(Arc<Event>),
+    /// What the run's ledger holds, or why it could not be read.
+    LedgerLoaded(Arc<Result<RunEvidence, EngineError>>),
+    /// What a request would run (or why it cannot), from the engine.
+    Planned(Arc<(Request, Result<Plan, EngineError>)>),
     /// A mouse wheel turn (positive: down) at a column and row.
     Scroll(i8, u16, u16),
     /// A mouse click at a column and row.
@@ -459,7 +460,7 @@ impl Action {
             Action::Localize => "baseline, ablate the top suspects, restore dropped units",
             Action::Cancel => "cancel the selected running experiment",
             Action::Aggregate => {
-                "aggregate the ledger's batches left open by a crash (older than the time-out)"
+                "aggregate the ledger's batches left open by a session that is gone"
             }
             Action::PromptAccept => "replay with the typed patch",
             Action::PromptBackspace => "delete a character",

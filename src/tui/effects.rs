@@ -7,12 +7,12 @@
 
 use super::action::Action;
 use super::app::Document;
-use super::experiment_port::{
-    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, Request,
-};
 use super::find::{self, SearchHits};
 use super::panes::detail;
 use super::theme::Theme;
+use crate::experiments::engine::port::ExperimentPort;
+use crate::experiments::engine::{Plan, Request};
+use crate::experiments::event::{Event, EventKind, EventSender, JobEnd, JobId, JobOutcome};
 use base64::Engine;
 use std::io::Write;
 use std::path::PathBuf;
@@ -112,17 +112,17 @@ pub enum Effect {
     Judge(usize),
     /// Experiments from now on use this document's report (the open run, judged).
     Reopen(Arc<Document>),
-    /// Ask the port what a request would run.
+    /// Ask the engine what a request would run (off the UI task: plans read the whole run).
     Plan(Request),
-    /// Start a confirmed request.
+    /// Start a plan (as it was planned and confirmed).
     Launch {
         /// Its job number.
         job: JobId,
-        /// The request.
-        request: Request,
+        /// The plan.
+        plan: Box<Plan>,
     },
-    /// Cancel a job.
-    Cancel(JobId),
+    /// Cancel a job, saying why.
+    Cancel(JobId, String),
     /// Read the ledger's earlier trials.
     LoadLedger,
     /// Aggregate these open batches of the ledger, then read it again.
@@ -148,8 +148,8 @@ impl std::fmt::Debug for Effect {
             Effect::Judge(i) => write!(f, "Judge({i})"),
             Effect::Reopen(d) => write!(f, "Reopen({:?})", d.run.id),
             Effect::Plan(r) => write!(f, "Plan({r:?})"),
-            Effect::Launch { job, request } => write!(f, "Launch({job:?}, {request:?})"),
-            Effect::Cancel(j) => write!(f, "Cancel({j:?})"),
+            Effect::Launch { job, plan } => write!(f, "Launch({job:?}, {:?})", plan.request),
+            Effect::Cancel(j, why) => write!(f, "Cancel({j:?}, {why:?})"),
             Effect::LoadLedger => f.write_str("LoadLedger"),
             Effect::Aggregate(c) => write!(f, "Aggregate({c:?})"),
         }
@@ -245,33 +245,38 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
             Vec::new()
         }
         Effect::Plan(request) => {
-            let plan = ctx.port.plan(&request);
+            let plan = ctx.port.plan(request.clone());
             vec![Action::Planned(Arc::new((request, plan)))]
         }
-        Effect::Launch { job, request } => {
-            match ctx.port.launch(job, request, ctx.events.clone()) {
+        Effect::Launch { job, plan } => {
+            let ledger = Some(plan.subject.ledger.path.clone());
+            match ctx.port.launch(job, *plan, ctx.events.clone()) {
                 Ok(()) => Vec::new(),
-                Err(e) => vec![Action::Experiment(Arc::new(ExperimentEvent::JobFinished {
+                Err(e) => vec![Action::Experiment(Arc::new(Event {
                     job,
-                    end: JobEnd::Failed(e),
-                    flags: Vec::new(),
+                    kind: EventKind::Done(Arc::new(JobOutcome {
+                        end: JobEnd::Failed(Arc::new(e)),
+                        session: None,
+                        closed: None,
+                        ledger,
+                    })),
                 }))],
             }
         }
-        Effect::Cancel(job) => {
-            ctx.port.cancel(job);
+        Effect::Cancel(job, why) => {
+            ctx.port.cancel(job, &why);
             vec![Action::Message(format!(
-                "cancelling job #{}: its samples are being stopped",
+                "cancelling job #{}: its samples are being stopped with every process they started",
                 job.0
             ))]
         }
-        Effect::LoadLedger => vec![Action::LedgerLoaded(Arc::new(ctx.port.earlier_trials()))],
+        Effect::LoadLedger => vec![Action::LedgerLoaded(Arc::new(ctx.port.evidence()))],
         Effect::Aggregate(cohorts) => vec![
             match ctx.port.aggregate(&cohorts) {
                 Ok(m) => Action::Message(m),
                 Err(e) => Action::Problem(format!("nothing was aggregated: {e}")),
             },
-            Action::LedgerLoaded(Arc::new(ctx.port.earlier_trials())),
+            Action::LedgerLoaded(Arc::new(ctx.port.evidence())),
         ],
     }
 }

@@ -11,14 +11,11 @@ pub mod action;
 pub mod app;
 pub mod document;
 pub mod effects;
-pub mod experiment_port;
 pub mod external;
 pub mod find;
 pub mod headless;
 pub mod judge;
 pub mod keymap;
-mod live_ledger;
-pub mod live_port;
 pub mod overlays;
 pub mod panes;
 pub mod picker;
@@ -29,6 +26,9 @@ pub mod theme;
 pub mod update;
 pub mod widgets;
 
+use crate::experiments::engine::drive::StopSignals;
+use crate::experiments::engine::port::ExperimentPort;
+use crate::experiments::event::Event as JobEvent;
 use action::Action;
 use app::App;
 use crossterm::event::{
@@ -40,7 +40,6 @@ use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use effects::{Clipboard, Effect, EffectContext, Opener, run_effect};
-use experiment_port::{ExperimentEvent, ExperimentPort};
 use futures_util::{FutureExt, StreamExt};
 use keymap::Chord;
 use ratatui::Terminal;
@@ -76,15 +75,18 @@ pub struct Screen {
 
 type Term = Terminal<CrosstermBackend<Stdout>>;
 
-/// Runs the screen until the user quits. The terminal is restored whatever happens.
-pub fn run(screen: Screen) -> anyhow::Result<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+/// Runs the screen on `rt` until the user quits, or a stop signal (SIGTERM, SIGHUP, SIGINT,
+/// SIGQUIT) ends it: then the running experiments are cancelled and their batches closed first,
+/// and the signal is returned so the process can exit as the shell expects. The terminal is
+/// restored whatever happens.
+pub fn run(
+    rt: tokio::runtime::Runtime,
+    signals: StopSignals,
+    screen: Screen,
+) -> anyhow::Result<Option<i32>> {
     install_panic_hook();
     let mut terminal = enter()?;
-    let result = rt.block_on(event_loop(&mut terminal, screen));
+    let result = rt.block_on(event_loop(&mut terminal, screen, signals));
     leave();
     let _ = terminal.show_cursor();
     rt.shutdown_timeout(Duration::from_millis(500));
@@ -151,14 +153,19 @@ fn full_redraw(terminal: &mut Term) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Cancels the running experiments and waits until their batches are closed in the ledger (a
-/// quit cancels them; runner.md: nothing they started outlives the debugger).
-async fn stop_experiments(ctx: &Arc<EffectContext>) {
+/// Cancels the running experiments and waits until their samples are recorded and their batches
+/// closed in the ledger (runner.md: nothing they started outlives the debugger).
+async fn stop_experiments(ctx: &Arc<EffectContext>, why: &str) {
     let port = ctx.port.clone();
-    let _ = tokio::task::spawn_blocking(move || port.shutdown()).await;
+    let why = why.to_owned();
+    let _ = tokio::task::spawn_blocking(move || port.shutdown(&why)).await;
 }
 
-async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
+async fn event_loop(
+    terminal: &mut Term,
+    screen: Screen,
+    mut signals: StopSignals,
+) -> anyhow::Result<Option<i32>> {
     let Screen {
         mut app,
         port,
@@ -167,10 +174,8 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
         reloader,
         copy_dir,
     } = screen;
-    let (exp_tx, mut exp_rx): (
-        UnboundedSender<ExperimentEvent>,
-        UnboundedReceiver<ExperimentEvent>,
-    ) = mpsc::unbounded_channel();
+    let (exp_tx, mut exp_rx): (UnboundedSender<JobEvent>, UnboundedReceiver<JobEvent>) =
+        mpsc::unbounded_channel();
     let (act_tx, mut act_rx) = mpsc::unbounded_channel::<Action>();
     let ctx = Arc::new(EffectContext {
         theme: app.theme.clone(),
@@ -232,8 +237,8 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
                     });
                 }
                 Effect::Quit => {
-                    stop_experiments(&ctx).await;
-                    return Ok(());
+                    stop_experiments(&ctx, "the debugger was quit").await;
+                    return Ok(None);
                 }
                 Effect::Suspend => suspend(terminal, app.mouse)?,
                 Effect::SetMouse(on) => {
@@ -249,16 +254,26 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
             }
         }
         if app.quit {
-            stop_experiments(&ctx).await;
-            return Ok(());
+            stop_experiments(&ctx, "the debugger was quit").await;
+            return Ok(None);
         }
         terminal.draw(|f| render::render(&app, f))?;
         let first = tokio::select! {
             ev = events.next() => match ev {
                 Some(Ok(e)) => to_action(&app, e),
-                Some(Err(e)) => return Err(e.into()),
-                None => return Ok(()),
+                Some(Err(e)) => {
+                    stop_experiments(&ctx, "the terminal was lost").await;
+                    return Err(e.into());
+                }
+                None => {
+                    stop_experiments(&ctx, "the terminal was lost").await;
+                    return Ok(None);
+                }
             },
+            (n, name) = signals.next() => {
+                stop_experiments(&ctx, &format!("tdn-tui received {name}")).await;
+                return Ok(Some(n));
+            }
             Some(a) = act_rx.recv() => Some(a),
             Some(ev) = exp_rx.recv() => Some(Action::Experiment(Arc::new(ev))),
             _ = tick.tick() => {
@@ -281,7 +296,10 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
         for _ in 0..MAX_BURST {
             let next = match events.next().now_or_never() {
                 Some(Some(Ok(e))) => to_action(&app, e),
-                Some(Some(Err(e))) => return Err(e.into()),
+                Some(Some(Err(e))) => {
+                    stop_experiments(&ctx, "the terminal was lost").await;
+                    return Err(e.into());
+                }
                 _ => match act_rx.try_recv() {
                     Ok(a) => Some(a),
                     Err(_) => match exp_rx.try_recv() {

@@ -4,9 +4,9 @@
 //! ledger's; nothing here decides one.
 
 use super::app::{App, Document};
-use super::experiment_port::Target;
 use super::panes::experiments::JobState;
 use crate::analysis::report::{MarkdownExtras, Verdict, VerdictRow, render_markdown};
+use crate::experiments::engine::Target;
 use crate::experiments::spec::ExperimentKind;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -22,10 +22,10 @@ pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
             continue;
         }
         for p in &job.probes {
-            let (Some(r), Some(target)) = (&p.result, &p.info.target) else {
+            let (Some(r), Some(target)) = (&p.result, &p.info.asked) else {
                 continue;
             };
-            let experiment = match p.info.kind {
+            let experiment = match p.info.intervention.kind() {
                 ExperimentKind::Ablate => "ablation",
                 ExperimentKind::Restore => "restoration",
                 ExperimentKind::Replay => "replay",
@@ -34,11 +34,9 @@ pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
             let name = match target {
                 Target::Step(s) => format!("step '{s}'"),
                 Target::Unit(u) => format!("unit '{u}'"),
+                Target::Id(i) => format!("'{i}'"),
             };
-            seen.insert(match target {
-                Target::Step(s) => s.as_str().to_owned(),
-                Target::Unit(u) => u.as_str().to_owned(),
-            });
+            seen.insert(target.id().to_owned());
             let verdict = match r.verdict {
                 Some(Verdict::Confirmed) => "CAUSAL",
                 Some(Verdict::NotConfirmed) => "NOT CONFIRMED",
@@ -60,21 +58,28 @@ pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
             });
         }
     }
-    for a in app.experiments.ledger.attributions.iter().rev() {
-        if !seen.insert(a.unit.clone()) {
+    let latest = app
+        .experiments
+        .ledger
+        .ledger
+        .as_ref()
+        .map_or(&[][..], |e| e.latest.as_slice());
+    for l in latest.iter().rev() {
+        let a = &l.attribution;
+        if !seen.insert(a.component_id.clone()) {
             continue;
         }
+        let trials = a.trial_ids.len();
         out.push(VerdictRow {
-            target: format!("{} '{}'", a.kind, a.unit),
+            target: format!("{} '{}'", a.component_kind, a.component_id),
             experiment: "ledger record".to_owned(),
-            verdict: format!("{} · {}", a.disposition, a.evidence_level),
+            verdict: format!("{} · {}", a.disposition.as_str(), a.evidence_level.as_str()),
             detail: format!(
-                "effect {} from {} trial{}, tested {} ({})",
+                "effect {} from {trials} trial{}, tested {} ({})",
                 crate::analysis::influence::js_number(a.effect),
-                a.trials,
-                if a.trials == 1 { "" } else { "s" },
+                if trials == 1 { "" } else { "s" },
                 a.tested_at,
-                a.status
+                l.status.as_str()
             ),
         });
     }

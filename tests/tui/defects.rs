@@ -9,8 +9,8 @@ use std::sync::Arc;
 use tdn_tui::analysis::influence::HashedEmbedder;
 use tdn_tui::analysis::load::{LoadOptions, Warning, load_path};
 use tdn_tui::analysis::report::{AnalyzeOptions, DroppedStep, analyze};
+use tdn_tui::experiments::engine::{ExperimentPort, ScriptedPort, Unavailable};
 use tdn_tui::tui::app::{App, AppOptions, Document, Pane};
-use tdn_tui::tui::experiment_port::{ExperimentPort, ScriptedPort, Unavailable};
 use tdn_tui::tui::headless::Headless;
 use tdn_tui::tui::keymap::Keymap;
 
@@ -353,14 +353,27 @@ fn a_long_shortlist_is_summarised_and_ranked_rows_stay_in_sight() {
 
 #[test]
 fn the_confirm_box_fits_the_screen_with_its_call_count_and_keys() {
-    let doc = big_doc(20_000, true);
-    let targets = doc.report.confidence.shortlist.len();
+    // Every shortlisted step produced a unit, so the whole shortlist can be ablated (the engine
+    // plans at most max_suspects of them and says how many it left out).
+    let doc = || {
+        let d = big_doc(20_000, true);
+        let mut run = d.run.as_ref().clone();
+        for s in &d.report.confidence.shortlist {
+            run.context_units
+                .push(tdn_tui::analysis::model::ContextUnit {
+                    id: format!("from-{s}").into(),
+                    kind: "document".to_owned(),
+                    text: s.clone(),
+                    produced_by: Some(s.as_str().into()),
+                    ..Default::default()
+                });
+        }
+        run.reindex();
+        Document::new(run, d.report.as_ref().clone(), None)
+    };
+    let targets = doc().report.confidence.shortlist.len();
     for size in [(80, 24), (120, 40)] {
-        let mut h = screen(
-            big_doc(20_000, true),
-            size,
-            Arc::new(ScriptedPort::new("./agent.sh")),
-        );
+        let mut h = screen(doc(), size, Arc::new(ScriptedPort::new("./agent.sh")));
         press(&mut h, "A");
         let s = h.screen();
         assert!(

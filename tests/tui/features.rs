@@ -8,9 +8,9 @@
 use super::fixture::{calendar, headless, press, refund_scored, screen, scripted, status};
 use std::sync::Arc;
 use tdn_tui::analysis::load::Warning;
+use tdn_tui::experiments::engine::Unavailable;
 use tdn_tui::tui::action::Action;
 use tdn_tui::tui::app::{App, AppOptions, Document, Overlay, Pane};
-use tdn_tui::tui::experiment_port::Unavailable;
 use tdn_tui::tui::headless::Headless;
 
 fn none() -> Arc<Unavailable> {

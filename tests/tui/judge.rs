@@ -7,9 +7,9 @@ use super::fixture::{press, refund_scored, status};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tdn_tui::analysis::report::JudgeOutcome;
+use tdn_tui::experiments::engine::Unavailable;
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext, Opener};
-use tdn_tui::tui::experiment_port::Unavailable;
 use tdn_tui::tui::headless::Headless;
 
 /// A screen on the refund run whose judge (when `command` is set) blames the second suspect's

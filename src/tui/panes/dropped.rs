@@ -5,7 +5,6 @@
 //! unit is only a candidate; the restore key re-runs with it put back.
 
 use super::super::app::{App, Document, Pane, RowHit, group};
-use super::super::experiment_port::Target;
 use super::super::render::pane_block;
 use super::super::theme::Role;
 use super::super::widgets::inert_text::{clipped, wrap_spans};
@@ -14,6 +13,7 @@ use super::super::widgets::scroll_list::window;
 use super::experiments::verdict_line;
 use crate::analysis::model::UnitId;
 use crate::analysis::report::Report;
+use crate::experiments::engine::Target;
 use crate::tui::widgets::selection::selected_row;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -272,7 +272,7 @@ fn row_spans(app: &App, doc: &Document, row: DroppedRow) -> Vec<Span<'static>> {
                 Span::styled(format!("{} ", clipped(id, 30)), t.style(Role::DiffDel)),
                 Span::styled(format!("({}) ", clipped(kind, 16)), t.style(Role::TextDim)),
             ];
-            let key = Target::Unit(UnitId::from(id.as_str())).key();
+            let key = Target::Unit(UnitId::from(id.as_str()));
             let probe = app.experiments.results.get(&key).or_else(|| {
                 d.dropped
                     .iter()
@@ -281,6 +281,19 @@ fn row_spans(app: &App, doc: &Document, row: DroppedRow) -> Vec<Span<'static>> {
             });
             if let Some(p) = probe {
                 spans.extend(verdict_line(app, p, "restoring it").into_iter().take(1));
+            } else if let Some(l) = app.experiments.ledger_for_unit(id).last() {
+                // No re-run this session: what the ledger last recorded about the unit.
+                let a = &l.attribution;
+                let (glyph, role) =
+                    super::experiments::ledger::disposition_mark(a.disposition.as_str());
+                spans.push(Span::styled(
+                    format!(
+                        "{glyph} ledger: {} · {}",
+                        a.disposition.as_str(),
+                        a.evidence_level.as_str()
+                    ),
+                    t.style(role),
+                ));
             }
             spans
         }

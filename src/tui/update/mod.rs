@@ -12,8 +12,8 @@ mod view;
 use super::action::Action;
 use super::app::{App, Overlay, Pane};
 use super::effects::{CopyWhat, Effect, External};
-use super::experiment_port::{Request, Target};
 use super::keymap::{Chord, Scope};
+use super::overlays::confirm::ConfirmState;
 use super::overlays::help;
 use super::overlays::prompt::PromptState;
 use super::overlays::too_small::too_small;
@@ -21,9 +21,11 @@ use super::panes::{claims, dropped, suspects};
 use super::render::{detail_width, pane_height};
 use super::widgets::scroll_list::{Motion, moved};
 use crate::analysis::model::StepId;
+use crate::experiments::engine::{Request, Target};
+pub use experiments::experiments_running;
 use experiments::{
-    ablate, ablate_shortlist, aggregate, begin, cancel, has_answer, launch, no_answer, on_event,
-    on_planned, restore,
+    ablate, ablate_shortlist, aggregate, begin, cancel, key_of, launch, on_event, on_planned, quit,
+    restore,
 };
 use ratatui::layout::Rect;
 use std::sync::Arc;
@@ -70,10 +72,7 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         return;
     }
     match action {
-        Action::Quit => {
-            app.quit = true;
-            fx.push(Effect::Quit);
-        }
+        Action::Quit => quit(app, fx),
         Action::Suspend => fx.push(Effect::Suspend),
         Action::Help => {
             app.overlay = match app.overlay {
@@ -151,10 +150,7 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             None => app.problem("select a step in the timeline to replay from"),
         },
         Action::ReplayPatched => match step_id(app) {
-            Some(from) if has_answer(app) => {
-                app.overlay = Some(Overlay::Prompt(PromptState::new(from)));
-            }
-            Some(_) => no_answer(app),
+            Some(from) => app.overlay = Some(Overlay::Prompt(PromptState::new(from))),
             None => app.problem("select a step in the timeline to replay from"),
         },
         Action::PromptInput(c) => {
@@ -193,18 +189,24 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Judged(i, doc) => judge::answered(app, i, doc, fx),
         Action::JudgeFailed(i, why) => judge::failed(app, i, &why),
         Action::Cancel => cancel(app, fx),
-        Action::ConfirmYes => {
-            if let Some(Overlay::Confirm(c)) = app.overlay.take() {
+        Action::ConfirmYes => match app.overlay.take() {
+            Some(Overlay::Confirm(ConfirmState::Run(plan))) => {
                 app.experiments.consented = true;
-                launch(app, c.request, fx);
+                launch(app, *plan, fx);
             }
-        }
-        Action::ConfirmNo => {
-            if matches!(app.overlay, Some(Overlay::Confirm(_))) {
-                app.overlay = None;
-                app.message("nothing was run");
+            Some(Overlay::Confirm(ConfirmState::Quit(_))) => {
+                app.quit = true;
+                fx.push(Effect::Quit);
             }
-        }
+            other => app.overlay = other,
+        },
+        Action::ConfirmNo => match app.overlay.take() {
+            Some(Overlay::Confirm(ConfirmState::Run(_))) => app.message("nothing was run"),
+            Some(Overlay::Confirm(ConfirmState::Quit(jobs))) => {
+                app.message(format!("not quitting: {} job(s) keep running", jobs.len()))
+            }
+            other => app.overlay = other,
+        },
         Action::PickRun => picker::pick(app, fx),
         Action::RunList => picker::show(app),
         Action::ToggleInfluence => toggle_influence(app),
@@ -258,10 +260,21 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Experiment(ev) => on_event(app, &ev, fx),
         Action::LedgerLoaded(r) => match r.as_ref() {
             Ok(h) => {
-                app.experiments.ledger = h.clone();
-                app.experiments.ledger_note = h.note.clone();
+                let first = app.experiments.ledger.path.as_os_str().is_empty();
+                let dead = h.left_by_dead_sessions().count();
+                let run = app.doc.clone();
+                app.experiments
+                    .set_evidence(h.clone(), run.as_deref().map(|d| d.run.as_ref()));
+                if first && dead > 0 {
+                    // The next start reports what a dead debugger left (runner.md).
+                    app.problem(format!(
+                        "the ledger holds {dead} batch(es) of this run left open by a tdn-tui that stopped without closing them: {} shows them, {} there aggregates them",
+                        key_of(app, Action::FocusExperiments),
+                        key_of(app, Action::Aggregate)
+                    ));
+                }
             }
-            Err(e) => app.experiments.ledger_note = Some(e.clone()),
+            Err(e) => app.experiments.ledger_note = Some(e.to_string()),
         },
         Action::Planned(p) => on_planned(app, &p, fx),
         Action::Scroll(delta, x, y) => {
@@ -418,10 +431,7 @@ fn motion(app: &mut App, m: Motion) {
         Pane::Claims => {
             app.claims.cursor = moved(app.claims.cursor, m, doc.report.claims.len(), page)
         }
-        Pane::Experiments => {
-            app.experiments.cursor =
-                moved(app.experiments.cursor, m, app.experiments.row_count(), page);
-        }
+        Pane::Experiments => experiments::motion(app, m, page),
     }
 }
 
@@ -501,7 +511,18 @@ fn jump_from_pane(app: &mut App) {
         Pane::Experiments => app
             .experiments
             .job_at(app.experiments.cursor)
-            .and_then(|j| j.probes.iter().find_map(|p| p.info.target.clone()))
+            .and_then(|j| {
+                j.probes.iter().find_map(|p| {
+                    p.info.asked.clone().or_else(|| {
+                        p.info
+                            .intervention
+                            .units()
+                            .first()
+                            .cloned()
+                            .map(Target::Unit)
+                    })
+                })
+            })
             .and_then(|t| match t {
                 Target::Step(s) => doc.index_of(s.as_str()),
                 Target::Unit(u) => doc
@@ -509,6 +530,12 @@ fn jump_from_pane(app: &mut App) {
                     .unit(u.as_str())
                     .and_then(|u| u.produced_by.as_ref())
                     .and_then(|s| doc.index_of(s.as_str())),
+                Target::Id(i) => doc.index_of(&i).or_else(|| {
+                    doc.run
+                        .unit(&i)
+                        .and_then(|u| u.produced_by.as_ref())
+                        .and_then(|s| doc.index_of(s.as_str()))
+                }),
             }),
         _ => app.selected_step(),
     };

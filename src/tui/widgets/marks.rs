@@ -63,6 +63,8 @@ pub const SAMPLE_SAME: &str = "=";
 pub const SAMPLE_FLIPPED: &str = "Δ";
 /// A sample held back until the ledger's lock is granted.
 pub const SAMPLE_HELD: &str = "⧗";
+/// A sample stopped by a cancel while it ran (recorded as cancelled; counts for nothing).
+pub const SAMPLE_CANCELLED: &str = "⊘";
 
 /// A ledger disposition: the unit harmed the answer (removing it changed the answer).
 pub const HARMFUL: &str = "⊗";
@@ -102,6 +104,7 @@ pub const ALL: &[(&str, &str)] = &[
     (SAMPLE_SAME, "sample gave the same answer"),
     (SAMPLE_FLIPPED, "sample's answer changed"),
     (SAMPLE_HELD, "sample waiting for the ledger lock"),
+    (SAMPLE_CANCELLED, "sample cancelled"),
     (HARMFUL, "ledger: harmful"),
     (RETAINED, "ledger: retained"),
     (DEMOTION, "ledger: demotion candidate"),
@@ -110,7 +113,7 @@ pub const ALL: &[(&str, &str)] = &[
 /// The legend of the sample glyphs.
 pub fn sample_legend() -> String {
     format!(
-        "{SAMPLE_WAITING} waiting  {SAMPLE_RUNNING} running  {SAMPLE_SAME} same answer  {SAMPLE_FLIPPED} answer changed  {VERDICT_ERROR} error  {SAMPLE_HELD} waiting for ledger lock"
+        "{SAMPLE_WAITING} waiting  {SAMPLE_RUNNING} running  {SAMPLE_SAME} same answer  {SAMPLE_FLIPPED} answer changed  {VERDICT_ERROR} error  {SAMPLE_CANCELLED} cancelled  {SAMPLE_HELD} waiting for ledger lock"
     )
 }
 

@@ -1,12 +1,13 @@
 //! One item of the suspects pane as lines: a suspect step's row (rank, shortlist mark, step,
 //! role, category, title, score, and the glyph of any verdict) or an influence entry's row, and
-//! under the selected one its evidence and what re-runs found: this session's verdict, else the
-//! report's probe, else the run's ledger record of the unit, else the key that tests it. Above
-//! the first item, the ranking's explanation and what its scores mean. Reads only.
+//! under the selected one its evidence and what re-runs found: a job re-running it now, this
+//! session's verdict (or the report's probe), and what the run's ledger records about it (the
+//! latest attribution of each of its units, and of replays from a step, with what was tried);
+//! else the key that tests it. Above the first item, the ranking's explanation and what its
+//! scores mean. Reads only.
 
 use super::super::super::action::Action;
 use super::super::super::app::{App, Document};
-use super::super::super::experiment_port::{LedgerAttribution, Target};
 use super::super::super::keymap::Scope;
 use super::super::super::theme::Role;
 use super::super::super::widgets::inert_text::{clipped, wrap_spans};
@@ -16,6 +17,9 @@ use super::{Item, View, item};
 use crate::analysis::influence::js_number;
 use crate::analysis::model::{StepId, UnitId};
 use crate::analysis::report::{InfluenceEntry, ProbeResult, Role as SuspectRole, Suspect};
+use crate::experiments::engine::Target;
+use crate::experiments::event::JobId;
+use crate::experiments::ledger::LatestAttribution;
 use crate::tui::widgets::inert_text::width_of;
 use crate::tui::widgets::marks;
 use crate::tui::widgets::selection::selected_row;
@@ -203,7 +207,21 @@ impl ItemLines<'_> {
 
     /// This session's verdict for a target.
     fn result(&self, t: &Target) -> Option<&ProbeResult> {
-        self.app.experiments.results.get(&t.key())
+        self.app.experiments.results.get(t)
+    }
+
+    /// The glyph of what re-runs found: this session's verdict, else the ledger's latest record.
+    fn mark(
+        &self,
+        result: Option<&ProbeResult>,
+        ledger: &[&LatestAttribution],
+    ) -> Option<(&'static str, Role)> {
+        if let Some(r) = result {
+            return Some(verdict_mark(r.verdict));
+        }
+        ledger.last().map(|l| {
+            super::super::experiments::ledger::disposition_mark(l.attribution.disposition.as_str())
+        })
     }
 
     /// The columns a step row has room for at this width.
@@ -257,11 +275,10 @@ impl ItemLines<'_> {
         let short = self.doc.report.confidence.shortlist.contains(&s.step);
         let score = format!(" {:.2}", s.score);
         // A verdict's glyph follows the category; an untested suspect gives its room to the title.
-        let (mark, mark_role) = match self.result(&Target::Step(StepId::from(s.step.as_str()))) {
-            Some(r) => {
-                let (m, role) = verdict_mark(r.verdict);
-                (format!("{m} "), role)
-            }
+        let ledger = self.app.experiments.ledger_for_step(&s.step);
+        let target = Target::Step(StepId::from(s.step.as_str()));
+        let (mark, mark_role) = match self.mark(self.result(&target), &ledger) {
+            Some((m, role)) => (format!("{m} "), role),
             None => (String::new(), Role::TextDim),
         };
         let mut spans = vec![
@@ -371,7 +388,9 @@ impl ItemLines<'_> {
         };
         out.extend(self.verdict(
             self.result(&target),
-            None,
+            self.app.experiments.claims.get(&target).map(String::as_str),
+            &self.app.experiments.ledger_for_step(&s.step),
+            self.app.experiments.running_on(&target),
             "removing its units",
             &test,
             &ind,
@@ -395,14 +414,16 @@ impl ItemLines<'_> {
         let score = format!(" {:.2}", e.score);
         let id_w = self.width.saturating_sub(CONTEXT_ROW_FIXED).clamp(8, 24);
         let unit = e.unit.as_deref().map(|u| Target::Unit(UnitId::from(u)));
-        let (mark, mark_role) = match unit
+        let ledger = e
+            .unit
+            .as_deref()
+            .map(|u| self.app.experiments.ledger_for_unit(u))
+            .unwrap_or_default();
+        let result = unit
             .as_ref()
             .and_then(|u| self.result(u))
-            .or(e.probe.as_ref())
-        {
-            Some(r) => verdict_mark(r.verdict),
-            None => (" ", Role::TextDim),
-        };
+            .or(e.probe.as_ref());
+        let (mark, mark_role) = self.mark(result, &ledger).unwrap_or((" ", Role::TextDim));
         let mut spans = vec![
             Span::styled(format!(" {:<3}", pos + 1), t.style(Role::TextDim)),
             Span::styled(
@@ -471,65 +492,112 @@ impl ItemLines<'_> {
                 &ind,
             ));
         }
-        let unit = e.unit.as_deref();
-        let result = unit
-            .and_then(|u| self.result(&Target::Unit(UnitId::from(u))))
-            .or(e.probe.as_ref());
-        let ledger = unit.and_then(|u| {
-            self.app
-                .experiments
-                .ledger
-                .attributions
-                .iter()
-                .rev()
-                .find(|a| a.unit == u)
-        });
-        if e.unit.is_some() {
+        if let Some(u) = e.unit.as_deref() {
+            let target = Target::Unit(UnitId::from(u));
+            let result = self.result(&target).or(e.probe.as_ref());
+            let claim = self.app.experiments.claims.get(&target).map(String::as_str);
+            let ledger = self.app.experiments.ledger_for_unit(u);
+            let running = self.app.experiments.running_on(&target);
             let test = format!("press {} to ablate", self.key(Action::Ablate));
-            out.extend(self.verdict(result, ledger, "removing it", &test, &ind));
+            out.extend(self.verdict(result, claim, &ledger, running, "removing it", &test, &ind));
         }
         out
     }
 
-    /// What re-runs found: a verdict, the ledger's record, or how to test it (`test`).
+    /// What re-runs found: a job running now, this session's verdict, what the ledger records
+    /// (each latest attribution with what was tried), or how to test it (`test`).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each piece of what re-runs found is its own source"
+    )]
     fn verdict(
         &self,
         result: Option<&ProbeResult>,
-        ledger: Option<&LedgerAttribution>,
+        claim: Option<&str>,
+        ledger: &[&LatestAttribution],
+        running: Option<JobId>,
         intervention: &str,
         test: &str,
         ind: &str,
     ) -> Vec<Line<'static>> {
         let t = &self.app.theme;
-        match (result, ledger) {
-            (Some(r), _) => {
-                let mut pieces = vec![(ind.to_owned(), Style::default())];
-                pieces.extend(
-                    verdict_line(self.app, r, intervention)
-                        .into_iter()
-                        .map(|s| (s.content.into_owned(), s.style)),
-                );
-                wrap_spans(pieces, self.width, &format!("{ind}  "))
-            }
-            (None, Some(a)) => wrap_spans(
+        let more = format!("{ind}  ");
+        let mut out = Vec::new();
+        if let Some(j) = running {
+            out.extend(wrap_spans(
                 vec![(
                     format!(
-                        "{ind}the ledger records it {} · {} · effect {} · confidence {} ({} trial{}, {}, {})",
-                        clipped(&a.disposition, 30),
-                        clipped(&a.evidence_level, 30),
-                        js_number(a.effect),
-                        js_number(a.confidence),
-                        a.trials,
-                        if a.trials == 1 { "" } else { "s" },
-                        clipped(&a.tested_at, 30),
-                        clipped(&a.status, 30)
+                        "{ind}job #{} is re-running it now: its verdict comes to Experiments ({})",
+                        j.0,
+                        self.key(Action::FocusExperiments)
                     ),
-                    t.style(Role::Text),
+                    t.style(Role::Running),
                 )],
                 self.width,
-                &format!("{ind}  "),
-            ),
-            (None, None) => wrap_spans(
+                &more,
+            ));
+        }
+        if let Some(r) = result {
+            let mut pieces = vec![(ind.to_owned(), Style::default())];
+            let line = verdict_line(self.app, r, intervention);
+            match claim {
+                // The engine's own sentence after the glyph, then the class and cost.
+                Some(c) => {
+                    let (glyph, role) = verdict_mark(r.verdict);
+                    pieces.push((glyph.to_owned(), t.style(role)));
+                    pieces.push((format!(" {}", clipped(c, 2000)), t.style(Role::Text)));
+                    pieces.extend(
+                        line.into_iter()
+                            .skip(2)
+                            .map(|s| (s.content.into_owned(), s.style)),
+                    );
+                }
+                None => pieces.extend(line.into_iter().map(|s| (s.content.into_owned(), s.style))),
+            }
+            out.extend(wrap_spans(pieces, self.width, &more));
+        }
+        // Newest first, at most a few: the Experiments pane lists them all.
+        for l in ledger.iter().rev().take(4) {
+            let a = &l.attribution;
+            let (glyph, role) =
+                super::super::experiments::ledger::disposition_mark(a.disposition.as_str());
+            let tried = l
+                .tried
+                .as_ref()
+                .map_or_else(|| "a re-run".to_owned(), |i| i.label());
+            let n = a.trial_ids.len();
+            out.extend(wrap_spans(
+                vec![
+                    (format!("{ind}ledger: {tried} → "), t.style(Role::TextDim)),
+                    (
+                        format!(
+                            "{glyph} {} · {}",
+                            a.disposition.as_str(),
+                            a.evidence_level.as_str()
+                        ),
+                        t.style(role),
+                    ),
+                    (
+                        format!(
+                            " · effect {} · confidence {} ({n} trial{}, {}{})",
+                            js_number(a.effect),
+                            js_number(a.confidence),
+                            if n == 1 { "" } else { "s" },
+                            clipped(&a.tested_at, 30),
+                            match l.status.as_str() {
+                                "verified" => String::new(),
+                                other => format!(", {other}"),
+                            }
+                        ),
+                        t.style(Role::Text),
+                    ),
+                ],
+                self.width,
+                &more,
+            ));
+        }
+        if out.is_empty() {
+            out.extend(wrap_spans(
                 vec![(
                     format!(
                         "{ind}untested: a score narrows the search; only a re-run proves a cause ({test})"
@@ -538,7 +606,8 @@ impl ItemLines<'_> {
                 )],
                 self.width,
                 ind,
-            ),
+            ));
         }
+        out
     }
 }

@@ -13,11 +13,11 @@ mod items;
 pub use header::confidence_lines;
 
 use super::super::app::{App, Document, Pane, RowHit, group};
-use super::super::experiment_port::Target;
 use super::super::render::{pane_block, title_room};
 use super::super::widgets::scroll_list::item_window;
 use crate::analysis::model::{StepId, UnitId};
 use crate::analysis::report::{InfluenceEntry, Suspect};
+use crate::experiments::engine::Target;
 use items::ItemLines;
 use ratatui::Frame;
 use ratatui::layout::Rect;

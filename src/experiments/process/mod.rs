@@ -1,16 +1,18 @@
-//! Running one user-configured shell command to completion, synchronously: `sh -c`, its own
+//! Running one user-configured shell command to completion, synchronously: `sh -c` (through its
+//! [`supervise`]or when the binary installed one, so the command dies with the debugger), its own
 //! process group, JSON on stdin, stdout and stderr read on their own threads and capped, a
 //! time-out that kills the whole group, and the group killed again after the command exits so
 //! nothing it started outlives it; processes that left the group are found by a mark in their
-//! environment ([`MARK_VAR`]) and killed too. Used by the judge and the command embedder; the runner has its
-//! own async version.
+//! environment ([`MARK_VAR`]) and killed too. Used by the judge and the command embedder; the
+//! runner has its own async version.
 //!
 //! The command text comes only from the user's command line or config (`config::UserCommand`),
 //! never from a run file, and nothing is substituted into it.
 
+pub mod supervise;
+
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// How often the waiting loop checks the child.
@@ -161,13 +163,10 @@ pub fn kill_group(pgid: u32) {
 
 /// Runs the command and waits for it, within the time-out and output caps.
 pub fn run(inv: &Invocation<'_>) -> Result<Finished, ProcessError> {
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(inv.command)
-        .stdin(Stdio::piped())
+    let mut cmd = supervise::shell(inv.command);
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
     for (k, v) in &inv.env {
         cmd.env(k, v);
     }
