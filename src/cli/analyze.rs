@@ -126,25 +126,6 @@ fn ledger_verdicts(
         }
     };
     // The latest attribution of each unit, as the ledger's one read gives them.
-    let rows = e
-        .latest
-        .iter()
-        .map(|a| {
-            let r = &a.attribution;
-            VerdictRow {
-                target: format!("{} '{}'", r.component_kind, r.component_id),
-                experiment: "ledger record".to_owned(),
-                verdict: format!("{} · {}", r.disposition.as_str(), r.evidence_level.as_str()),
-                detail: format!(
-                    "effect {} from {} trial{}, tested {} ({})",
-                    crate::analysis::influence::js_number(r.effect),
-                    r.trial_ids.len(),
-                    if r.trial_ids.len() == 1 { "" } else { "s" },
-                    r.tested_at,
-                    a.status.as_str()
-                ),
-            }
-        })
-        .collect();
+    let rows = e.latest.iter().map(crate::tui::share::ledger_row).collect();
     (rows, Some(from))
 }

@@ -7,6 +7,7 @@ use super::app::{App, Document};
 use super::panes::experiments::JobState;
 use crate::analysis::report::{MarkdownExtras, Verdict, VerdictRow, render_markdown};
 use crate::experiments::engine::Target;
+use crate::experiments::ledger::history::LatestAttribution;
 use crate::experiments::spec::ExperimentKind;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -65,25 +66,30 @@ pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
         .as_ref()
         .map_or(&[][..], |e| e.latest.as_slice());
     for l in latest.iter().rev() {
-        let a = &l.attribution;
-        if !seen.insert(a.component_id.clone()) {
-            continue;
+        if seen.insert(l.attribution.component_id.clone()) {
+            out.push(ledger_row(l));
         }
-        let trials = a.trial_ids.len();
-        out.push(VerdictRow {
-            target: format!("{} '{}'", a.component_kind, a.component_id),
-            experiment: "ledger record".to_owned(),
-            verdict: format!("{} · {}", a.disposition.as_str(), a.evidence_level.as_str()),
-            detail: format!(
-                "effect {} from {trials} trial{}, tested {} ({})",
-                crate::analysis::influence::js_number(a.effect),
-                if trials == 1 { "" } else { "s" },
-                a.tested_at,
-                l.status.as_str()
-            ),
-        });
     }
     out
+}
+
+/// A ledger's latest attribution of a unit as a verdict row, as recorded (the screen's share key
+/// and `analyze --format markdown` word it alike).
+pub fn ledger_row(l: &LatestAttribution) -> VerdictRow {
+    let a = &l.attribution;
+    let trials = a.trial_ids.len();
+    VerdictRow {
+        target: format!("{} '{}'", a.component_kind, a.component_id),
+        experiment: "ledger record".to_owned(),
+        verdict: format!("{} · {}", a.disposition.as_str(), a.evidence_level.as_str()),
+        detail: format!(
+            "effect {} from {trials} trial{}, tested {} ({})",
+            crate::analysis::influence::js_number(a.effect),
+            if trials == 1 { "" } else { "s" },
+            a.tested_at,
+            l.status.as_str()
+        ),
+    }
 }
 
 /// The Markdown of the open run with these verdicts.
