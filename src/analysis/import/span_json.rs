@@ -199,15 +199,7 @@ pub fn import(doc: &Document, index: Option<usize>) -> Result<Vec<ImportedRun>, 
         .into_iter()
         .map(|(trace_id, members)| {
             let refs: Vec<&Span> = members.iter().collect();
-            spans::build_run(
-                &trace_id,
-                &refs,
-                spans::Source {
-                    noun: "span",
-                    resources: &resources.list,
-                    hex_ids: true,
-                },
-            )
+            spans::build_run(&trace_id, &refs, spans::Source::otel(&resources.list))
         })
         .collect())
 }

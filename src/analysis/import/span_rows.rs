@@ -123,15 +123,7 @@ impl Importer for SpanRows {
                     .map(|row| decode_row(row, &trace_id, resources.intern(resource_of(row))))
                     .collect();
                 let refs: Vec<&Span> = decoded.iter().collect();
-                spans::build_run(
-                    &trace_id,
-                    &refs,
-                    spans::Source {
-                        noun: "span",
-                        resources: &resources.list,
-                        hex_ids: true,
-                    },
-                )
+                spans::build_run(&trace_id, &refs, spans::Source::otel(&resources.list))
             })
             .collect())
     }

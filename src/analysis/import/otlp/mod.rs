@@ -75,11 +75,7 @@ impl Importer for Otlp {
                 let mut run = spans::build_run(
                     trace_id,
                     &members,
-                    spans::Source {
-                        noun: "span",
-                        resources: &decoded.resources,
-                        hex_ids: true,
-                    },
+                    spans::Source::otel(&decoded.resources),
                 );
                 if decoded.not_traces > 0 {
                     run.warnings.push(Warning::file(

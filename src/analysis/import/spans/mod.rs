@@ -125,6 +125,18 @@ pub struct Source<'a> {
     pub hex_ids: bool,
 }
 
+impl<'a> Source<'a> {
+    /// An OpenTelemetry format's spans (OTLP, span rows, Phoenix, the console exporter): ids are
+    /// OpenTelemetry's, so others are warned.
+    pub fn otel(resources: &'a [Map<String, Value>]) -> Source<'a> {
+        Source {
+            noun: "span",
+            resources,
+            hex_ids: true,
+        }
+    }
+}
+
 /// Items grouped by their trace id: the traces in order of first appearance, each trace's items
 /// in the order given. Every format here may hold several traces in one file.
 pub fn by_trace<K: Eq + Hash + Clone, T>(
