@@ -250,6 +250,12 @@ pub struct Finding {
     pub wording: bool,
     /// Further steps the walk back looks through (a claim's evidence), besides the links.
     pub upstream: Vec<usize>,
+    /// The step only showed the effect of a decision made elsewhere (a failed call's result
+    /// whose cause is known): kept as a record, not listed as a suspect.
+    pub effect_only: bool,
+    /// For a finding moved to the decision behind a step: the step where it was found (a
+    /// call, a search), where the decision's effect showed.
+    pub shown_at: Option<usize>,
 }
 
 impl Finding {
@@ -273,6 +279,8 @@ impl Finding {
             about_read: false,
             wording: false,
             upstream: Vec::new(),
+            effect_only: false,
+            shown_at: None,
         }
     }
 

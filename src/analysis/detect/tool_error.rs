@@ -3,7 +3,7 @@
 //! state-changing call failed and the final answer still says it worked, the evidence says so.
 //! The walk back (`rank::walk_back`) then looks for the step that caused it. No I/O.
 
-use super::say::{args_of, quote, step, tool_of};
+use super::say::{args_of, article, quote, step, tool_of, tool_phrase};
 use super::schema::check_step;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::StepKind;
@@ -40,7 +40,7 @@ impl Detector for ToolErrors {
                         DetectorId::ToolErrors,
                         TOOL_ERROR,
                         Nature::Symptom,
-                        format!("the tool {tool} failed"),
+                        format!("{} failed", tool_phrase(run, i)),
                     )
                     .because(format!(
                         "{} called {tool}, which failed: {}",
@@ -70,7 +70,7 @@ impl Detector for ToolErrors {
                     DetectorId::ToolErrors,
                     STEP_ERROR,
                     Nature::Symptom,
-                    format!("a {} step failed", kind.as_str()),
+                    format!("{} {} step failed", article(kind.as_str()), kind.as_str()),
                 )
                 .because(format!("{} failed: {}", step(run, i), quote(err))),
                 (None, _) if check.rejected() => Finding::new(
@@ -79,10 +79,7 @@ impl Detector for ToolErrors {
                     DetectorId::ToolErrors,
                     INVALID_ARGUMENTS,
                     Nature::Symptom,
-                    format!(
-                        "the tool {} got arguments its schema rejects",
-                        tool_of(run, i)
-                    ),
+                    format!("{} got arguments its schema rejects", tool_phrase(run, i)),
                 )
                 .because(format!(
                     "{} called {} with {}",

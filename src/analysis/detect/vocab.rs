@@ -417,6 +417,28 @@ pub const REJECTIONS: &[&str] = &[
     "wrong",
 ];
 
+/// Phrases of an error refusing the request outright by a rule of the service ("non-delivered
+/// order cannot be exchanged", "gift card balance is not enough"): enough on their own to say the
+/// request, not the service, was at fault. Narrower than [`REJECTIONS`], whose generic words
+/// ("wrong", "limit") need a key or kind of the request beside them.
+pub const REFUSALS: &[&str] = &[
+    "cannot be",
+    "can't be",
+    "can only",
+    "not allowed",
+    "not permitted",
+    "not eligible",
+    "ineligible",
+    "not enough",
+    "insufficient",
+    "does not add up",
+    "doesn't add up",
+    "not available on",
+    "no longer available",
+    "not supported",
+    "already",
+];
+
 /// Phrases of an error that says the details given matched nothing.
 pub const NOT_FOUND: &[&str] = &[
     "not found",

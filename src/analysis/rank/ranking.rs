@@ -79,8 +79,9 @@ pub fn score_all(facts: &Facts<'_>, walked: Vec<Walked>) -> Vec<Scored> {
             .iter()
             .filter(|x| !x.finding.wording)
             .filter(|x| {
+                // A finding on a call, or moved from a call to the decision that made it.
                 run.steps
-                    .get(x.finding.step)
+                    .get(x.finding.shown_at.unwrap_or(x.finding.step))
                     .is_some_and(|s| s.kind == StepKind::Tool)
             })
             .map(|x| x.score)
@@ -102,10 +103,18 @@ pub fn score_all(facts: &Facts<'_>, walked: Vec<Walked>) -> Vec<Scored> {
     out
 }
 
-/// One suspect per step, best first (ties: earlier step first).
+/// True when a finding is listed among the suspects: every finding but one on a step that only
+/// showed a decision's effect (a failed call whose cause is known; its cause carries the
+/// evidence). A model step's own wrong words stay listed, even with a cause upstream.
+pub fn listed(s: &Scored) -> bool {
+    !s.finding.effect_only
+}
+
+/// One suspect per step, best first (ties: earlier step first). A step that only showed a
+/// decision's effect is not listed ([`listed`]).
 pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
     let mut by_step: HashMap<usize, Vec<Scored>> = HashMap::new();
-    for s in scored {
+    for s in scored.into_iter().filter(listed) {
         by_step.entry(s.finding.step).or_default().push(s);
     }
     let mut out: Vec<SuspectEntry> = by_step

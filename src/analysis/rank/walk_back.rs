@@ -16,7 +16,7 @@
 use super::params::{
     LINK_SCAN_BYTES, QUOTE_CHARS, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED,
 };
-use crate::analysis::detect::say::{quote, short, step as step_name, tool_of};
+use crate::analysis::detect::say::{quote, short, step as step_name, tool_of, tool_phrase};
 use crate::analysis::detect::schema::check_step;
 use crate::analysis::detect::vocab::{
     INPUT_COMPLAINTS, REQUEST_COMPLAINTS, contains_words, find_phrase,
@@ -70,7 +70,8 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
         }
     }
     let mut anc: Vec<Option<usize>> = vec![None; n];
-    let mut roots: Vec<(usize, usize)> = Vec::new();
+    // (cause, symptom step, the symptom's finding)
+    let mut roots: Vec<(usize, usize, Option<usize>)> = Vec::new();
     let earliest = |flagged: &[bool], anc: &[Option<usize>], p: usize| -> Option<usize> {
         let own = flagged.get(p).copied().unwrap_or(false).then_some(p);
         min_opt(own, anc.get(p).copied().flatten())
@@ -95,7 +96,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
                     w.cause = Some(c);
                     w.role = Role::Symptom;
                 }
-                roots.push((c, x));
+                roots.push((c, x, Some(k)));
                 continue;
             }
             let failed_call = matches!(
@@ -133,7 +134,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
                         w.cause = Some(m);
                         w.role = Role::Symptom;
                     }
-                    roots.push((m, x));
+                    roots.push((m, x, Some(k)));
                     if let Some(slot) = anc.get_mut(x) {
                         *slot = min_opt(*slot, Some(m));
                     }
@@ -142,8 +143,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
                     if let Some(w) = items.get_mut(k) {
                         w.finding.category = Category::ServiceError;
                         w.finding.confidence = SERVICE_ERROR;
-                        w.finding.title =
-                            format!("the tool {} or its service failed", tool_of(run, x));
+                        w.finding.title = format!("{} or its service failed", tool_phrase(run, x));
                         w.finding.evidence.extend(lines);
                     }
                 }
@@ -152,14 +152,30 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
         }
     }
     let mut flows: std::collections::HashMap<usize, Vec<String>> = std::collections::HashMap::new();
-    for (root, symptom) in roots {
-        let line = format!(
+    for (root, symptom, k) in roots {
+        let mut new = vec![format!(
             "its output flows into {}, where the failure surfaced",
             step_name(run, symptom)
-        );
+        )];
+        // A symptom on a step that decided nothing (a call's result) is not listed as a
+        // suspect: say here what showed there, with its evidence.
+        if let Some(w) = k.and_then(|k| items.get(k))
+            && run
+                .steps
+                .get(symptom)
+                .is_some_and(|s| !s.kind.is_model() && s.kind != StepKind::User)
+        {
+            new.push(format!(
+                "there, {}",
+                short(&w.finding.title, 2 * QUOTE_CHARS)
+            ));
+            new.extend(w.finding.evidence.iter().cloned());
+        }
         let lines = flows.entry(root).or_default();
-        if !lines.contains(&line) {
-            lines.push(line);
+        for line in new {
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
         }
     }
     for w in items.iter_mut() {
@@ -173,7 +189,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             w.finding.evidence = ev;
         }
     }
-    items
+    super::decision::to_decisions(facts, items)
 }
 
 fn min_opt(a: Option<usize>, b: Option<usize>) -> Option<usize> {
@@ -276,7 +292,9 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     });
     // A business rule rejecting what the request holds ("payment amount does not add up, ...
     // paid 255" of amounts 250 and 5) is about the arguments too.
-    let content = said.about_content(complaint.is_some());
+    // A business rule refusing the request ("non-delivered order cannot be exchanged") is about
+    // the request even when it names none of its parts: the decision to make it is blamed.
+    let content = said.about_content(complaint.is_some()) || said.refusal.is_some();
     if named.is_empty() && !check.rejected() && complaint.is_none() && !content {
         let valid = if check.known {
             "the arguments pass the tool's schema"
@@ -444,6 +462,14 @@ fn content_lines(said: &Mentions) -> Vec<String> {
             "the error is about the {} the arguments name ({})",
             quote(words),
             quote(v)
+        ));
+    }
+    if lines.is_empty()
+        && let Some(r) = said.refusal
+    {
+        lines.push(format!(
+            "the error refuses the request itself ({})",
+            quote(r)
         ));
     }
     if !lines.is_empty() {
