@@ -42,11 +42,16 @@ impl ArgsCheck {
     }
 }
 
-/// Checks a tool step's arguments against the schema of the tool it called.
+/// Checks a tool step's arguments against the schema of the tool it called. Arguments that are
+/// text (what an importer could not read as JSON or as a Python literal) are not checked: what
+/// the tool received is unknown, so no schema can reject it.
 pub fn check_step(run: &Run, step: &Step) -> ArgsCheck {
     let Some(call) = &step.tool else {
         return ArgsCheck::default();
     };
+    if call.arguments.is_string() {
+        return ArgsCheck::default();
+    }
     let Some(schema) = run.tool(&call.name).and_then(|t| t.parameters.as_ref()) else {
         return ArgsCheck::default();
     };
@@ -366,6 +371,32 @@ fn type_words(t: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn arguments_left_as_text_are_not_checked() {
+        use crate::analysis::model::{RunStatus, StepKind, Tool, ToolCall};
+        let mut run = Run::new("r", RunStatus::Failed);
+        run.tools = vec![Tool {
+            name: "search".into(),
+            parameters: Some(serde_json::json!({"type": "object", "required": ["query"]})),
+            ..Tool::default()
+        }];
+        run.reindex();
+        let mut step = Step::new("s", StepKind::Tool);
+        step.tool = Some(ToolCall {
+            name: "search".into(),
+            arguments: Value::String("{'query': unterminated".into()),
+            call_id: None,
+        });
+        assert!(!check_step(&run, &step).rejected());
+        if let Some(t) = step.tool.as_mut() {
+            t.arguments = serde_json::json!({});
+        }
+        assert!(
+            check_step(&run, &step).rejected(),
+            "parsed arguments are still checked"
+        );
+    }
+
     use super::*;
     use serde_json::json;
 

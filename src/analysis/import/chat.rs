@@ -1,10 +1,14 @@
-//! Chat messages in the shapes traces record them (OpenAI `content` and `tool_calls`,
-//! OpenTelemetry GenAI `parts`, OpenInference `message.contents`, Anthropic `tool_use` blocks):
-//! their text, their tool calls, and one output shape for a model step that called tools.
+//! Chat messages in the shapes traces record them (OpenAI `content` parts and `tool_calls`, the
+//! Responses API's `output` items, OpenTelemetry GenAI `parts`, OpenInference `message.contents`,
+//! Anthropic `tool_use` blocks, Gemini `parts` with `function_call`, Vercel AI SDK `tool-call`
+//! parts, LangChain messages and their `lc` constructors): their text, their tool calls, and one
+//! output shape for a model step that called tools.
 //!
 //! Shared by the importers; pure functions over JSON values that never fail: what is not
-//! recognised gives `None` or an empty list, never a panic.
+//! recognised gives `None` or an empty list, never a panic. Task and answer text is chosen in
+//! `run_text`.
 
+use super::decode;
 use serde_json::{Map, Value, json};
 
 /// One tool call requested by a model.
@@ -14,7 +18,7 @@ pub struct CallPart {
     pub id: Option<String>,
     /// The tool's name.
     pub name: String,
-    /// The arguments, parsed when they were a string holding JSON.
+    /// The arguments, parsed when they were a string holding JSON or a Python literal.
     pub arguments: Value,
 }
 
@@ -27,12 +31,24 @@ pub fn parse_json_text(s: &str) -> Option<Value> {
     serde_json::from_str(t).ok()
 }
 
-/// A value with strings that hold JSON objects or arrays parsed (one level); others unchanged.
+/// A string holding a JSON object or array parsed, and a JSON string holding one (JSON encoded
+/// twice) too; other values unchanged. Python literals are left as text here (see
+/// [`decode::decoded`] for arguments and answers).
 pub fn json_or_string(v: Value) -> Value {
-    match &v {
-        Value::String(s) => parse_json_text(s).unwrap_or(v),
-        _ => v,
+    let Value::String(s) = &v else { return v };
+    if let Some(parsed) = parse_json_text(s) {
+        return parsed;
     }
+    let t = s.trim();
+    if t.starts_with('"')
+        && let Ok(Value::String(inner)) = serde_json::from_str::<Value>(t)
+    {
+        return match parse_json_text(&inner) {
+            Some(parsed) => parsed,
+            None => Value::String(inner),
+        };
+    }
+    v
 }
 
 /// A non-empty, trimmed string.
@@ -47,7 +63,7 @@ pub fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 /// The text of a message or of a list of messages in any of the recognised shapes; `None` when
-/// there is none.
+/// there is none. Tool calls and their results carry no text.
 pub fn message_text(v: &Value) -> Option<String> {
     let mut out = String::new();
     push_text(v, &mut out, 0);
@@ -56,27 +72,41 @@ pub fn message_text(v: &Value) -> Option<String> {
 
 const MAX_TEXT_DEPTH: usize = 8;
 
+/// Keys whose value holds the text of a message or part, in the order they are tried.
+const TEXT_KEYS: [&str; 7] = [
+    "content",
+    "parts",
+    "contents",
+    "text",
+    "choices",
+    "candidates",
+    "kwargs",
+];
+
 fn push_text(v: &Value, out: &mut String, depth: usize) {
     if depth > MAX_TEXT_DEPTH {
         return;
     }
-    let mut add = |s: &str| {
-        if s.trim().is_empty() {
-            return;
-        }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(s);
-    };
     match v {
-        Value::String(s) => add(s),
+        Value::String(s) => {
+            if s.trim().is_empty() || !call_list_text(s).is_empty() {
+                return;
+            }
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(s);
+        }
         Value::Array(items) => {
             for item in items {
                 push_text(item, out, depth + 1);
             }
         }
         Value::Object(o) => {
+            if let Some(kwargs) = decode::unwrap_lc(v) {
+                push_text(&Value::Object(kwargs), out, depth + 1);
+                return;
+            }
             // A part that is a tool call or its result carries no prose.
             if let Some(t) = o.get("type").and_then(Value::as_str)
                 && is_call_type(t)
@@ -84,12 +114,18 @@ fn push_text(v: &Value, out: &mut String, depth: usize) {
                 return;
             }
             for key in ["message", "message_content"] {
-                if let Some(inner) = o.get(key) {
+                if let Some(inner) = o.get(key).filter(|m| m.is_object()) {
                     push_text(inner, out, depth + 1);
                     return;
                 }
             }
-            for key in ["content", "parts", "contents", "text", "choices"] {
+            if let Some(items) = response_output(o) {
+                for item in items {
+                    push_text(item, out, depth + 1);
+                }
+                return;
+            }
+            for key in TEXT_KEYS {
                 if let Some(inner) = o.get(key) {
                     push_text(inner, out, depth + 1);
                     return;
@@ -100,55 +136,78 @@ fn push_text(v: &Value, out: &mut String, depth: usize) {
     }
 }
 
+/// The `output` items of an OpenAI Responses API object (`{"object": "response", "output":
+/// [...]}`), or of a bare list of its items.
+fn response_output(o: &Map<String, Value>) -> Option<&Vec<Value>> {
+    let items = o.get("output")?.as_array()?;
+    let typed = o.get("object").and_then(Value::as_str) == Some("response")
+        || items
+            .first()
+            .is_some_and(|i| i.get("type").and_then(Value::as_str).is_some());
+    typed.then_some(items)
+}
+
 fn is_call_type(t: &str) -> bool {
     matches!(
         t,
-        "tool_call" | "tool_use" | "function_call" | "tool_call_response" | "tool_result"
+        "tool_call"
+            | "tool_use"
+            | "function_call"
+            | "tool-call"
+            | "tool_call_response"
+            | "tool_result"
+            | "tool-result"
+            | "function_call_output"
+            | "web_search_call"
     )
 }
 
-/// The task a run's input states: the last user message of a list of messages (also under
-/// `messages`, as LangGraph records its state), the `input`, `question` or `query` string of an
-/// object (LangChain chains), else the input's text.
-pub fn task_text(v: &Value) -> Option<String> {
-    match v {
-        Value::Array(msgs) => msgs
-            .iter()
-            .rev()
-            .find(|m| message_role(m) == Some("user") || str_at(m, "type") == Some("human"))
-            .and_then(message_text),
-        Value::Object(o) => {
-            if let Some(m @ Value::Array(_)) = o.get("messages") {
-                return task_text(m);
+/// The calls a string holds when it is a JSON list of tool calls (Koog writes an assistant's
+/// calls into `content` that way); empty for any other text.
+fn call_list_text(s: &str) -> Vec<CallPart> {
+    let t = s.trim_start();
+    if !t.starts_with("[{") {
+        return Vec::new();
+    }
+    match serde_json::from_str::<Value>(t) {
+        Ok(Value::Array(items)) => {
+            let calls: Vec<CallPart> = items.iter().filter_map(call_item).collect();
+            if calls.len() == items.len() {
+                calls
+            } else {
+                Vec::new()
             }
-            ["input", "question", "query"]
-                .iter()
-                .find_map(|k| o.get(*k).and_then(Value::as_str).and_then(non_empty))
-                .or_else(|| message_text(v))
         }
-        other => message_text(other),
+        _ => Vec::new(),
     }
 }
 
-/// The answer a run's output states: the `output`, `answer`, `final_answer` or `result` string of
-/// an object (LangChain chains return `{"input", "output"}`), the last of its `messages`, else
-/// the output's text.
-pub fn answer_text(v: &Value) -> Option<String> {
-    let Value::Object(o) = v else {
-        return message_text(v);
-    };
-    if let Some(Value::Array(msgs)) = o.get("messages") {
-        return msgs.last().and_then(message_text);
-    }
-    ["output", "answer", "final_answer", "result"]
-        .iter()
-        .find_map(|k| o.get(*k).and_then(Value::as_str).and_then(non_empty))
-        .or_else(|| message_text(v))
-}
-
-/// The role of a message (`role`, or `message.role`).
+/// A message's role: `role`, `message.role`, LangChain's `type` (`human` is `user`, `ai` is
+/// `assistant`), Gemini's `model` (`assistant`).
 pub fn message_role(v: &Value) -> Option<&str> {
-    str_at(v, "role").or_else(|| v.get("message").and_then(|m| str_at(m, "role")))
+    if str_at(v, "type") == Some("constructor") && v.get("lc").is_some() {
+        let class = v.get("id").and_then(Value::as_array)?.last()?.as_str()?;
+        return match class.trim_end_matches("Chunk") {
+            "HumanMessage" => Some("user"),
+            "AIMessage" => Some("assistant"),
+            "SystemMessage" => Some("system"),
+            "ToolMessage" | "FunctionMessage" => Some("tool"),
+            _ => None,
+        };
+    }
+    let raw = str_at(v, "role")
+        .or_else(|| v.get("message").and_then(|m| str_at(m, "role")))
+        .or_else(|| {
+            v.get("kwargs")
+                .and_then(|k| str_at(k, "type"))
+                .or_else(|| str_at(v, "type"))
+                .filter(|t| matches!(*t, "human" | "ai" | "system" | "tool"))
+        })?;
+    Some(match raw {
+        "human" => "user",
+        "ai" | "model" => "assistant",
+        other => other,
+    })
 }
 
 /// The tool calls a message (or list of messages) requests, in order.
@@ -163,31 +222,59 @@ fn push_calls(v: &Value, out: &mut Vec<CallPart>, depth: usize) {
         return;
     }
     match v {
+        Value::String(s) => out.extend(call_list_text(s)),
         Value::Array(items) => {
             for item in items {
                 push_calls(item, out, depth + 1);
             }
         }
         Value::Object(o) => {
+            if let Some(kwargs) = decode::unwrap_lc(v) {
+                push_calls(&Value::Object(kwargs), out, depth + 1);
+                return;
+            }
             if let Some(t) = o.get("type").and_then(Value::as_str)
-                && matches!(t, "tool_call" | "tool_use" | "function_call")
+                && matches!(t, "tool_call" | "tool_use" | "function_call" | "tool-call")
             {
                 out.extend(call_from(v));
                 return;
             }
-            if let Some(inner) = o.get("message") {
+            for key in ["function_call", "functionCall"] {
+                if let Some(call) = o.get(key).filter(|c| c.is_object()) {
+                    out.extend(call_from(call));
+                    return;
+                }
+            }
+            if let Some(inner) = o.get("message").filter(|m| m.is_object()) {
                 push_calls(inner, out, depth + 1);
+                return;
+            }
+            if let Some(items) = response_output(o) {
+                for item in items {
+                    push_calls(item, out, depth + 1);
+                }
                 return;
             }
             if let Some(Value::Array(calls)) = o.get("tool_calls") {
                 out.extend(calls.iter().filter_map(call_from));
+            } else if let Some(extra) = o.get("additional_kwargs") {
+                // LangChain keeps the provider's calls there when `tool_calls` is absent.
+                push_calls(extra, out, depth + 1);
             }
-            if let Some(call) = o.get("function_call").filter(|c| c.is_object()) {
-                out.extend(call_from(call));
-            }
-            for key in ["parts", "content", "contents", "choices"] {
-                if let Some(inner @ Value::Array(_)) = o.get(key) {
-                    push_calls(inner, out, depth + 1);
+            for key in [
+                "parts",
+                "content",
+                "contents",
+                "choices",
+                "candidates",
+                "kwargs",
+            ] {
+                match o.get(key) {
+                    Some(inner @ (Value::Array(_) | Value::Object(_))) => {
+                        push_calls(inner, out, depth + 1);
+                    }
+                    Some(Value::String(s)) if key == "content" => out.extend(call_list_text(s)),
+                    _ => {}
                 }
             }
         }
@@ -195,27 +282,97 @@ fn push_calls(v: &Value, out: &mut Vec<CallPart>, depth: usize) {
     }
 }
 
+/// An item of a list that holds calls only: `{function: {name, ...}}` or a call of any shape
+/// [`call_from`] reads.
+fn call_item(v: &Value) -> Option<CallPart> {
+    let o = v.as_object()?;
+    let looks = o.get("function").is_some_and(Value::is_object)
+        || o.contains_key("toolName")
+        || o.contains_key("tool_call")
+        || o.get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| matches!(t, "tool_call" | "tool_use" | "function_call" | "tool-call"));
+    if looks { call_from(v) } else { None }
+}
+
 /// One call from any of: `{id, function: {name, arguments}}`, `{tool_call: {...}}`,
-/// `{type: "tool_call", id, name, arguments}`, `{type: "tool_use", id, name, input}`.
+/// `{type: "tool_call", id, name, arguments}`, `{type: "tool_use", id, name, input}`,
+/// `{type: "function_call", call_id, name, arguments}` (Responses API), `{name, args}` (Gemini's
+/// `function_call`, LangChain's `tool_calls`), `{toolCallId, toolName, input | args}` (Vercel AI
+/// SDK), `{tool_call_id, function_name, arguments}` (ATIF). Arguments written as JSON text or as
+/// a Python literal are parsed.
 pub fn call_from(v: &Value) -> Option<CallPart> {
-    let e = v.get("tool_call").unwrap_or(v);
+    let e = v.get("tool_call").filter(|t| t.is_object()).unwrap_or(v);
     let f = e.get("function").filter(|f| f.is_object()).unwrap_or(e);
-    let name = non_empty(str_at(f, "name")?)?;
-    let arguments = f
-        .get("arguments")
-        .or_else(|| f.get("input"))
-        .or_else(|| f.get("args"))
+    let name = ["name", "toolName", "function_name"]
+        .iter()
+        .find_map(|k| str_at(f, k).or_else(|| str_at(e, k)))
+        .and_then(non_empty)?;
+    let arguments = ["arguments", "input", "args", "parameters"]
+        .iter()
+        .find_map(|k| f.get(*k))
         .cloned()
-        .map(json_or_string)
+        .map(call_arguments)
         .unwrap_or(Value::Object(Map::new()));
-    let id = str_at(e, "id")
-        .or_else(|| str_at(v, "id"))
+    let id = ["id", "call_id", "toolCallId", "tool_call_id"]
+        .iter()
+        .find_map(|k| str_at(e, k).or_else(|| str_at(v, k)))
         .and_then(non_empty);
     Some(CallPart {
         id,
         name,
         arguments,
     })
+}
+
+/// A call's arguments as recorded: text holding JSON (once or twice) or a Python literal is
+/// parsed; empty text is no arguments (`{}`); anything else is kept as it is.
+pub fn call_arguments(v: Value) -> Value {
+    match &v {
+        Value::String(s) if s.trim().is_empty() => Value::Object(Map::new()),
+        Value::String(_) => decode::decoded(v),
+        _ => v,
+    }
+}
+
+/// A message list with OpenInference `contents` and OpenAI content-part arrays that hold only
+/// text flattened into one `content` string per message, so the text reads as text. Messages
+/// with images or other parts keep their parts. Any other value as it is.
+pub fn flatten_parts(v: Value) -> Value {
+    match v {
+        Value::Array(items) => Value::Array(items.into_iter().map(flatten_message).collect()),
+        other => flatten_message(other),
+    }
+}
+
+fn flatten_message(m: Value) -> Value {
+    let Value::Object(mut o) = m else { return m };
+    for key in ["contents", "content"] {
+        let Some(Value::Array(parts)) = o.get(key) else {
+            continue;
+        };
+        let mut texts = Vec::with_capacity(parts.len());
+        for part in parts {
+            let part = part.get("message_content").unwrap_or(part);
+            let is_text = part
+                .get("type")
+                .and_then(Value::as_str)
+                .is_none_or(|t| matches!(t, "text" | "input_text" | "output_text"));
+            match part.get("text").and_then(Value::as_str) {
+                Some(t) if is_text => texts.push(t),
+                _ => {
+                    texts.clear();
+                    break;
+                }
+            }
+        }
+        if !texts.is_empty() && texts.len() == parts.len() {
+            let text = texts.join("\n");
+            o.remove(key);
+            o.insert("content".to_owned(), Value::String(text));
+        }
+    }
+    Value::Object(o)
 }
 
 /// The output of a model step: its text alone, or, when it called tools,
@@ -386,23 +543,6 @@ mod tests {
                 json!({"content": "done", "tool_calls": [{"id": "c", "name": "f", "arguments": {}}]})
             )
         );
-    }
-
-    #[test]
-    fn task_and_answer_are_read_from_chain_and_graph_envelopes() {
-        let chain_in = json!({"input": "How many refunds?", "chat_history": []});
-        let chain_out = json!({"input": "How many refunds?", "output": "12 refunds."});
-        assert_eq!(task_text(&chain_in).as_deref(), Some("How many refunds?"));
-        assert_eq!(answer_text(&chain_out).as_deref(), Some("12 refunds."));
-        let graph = json!({"messages": [
-            {"type": "human", "content": "Refund order 7"},
-            {"type": "ai", "content": "Checking."},
-            {"type": "ai", "content": "Order 7 refunded."}]});
-        assert_eq!(task_text(&graph).as_deref(), Some("Refund order 7"));
-        assert_eq!(answer_text(&graph).as_deref(), Some("Order 7 refunded."));
-        let msgs = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]);
-        assert_eq!(task_text(&msgs).as_deref(), Some("q"));
-        assert_eq!(answer_text(&json!("plain")).as_deref(), Some("plain"));
     }
 
     #[test]

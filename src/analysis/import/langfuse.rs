@@ -90,6 +90,10 @@ impl Importer for Langfuse {
         SourceFormat::Langfuse
     }
 
+    fn looks_for(&self) -> &'static str {
+        "{\"trace\", \"observations\": [...]} or a list of observations (type GENERATION, SPAN, ... with traceId or startTime), also under \"data\""
+    }
+
     fn sniff(&self, doc: &Document) -> bool {
         let Document::One(v) = doc else { return false };
         match v {
@@ -247,7 +251,7 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         .and_then(|t| t.get("output"))
         .cloned()
         .map(chat::json_or_string)
-        .and_then(|o| chat::answer_text(&o));
+        .and_then(|o| super::run_text::answer_text(&o));
     match (&first_error, &output) {
         (Some(e), None) => {
             run.insert("status".to_owned(), Value::String("error".to_owned()));
@@ -265,7 +269,7 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         .and_then(|t| t.get("input"))
         .cloned()
         .map(chat::json_or_string)
-        .and_then(|i| chat::task_text(&i));
+        .and_then(|i| super::run_text::task_text(&i));
     if let Some(t) = task {
         run.insert("task".to_owned(), Value::String(t));
     }

@@ -5,8 +5,14 @@
 //! `--from` forces one. An importer is a pure function from parsed JSON to run JSON: no I/O.
 
 mod chat;
+mod decode;
 mod langfuse;
+mod messages;
 mod otlp;
+mod pyliteral;
+mod run_text;
+mod span_rows;
+mod spans;
 mod tau_bench;
 mod tree;
 mod who_when;
@@ -21,22 +27,28 @@ pub enum SourceFormat {
     Native,
     /// OTLP JSON traces (GenAI semantic conventions or OpenInference attributes).
     Otlp,
+    /// Span rows: the collector's ClickHouse exporter, Patronus's trace export (TRAIL).
+    SpanRows,
     /// A Langfuse trace with its observations.
     Langfuse,
     /// A Who&When benchmark file.
     WhoWhen,
     /// τ-bench result records.
     TauBench,
+    /// A bare array of chat messages (OpenAI-style, or a multi-agent log such as Magentic-One's).
+    Messages,
 }
 
 impl SourceFormat {
     /// Every format, native first.
-    pub const ALL: [SourceFormat; 5] = [
+    pub const ALL: [SourceFormat; 7] = [
         SourceFormat::Native,
         SourceFormat::Otlp,
+        SourceFormat::SpanRows,
         SourceFormat::Langfuse,
         SourceFormat::WhoWhen,
         SourceFormat::TauBench,
+        SourceFormat::Messages,
     ];
 
     /// The name used by `--from` and `run.source_format`.
@@ -44,9 +56,11 @@ impl SourceFormat {
         match self {
             SourceFormat::Native => "tdn.run/1",
             SourceFormat::Otlp => "otlp",
+            SourceFormat::SpanRows => "span-rows",
             SourceFormat::Langfuse => "langfuse",
             SourceFormat::WhoWhen => "whowhen",
             SourceFormat::TauBench => "taubench",
+            SourceFormat::Messages => "messages",
         }
     }
 
@@ -80,6 +94,9 @@ pub struct ImportError(pub String);
 pub trait Importer: Sync {
     /// The format it reads.
     fn format(&self) -> SourceFormat;
+    /// What [`Importer::sniff`] looks for, in a few words, for the message that lists the formats
+    /// tried on a file none recognised.
+    fn looks_for(&self) -> &'static str;
     /// True when the document looks like this format (cheap: look at keys, not content).
     fn sniff(&self, doc: &Document) -> bool;
     /// How many runs the document holds (for `--index` checks and the picker).
@@ -94,6 +111,10 @@ struct Native;
 impl Importer for Native {
     fn format(&self) -> SourceFormat {
         SourceFormat::Native
+    }
+
+    fn looks_for(&self) -> &'static str {
+        "an object with \"format\": \"tdn.run/1\""
     }
 
     fn sniff(&self, doc: &Document) -> bool {
@@ -129,9 +150,11 @@ impl Importer for Native {
 pub static IMPORTERS: &[&dyn Importer] = &[
     &Native,
     &otlp::Otlp,
+    &span_rows::SpanRows,
     &langfuse::Langfuse,
     &who_when::WhoWhen,
     &tau_bench::TauBench,
+    &messages::Messages,
 ];
 
 /// The importer for a format, when one is built in.

@@ -50,6 +50,10 @@ impl Importer for TauBench {
         SourceFormat::TauBench
     }
 
+    fn looks_for(&self) -> &'static str {
+        "records with a \"traj\" array (alone, in an array, or as JSON lines)"
+    }
+
     fn sniff(&self, doc: &Document) -> bool {
         records(doc).first().is_some_and(is_record)
     }
@@ -75,13 +79,28 @@ impl Importer for TauBench {
     }
 }
 
-fn build_run(position: usize, r: &Value) -> ImportedRun {
+/// The steps of a list of OpenAI-style chat messages, one per message in order, and what the run
+/// gathers from them. Shared with the importer of bare message lists (`messages`).
+pub(super) struct Conversation {
+    /// The steps, ids `<prefix>0`, `<prefix>1`, ...
+    pub steps: Vec<Value>,
+    /// Tools called, in order of first call.
+    pub tool_order: Vec<String>,
+    /// The last assistant text.
+    pub final_answer: Option<String>,
+    /// The first user message.
+    pub first_user: Option<String>,
+    /// The system prompts, as instruction units.
+    pub units: Vec<Value>,
+    /// Tool results whose call is not in the list.
+    pub warnings: Vec<Warning>,
+}
+
+/// Reads OpenAI-style chat messages: `system` (also `developer`), `user` (also `human`),
+/// `assistant` (also `ai`) with `tool_calls`, and `tool` (also `function`) results matched to
+/// their call by `tool_call_id`. Content given as a list of parts is read as its text.
+pub(super) fn conversation(traj: &[Value], prefix: &str) -> Conversation {
     let mut warnings = Vec::new();
-    let traj = r
-        .get("traj")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
     let mut calls: HashMap<String, chat::CallPart> = HashMap::new();
     let mut tool_order: Vec<String> = Vec::new();
     let mut tool_seen: HashSet<String> = HashSet::new();
@@ -90,10 +109,21 @@ fn build_run(position: usize, r: &Value) -> ImportedRun {
     let mut first_user: Option<String> = None;
     let mut units: Vec<Value> = Vec::new();
     for (i, m) in traj.iter().enumerate() {
-        let role = chat::str_at(m, "role").unwrap_or_default();
-        let content = m.get("content").map(value_text).unwrap_or_default();
+        let id = format!("{prefix}{i}");
+        let role = match chat::str_at(m, "role").unwrap_or_default() {
+            "developer" => "system",
+            "human" => "user",
+            "ai" => "assistant",
+            "function" => "tool",
+            other => other,
+        };
+        let content = match m.get("content") {
+            Some(c @ Value::Array(_)) => chat::message_text(c).unwrap_or_default(),
+            Some(c) => value_text(c),
+            None => String::new(),
+        };
         let mut step = Map::new();
-        step.insert("id".to_owned(), json!(format!("t{i}")));
+        step.insert("id".to_owned(), json!(id));
         match role {
             "system" | "user" => {
                 step.insert("kind".to_owned(), json!(role));
@@ -104,8 +134,8 @@ fn build_run(position: usize, r: &Value) -> ImportedRun {
                 if role == "system" {
                     // The policy the agent was given: context an experiment can remove.
                     units.push(
-                        json!({"id": format!("system_prompt:t{i}"), "kind": "instruction",
-                                      "text": content, "produced_by": format!("t{i}")}),
+                        json!({"id": format!("system_prompt:{id}"), "kind": "instruction",
+                                      "text": content, "produced_by": id}),
                     );
                 }
             }
@@ -142,11 +172,11 @@ fn build_run(position: usize, r: &Value) -> ImportedRun {
                     tool.insert("arguments".to_owned(), c.arguments.clone());
                 } else {
                     warnings.push(Warning::step(
-                        &format!("t{i}"),
+                        &id,
                         i,
                         "tool",
                         format!(
-                            "step 't{i}' (position {}): no earlier assistant message made the call this result answers; its arguments are unknown",
+                            "step '{id}' (position {}): no earlier assistant message made the call this result answers; its arguments are unknown",
                             i + 1
                         ),
                     ));
@@ -172,6 +202,30 @@ fn build_run(position: usize, r: &Value) -> ImportedRun {
         steps.push(Value::Object(step));
     }
 
+    Conversation {
+        steps,
+        tool_order,
+        final_answer,
+        first_user,
+        units,
+        warnings,
+    }
+}
+
+fn build_run(position: usize, r: &Value) -> ImportedRun {
+    let traj = r
+        .get("traj")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let Conversation {
+        steps,
+        tool_order,
+        final_answer,
+        first_user,
+        units,
+        mut warnings,
+    } = conversation(traj, "t");
     let info = r.get("info");
     let task_info = info.and_then(|i| i.get("task"));
     let task_id = r.get("task_id").map(value_text);

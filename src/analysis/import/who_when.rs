@@ -39,6 +39,10 @@ impl Importer for WhoWhen {
         SourceFormat::WhoWhen
     }
 
+    fn looks_for(&self) -> &'static str {
+        "an object with a \"history\" array and one of question, ground_truth, mistake_step, mistake_agent"
+    }
+
     fn sniff(&self, doc: &Document) -> bool {
         match doc {
             Document::One(v @ Value::Object(o)) => {
@@ -317,7 +321,9 @@ fn build_run(v: &Value, history: &[Value]) -> Value {
         }
     }
     let mut attributes = Map::new();
-    attributes.insert("whowhen".to_owned(), Value::Object(labels));
+    if !labels.is_empty() {
+        attributes.insert("whowhen".to_owned(), Value::Object(labels));
+    }
     if let Some(team) = team {
         attributes.insert(
             "agents".to_owned(),
@@ -327,6 +333,24 @@ fn build_run(v: &Value, history: &[Value]) -> Value {
     run.insert("attributes".to_owned(), Value::Object(attributes));
     run.insert("steps".to_owned(), Value::Array(steps));
     Value::Object(run)
+}
+
+/// A multi-agent log given as a bare list of messages (Magentic-One writes `[{"role":
+/// "Orchestrator (thought)", "content": ...}]`), read exactly as a Who&When history is: one step
+/// per message, agents from the roles, reviews, pages, the team. The task is the first message
+/// from `human` or `user`; the run's id is `id`.
+pub(super) fn history_run(history: &[Value], id: &str) -> Value {
+    let question = history
+        .iter()
+        .find(|m| matches!(chat::str_at(m, "role"), Some("human" | "user")))
+        .and_then(|m| m.get("content"))
+        .map(value_text)
+        .unwrap_or_default();
+    let mut run = build_run(&json!({ "question": question }), history);
+    if let Some(o) = run.as_object_mut() {
+        o.insert("id".to_owned(), Value::String(id.to_owned()));
+    }
+    run
 }
 
 /// What an agent message of a Magentic-One log says beyond its text, kept in `attributes`: the

@@ -245,3 +245,32 @@ fn warnings_past_the_cap_are_counted_in_one() {
     );
     assert_eq!(loaded.run.steps.len(), 1_500, "the steps are all kept");
 }
+
+#[test]
+fn container_is_read_kept_when_written_back_and_a_bad_value_is_warned() {
+    let l = load_json(minimal(json!([
+        {"id": "a", "kind": "agent", "container": true, "error": "step failed"},
+        {"id": "t", "kind": "tool", "parent": "a", "tool": {"name": "x"}, "error": "timeout"},
+        {"id": "e", "kind": "event", "container": "yes"}
+    ])))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let run = &l.run;
+    assert!(run.steps[0].is_container());
+    assert!(!run.steps[1].is_container());
+    assert!(!run.steps[2].is_container());
+    assert!(
+        l.warnings
+            .iter()
+            .any(|w| w.field.as_deref() == Some("container")),
+        "{:?}",
+        l.warnings
+    );
+    // The wrapper's failure came from the tool inside it: one failure, the message still kept.
+    assert_eq!(run.steps[0].error, None);
+    assert_eq!(run.steps[0].attributes["container.error"], "step failed");
+    assert_eq!(run.steps[1].error.as_deref(), Some("timeout"));
+    let written = serde_json::to_value(&run.steps[0]).unwrap_or_default();
+    assert_eq!(written["container"], true);
+    let plain = serde_json::to_value(&run.steps[1]).unwrap_or_default();
+    assert!(plain.get("container").is_none(), "false is not written");
+}

@@ -182,6 +182,10 @@ pub struct Step {
     /// The enclosing step (always an earlier one once loaded).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<StepId>,
+    /// The step wraps other steps that carry the work (an agent run, a chain, a loop iteration):
+    /// its own input and output summarise its children's. See [`Step::is_container`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub container: bool,
     /// What went in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
@@ -237,6 +241,7 @@ impl Step {
             agent: None,
             name: None,
             parent: None,
+            container: false,
             input: None,
             output: None,
             error: None,
@@ -267,6 +272,12 @@ impl Step {
     /// The output as text ("" when absent).
     pub fn output_text(&self) -> String {
         self.output.as_ref().map(value_text).unwrap_or_default()
+    }
+
+    /// True when the step wraps other steps (an agent run, a chain, a loop iteration) rather than
+    /// doing work of its own; analysis that blames one step can pass over it to its children.
+    pub fn is_container(&self) -> bool {
+        self.container
     }
 
     /// True when the step failed (a non-empty `error`).

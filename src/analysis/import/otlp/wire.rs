@@ -1,61 +1,13 @@
-//! The OTLP JSON wire format, decoded into plain [`Span`]s: `resourceSpans` (or `batches`, or
+//! The OTLP JSON wire format, decoded into the shared [`Span`]s: `resourceSpans` (or `batches`, or
 //! snake_case names) → `scopeSpans` (or `instrumentationLibrarySpans`) → `spans`; attribute values
 //! as `AnyValue` objects; ids in hex (base64 accepted); 64-bit integers and times as strings or
 //! numbers; span kind and status code as integers or enum names.
 //!
 //! Decoding never fails: a field of the wrong type is treated as absent.
 
+use crate::analysis::import::spans::{Event, Span, StatusCode};
 use base64::Engine as _;
 use serde_json::{Map, Value};
-
-/// How a span ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatusCode {
-    /// Not set.
-    Unset,
-    /// Explicitly OK.
-    Ok,
-    /// Failed.
-    Error,
-}
-
-/// A span event (exceptions are events named `exception`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Event {
-    /// The event's name.
-    pub name: String,
-    /// Its attributes, decoded.
-    pub attrs: Map<String, Value>,
-}
-
-/// One span with every value decoded.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Span {
-    /// Hex trace id ("" when absent).
-    pub trace_id: String,
-    /// Hex span id ("" when absent).
-    pub span_id: String,
-    /// Hex parent span id.
-    pub parent_id: Option<String>,
-    /// The span's name.
-    pub name: String,
-    /// `internal`, `server`, `client`, `producer`, `consumer`.
-    pub kind: Option<&'static str>,
-    /// Start in Unix nanoseconds.
-    pub start_ns: Option<u64>,
-    /// End in Unix nanoseconds.
-    pub end_ns: Option<u64>,
-    /// Attributes, decoded, by key (the last of two equal keys wins).
-    pub attrs: Map<String, Value>,
-    /// Events in file order.
-    pub events: Vec<Event>,
-    /// Status code.
-    pub status: StatusCode,
-    /// Status message.
-    pub status_message: Option<String>,
-    /// The position of the resource this span came from (into [`Decoded::resources`]).
-    pub resource: usize,
-}
 
 /// Every span of a document with its resources' attributes.
 #[derive(Clone, Debug, Default)]
@@ -167,13 +119,14 @@ fn decode_span(s: &Value, resource: usize) -> Span {
             .collect(),
         status: status
             .and_then(|st| st.get("code"))
-            .map(status_code)
-            .unwrap_or(StatusCode::Unset),
+            .map(StatusCode::parse)
+            .unwrap_or_default(),
         status_message: status
             .and_then(|st| st.get("message"))
             .and_then(Value::as_str)
             .and_then(super::super::chat::non_empty),
         resource,
+        ..Span::default()
     }
 }
 
@@ -263,7 +216,9 @@ pub fn nanos(v: &Value) -> Option<u64> {
     }
 }
 
-fn span_kind(v: &Value) -> Option<&'static str> {
+/// A span kind as an integer (`1` to `5`) or a name ending in one (`SPAN_KIND_CLIENT`,
+/// `SpanKind.INTERNAL`, `Internal`).
+pub fn span_kind(v: &Value) -> Option<&'static str> {
     const NAMES: [&str; 5] = ["internal", "server", "client", "producer", "consumer"];
     match v {
         Value::Number(n) => {
@@ -275,27 +230,6 @@ fn span_kind(v: &Value) -> Option<&'static str> {
             NAMES.into_iter().find(|k| lower.ends_with(k))
         }
         _ => None,
-    }
-}
-
-fn status_code(v: &Value) -> StatusCode {
-    match v {
-        Value::Number(n) => match n.as_u64() {
-            Some(1) => StatusCode::Ok,
-            Some(2) => StatusCode::Error,
-            _ => StatusCode::Unset,
-        },
-        Value::String(s) => {
-            let u = s.to_ascii_uppercase();
-            if u.ends_with("ERROR") {
-                StatusCode::Error
-            } else if u.ends_with("OK") {
-                StatusCode::Ok
-            } else {
-                StatusCode::Unset
-            }
-        }
-        _ => StatusCode::Unset,
     }
 }
 
@@ -350,8 +284,8 @@ mod tests {
         assert_eq!(span_kind(&json!(3)), Some("client"));
         assert_eq!(span_kind(&json!("SPAN_KIND_INTERNAL")), Some("internal"));
         assert_eq!(span_kind(&json!(0)), None);
-        assert_eq!(status_code(&json!(2)), StatusCode::Error);
-        assert_eq!(status_code(&json!("STATUS_CODE_OK")), StatusCode::Ok);
+        assert_eq!(StatusCode::parse(&json!(2)), StatusCode::Error);
+        assert_eq!(StatusCode::parse(&json!("STATUS_CODE_OK")), StatusCode::Ok);
         assert_eq!(
             nanos(&json!("1700000000000000000")),
             Some(1_700_000_000_000_000_000)

@@ -5,6 +5,7 @@
 //! top-level parts, `step.rs` one step, `refs.rs` the references between steps and units once all
 //! are known.
 
+mod bubbled;
 mod refs;
 mod step;
 mod top;
@@ -133,6 +134,7 @@ pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Wa
     for (step, refs) in steps.iter_mut().zip(pending) {
         resolve_refs(step, refs, &seen, &unit_ids, &mut w);
     }
+    bubbled::one_failure_per_fault(&mut steps);
     run.steps = steps;
 
     for key in TOP_FIELDS {

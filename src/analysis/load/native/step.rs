@@ -14,6 +14,7 @@ pub(super) const STEP_FIELDS: &[&str] = &[
     "agent",
     "name",
     "parent",
+    "container",
     "input",
     "output",
     "error",
@@ -129,6 +130,11 @@ pub(super) fn step_from_value(
         }
     }
     refs.parent = o.remove("parent").filter(|v| !v.is_null());
+    match o.remove("container") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(b)) => step.container = b,
+        Some(other) => w.push(wrong("container", &other, "true or false")),
+    }
     step.input = o.remove("input").filter(|v| !v.is_null());
     step.output = o.remove("output").filter(|v| !v.is_null());
     match o.remove("error") {

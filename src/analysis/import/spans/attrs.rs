@@ -1,6 +1,7 @@
 //! Flat, indexed attribute keys turned back into JSON: `gen_ai.prompt.0.role`,
 //! `llm.input_messages.1.message.tool_calls.0.tool_call.function.name` and the like become arrays
-//! of objects, numeric segments being array positions (in index order, gaps closed).
+//! of objects, numeric segments being array positions (in index order, gaps closed). And the
+//! reverse, [`flatten`], for formats that nest attributes as objects.
 //!
 //! Pure and linear in the number of keys under the prefix; a key that is both a value and a
 //! branch keeps the branch.
@@ -25,6 +26,47 @@ fn seg(s: &str) -> Seg {
         Ok(i) if !s.starts_with('+') => Seg::Index(i),
         _ => Seg::Name(s.to_owned()),
     }
+}
+
+/// Deeper nesting than this is kept as one value.
+const MAX_FLATTEN_DEPTH: usize = 32;
+
+/// Attributes nested as objects (`{"llm": {"input_messages": [{"message": {...}}]}}`) as the
+/// flat dotted keys the conventions use (`llm.input_messages.0.message.role`): objects are always
+/// opened, arrays only when they hold objects (a list of strings stays one value). Flat keys are
+/// kept as they are. Iterative, so deep input cannot exhaust the stack.
+pub fn flatten(attrs: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    let mut work: Vec<(String, Value, usize)> =
+        attrs.into_iter().rev().map(|(k, v)| (k, v, 0)).collect();
+    while let Some((key, v, depth)) = work.pop() {
+        let open = depth < MAX_FLATTEN_DEPTH
+            && match &v {
+                Value::Object(o) => !o.is_empty(),
+                Value::Array(a) => a.iter().any(Value::is_object),
+                _ => false,
+            };
+        if !open {
+            out.insert(key, v);
+            continue;
+        }
+        match v {
+            Value::Object(o) => {
+                for (k, child) in o.into_iter().rev() {
+                    work.push((format!("{key}.{k}"), child, depth + 1));
+                }
+            }
+            Value::Array(a) => {
+                for (i, child) in a.into_iter().enumerate().rev() {
+                    work.push((format!("{key}.{i}"), child, depth + 1));
+                }
+            }
+            other => {
+                out.insert(key, other);
+            }
+        }
+    }
+    out
 }
 
 /// The keys of `attrs` under `prefix.` as nested JSON; `None` when there are none.
@@ -147,6 +189,28 @@ mod tests {
             unflatten(&a, "llm.output_messages"),
             Some(json!([{"message": {"role": "assistant", "tool_calls": [
                 {"tool_call": {"function": {"arguments": "{}", "name": "f"}}}]}}]))
+        );
+    }
+
+    #[test]
+    fn nested_attributes_flatten_to_the_keys_conventions_use() {
+        let nested = attrs(json!({
+            "llm": {"input_messages": [{"message": {"role": "user", "content": "hi"}}],
+                    "model_name": "m"},
+            "tags": ["a", "b"],
+            "input.value": "{}",
+        }));
+        let flat = flatten(nested);
+        assert_eq!(
+            flat.get("llm.input_messages.0.message.role"),
+            Some(&json!("user"))
+        );
+        assert_eq!(flat.get("llm.model_name"), Some(&json!("m")));
+        assert_eq!(flat.get("tags"), Some(&json!(["a", "b"])));
+        assert_eq!(flat.get("input.value"), Some(&json!("{}")));
+        assert_eq!(
+            unflatten(&flat, "llm.input_messages"),
+            Some(json!([{"message": {"content": "hi", "role": "user"}}]))
         );
     }
 

@@ -7,9 +7,9 @@
 //!
 //! Pure; reads attributes only.
 
+use super::Span;
 use super::attrs::unflatten;
 use super::step::Parts;
-use super::wire::Span;
 use crate::analysis::import::chat;
 use serde_json::{Value, json};
 
@@ -169,27 +169,17 @@ fn traceloop_entity(span: &Span, kind: &str, p: &mut Parts) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::wire::StatusCode;
     use super::*;
     use serde_json::Map;
 
     fn span(attrs: Value) -> Span {
         Span {
-            trace_id: String::new(),
-            span_id: String::new(),
-            parent_id: None,
             name: String::new(),
-            kind: None,
-            start_ns: None,
-            end_ns: None,
             attrs: match attrs {
                 Value::Object(m) => m,
                 _ => Map::new(),
             },
-            events: Vec::new(),
-            status: StatusCode::Unset,
-            status_message: None,
-            resource: 0,
+            ..Span::default()
         }
     }
 

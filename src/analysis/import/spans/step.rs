@@ -1,11 +1,13 @@
 //! One span as one step: its kind (from `gen_ai.operation.name`, `openinference.span.kind`,
-//! `traceloop.span.kind`, or the attributes present), its error (status ERROR, exception events,
-//! `error.type`), timing, and the parts each convention recovers ([`Parts`]), merged GenAI first.
+//! `traceloop.span.kind`, the Vercel AI SDK's `ai.operationId`, the attributes present, else what
+//! the format states), its error (status ERROR, exception events, `error.type`), timing, and the
+//! parts each convention recovers ([`Parts`]), merged GenAI first, then OpenInference, then the
+//! Vercel AI SDK, then what the format gives outside the attributes.
 //!
 //! Pure; unknown attributes are kept in the step's `attributes`.
 
-use super::wire::{Span, StatusCode};
-use super::{genai, openinference};
+use super::{Span, StatusCode};
+use super::{genai, openinference, vercel};
 use crate::analysis::import::chat;
 use serde_json::{Map, Value};
 
@@ -53,8 +55,27 @@ impl Parts {
     }
 }
 
+/// How a span is classified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// The step kind.
+    pub kind: &'static str,
+    /// A convention or the format named the kind (else it is `event` by default).
+    pub stated: bool,
+    /// A convention or the format names the span a wrapper of others (see `container`).
+    pub wrapper: bool,
+}
+
+const fn class(kind: &'static str, wrapper: bool) -> Class {
+    Class {
+        kind,
+        stated: true,
+        wrapper,
+    }
+}
+
 /// The step kind of a span.
-pub fn classify(span: &Span) -> &'static str {
+pub fn classify(span: &Span) -> Class {
     let a = &span.attrs;
     let text = |k: &str| {
         a.get(k)
@@ -63,31 +84,37 @@ pub fn classify(span: &Span) -> &'static str {
     };
     if let Some(op) = text("gen_ai.operation.name") {
         match op.as_str() {
-            "chat" | "text_completion" | "generate_content" | "completion" => return "llm",
-            "execute_tool" => return "tool",
-            "invoke_agent" | "create_agent" => return "agent",
-            "embeddings" => return "event",
+            "chat" | "text_completion" | "generate_content" | "completion" => {
+                return class("llm", false);
+            }
+            "execute_tool" => return class("tool", false),
+            "invoke_agent" | "create_agent" => return class("agent", true),
+            "embeddings" => return class("event", false),
             _ => {}
         }
     }
     if let Some(k) = text("openinference.span.kind") {
-        return match k.as_str() {
-            "llm" => "llm",
-            "tool" => "tool",
-            "retriever" | "reranker" => "retrieval",
-            "agent" => "agent",
-            _ => "event",
-        };
-    }
-    if let Some(k) = text("traceloop.span.kind") {
         match k.as_str() {
-            "tool" => return "tool",
-            "agent" => return "agent",
+            "llm" => return class("llm", false),
+            "tool" => return class("tool", false),
+            "retriever" | "reranker" => return class("retrieval", false),
+            "agent" => return class("agent", true),
+            "chain" => return class("event", true),
+            "embedding" | "guardrail" | "evaluator" => return class("event", false),
             _ => {}
         }
     }
+    let traceloop = text("traceloop.span.kind");
+    match traceloop.as_deref() {
+        Some("tool") => return class("tool", false),
+        Some("agent") => return class("agent", true),
+        _ => {}
+    }
+    if let Some(c) = vercel::classify(a) {
+        return c;
+    }
     if a.contains_key("gen_ai.tool.name") {
-        return "tool";
+        return class("tool", false);
     }
     let llm_keys = [
         "gen_ai.request.model",
@@ -101,9 +128,22 @@ pub fn classify(span: &Span) -> &'static str {
         || a.keys()
             .any(|k| k.starts_with("gen_ai.prompt.") || k.starts_with("gen_ai.completion."))
     {
-        return "llm";
+        return class("llm", false);
     }
-    "event"
+    // OpenLLMetry's `@workflow` and `@task` decorators wrap the calls made inside them.
+    let traceloop_wrapper = matches!(traceloop.as_deref(), Some("workflow" | "task"));
+    match span.kind_hint {
+        Some(kind) => Class {
+            kind,
+            stated: true,
+            wrapper: span.wrapper_hint || traceloop_wrapper,
+        },
+        None => Class {
+            kind: "event",
+            stated: false,
+            wrapper: span.wrapper_hint || traceloop_wrapper,
+        },
+    }
 }
 
 /// The span's failure message, if it failed: status ERROR, an `exception` event (unless the
@@ -146,8 +186,8 @@ pub fn error(span: &Span) -> Option<String> {
 pub struct Built {
     /// The step fields.
     pub step: Map<String, Value>,
-    /// The step's kind.
-    pub kind: &'static str,
+    /// The step's class.
+    pub class: Class,
     /// Tool definitions seen on this span.
     pub tools: Vec<Value>,
     /// The model called.
@@ -156,8 +196,12 @@ pub struct Built {
 
 /// Builds the step of one span.
 pub fn build(span: &Span) -> Built {
-    let kind = classify(span);
-    let parts = genai::extract(span, kind).or(openinference::extract(span, kind));
+    let class = classify(span);
+    let kind = class.kind;
+    let parts = genai::extract(span, kind)
+        .or(openinference::extract(span, kind))
+        .or(vercel::extract(span, kind))
+        .or(span.given.clone());
     let mut step = Map::new();
     step.insert("kind".to_owned(), Value::String(kind.to_owned()));
     if !span.name.is_empty() {
@@ -188,7 +232,7 @@ pub fn build(span: &Span) -> Built {
     );
     Built {
         step,
-        kind,
+        class,
         tools: parts.tools,
         model: parts.model,
     }
@@ -246,7 +290,7 @@ fn kept_attributes(span: &Span, consumed: &[&str]) -> Map<String, Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::wire::Event;
+    use super::super::Event;
     use super::*;
     use serde_json::json;
 
@@ -254,49 +298,67 @@ mod tests {
         Span {
             trace_id: "t".into(),
             span_id: "s".into(),
-            parent_id: None,
             name: "n".into(),
-            kind: None,
-            start_ns: None,
-            end_ns: None,
             attrs: match attrs {
                 Value::Object(m) => m,
                 _ => Map::new(),
             },
-            events: Vec::new(),
-            status: StatusCode::Unset,
-            status_message: None,
-            resource: 0,
+            ..Span::default()
         }
+    }
+
+    fn kind(attrs: Value) -> (&'static str, bool, bool) {
+        let c = classify(&span(attrs));
+        (c.kind, c.stated, c.wrapper)
     }
 
     #[test]
     fn kinds_follow_each_convention() {
         assert_eq!(
-            classify(&span(json!({"gen_ai.operation.name": "chat"}))),
-            "llm"
+            kind(json!({"gen_ai.operation.name": "chat"})),
+            ("llm", true, false)
         );
         assert_eq!(
-            classify(&span(json!({"gen_ai.operation.name": "execute_tool"}))),
-            "tool"
+            kind(json!({"gen_ai.operation.name": "execute_tool"})),
+            ("tool", true, false)
         );
         assert_eq!(
-            classify(&span(json!({"gen_ai.operation.name": "invoke_agent"}))),
-            "agent"
+            kind(json!({"gen_ai.operation.name": "invoke_agent"})),
+            ("agent", true, true)
         );
         assert_eq!(
-            classify(&span(json!({"openinference.span.kind": "RETRIEVER"}))),
-            "retrieval"
+            kind(json!({"openinference.span.kind": "RETRIEVER"})),
+            ("retrieval", true, false)
         );
         assert_eq!(
-            classify(&span(json!({"openinference.span.kind": "CHAIN"}))),
-            "event"
+            kind(json!({"openinference.span.kind": "CHAIN"})),
+            ("event", true, true)
         );
         assert_eq!(
-            classify(&span(json!({"gen_ai.prompt.0.content": "x"}))),
-            "llm"
+            kind(json!({"openinference.span.kind": "UNKNOWN"})),
+            ("event", false, false),
+            "an unknown kind states nothing"
         );
-        assert_eq!(classify(&span(json!({"http.method": "GET"}))), "event");
+        assert_eq!(
+            kind(json!({"gen_ai.prompt.0.content": "x"})),
+            ("llm", true, false)
+        );
+        assert_eq!(kind(json!({"http.method": "GET"})), ("event", false, false));
+        assert_eq!(
+            kind(json!({"traceloop.span.kind": "workflow"})),
+            ("event", false, true)
+        );
+        let mut hinted = span(json!({}));
+        hinted.kind_hint = Some("llm");
+        assert_eq!(classify(&hinted).kind, "llm");
+        hinted
+            .attrs
+            .insert("openinference.span.kind".into(), json!("TOOL"));
+        assert_eq!(
+            classify(&hinted).kind,
+            "tool",
+            "a convention wins over the format's hint"
+        );
     }
 
     #[test]

@@ -6,9 +6,9 @@
 //!
 //! Pure; reads attributes only.
 
+use super::Span;
 use super::attrs::unflatten;
 use super::step::Parts;
-use super::wire::Span;
 use crate::analysis::import::chat;
 use serde_json::{Map, Value};
 
@@ -27,14 +27,19 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
             "retrieval.documents.",
             "reranker.output_documents.",
             "tool_call.function.arguments",
+            "tool.parameters",
         ],
         ..Parts::default()
     };
 
-    let input_messages = unflatten(a, "llm.input_messages").map(inner_messages);
+    let input_messages = unflatten(a, "llm.input_messages")
+        .map(inner_messages)
+        .map(chat::flatten_parts);
     p.input = input_messages.or_else(|| json_attr("input.value"));
 
-    let output_messages = unflatten(a, "llm.output_messages").map(inner_messages);
+    let output_messages = unflatten(a, "llm.output_messages")
+        .map(inner_messages)
+        .map(chat::flatten_parts);
     p.output = match output_messages {
         Some(m) => chat::output_from_messages(&m).or(Some(m)),
         None => json_attr("output.value").map(|o| {
@@ -53,15 +58,23 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
         if let Some(name) = name {
             let mut tool = Map::new();
             tool.insert("name".to_owned(), Value::String(name));
-            if let Some(args) =
-                json_attr("tool_call.function.arguments").or_else(|| json_attr("input.value"))
+            let parameters = a.get("tool.parameters").cloned().map(chat::json_or_string);
+            if let Some(args) = a
+                .get("tool_call.function.arguments")
+                .or_else(|| a.get("input.value"))
+                .cloned()
+                .map(chat::call_arguments)
             {
-                tool.insert("arguments".to_owned(), args);
+                tool.insert(
+                    "arguments".to_owned(),
+                    python_call(args, parameters.as_ref()),
+                );
             }
-            if let Some(id) = text("tool_call.id") {
+            if let Some(id) = text("tool_call.id").or_else(|| text("tool.id")) {
                 tool.insert("call_id".to_owned(), Value::String(id));
             }
             p.tool = Some(Value::Object(tool));
+            p.tools = tool_definition(a, parameters).into_iter().collect();
         }
     }
 
@@ -73,7 +86,9 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
     p.input_tokens = a.get("llm.token_count.prompt").and_then(chat::count);
     p.output_tokens = a.get("llm.token_count.completion").and_then(chat::count);
     p.model = text("llm.model_name");
-    if let Some(Value::Array(tools)) = unflatten(a, "llm.tools") {
+    if let Some(Value::Array(tools)) = unflatten(a, "llm.tools")
+        && kind != "tool"
+    {
         p.tools = tools
             .iter()
             .filter_map(|t| t.get("tool").and_then(|t| t.get("json_schema")))
@@ -86,6 +101,72 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
             .flatten()
     });
     p
+}
+
+/// The arguments of a call recorded the way Python instrumentation records a function call,
+/// `{"args": [...], "kwargs": {...}}` (smolagents adds `sanitize_inputs_outputs`): the keyword
+/// arguments, with the positional ones named after the tool's parameters in order (`{"answer":
+/// ...}` for smolagents' `final_answer("...")`). Positional arguments that cannot be named keep
+/// the whole record. Any other arguments as they are.
+pub fn python_call(args: Value, parameters: Option<&Value>) -> Value {
+    let Value::Object(o) = &args else { return args };
+    let only_call_keys = o
+        .keys()
+        .all(|k| matches!(k.as_str(), "args" | "kwargs" | "sanitize_inputs_outputs"));
+    let (Some(Value::Array(positional)), true) = (o.get("args"), only_call_keys) else {
+        return args;
+    };
+    let mut named = match o.get("kwargs") {
+        Some(Value::Object(kw)) => kw.clone(),
+        None | Some(Value::Null) => Map::new(),
+        Some(_) => return args,
+    };
+    if positional.is_empty() {
+        return Value::Object(named);
+    }
+    let names: Vec<&String> = match parameters {
+        Some(Value::Object(p)) => match p.get("properties") {
+            Some(Value::Object(props)) => props.keys().collect(),
+            _ => p.keys().collect(),
+        },
+        _ => Vec::new(),
+    };
+    if names.len() < positional.len() {
+        return args;
+    }
+    for (name, v) in names.into_iter().zip(positional) {
+        named.insert(name.clone(), v.clone());
+    }
+    Value::Object(named)
+}
+
+/// A tool span's own definition: `tool.name`, `tool.description` and `tool.parameters` (a JSON
+/// Schema, or a map of parameters as smolagents writes it, which becomes the schema's
+/// `properties`).
+fn tool_definition(a: &Map<String, Value>, parameters: Option<Value>) -> Option<Value> {
+    let name = a
+        .get("tool.name")
+        .and_then(Value::as_str)
+        .and_then(chat::non_empty)?;
+    let mut def = Map::new();
+    def.insert("name".to_owned(), Value::String(name));
+    if let Some(d) = a.get("tool.description").and_then(Value::as_str) {
+        def.insert("description".to_owned(), Value::String(d.to_owned()));
+    }
+    // Some instrumentations write the call's values there instead; only schemas are kept.
+    if let Some(Value::Object(p)) = parameters {
+        let schema = if p.contains_key("type") || p.contains_key("properties") {
+            Some(Value::Object(p))
+        } else if !p.is_empty() && p.values().all(Value::is_object) {
+            Some(serde_json::json!({"type": "object", "properties": p}))
+        } else {
+            None
+        };
+        if let Some(schema) = schema {
+            def.insert("parameters".to_owned(), schema);
+        }
+    }
+    Some(Value::Object(def))
 }
 
 /// `[{message: {...}}]` → `[{...}]`.
@@ -147,27 +228,17 @@ fn documents(a: &Map<String, Value>, prefix: &str) -> Option<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::wire::StatusCode;
     use super::*;
     use serde_json::json;
 
     fn span(name: &str, attrs: Value) -> Span {
         Span {
-            trace_id: String::new(),
-            span_id: String::new(),
-            parent_id: None,
             name: name.into(),
-            kind: None,
-            start_ns: None,
-            end_ns: None,
             attrs: match attrs {
                 Value::Object(m) => m,
                 _ => Map::new(),
             },
-            events: Vec::new(),
-            status: StatusCode::Unset,
-            status_message: None,
-            resource: 0,
+            ..Span::default()
         }
     }
 

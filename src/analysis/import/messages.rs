@@ -1,0 +1,198 @@
+//! A bare JSON array of chat messages is a run whose steps are the messages: exactly one step per
+//! message, in order, so a label that indexes the array names the step at that position.
+//!
+//! Two kinds of list, told apart by their roles:
+//! - a conversation (every role is `system`, `developer`, `user`, `human`, `assistant`, `ai`,
+//!   `tool` or `function`), read as OpenAI-style messages with `tool_calls` and `tool_call_id`
+//!   (shared with the τ-bench importer); ids `m0`, `m1`, ...;
+//! - a multi-agent log (any other role names an agent: Magentic-One's `Orchestrator (thought)`,
+//!   `WebSurfer`), read as the Who&When importer reads the same histories (agents, instructions,
+//!   progress reviews, pages, the team); ids `h0`, `h1`, ...
+//!
+//! The file says nothing of the outcome: the run is taken as failed, with a warning. Pure; never
+//! panics.
+
+use super::spans::status_guess;
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, tau_bench, who_when};
+use crate::analysis::load::Document;
+use crate::analysis::model::RUN_FORMAT;
+use serde_json::{Map, Value, json};
+
+/// The chat-message-list importer.
+pub struct Messages;
+
+/// Roles of a conversation between a user and one assistant.
+const CHAT_ROLES: [&str; 8] = [
+    "system",
+    "developer",
+    "user",
+    "human",
+    "assistant",
+    "ai",
+    "tool",
+    "function",
+];
+
+fn is_message(v: &Value) -> bool {
+    v.get("role").is_some_and(Value::is_string)
+        && (v.get("content").is_some() || v.get("tool_calls").is_some())
+}
+
+fn list(doc: &Document) -> Option<&[Value]> {
+    match doc {
+        Document::One(Value::Array(items)) if !items.is_empty() && items.iter().all(is_message) => {
+            Some(items)
+        }
+        _ => None,
+    }
+}
+
+impl Importer for Messages {
+    fn format(&self) -> SourceFormat {
+        SourceFormat::Messages
+    }
+
+    fn looks_for(&self) -> &'static str {
+        "an array whose every item is a message with a string \"role\" and a \"content\" (or \"tool_calls\")"
+    }
+
+    fn sniff(&self, doc: &Document) -> bool {
+        list(doc).is_some()
+    }
+
+    fn count(&self, _doc: &Document) -> usize {
+        1
+    }
+
+    fn import(
+        &self,
+        doc: Document,
+        _index: Option<usize>,
+    ) -> Result<Vec<ImportedRun>, ImportError> {
+        let Some(items) = list(&doc) else {
+            return Err(ImportError(
+                "a message list is a JSON array whose every item has a string \"role\" and a \"content\"".to_owned(),
+            ));
+        };
+        let conversation = items
+            .iter()
+            .all(|m| chat::str_at(m, "role").is_some_and(|r| CHAT_ROLES.contains(&r)));
+        let value = if conversation {
+            conversation_run(items)
+        } else {
+            let mut run = who_when::history_run(items, "messages");
+            if let Some(o) = run.as_object_mut() {
+                o.insert("attributes".to_owned(), agents_only(o.get("attributes")));
+            }
+            return Ok(vec![ImportedRun {
+                value: run,
+                warnings: vec![status_guess()],
+            }]);
+        };
+        Ok(vec![ImportedRun {
+            value,
+            warnings: vec![status_guess()],
+        }])
+    }
+}
+
+/// The run attributes of a multi-agent log: the team, when its plan named one.
+fn agents_only(attributes: Option<&Value>) -> Value {
+    let mut out = Map::new();
+    if let Some(a) = attributes.and_then(|a| a.get("agents")) {
+        out.insert("agents".to_owned(), a.clone());
+    }
+    Value::Object(out)
+}
+
+fn conversation_run(items: &[Value]) -> Value {
+    let c = tau_bench::conversation(items, "m");
+    let mut run = Map::new();
+    run.insert("format".to_owned(), json!(RUN_FORMAT));
+    run.insert("id".to_owned(), json!("messages"));
+    run.insert("status".to_owned(), json!("failed"));
+    if let Some(t) = c.first_user {
+        run.insert("task".to_owned(), json!(t));
+    }
+    if let Some(a) = c.final_answer {
+        run.insert("final_answer".to_owned(), json!(a));
+    }
+    let tools: Vec<Value> = c.tool_order.iter().map(|n| json!({ "name": n })).collect();
+    if !tools.is_empty() {
+        run.insert("tools".to_owned(), Value::Array(tools));
+    }
+    if !c.units.is_empty() {
+        run.insert("context_units".to_owned(), Value::Array(c.units));
+    }
+    run.insert("steps".to_owned(), Value::Array(c.steps));
+    Value::Object(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_openai_conversation_gives_one_step_per_message_with_tools_matched() {
+        let doc = Document::One(json!([
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": [{"type": "text", "text": "Weather in Oslo?"}]},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "name": "weather", "content": "4C, rain"},
+            {"role": "assistant", "content": "4C and rain in Oslo."}
+        ]));
+        assert!(Messages.sniff(&doc));
+        let runs = Messages.import(doc, None).unwrap_or_default();
+        let run = &runs[0].value;
+        let kinds: Vec<&str> = run["steps"]
+            .as_array()
+            .map(|s| s.iter().filter_map(|x| x["kind"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(kinds, ["system", "user", "llm", "tool", "llm"]);
+        assert_eq!(
+            run["steps"][3]["tool"]["arguments"],
+            json!({"city": "Oslo"})
+        );
+        assert_eq!(run["task"], "Weather in Oslo?");
+        assert_eq!(run["final_answer"], "4C and rain in Oslo.");
+        assert_eq!(runs[0].warnings.len(), 1, "the outcome is a guess");
+    }
+
+    #[test]
+    fn a_magentic_one_log_is_read_as_who_and_when_reads_it() {
+        let doc = Document::One(json!([
+            {"role": "human", "content": "Which river?"},
+            {"role": "Orchestrator (thought)", "content": "Initial plan:\nwe have assembled the following team:\n\nAssistant: helps.\nWebSurfer: browses.\n\nPlan: search."},
+            {"role": "Orchestrator (-> WebSurfer)", "content": "Search for it."},
+            {"role": "WebSurfer", "content": "I typed 'river' into the search bar.\n\nHere is a screenshot of [river - Search](https://bing.com/?q=river). The viewport"},
+            {"role": "Orchestrator (termination condition)", "content": "FINAL ANSWER: Rhine"}
+        ]));
+        assert!(Messages.sniff(&doc));
+        let runs = Messages.import(doc, None).unwrap_or_default();
+        let run = &runs[0].value;
+        let steps = run["steps"].as_array().cloned().unwrap_or_default();
+        assert_eq!(steps.len(), 5);
+        assert_eq!(steps[2]["agent"], "Orchestrator");
+        assert_eq!(steps[2]["attributes"]["to"], "WebSurfer");
+        assert_eq!(steps[3]["attributes"]["url"], "https://bing.com/?q=river");
+        assert_eq!(
+            run["attributes"]["agents"],
+            json!(["Assistant", "WebSurfer"])
+        );
+        assert_eq!(run["task"], "Which river?");
+        assert_eq!(run["final_answer"], "Rhine");
+        assert!(
+            run["attributes"].get("whowhen").is_none(),
+            "no labels in a bare log"
+        );
+    }
+
+    #[test]
+    fn other_arrays_are_not_message_lists() {
+        assert!(!Messages.sniff(&Document::One(json!([]))));
+        assert!(!Messages.sniff(&Document::One(json!([{"role": "user", "content": "x"}, 3]))));
+        assert!(!Messages.sniff(&Document::One(json!([{"traj": []}]))));
+        assert!(!Messages.sniff(&Document::One(json!({"role": "user", "content": "x"}))));
+    }
+}

@@ -1,0 +1,340 @@
+//! Spans to a run, for every importer whose format is a tree of spans: OTLP, span rows (the
+//! collector's ClickHouse exporter, Patronus's TRAIL export), Phoenix span JSON, the OpenTelemetry
+//! SDK's console exporter, Langfuse observations and the OpenAI Agents SDK export each decode
+//! their wire format into [`Span`]s and call [`build_run`], so a span is read the same way
+//! whatever carried it. One step per span, a parent before its children and siblings by start
+//! time (`tree`); the step id is the span id.
+//!
+//! `step` turns one span into a step with the help of the attribute conventions (`genai`,
+//! `openinference`, `vercel`), `attrs` rebuilds indexed attribute keys, `container` marks the
+//! steps that wrap others, `outcome` picks the run's task, answer and status. Pure: no I/O, no
+//! panic on any input.
+
+mod attrs;
+mod container;
+mod genai;
+mod openinference;
+mod outcome;
+pub(crate) mod step;
+pub mod time;
+mod vercel;
+
+use super::{ImportedRun, tree};
+use crate::analysis::load::Warning;
+use crate::analysis::model::RUN_FORMAT;
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+
+pub use attrs::flatten;
+pub use outcome::status_guess;
+pub use step::Parts;
+
+/// How a span ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StatusCode {
+    /// Not set.
+    #[default]
+    Unset,
+    /// Explicitly OK.
+    Ok,
+    /// Failed.
+    Error,
+}
+
+impl StatusCode {
+    /// Reads `OK`, `Ok`, `STATUS_CODE_ERROR`, `StatusCode.ERROR`, `1`, `2` and the like.
+    pub fn parse(v: &Value) -> StatusCode {
+        match v {
+            Value::Number(n) => match n.as_u64() {
+                Some(1) => StatusCode::Ok,
+                Some(2) => StatusCode::Error,
+                _ => StatusCode::Unset,
+            },
+            Value::String(s) => {
+                let u = s.to_ascii_uppercase();
+                if u.ends_with("ERROR") {
+                    StatusCode::Error
+                } else if u.ends_with("OK") {
+                    StatusCode::Ok
+                } else {
+                    StatusCode::Unset
+                }
+            }
+            _ => StatusCode::Unset,
+        }
+    }
+}
+
+/// A span event (exceptions are events named `exception`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Event {
+    /// The event's name.
+    pub name: String,
+    /// Its attributes, decoded.
+    pub attrs: Map<String, Value>,
+}
+
+/// One span with every value decoded, whatever format carried it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Span {
+    /// The trace id as written (hex for OpenTelemetry formats; "" when absent).
+    pub trace_id: String,
+    /// The span id as written ("" when absent).
+    pub span_id: String,
+    /// The parent span id.
+    pub parent_id: Option<String>,
+    /// The span's name.
+    pub name: String,
+    /// `internal`, `server`, `client`, `producer`, `consumer`.
+    pub kind: Option<&'static str>,
+    /// Start in Unix nanoseconds.
+    pub start_ns: Option<u64>,
+    /// End in Unix nanoseconds.
+    pub end_ns: Option<u64>,
+    /// Attributes, decoded, by key (the last of two equal keys wins).
+    pub attrs: Map<String, Value>,
+    /// Events in file order.
+    pub events: Vec<Event>,
+    /// Status code.
+    pub status: StatusCode,
+    /// Status message.
+    pub status_message: Option<String>,
+    /// The position of the resource this span came from (into [`Source::resources`]).
+    pub resource: usize,
+    /// What the format states outside the attributes (Langfuse's `input` and `output`, the
+    /// OpenAI Agents SDK's `span_data`); attribute conventions come first, these fill the rest.
+    pub given: Parts,
+    /// The step kind the format states (a Langfuse observation's type), used when no attribute
+    /// convention names one.
+    pub kind_hint: Option<&'static str>,
+    /// The format says the span wraps others (a Langfuse `AGENT` or `CHAIN`).
+    pub wrapper_hint: bool,
+}
+
+/// What [`build_run`] needs to know about the format.
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    /// What the format calls a span, for warnings ("span", "observation").
+    pub noun: &'static str,
+    /// Each resource's attributes (spans name theirs by position).
+    pub resources: &'a [Map<String, Value>],
+    /// Ids are OpenTelemetry's: 32 hex digits for a trace, 16 for a span; others are warned.
+    pub hex_ids: bool,
+}
+
+/// The run of one trace's spans.
+pub fn build_run(trace_id: &str, spans: &[&Span], src: Source<'_>) -> ImportedRun {
+    let mut warnings = Vec::new();
+    let nodes: Vec<tree::Node<'_>> = spans
+        .iter()
+        .map(|s| tree::Node {
+            id: &s.span_id,
+            parent: s.parent_id.as_deref(),
+            start: s.start_ns.map(i128::from),
+        })
+        .collect();
+    let ordered = tree::order(&nodes);
+    let noun = src.noun;
+    if ordered.missing_parents > 0 {
+        warnings.push(Warning::run(
+            Some("steps"),
+            format!(
+                "{} {noun}(s) name a parent {noun} that is not in the file; they are shown at the top level",
+                ordered.missing_parents
+            ),
+        ));
+    }
+    if ordered.cycles > 0 {
+        warnings.push(Warning::run(
+            Some("steps"),
+            format!(
+                "{} {noun}(s) form a cycle of parent ids; the cycle was broken at its earliest {noun}",
+                ordered.cycles
+            ),
+        ));
+    }
+    if src.hex_ids {
+        warnings.extend(id_warnings(trace_id, spans));
+    }
+
+    // Each input span's position in the run, to map parents.
+    let mut position: Vec<Option<usize>> = vec![None; spans.len()];
+    let mut agents: Vec<Option<String>> = Vec::with_capacity(spans.len());
+    let mut used = tree::UniqueIds::with_capacity(spans.len());
+    let mut steps: Vec<Map<String, Value>> = Vec::with_capacity(spans.len());
+    let mut facts: Vec<container::Facts> = Vec::with_capacity(spans.len());
+    let mut tools: Vec<Value> = Vec::new();
+    let mut tool_names: HashSet<String> = HashSet::new();
+    let mut model: Option<String> = None;
+    for (pos, &i) in ordered.order.iter().enumerate() {
+        let Some(span) = spans.get(i) else { continue };
+        let built = step::build(span);
+        let base = if span.span_id.is_empty() {
+            format!("{noun}-{}", pos + 1)
+        } else {
+            span.span_id.clone()
+        };
+        let (id, _) = used.claim(&base);
+        let parent = ordered
+            .parent
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|p| position.get(p).copied().flatten());
+        let mut obj = Map::new();
+        obj.insert("id".to_owned(), Value::String(id));
+        if let Some(p) = parent.and_then(|p| steps.get(p)).and_then(|s| s.get("id")) {
+            obj.insert("parent".to_owned(), p.clone());
+        }
+        obj.extend(built.step);
+        let own_agent = obj.get("agent").and_then(Value::as_str).map(str::to_owned);
+        let agent = own_agent
+            .clone()
+            .or_else(|| parent.and_then(|p| agents.get(p).cloned().flatten()));
+        if own_agent.is_none()
+            && let Some(a) = &agent
+        {
+            obj.insert("agent".to_owned(), Value::String(a.clone()));
+        }
+        agents.push(agent);
+        if let Some(slot) = position.get_mut(i) {
+            *slot = Some(steps.len());
+        }
+        for t in built.tools {
+            if let Some(name) = t.get("name").and_then(Value::as_str)
+                && tool_names.insert(name.to_owned())
+            {
+                tools.push(t);
+            }
+        }
+        if model.is_none() {
+            model = built.model;
+        }
+        facts.push(container::Facts {
+            kind: built.class.kind,
+            stated: built.class.stated,
+            wrapper: built.class.wrapper,
+            parent,
+        });
+        steps.push(obj);
+    }
+    for m in used.repeat_messages(&format!("{noun} id")) {
+        warnings.push(Warning::run(Some("steps"), m));
+    }
+    for (pos, is) in container::mark(&facts).into_iter().enumerate() {
+        if is && let Some(s) = steps.get_mut(pos) {
+            s.insert("container".to_owned(), Value::Bool(true));
+        }
+    }
+
+    let mut run = Map::new();
+    run.insert("format".to_owned(), Value::String(RUN_FORMAT.to_owned()));
+    let run_id = if trace_id.is_empty() {
+        "trace".to_owned()
+    } else {
+        trace_id.to_owned()
+    };
+    run.insert("id".to_owned(), Value::String(run_id));
+    let root = ordered.order.first().and_then(|&i| spans.get(i));
+    if let Some(r) = root.filter(|r| !r.name.is_empty()) {
+        run.insert("title".to_owned(), Value::String(r.name.clone()));
+    }
+    let view = outcome::View {
+        steps: &steps,
+        facts: &facts,
+    };
+    match view.root_error() {
+        Some(e) => {
+            run.insert("status".to_owned(), Value::String("error".to_owned()));
+            run.insert("error".to_owned(), Value::String(e.to_owned()));
+        }
+        None => {
+            run.insert("status".to_owned(), Value::String("failed".to_owned()));
+            warnings.push(outcome::status_guess());
+        }
+    }
+    if let Some(t) = view.task() {
+        run.insert("task".to_owned(), Value::String(t));
+    }
+    if let Some(a) = view.final_answer() {
+        run.insert("final_answer".to_owned(), Value::String(a));
+    }
+    if let Some(m) = model {
+        let mut mo = Map::new();
+        mo.insert("name".to_owned(), Value::String(m));
+        run.insert("model".to_owned(), Value::Object(mo));
+    }
+    if !tools.is_empty() {
+        run.insert("tools".to_owned(), Value::Array(tools));
+    }
+    let mut attributes = Map::new();
+    if let Some(res) = root.and_then(|r| src.resources.get(r.resource))
+        && !res.is_empty()
+    {
+        attributes.insert("otel.resource".to_owned(), Value::Object(res.clone()));
+    }
+    if !attributes.is_empty() {
+        run.insert("attributes".to_owned(), Value::Object(attributes));
+    }
+    run.insert(
+        "steps".to_owned(),
+        Value::Array(steps.into_iter().map(Value::Object).collect()),
+    );
+    ImportedRun {
+        value: Value::Object(run),
+        warnings,
+    }
+}
+
+/// At most this many malformed span ids are quoted in the warning.
+const MAX_IDS_QUOTED: usize = 3;
+
+fn hex_id(id: &str, digits: usize) -> bool {
+    id.len() == digits
+        && id.bytes().all(|b| b.is_ascii_hexdigit())
+        && !id.bytes().all(|b| b == b'0')
+}
+
+/// Warnings for ids that are not OpenTelemetry's: a trace id other than 32 hex digits (not all
+/// zero), span ids other than 16. One warning for the trace and one for all its spans.
+fn id_warnings(trace_id: &str, spans: &[&Span]) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if !trace_id.is_empty() && !hex_id(trace_id, 32) {
+        out.push(Warning::run(
+            Some("id"),
+            format!(
+                "the trace id '{}' is not 32 hex digits, as OpenTelemetry writes them; it was kept as written, so links to other tools may not find it",
+                crate::analysis::model::inert_line(trace_id)
+            ),
+        ));
+    }
+    let bad: Vec<&str> = spans
+        .iter()
+        .map(|s| s.span_id.as_str())
+        .filter(|id| !id.is_empty() && !hex_id(id, 16))
+        .collect();
+    if !bad.is_empty() {
+        let quoted: Vec<String> = bad
+            .iter()
+            .take(MAX_IDS_QUOTED)
+            .map(|id| format!("'{}'", crate::analysis::model::inert_line(id)))
+            .collect();
+        let more = if bad.len() > MAX_IDS_QUOTED {
+            ", ..."
+        } else {
+            ""
+        };
+        out.push(Warning::run(
+            Some("steps"),
+            format!(
+                "{} span id(s) are not 16 hex digits ({}{more}); they were kept as written as step ids",
+                bad.len(),
+                quoted.join(", ")
+            ),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,254 @@
+//! A span tree's task, final answer and status, read from its steps once they are built.
+//!
+//! - **Task**: the input of the first root or agent step that states one (`run_text::task_text`:
+//!   `{"task": ...}` as smolagents records `CodeAgent.run`, `{"input": ...}` as LangChain does, a
+//!   list of messages); else a model input's user message that opens with `New task:` (the
+//!   smolagents prompt), the text after it; else the last user message of the first model call.
+//! - **Final answer**: the framework's own final-answer call (a `final_answer`, `final_result` or
+//!   `finish` tool step, or a model's call to one) made by the outermost agent, not by an agent it
+//!   manages; else the output of the first root, then of the outermost agent; else the literal
+//!   argument of `final_answer(...)` in the code of the outermost agent's last model output
+//!   (smolagents' CodeAgent); else the text of the last model output. Serialised structures are
+//!   never taken (`run_text::prose`).
+//! - **Status**: `error` with the root's error when a root step failed, else `failed`, with a
+//!   warning: a trace does not record whether its outcome was right.
+//!
+//! Pure; linear in the number of steps.
+
+use super::container::Facts;
+use crate::analysis::import::chat;
+use crate::analysis::import::run_text::{answer_text, call_answer, code_final_answer, task_text};
+use crate::analysis::load::Warning;
+use serde_json::{Map, Value};
+
+/// Tools through which agent frameworks hand over their final answer: smolagents'
+/// `final_answer`, Pydantic AI's `final_result`, OpenHands' `finish`.
+pub const FINAL_ANSWER_TOOLS: [&str; 3] = ["final_answer", "final_result", "finish"];
+
+/// The prefix smolagents puts before the task in the prompt it sends the model.
+const NEW_TASK: &str = "New task:";
+
+/// The warning every span-tree run carries: the outcome is a guess.
+pub fn status_guess() -> Warning {
+    Warning::run(
+        Some("status"),
+        "the trace does not say whether its outcome was right; the run is taken as failed so it can be diagnosed",
+    )
+}
+
+/// The built steps and what is known about each.
+pub struct View<'a> {
+    /// The steps, in run order.
+    pub steps: &'a [Map<String, Value>],
+    /// Their kinds and parents.
+    pub facts: &'a [Facts],
+}
+
+impl View<'_> {
+    fn kind(&self, i: usize) -> &str {
+        self.facts.get(i).map_or("event", |f| f.kind)
+    }
+
+    fn is_root(&self, i: usize) -> bool {
+        self.facts.get(i).is_some_and(|f| f.parent.is_none())
+    }
+
+    /// The error of the first root step that failed.
+    pub fn root_error(&self) -> Option<&str> {
+        self.steps
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.is_root(*i))
+            .find_map(|(_, s)| s.get("error").and_then(Value::as_str))
+    }
+
+    /// For each step, the nearest agent step at or above it.
+    fn scopes(&self) -> Vec<Option<usize>> {
+        let mut out: Vec<Option<usize>> = Vec::with_capacity(self.facts.len());
+        for (i, f) in self.facts.iter().enumerate() {
+            let s = if f.kind == "agent" {
+                Some(i)
+            } else {
+                f.parent.and_then(|p| out.get(p).copied().flatten())
+            };
+            out.push(s);
+        }
+        out
+    }
+
+    /// See the module documentation.
+    pub fn task(&self) -> Option<String> {
+        let input = |s: &Map<String, Value>| s.get("input").and_then(task_text);
+        let from_top = self
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.is_root(*i) || self.kind(*i) == "agent")
+            .find_map(|(_, s)| input(s));
+        from_top
+            .or_else(|| {
+                self.model_steps()
+                    .find_map(|s| s.get("input").and_then(new_task))
+            })
+            .or_else(|| self.model_steps().find_map(input))
+    }
+
+    fn model_steps(&self) -> impl DoubleEndedIterator<Item = &Map<String, Value>> {
+        self.steps
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.kind(*i) == "llm")
+            .map(|(_, s)| s)
+    }
+
+    /// See the module documentation.
+    pub fn final_answer(&self) -> Option<String> {
+        let scopes = self.scopes();
+        let outer = scopes.iter().find_map(|s| *s);
+        let in_outer = |i: usize| scopes.get(i).copied().flatten() == outer;
+        let call = self
+            .steps
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(i, _)| in_outer(*i))
+            .find_map(|(i, s)| match self.kind(i) {
+                "tool" => {
+                    let t = s.get("tool")?;
+                    let name = t.get("name").and_then(Value::as_str)?;
+                    FINAL_ANSWER_TOOLS
+                        .contains(&name)
+                        .then(|| t.get("arguments").and_then(call_answer))
+                        .flatten()
+                }
+                "llm" => s.get("output").and_then(|o| {
+                    chat::message_calls(o)
+                        .iter()
+                        .rev()
+                        .find(|c| FINAL_ANSWER_TOOLS.contains(&c.name.as_str()))
+                        .and_then(|c| call_answer(&c.arguments))
+                }),
+                _ => None,
+            });
+        let output = |i: usize| {
+            self.steps
+                .get(i)
+                .and_then(|s| s.get("output"))
+                .and_then(answer_text)
+        };
+        let top = || {
+            (0..self.steps.len())
+                .filter(|&i| self.is_root(i))
+                .find_map(output)
+                .or_else(|| outer.and_then(output))
+        };
+        let last_text = |scoped: bool| {
+            self.steps
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(i, _)| self.kind(*i) == "llm" && (!scoped || in_outer(*i)))
+                .find_map(|(_, s)| s.get("output").and_then(chat::message_text))
+        };
+        call.or_else(top)
+            .or_else(|| last_text(true).and_then(|t| code_final_answer(&t)))
+            .or_else(|| {
+                self.steps
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .filter(|(i, _)| self.kind(*i) == "llm")
+                    .find_map(|(_, s)| s.get("output").and_then(answer_text))
+            })
+    }
+}
+
+/// The task a smolagents prompt carries: the text after `New task:` in a user message.
+fn new_task(input: &Value) -> Option<String> {
+    let msgs = input.as_array()?;
+    msgs.iter()
+        .filter(|m| chat::message_role(m) == Some("user"))
+        .filter_map(chat::message_text)
+        .find_map(|t| {
+            let rest = t.trim_start().strip_prefix(NEW_TASK)?;
+            chat::non_empty(rest)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    fn facts(list: &[(&'static str, Option<usize>)]) -> Vec<Facts> {
+        list.iter()
+            .map(|&(kind, parent)| Facts {
+                kind,
+                stated: true,
+                wrapper: false,
+                parent,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_outermost_agent_s_final_answer_call_wins_over_a_managed_agent_s() {
+        let steps = [
+            obj(json!({"name": "main"})),
+            obj(json!({"input": {"task": "Which actor?"}})),
+            obj(json!({"input": {"task": "search for the actor"}})),
+            obj(json!({"tool": {"name": "final_answer", "arguments": {"answer": "a page"}}})),
+            obj(json!({"output": "Thought: done.\nCode:\n```py\nfinal_answer(\"Marek\")\n```"})),
+            obj(json!({"tool": {"name": "final_answer", "arguments": {"answer": "Marek"}}})),
+            obj(json!({"output": "post-processing text"})),
+        ];
+        let kinds = |fifth: &'static str| {
+            facts(&[
+                ("event", None),
+                ("agent", Some(0)),
+                ("agent", Some(1)),
+                ("tool", Some(2)),
+                ("llm", Some(1)),
+                (fifth, Some(1)),
+                ("llm", Some(0)),
+            ])
+        };
+        let f = kinds("tool");
+        let view = View {
+            steps: &steps,
+            facts: &f,
+        };
+        assert_eq!(view.task().as_deref(), Some("Which actor?"));
+        assert_eq!(view.final_answer().as_deref(), Some("Marek"));
+        // Without the outer call, the literal argument in the outer agent's last code.
+        let f = kinds("event");
+        let view = View {
+            steps: &steps,
+            facts: &f,
+        };
+        assert_eq!(view.final_answer().as_deref(), Some("Marek"));
+    }
+
+    #[test]
+    fn a_smolagents_prompt_gives_the_task_after_new_task() {
+        let steps = [obj(json!({"input": [
+            {"role": "system", "content": "You are an expert."},
+            {"role": "user", "content": "New task:\nwhat are the AI trends in 2025"}]}))];
+        let f = facts(&[("llm", Some(9))]);
+        let view = View {
+            steps: &steps,
+            facts: &f,
+        };
+        assert_eq!(
+            view.task().as_deref(),
+            Some("what are the AI trends in 2025")
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! The span tree as a run: ids kept, containers marked, ids that are not OpenTelemetry's warned.
+
+use super::*;
+use serde_json::json;
+
+fn span(id: &str, parent: Option<&str>, attrs: Value) -> Span {
+    Span {
+        trace_id: "0af7651916cd43dd8448eb211c80319c".into(),
+        span_id: id.into(),
+        parent_id: parent.map(str::to_owned),
+        name: id.into(),
+        attrs: match attrs {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        },
+        ..Span::default()
+    }
+}
+
+fn run_of(spans: &[Span], hex_ids: bool) -> ImportedRun {
+    let refs: Vec<&Span> = spans.iter().collect();
+    let trace = spans
+        .first()
+        .map(|s| s.trace_id.clone())
+        .unwrap_or_default();
+    build_run(
+        &trace,
+        &refs,
+        Source {
+            noun: "span",
+            resources: &[],
+            hex_ids,
+        },
+    )
+}
+
+#[test]
+fn a_smolagents_tree_marks_its_wrappers_and_keeps_span_ids() {
+    let spans = [
+        span("a1a1a1a1a1a1a1a1", None, json!({})),
+        span(
+            "b2b2b2b2b2b2b2b2",
+            Some("a1a1a1a1a1a1a1a1"),
+            json!({
+            "openinference.span.kind": "AGENT",
+            "input.value": "{\"task\": \"Which actor played Ray?\"}",
+            "output.value": "Marek"}),
+        ),
+        span(
+            "c3c3c3c3c3c3c3c3",
+            Some("b2b2b2b2b2b2b2b2"),
+            json!({"openinference.span.kind": "CHAIN"}),
+        ),
+        span(
+            "d4d4d4d4d4d4d4d4",
+            Some("c3c3c3c3c3c3c3c3"),
+            json!({"openinference.span.kind": "LLM"}),
+        ),
+        span("e5e5e5e5e5e5e5e5", Some("a1a1a1a1a1a1a1a1"), json!({})),
+    ];
+    let run = run_of(&spans, true).value;
+    let steps = run["steps"].as_array().cloned().unwrap_or_default();
+    let ids: Vec<&str> = steps.iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "a1a1a1a1a1a1a1a1",
+            "b2b2b2b2b2b2b2b2",
+            "c3c3c3c3c3c3c3c3",
+            "d4d4d4d4d4d4d4d4",
+            "e5e5e5e5e5e5e5e5"
+        ]
+    );
+    let containers: Vec<bool> = steps.iter().map(|s| s["container"] == true).collect();
+    assert_eq!(containers, [true, true, true, false, false]);
+    assert_eq!(run["task"], "Which actor played Ray?");
+    assert_eq!(run["final_answer"], "Marek");
+}
+
+#[test]
+fn ids_that_are_not_opentelemetry_s_are_warned_once_each() {
+    let mut spans = [
+        span("ABC", None, json!({})),
+        span("0000000000000000", Some("ABC"), json!({})),
+        span("f6f6f6f6f6f6f6f6", Some("ABC"), json!({})),
+    ];
+    for s in &mut spans {
+        s.trace_id = "5B8EFFF798038103D269B633813FC60".into(); // 31 digits
+    }
+    let r = run_of(&spans, true);
+    let said: Vec<&str> = r.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert!(
+        said.iter().any(|m| m
+            .starts_with("the trace id '5B8EFFF798038103D269B633813FC60' is not 32 hex digits")),
+        "{said:?}"
+    );
+    assert!(
+        said.iter().any(
+            |m| m.starts_with("2 span id(s) are not 16 hex digits ('ABC', '0000000000000000')")
+        ),
+        "{said:?}"
+    );
+    assert_eq!(
+        r.value["steps"][1]["parent"], "ABC",
+        "kept as written, parents still resolve"
+    );
+    assert!(
+        run_of(&spans, false)
+            .warnings
+            .iter()
+            .all(|w| !w.message.contains("hex digits"))
+    );
+}
