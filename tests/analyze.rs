@@ -129,7 +129,7 @@ const EXPECT: &[Expect] = &[
     },
     Expect {
         name: "flight-change-declined",
-        verdict: None,
+        verdict: Some(("s4", "ungrounded_number")),
         fault: "user",
         claims: &["no_claim", "supported"],
     },

@@ -70,7 +70,7 @@ const CASES: &[Case] = &[
         claims: &["supported", "no_claim"],
     },
     // The member number from the task matches nothing and nothing else succeeded: fault user.
-    // The error names the value m1 wrote: 0.88, x1.2, capped at 0.99.
+    // The error names the value m1 passed as the task gave it to a look-up: 0.4, x1.2.
     Case {
         file: "loyalty-unknown-member",
         verdict: Some(("m1", "wrong_value", "root_cause")),
@@ -304,10 +304,13 @@ fn an_error_that_does_not_name_the_value_gives_0_7_and_one_that_does_gives_0_88(
         "{m1}"
     );
 
+    // The member id the error names came from the task, passed as given to a look-up that
+    // matched nothing: the model's choice was fair, the user's id was wrong, so the value rule
+    // gives 0.4 (x1.2 = 0.48) instead of 0.88.
     let r = analyze("loyalty-unknown-member");
     let m1 = suspect(&r, "m1").unwrap();
-    assert!(close(&m1["confidence"], 0.88), "{m1}");
-    assert!(close(&m1["score"], 0.99), "capped: {m1}");
+    assert!(close(&m1["confidence"], 0.4), "{m1}");
+    assert!(close(&m1["score"], 0.48), "{m1}");
     assert!(
         m1["evidence"]
             .as_array()

@@ -131,6 +131,17 @@ fn every_report_keeps_the_fields_and_null_rules_of_the_contract() {
                     "planning",
                     "hallucination",
                     "run_status",
+                    "task_drift",
+                    "made_up_data",
+                    "answer_origin",
+                    "code_failure",
+                    "progress_stall",
+                    "answer_handoff",
+                    "final_answer",
+                    "repeated_failure",
+                    "confirmation",
+                    "grounding",
+                    "conflicting_change",
                     "judge"
                 ]
                 .contains(&s["detector"].as_str().unwrap()),

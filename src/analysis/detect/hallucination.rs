@@ -26,7 +26,7 @@ impl Detector for Hallucination {
         let fallback = run
             .steps
             .iter()
-            .rposition(|s| s.kind.is_model())
+            .rposition(super::decides)
             .or_else(|| run.steps.len().checked_sub(1));
         let mut out = Vec::new();
         for c in f.claims {

@@ -267,6 +267,9 @@ pub const REQUEST_COMPLAINTS: &[&str] = &[
     "doesn't exist",
     "no match",
     "not recognized",
+    "unexpected keyword",
+    "unexpected argument",
+    "positional argument",
 ];
 
 /// Phrases of an error that complains about the call's input: the arguments are at fault. An
@@ -320,6 +323,9 @@ pub const INPUT_COMPLAINTS: &[&str] = &[
     "modulenotfounderror",
     "importerror",
     "is not defined",
+    "unexpected keyword",
+    "unexpected argument",
+    "positional argument",
 ];
 
 /// Phrases of an error about the infrastructure rather than the request: a server error, a
@@ -437,6 +443,9 @@ pub const REFUSALS: &[&str] = &[
     "no longer available",
     "not supported",
     "already",
+    "should match",
+    "should be",
+    "must match",
 ];
 
 /// Phrases of an error that says the details given matched nothing.

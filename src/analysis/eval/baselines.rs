@@ -182,4 +182,15 @@ mod tests {
         assert_eq!(pick("first_failure", &r), vec![2]);
         assert_eq!(pick("nope", &r), Vec::<usize>::new());
     }
+
+    #[test]
+    fn containers_are_never_picked() {
+        use StepKind::*;
+        let mut r = run(&[Agent, Llm, Tool, Llm]);
+        r.steps[0].container = true;
+        assert_eq!(pick("first_step", &r), vec![1, 2, 3]);
+        assert_eq!(pick("last_model", &r), vec![3, 1]);
+        // the labelled container cannot be hit; 3 candidates, none labelled.
+        assert_eq!(random_expectation(&r, &label(&[0])), (0.0, 0.0));
+    }
 }

@@ -3,22 +3,19 @@
 //! that landed on a step which only showed a decision's effect (the result of a call, a search
 //! that returned nothing) moves to the model step that made the call, and its evidence says where
 //! the effect showed. A container (a step wrapping other steps) is never a suspect: what it
-//! reports happened inside it. Linear in the run; no I/O.
+//! reports happened inside it, and the detectors place it there (a container's own failure on the
+//! latest decision inside it). Linear in the run; no I/O.
 
 use super::walk_back::Walked;
 use crate::analysis::detect::say::{step as step_name, tool_of};
-use crate::analysis::detect::{Category, Facts};
-use crate::analysis::model::{Run, Step, StepKind};
+use crate::analysis::detect::{Category, Facts, decides};
+use crate::analysis::model::{Step, StepKind};
 use crate::analysis::report::Role;
-
-/// How many parents are followed up from a step when looking for the containers around it.
-const MAX_NESTING: usize = 64;
 
 /// True when the step wraps other steps (an agent run, a chain, a numbered step of a loop) and
 /// did nothing of its own.
 pub fn is_container(step: &Step) -> bool {
-    let _ = step;
-    false
+    step.is_container()
 }
 
 /// True when a finding is about the step itself failing or returning something wrong, so it
@@ -48,68 +45,22 @@ fn decider(facts: &Facts<'_>, i: usize) -> Option<usize> {
     if s.kind.is_model() || s.kind == StepKind::User {
         return None;
     }
-    facts.caller(i).or_else(|| {
-        run.steps
-            .get(..i)?
-            .iter()
-            .rposition(|p| p.kind.is_model() && !is_container(p))
-    })
-}
-
-/// For each container, the latest model step inside it (following parents at most
-/// [`MAX_NESTING`] levels up from each model step).
-fn last_model_inside(run: &Run) -> Vec<Option<usize>> {
-    let mut out = vec![None; run.steps.len()];
-    for (i, s) in run.steps.iter().enumerate() {
-        if !s.kind.is_model() || is_container(s) {
-            continue;
-        }
-        let mut p = s.parent.as_ref().and_then(|p| run.step_index(p.as_str()));
-        for _ in 0..MAX_NESTING {
-            let Some(k) = p.filter(|&k| k < i) else { break };
-            if run.steps.get(k).is_some_and(is_container)
-                && let Some(slot) = out.get_mut(k)
-            {
-                *slot = Some(i);
-            }
-            p = run
-                .steps
-                .get(k)
-                .and_then(|st| st.parent.as_ref())
-                .and_then(|p| run.step_index(p.as_str()));
-        }
-    }
-    out
+    facts
+        .caller(i)
+        .or_else(|| run.steps.get(..i)?.iter().rposition(decides))
 }
 
 /// Moves every finding to the decision behind it (see the module doc); findings on containers
 /// with no model step inside them are dropped.
 pub fn to_decisions(facts: &Facts<'_>, items: Vec<Walked>) -> Vec<Walked> {
     let run = facts.run;
-    let any_container = run.steps.iter().any(is_container);
-    let inside = if any_container {
-        last_model_inside(run)
-    } else {
-        Vec::new()
-    };
     let mut out = Vec::with_capacity(items.len());
     for mut w in items {
         let at = w.finding.step;
         let Some(s) = run.steps.get(at) else { continue };
+        // What a wrapper reports happened inside it, and the detectors report that where it
+        // happened: nothing is left to blame on the wrapper itself.
         if is_container(s) {
-            // What a wrapper reports happened inside it: the latest decision inside it.
-            let Some(m) = inside.get(at).copied().flatten() else {
-                continue;
-            };
-            w.finding.evidence.insert(
-                0,
-                format!(
-                    "{} wraps this step; what it reported happened inside it",
-                    step_name(run, at)
-                ),
-            );
-            w.finding.step = m;
-            out.push(w);
             continue;
         }
         // A symptom whose cause is known stays where it showed, as a record; on a step that
@@ -150,6 +101,7 @@ mod tests {
     use crate::analysis::claims::check_claims;
     use crate::analysis::detect::{Facts, detect_all};
     use crate::analysis::links::{LinkGraph, StepTexts};
+    use crate::analysis::model::Run;
     use crate::analysis::rank::walk_back;
     use crate::analysis::testutil::RunBuilder;
     use serde_json::json;
@@ -202,5 +154,32 @@ mod tests {
             "{:?}",
             moved(&run)
         );
+    }
+
+    #[test]
+    fn a_container_is_never_blamed_and_hands_its_failure_to_the_decision_inside() {
+        let run = RunBuilder::failed()
+            .step({
+                let mut s = Step::new("agent", StepKind::Agent);
+                s.container = true;
+                s.error = Some("the agent stopped".into());
+                s
+            })
+            .step({
+                let mut s = Step::new("m1", StepKind::Llm);
+                s.parent = Some(crate::analysis::model::StepId("agent".into()));
+                s.output = Some(json!("Let me think."));
+                s
+            })
+            .step({
+                let mut s = Step::new("idle", StepKind::Agent);
+                s.container = true;
+                s.error = Some("nothing inside".into());
+                s
+            })
+            .build();
+        let v = moved(&run);
+        assert!(v.contains(&(1, "execution_error")), "{v:?}");
+        assert!(v.iter().all(|(s, _)| *s != 0 && *s != 2), "{v:?}");
     }
 }

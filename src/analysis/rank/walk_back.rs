@@ -15,11 +15,12 @@
 
 use super::params::{
     LINK_SCAN_BYTES, QUOTE_CHARS, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED,
+    WALK_BACK_USER_VALUE,
 };
 use crate::analysis::detect::say::{quote, short, step as step_name, tool_of, tool_phrase};
 use crate::analysis::detect::schema::check_step;
 use crate::analysis::detect::vocab::{
-    INPUT_COMPLAINTS, REQUEST_COMPLAINTS, contains_words, find_phrase,
+    INPUT_COMPLAINTS, NOT_FOUND, REQUEST_COMPLAINTS, contains_words, find_phrase,
 };
 use crate::analysis::detect::{Category, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
@@ -201,12 +202,17 @@ fn min_opt(a: Option<usize>, b: Option<usize>) -> Option<usize> {
 }
 
 /// The steps directly upstream of `x`: value links into it, the model step that issued it (a
-/// tool call), the steps it requires (a decision). All earlier than `x`.
+/// tool call), the decision behind an earlier change to what it works on (a failed call), the
+/// steps it requires (a decision). All earlier than `x`.
 fn parents(facts: &Facts<'_>, x: usize) -> Vec<usize> {
     let run = facts.run;
     let mut out: Vec<usize> = facts.links.into_step(x).iter().map(|u| u.from).collect();
     if let Some(c) = facts.caller(x) {
         out.push(c);
+    }
+    // A failed call on something an earlier change had changed depends on that change's decision.
+    if let Some(d) = facts.state_source(x).and_then(|(w, _)| facts.caller(w)) {
+        out.push(d);
     }
     if let Some(d) = run.steps.get(x).and_then(|s| s.decision.as_ref()) {
         for o in d.options.iter().filter(|o| o.id == d.chosen) {
@@ -361,7 +367,7 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     let wrote_named = named
         .iter()
         .any(|v| contains_words(facts.texts.produced(m), v));
-    let confidence = if wrote_named {
+    let mut confidence = if wrote_named {
         WALK_BACK_NAMED
     } else {
         WALK_BACK_UNNAMED
@@ -432,6 +438,18 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
             quote(v),
             u
         ));
+        // Looking up what the user gave was a fair decision when it matched nothing: the user's
+        // details, not the choice, failed.
+        if !facts.mutating(x)
+            && contains_words(args_text, v)
+            && find_phrase(&err_lower, NOT_FOUND).is_some()
+        {
+            confidence = WALK_BACK_USER_VALUE;
+            lines.push(
+                "the model looked up what the user gave, as given, and changed nothing: a weak suspect"
+                    .to_owned(),
+            );
+        }
     }
     Blame::Model {
         step: m,
