@@ -142,6 +142,8 @@ fn every_report_keeps_the_fields_and_null_rules_of_the_contract() {
                     "confirmation",
                     "grounding",
                     "conflicting_change",
+                    "instructions",
+                    "blocked_source",
                     "judge"
                 ]
                 .contains(&s["detector"].as_str().unwrap()),

@@ -8,6 +8,7 @@
 use super::say::{quote, step, tool_of};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::rank::params::CONFLICTING_CHANGE;
+use std::collections::HashSet;
 
 /// A change that made a later call fail.
 pub struct ConflictingChange;
@@ -27,7 +28,7 @@ impl Detector for ConflictingChange {
             return Vec::new();
         }
         let mut out = Vec::new();
-        let mut flagged: Vec<usize> = Vec::new();
+        let mut flagged: HashSet<usize> = HashSet::new();
         for x in 0..run.steps.len() {
             let Some((w, v)) = f.state_source(x) else {
                 continue;
@@ -36,7 +37,7 @@ impl Detector for ConflictingChange {
             if f.caller(x) == Some(d) || flagged.contains(&d) {
                 continue;
             }
-            flagged.push(d);
+            flagged.insert(d);
             let err = run
                 .steps
                 .get(x)

@@ -12,6 +12,7 @@ use super::vocab::find_phrase;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::UNCONFIRMED_ACTION;
+use std::collections::HashSet;
 
 /// A change made before the user confirmed it.
 pub struct UnconfirmedAction;
@@ -63,7 +64,7 @@ impl Detector for UnconfirmedAction {
                 asking |= find_phrase(&lower, CONFIRM_ASKS).is_some() || text.contains('?');
             }
         }
-        let mut judged: Vec<Option<usize>> = Vec::new();
+        let mut judged: HashSet<Option<usize>> = HashSet::new();
         let mut out = Vec::new();
         let mut rule: Option<Option<String>> = None;
         for (t, s) in run.steps.iter().enumerate() {
@@ -72,10 +73,9 @@ impl Detector for UnconfirmedAction {
             }
             let Some(d) = f.caller(t) else { continue };
             let u = f.last_user_before(d);
-            if judged.contains(&u) {
+            if !judged.insert(u) {
                 continue;
             }
-            judged.push(u);
             let user_said = u.map(|u| f.texts.produced(u)).unwrap_or("");
             let yes = find_phrase(&user_said.to_lowercase(), AFFIRMATIONS);
             let proposal = u.is_some_and(|u| asked.get(u).copied().unwrap_or(false));

@@ -16,10 +16,13 @@ use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::{LINK_SCAN_BYTES, UNGROUNDED_NUMBER};
 use std::collections::{HashSet, VecDeque};
 
-/// Distinct numbers kept for the sum-or-difference check (the latest ones win).
-const MAX_SEEN_VALUES: usize = 2_000;
+/// Distinct numbers kept for the sum, difference and product check (the latest ones win).
+const MAX_SEEN_VALUES: usize = 200;
 /// Numbers of one step checked.
 const MAX_CHECKED: usize = 32;
+/// Numbers of one run checked: beyond this a hostile run gets no more findings, so the work is
+/// at most this many numbers times [`MAX_SEEN_VALUES`].
+const MAX_CHECKED_PER_RUN: usize = 10_000;
 /// Numbers named in one finding's evidence.
 const MAX_NAMED: usize = 3;
 /// The largest count a given number may be multiplied by (passengers, nights, items).
@@ -133,7 +136,11 @@ impl Detector for UngroundedNumber {
         }
         let mut seen = Seen::default();
         let mut out = Vec::new();
+        let mut budget = MAX_CHECKED_PER_RUN;
         for (i, s) in run.steps.iter().enumerate() {
+            if budget == 0 {
+                break;
+            }
             if !decides(s) {
                 if s.kind != StepKind::Tool || !s.failed() {
                     seen.add(f.texts.produced(i));
@@ -143,13 +150,21 @@ impl Detector for UngroundedNumber {
             let text = said(s).unwrap_or("");
             let mut bad: Vec<(String, Option<usize>)> = Vec::new();
             for (shown, x) in numbers(text).into_iter().take(MAX_CHECKED) {
-                if !seen.grounds(x) && !bad.iter().any(|(b, _)| b == shown) {
+                budget = budget.saturating_sub(1);
+                if bad.len() < MAX_CHECKED
+                    && !seen.grounds(x)
+                    && !bad.iter().any(|(b, _)| b == shown)
+                {
                     bad.push((shown.to_owned(), None));
                 }
             }
             for &t in calls.get(i).map(Vec::as_slice).unwrap_or_default() {
                 for (shown, x) in numbers(f.texts.consumed(t)).into_iter().take(MAX_CHECKED) {
-                    if !seen.grounds(x) && !bad.iter().any(|(b, _)| b == shown) {
+                    budget = budget.saturating_sub(1);
+                    if bad.len() < MAX_CHECKED
+                        && !seen.grounds(x)
+                        && !bad.iter().any(|(b, _)| b == shown)
+                    {
                         bad.push((shown.to_owned(), Some(t)));
                     }
                 }

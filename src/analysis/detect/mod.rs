@@ -6,6 +6,7 @@
 pub(crate) mod answer;
 mod answer_handoff;
 mod answer_origin;
+mod blocked;
 mod changed_state;
 mod code_failure;
 mod confirmation;
@@ -22,6 +23,7 @@ mod planning;
 mod point_of_no_return;
 mod progress_stall;
 mod prompt_injection;
+mod reissued;
 mod retrieval;
 mod retry;
 mod run_status;
@@ -83,6 +85,10 @@ pub enum DetectorId {
     Grounding,
     /// A change that made a later call on the same thing fail.
     ConflictingChange,
+    /// An agent's action after which its coordinator asked it again.
+    Instructions,
+    /// A fetched page that was a bot check or an access block.
+    BlockedSource,
     /// The optional judge model.
     Judge,
 }
@@ -113,6 +119,8 @@ impl DetectorId {
             DetectorId::Confirmation => "confirmation",
             DetectorId::Grounding => "grounding",
             DetectorId::ConflictingChange => "conflicting_change",
+            DetectorId::Instructions => "instructions",
+            DetectorId::BlockedSource => "blocked_source",
             DetectorId::Judge => "judge",
         }
     }
@@ -184,13 +192,17 @@ pub enum Category {
     UngroundedNumber,
     /// A change that made a later call on the same thing fail.
     ConflictingChange,
+    /// An agent's action that left an instruction unmet, so it was asked again.
+    ReissuedInstruction,
+    /// A fetched page was a bot check or an access block.
+    BlockedPage,
     /// The step the judge named.
     JudgePick,
 }
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 32] = [
+    pub const ALL: [Category; 34] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -222,6 +234,8 @@ impl Category {
         Category::UnconfirmedAction,
         Category::UngroundedNumber,
         Category::ConflictingChange,
+        Category::ReissuedInstruction,
+        Category::BlockedPage,
         Category::JudgePick,
     ];
 
@@ -259,6 +273,8 @@ impl Category {
             Category::UnconfirmedAction => "unconfirmed_action",
             Category::UngroundedNumber => "ungrounded_number",
             Category::ConflictingChange => "conflicting_change",
+            Category::ReissuedInstruction => "reissued_instruction",
+            Category::BlockedPage => "blocked_page",
             Category::JudgePick => "judge_pick",
         }
     }
@@ -371,6 +387,8 @@ pub const ALL: &[&dyn Detector] = &[
     &confirmation::UnconfirmedAction,
     &grounding::UngroundedNumber,
     &changed_state::ConflictingChange,
+    &reissued::ReissuedInstruction,
+    &blocked::BlockedPage,
 ];
 
 /// A count as a float, for ratios (saturating; counts never come near the limit).
@@ -390,7 +408,7 @@ mod tests {
 
     #[test]
     fn the_registry_holds_every_detector_once_with_distinct_names() {
-        assert_eq!(ALL.len(), 22);
+        assert_eq!(ALL.len(), 24);
         let names: HashSet<_> = ALL.iter().map(|d| d.id().as_str()).collect();
         assert_eq!(names.len(), ALL.len());
         assert!(!names.contains("judge"));

@@ -10,7 +10,7 @@ use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::REPEATED_FAILURE;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A decision after a failure whose own action failed again.
 pub struct RepeatedFailure;
@@ -104,7 +104,7 @@ impl Detector for RepeatedFailure {
         }
         let agent = |k: usize| run.steps.get(k).and_then(|s| s.agent.as_deref());
         let mut out = Vec::new();
-        let mut flagged: Vec<usize> = Vec::new();
+        let mut flagged: HashSet<usize> = HashSet::new();
         for &(i, a) in &fails {
             let Some(m) = next.get(i.max(a)).copied().flatten() else {
                 continue;
@@ -125,7 +125,7 @@ impl Detector for RepeatedFailure {
             {
                 continue;
             }
-            flagged.push(m);
+            flagged.insert(m);
             out.push(
                 Finding::new(
                     m,

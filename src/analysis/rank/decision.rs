@@ -27,6 +27,7 @@ fn stays(category: Category, role: Role) -> bool {
         | Category::PromptInjection
         | Category::OutdatedSource
         | Category::MemoryMismatch
+        | Category::BlockedPage
         | Category::RunError => true,
         // A failure the walk back tied to a decision is listed there; one it could not tie
         // stays on the failed step.

@@ -53,6 +53,14 @@ pub const MADE_UP_ASSUMPTION: f64 = 0.65;
 pub const ANSWER_ORIGIN: f64 = 0.7;
 /// The step that wrote the code of the first code run that failed.
 pub const CODE_FAILURE: f64 = 0.75;
+/// A fetched page that was a bot check or an access block.
+pub const BLOCKED_PAGE: f64 = 0.6;
+/// An agent's action after which its coordinator asked it again for much the same thing.
+pub const REISSUED_INSTRUCTION: f64 = 0.46;
+/// ... when the new instruction holds at least this share of the previous one's content words
+pub const REISSUE_SHARE: f64 = 0.4;
+/// ... and the previous one had at least this many.
+pub const REISSUE_MIN_TERMS: usize = 5;
 /// A change made in a conversation before the user confirmed it.
 pub const UNCONFIRMED_ACTION: f64 = 0.8;
 /// A number the agent stated, or passed to a change, that nothing before it gives.
@@ -100,6 +108,8 @@ pub const WORDING_FACTOR: f64 = 0.7;
 pub const WORDING_CAP_GAP: f64 = 0.01;
 /// No score goes above this.
 pub const SCORE_CAP: f64 = 0.99;
+/// The 0-based place the earliest decisive error moves up to when it ranks below it.
+pub const EARLIEST_ERROR_SLOT: usize = 2;
 
 // ---- The judge ------------------------------------------------------------------------------
 

@@ -6,8 +6,8 @@
 //! Scores only put suspects in order; they are not probabilities.
 
 use super::params::{
-    MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, SYMPTOM_FACTOR, UNUSED_READ_FACTOR,
-    WORDING_CAP_GAP, WORDING_FACTOR,
+    EARLIEST_ERROR_SLOT, MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, SYMPTOM_FACTOR,
+    UNUSED_READ_FACTOR, WORDING_CAP_GAP, WORDING_FACTOR,
 };
 use super::walk_back::Walked;
 use crate::analysis::detect::{Category, DetectorId, Facts, Finding};
@@ -154,7 +154,52 @@ pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
             .then(b.confidence.total_cmp(&a.confidence))
             .then(a.step.cmp(&b.step))
     });
+    earliest_error_near_the_top(&mut out);
     out
+}
+
+/// Findings that read a failure where it was sealed (the final answer, the value it gave and
+/// whoever handed it on, a claim of the answer, the run's crash), as opposed to a decisive
+/// error on the way.
+fn seals(c: Category) -> bool {
+    matches!(
+        c,
+        Category::FinalAnswer
+            | Category::AnswerOrigin
+            | Category::AnswerHandoff
+            | Category::UnsupportedClaim
+            | Category::ContradictedClaim
+            | Category::StaleClaim
+            | Category::ConflictingChange
+            | Category::RunError
+    )
+}
+
+/// Both readings of a failure near the top: when the earliest decisive error (the earliest
+/// suspect that is not a reading of where the failure was sealed) ranks below
+/// [`EARLIEST_ERROR_SLOT`], it moves up to that place, at the score of the suspect it displaces,
+/// and says so in its evidence.
+fn earliest_error_near_the_top(out: &mut Vec<SuspectEntry>) {
+    let earliest = out
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !seals(s.category))
+        .min_by_key(|(_, s)| s.step)
+        .map(|(k, _)| k);
+    let Some(k) = earliest.filter(|&k| k > EARLIEST_ERROR_SLOT) else {
+        return;
+    };
+    let Some(score) = out.get(EARLIEST_ERROR_SLOT).map(|s| s.score) else {
+        return;
+    };
+    let mut e = out.remove(k);
+    e.score = e.score.max(score);
+    e.evidence.truncate(MAX_EVIDENCE_LINES - 1);
+    e.evidence.push(
+        "the earliest decisive error the rules found: ranked near the top beside where the failure was sealed"
+            .to_owned(),
+    );
+    out.insert(EARLIEST_ERROR_SLOT.min(out.len()), e);
 }
 
 fn push_line(lines: &mut Vec<String>, line: String) {
