@@ -128,8 +128,7 @@ fn generated(n: usize) -> Loaded {
 
 fn bench(c: &mut Criterion) {
     let settings = Settings::default();
-    let embedder = tdn_tui::experiments::embedder::from_settings(&settings)
-        .unwrap_or_else(|e| panic!("the default embedder: {e}"));
+    let embedder = tdn_tui::experiments::embedder::from_settings(&settings);
     let mut group = c.benchmark_group("analyze");
     group.sample_size(10);
     for n in [10_000usize, 100_000] {

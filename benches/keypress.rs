@@ -11,9 +11,9 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::sync::Arc;
+use tdn_tui::experiments::engine::Unavailable;
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext};
-use tdn_tui::tui::experiment_port::Unavailable;
 use tdn_tui::tui::headless::{Headless, parse_keys};
 use tdn_tui::tui::render::render;
 

@@ -3,8 +3,19 @@
 use clap::Parser;
 use std::process::ExitCode;
 use tdn_tui::cli::{self, args::Cli};
+use tdn_tui::experiments::process::supervise;
 
 fn main() -> ExitCode {
+    // Started as the supervisor of a user command (process::supervise): nothing else runs.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == supervise::SUPERVISE_ARG) {
+        let code = supervise::main(argv.get(2..).unwrap_or_default());
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    // Every command this process starts runs under a supervisor that stops it if we die.
+    if let Some(me) = supervise::this_program() {
+        supervise::install(me);
+    }
     let args = Cli::parse();
     match cli::run(args) {
         Ok(code) => code,

@@ -247,7 +247,7 @@ fn a_user_ablates_the_top_context_unit_from_the_sample_runs_and_sees_it_confirme
 
     // One key shows the context influence ranking: its top unit is the outdated policy.
     s.keys(&["i"]);
-    s.wait_for_all(&["▸Context influence (3)", "▶1  ★ policy-2019"]);
+    s.wait_for_all(&["[Context influence (3)]", "▶1  ★ policy-2019"]);
     s.keys(&["a"]);
     // The exact command, where it came from and what it removes are shown first.
     s.wait_for_all(&[

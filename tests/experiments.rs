@@ -1,6 +1,7 @@
 //! Experiments with real processes: the `experiment` and `localize` commands (exit codes, JSON
 //! shape, consent), runners that flip, flake, hang, crash, print garbage, non-UTF-8 or too much,
-//! samples in parallel, and cancellation with no process left behind.
+//! samples in parallel, and cancellation with no process left behind, whatever signal ends the
+//! debugger.
 //!
 //! Stand-in agents are small scripts written into a temporary folder per test (the run they answer
 //! about is tests/fixtures/experiments/refund-outdated-policy.json), or the stand-ins of
@@ -22,3 +23,5 @@ mod sample_agents;
 mod screen;
 #[path = "experiments/sessions.rs"]
 mod sessions;
+#[path = "experiments/signals.rs"]
+mod signals;

@@ -1,9 +1,15 @@
-//! The screen: state tests of `update` (tui/state.rs), snapshots of every pane, the help, the
-//! viewer, the confirm box and the too-small notice at 80x24 and 120x40 (tests/snapshots/),
-//! cell styles that text snapshots cannot show, and the `--render` command line.
+//! The screen: state tests of `update` (tui/state.rs), the defects users met (tui/defects.rs),
+//! the features users expect (tui/features.rs), snapshots of every pane, the help, the viewer,
+//! the confirm box, the filter, the waterfall and the too-small notice at 80x24, 100x30 and
+//! 160x50 (tests/snapshots/), cell styles that text snapshots cannot show, and the `--render`
+//! command line.
 
 #[path = "support/big_run.rs"]
 mod big_run;
+#[path = "tui/defects.rs"]
+mod defects;
+#[path = "tui/features.rs"]
+mod features;
 #[path = "support/tui_fixture.rs"]
 mod fixture;
 #[path = "tui/journey.rs"]
@@ -22,7 +28,7 @@ use std::path::Path;
 use std::process::Command;
 use tdn_tui::tui::theme::{Role, Theme};
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
+const SIZES: [(u16, u16); 3] = [(80, 24), (100, 30), (160, 50)];
 
 /// Every screen worth pinning: (name, keys).
 const SCREENS: &[(&str, &str)] = &[
@@ -33,11 +39,17 @@ const SCREENS: &[(&str, &str)] = &[
     ("dropped", "4"),
     ("claims", "5"),
     ("experiments_empty", "6"),
-    ("experiments_confirmed", "a y 6"),
-    ("confirm", "a"),
+    ("experiments_confirmed", "i a y 6"),
+    ("confirm", "i a"),
     ("help", "?"),
     ("viewer", "1 j Enter"),
     ("search", "1 / c r e"),
+    ("filter", "f i s : s u s p e c t"),
+    ("sorted", "1 s"),
+    ("waterfall", "w"),
+    ("zoom", "z"),
+    ("help_search", "? / a b l a t e"),
+    ("warnings", "W"),
 ];
 
 #[test]
@@ -99,7 +111,7 @@ fn marks_and_the_selection_carry_their_role_styles() {
     let term = s.draw();
     let buf = term.backend().buffer();
     assert_eq!(
-        style_of(buf, "✗ contradicted", "✗").fg,
+        style_of(buf, "≠ contradicted", "≠").fg,
         dark.style(Role::ClaimContradicted).fg
     );
     assert_eq!(
@@ -110,7 +122,7 @@ fn marks_and_the_selection_carry_their_role_styles() {
 
 #[test]
 fn mono_draws_no_colour_and_keeps_the_glyphs() {
-    for keys in ["1", "2", "3", "4 j", "5", "a y 6", "?"] {
+    for keys in ["1", "2", "3", "4 j", "5", "i a y 6", "?"] {
         let mut s = screen_with(calendar(), (120, 40), scripted(), "mono");
         press(&mut s, keys);
         let term = s.draw();
@@ -354,6 +366,44 @@ fn the_screen_docs_name_every_action_binding_and_role() {
             docs.contains(&format!("| `{}` |", r.key())),
             "docs/screen.md does not list the role '{}'",
             r.key()
+        );
+    }
+}
+
+#[test]
+fn analyze_prints_a_markdown_page_to_share() {
+    let out = bin()
+        .args(["analyze", "--format", "markdown"])
+        .arg(fixture::fixtures().join("refund.run.json"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = String::from_utf8(out.stdout).unwrap();
+    // The refund run: its id, its top suspect s3, its reference answer "$80".
+    assert!(
+        page.starts_with("# Diagnosis of run refund-outdated-policy: failed"),
+        "{page}"
+    );
+    assert!(
+        page.contains("## Top suspect: step 's3' (position 3)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("**Reference answer**: You will be refunded $80."),
+        "{page}"
+    );
+    assert!(page.contains("## Claims of the final answer"), "{page}");
+    assert!(page.contains("## Experiments"), "{page}");
+    // Scores are never printed (the page may speak of them, never give one).
+    for (at, _) in page.match_indices("score") {
+        let after = page[at + 5..].trim_start_matches([' ', ':']);
+        assert!(
+            !after.starts_with(|c: char| c.is_ascii_digit()),
+            "a score is printed:\n{page}"
         );
     }
 }

@@ -1,12 +1,15 @@
-//! `analyze`: the diagnosis of each run in the file, as text for people or, with `--json`, the
-//! report of docs/report.md (one compact object per line). Exit 0 when every run was analysed,
-//! 2 for a file that cannot be loaded or bad usage.
+//! `analyze`: the diagnosis of each run in the file, as text for people, with `--json` (or
+//! `--format json`) the report of docs/report.md (one compact object per line), or with
+//! `--format markdown` a page to paste into a bug, with the verdicts the run's attribution ledger
+//! holds. Exit 0 when every run was analysed, 2 for a file that cannot be loaded or bad usage.
 
-use super::args::AnalyzeArgs;
+use super::args::{AnalyzeArgs, ReportFormat};
 use super::common::{embedder_consent, load_options, reference_choice, settings, write_stdout};
 use crate::analysis::judge::Judge;
 use crate::analysis::load::{self, Warning};
-use crate::analysis::report::{AnalyzeOptions, analyze, render_json, render_text};
+use crate::analysis::report::{
+    AnalyzeOptions, MarkdownExtras, VerdictRow, analyze, render_json, render_markdown, render_text,
+};
 use crate::config::Settings;
 use crate::experiments::command_judge::CommandJudge;
 use crate::experiments::embedder;
@@ -20,9 +23,14 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = embedder_consent(&mut settings) {
         notes.push(Warning::run(None, note));
     }
-    let embedder = embedder::from_settings(&settings).map_err(|e| anyhow::anyhow!(e))?;
+    let embedder = embedder::from_settings(&settings);
     let judge = judge_from(&settings, &mut notes);
     let runs = load::load_path(&args.run, &load_options(&args.input))?;
+    let format = match (args.json, args.format) {
+        (true, _) => ReportFormat::Json,
+        (false, f) => f.unwrap_or(ReportFormat::Text),
+    };
+    let runs_in_file = runs.len();
     for (k, loaded) in runs.into_iter().enumerate() {
         let mut loaded = loaded;
         loaded.warnings.extend(notes.iter().cloned());
@@ -33,10 +41,23 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             judge: judge.as_ref().map(|j| j as &dyn Judge),
         };
         let report = analyze(&loaded, &opts);
-        let text = match (args.json, k) {
-            (true, _) => render_json(&report),
-            (false, 0) => render_text(&report),
-            (false, _) => format!("\n{}", render_text(&report)),
+        let text = match (format, k) {
+            (ReportFormat::Json, _) => render_json(&report),
+            (ReportFormat::Text, 0) => render_text(&report),
+            (ReportFormat::Text, _) => format!("\n{}", render_text(&report)),
+            (ReportFormat::Markdown, _) => {
+                let (verdicts, from) = ledger_verdicts(&settings, args, runs_in_file, &loaded);
+                let page = render_markdown(
+                    &report,
+                    &MarkdownExtras {
+                        final_answer: loaded.run.final_answer.clone(),
+                        reference_answer: loaded.run.reference_answer.clone(),
+                        verdicts_from: from,
+                        verdicts,
+                    },
+                );
+                if k == 0 { page } else { format!("\n{page}") }
+            }
         };
         if !write_stdout(&text)? {
             break;
@@ -64,4 +85,62 @@ fn judge_from(settings: &Settings, notes: &mut Vec<Warning>) -> Option<CommandJu
         cmd.text.clone(),
         settings.judge_timeout_s,
     ))
+}
+
+/// The latest verified record of each unit in the run's attribution ledger, as verdict rows, and
+/// where they were read; none when the ledger does not exist or cannot be read (then a row says
+/// why).
+fn ledger_verdicts(
+    settings: &Settings,
+    args: &AnalyzeArgs,
+    runs_in_file: usize,
+    loaded: &load::Loaded,
+) -> (Vec<VerdictRow>, Option<String>) {
+    use crate::experiments::engine::{file_holds_several, locate_ledger};
+    use crate::experiments::ledger::evidence;
+    let several = file_holds_several(runs_in_file, args.input.index, loaded.source_format);
+    let location = locate_ledger(
+        settings.ledger.path.as_deref(),
+        &args.run,
+        several,
+        &loaded.run.id,
+    );
+    let from = format!("the attribution ledger '{}'", location.path.display());
+    let e = match evidence(&location.path, &loaded.run.id) {
+        Ok(Some(e)) => e,
+        Ok(None) => return (Vec::new(), None),
+        Err(e) => {
+            return (
+                vec![VerdictRow {
+                    target: "the ledger".to_owned(),
+                    experiment: "ledger".to_owned(),
+                    verdict: "unreadable".to_owned(),
+                    detail: e.to_string(),
+                }],
+                Some(from),
+            );
+        }
+    };
+    // The latest attribution of each unit, as the ledger's one read gives them.
+    let rows = e
+        .latest
+        .iter()
+        .map(|a| {
+            let r = &a.attribution;
+            VerdictRow {
+                target: format!("{} '{}'", r.component_kind, r.component_id),
+                experiment: "ledger record".to_owned(),
+                verdict: format!("{} · {}", r.disposition.as_str(), r.evidence_level.as_str()),
+                detail: format!(
+                    "effect {} from {} trial{}, tested {} ({})",
+                    crate::analysis::influence::js_number(r.effect),
+                    r.trial_ids.len(),
+                    if r.trial_ids.len() == 1 { "" } else { "s" },
+                    r.tested_at,
+                    a.status.as_str()
+                ),
+            }
+        })
+        .collect();
+    (rows, Some(from))
 }

@@ -39,7 +39,7 @@ pub struct ConfigArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct InputArgs {
     /// Read the file as this format instead of detecting it.
-    #[arg(long, value_name = "FORMAT", value_parser = ["tdn.run/1", "otlp", "langfuse", "whowhen", "taubench"])]
+    #[arg(long, value_name = "FORMAT", value_parser = clap::builder::PossibleValuesParser::new(crate::analysis::import::SourceFormat::NAMES))]
     pub from: Option<String>,
     /// For a file holding several runs: the 0-based position of the one to use.
     #[arg(long, value_name = "N")]
@@ -147,9 +147,13 @@ pub struct ValidateArgs {
 pub struct AnalyzeArgs {
     /// The run file.
     pub run: PathBuf,
-    /// Print the JSON report (docs/report.md) instead of text.
-    #[arg(long)]
+    /// Print the JSON report (docs/report.md) instead of text (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// text (for people), json (docs/report.md) or markdown (to paste into a bug, with the
+    /// verdicts the run's ledger holds).
+    #[arg(long, value_enum, value_name = "F")]
+    pub format: Option<ReportFormat>,
     /// Which run and format.
     #[command(flatten)]
     pub input: InputArgs,
@@ -162,6 +166,17 @@ pub struct AnalyzeArgs {
     /// Config and consent.
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// How `analyze` prints the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// For people.
+    Text,
+    /// One line of JSON per run (docs/report.md).
+    Json,
+    /// Markdown to paste into a bug.
+    Markdown,
 }
 
 /// `import`.

@@ -63,7 +63,7 @@ pub fn reference_choice(r: &ReferenceArgs) -> anyhow::Result<ReferenceChoice> {
 /// not pass `--yes` (docs/experiments.md, "Where the command comes from"): the default `hashed`
 /// embedder is used instead, and the returned sentence says so and how to allow it.
 pub fn embedder_consent(settings: &mut Settings) -> Option<String> {
-    let cmd = settings.embedder_command.as_ref()?;
+    let cmd = settings.embedder.command()?;
     if !cmd.needs_consent() || settings.yes {
         return None;
     }
@@ -72,8 +72,7 @@ pub fn embedder_consent(settings: &mut Settings) -> Option<String> {
         crate::analysis::model::inert_line(&cmd.text),
         cmd.origin_text()
     );
-    settings.embedder = "hashed".to_owned();
-    settings.embedder_command = None;
+    settings.embedder = crate::config::EmbedderChoice::Hashed;
     Some(note)
 }
 

@@ -51,8 +51,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = super::common::embedder_consent(&mut settings) {
         eprintln!("tdn-tui: warning: {note}");
     }
-    let embedder = crate::experiments::embedder::from_settings(&settings)
-        .map_err(|e| anyhow::anyhow!("[embedder] {e}"))?;
+    let embedder = crate::experiments::embedder::from_settings(&settings);
     let opts = AnalyzeOptions {
         reference: if args.no_reference {
             ReferenceChoice::Ignore

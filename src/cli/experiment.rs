@@ -1,40 +1,91 @@
 //! `experiment`: one probe (ablate, restore or replay) against a baseline, or the baseline alone,
-//! through the user's runner; prints the verdict as text or the JSON of docs/experiments.md.
-//! Also holds what `localize` shares with it: loading the run for an experiment, opening its
-//! attribution ledger, and driving a session with progress on stderr and Ctrl-C as cancel.
+//! through the experiment engine; prints the verdict as text or the JSON of docs/experiments.md.
+//! Also holds what `localize` shares with it: loading the run as the engine's subject, saying in
+//! command-line words why the engine refuses, reporting batches a dead debugger left open, and
+//! driving a plan with progress on stderr, every stop signal a cancel.
 
-use super::args::ExperimentArgs;
+use super::args::{ExperimentArgs, InputArgs};
 use super::common::{self, EXIT_FAILURE};
-use crate::analysis::import::SourceFormat;
 use crate::analysis::load::{Loaded, load_one};
-use crate::analysis::model::{Run, StepContext, inert_block, inert_line};
+use crate::analysis::model::{StepId, UnitId, inert_block, inert_line};
 use crate::analysis::report::Verdict;
 use crate::config::Settings;
-use crate::experiments::headless::run_to_end;
-use crate::experiments::ledger::{Closed, Location};
-use crate::experiments::session::{self, SessionDeps, SessionOutcome, SessionPlan, TrialEvent};
-use crate::experiments::setup::{self, Prepared};
-use crate::experiments::summary::{ExperimentSummary, experiment_summary};
-use crate::experiments::target::{Target, probe_for};
+use crate::experiments::engine::drive::{Driven, run_to_end};
+use crate::experiments::engine::{
+    BatchState, Consent, Engine, EngineError, Plan, PlanError, Request, Subject, Target,
+    file_holds_several,
+};
+use crate::experiments::event::{Event, EventKind, JobEnd, SampleEnd, Saved};
+use crate::experiments::summary::{ExperimentSummary, attribution_summaries, experiment_summary};
 use anyhow::Context;
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
-
-/// Exit status after Ctrl-C cancelled the experiments (128 + SIGINT, as shells report it).
-pub(super) const EXIT_CANCELLED: u8 = 130;
+use std::sync::Arc;
 
 /// Runs the subcommand.
 pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
     let settings = common::settings(&args.config, |o| {
         super::localize::runner_overrides(&args.runner, o)
     })?;
-    let prepared = setup::prepare(&settings)?;
-    let ex = load_for_experiment(&args.run, &args.input, &settings)?;
+    let engine = engine(&settings)?;
+    let (subject, _) = subject(&engine, &args.run, &args.input, |_| None)?;
+    let request = request(args)?;
+    let plan = engine
+        .plan(&subject, request)
+        .map_err(|e| explain(e, &args.run))?;
+    for note in plan.notes.iter().chain(&plan.left_out) {
+        say(&format!("tdn-tui: {note}"));
+    }
+    close_left_open(&engine, &subject);
+    let driven = drive(&engine, &plan, &args.run, !args.runner.json)?;
+    let Some(job) = driven.outcome.as_ref() else {
+        return Ok(stopped_at_once(driven.signal));
+    };
+    if let JobEnd::Failed(e) = &job.end {
+        return Err(explain((**e).clone(), &args.run));
+    }
+    let Some(outcome) = &job.session else {
+        anyhow::bail!("the experiment ended without a result");
+    };
+    let mut summary = experiment_summary(outcome, Some(subject.ledger.path.display().to_string()));
+    summary.attributions = job
+        .closed
+        .as_ref()
+        .map(attribution_summaries)
+        .unwrap_or_default();
+    if let JobEnd::Cancelled(why) = &job.end {
+        say(&format!(
+            "tdn-tui: cancelled ({}); the samples that finished are listed below",
+            inert_line(why)
+        ));
+    }
+    let text = if args.runner.json {
+        format!("{}\n", serde_json::to_string(&summary)?)
+    } else {
+        render(&summary, plan.rule_label.as_str())
+    };
+    print_out(&text, driven.signal)?;
+    if let Some(e) = &outcome.close_error {
+        say(&format!(
+            "tdn-tui: the batch's attributions were not written: {}",
+            inert_line(&e.to_string())
+        ));
+    }
+    let failed = summary.verdict == Some(Verdict::Error)
+        || (summary.verdict.is_none() && summary.completed == 0)
+        || outcome.not_saved > 0
+        || outcome.close_error.is_some();
+    Ok(exit_code(outcome.cancelled, driven.signal, failed))
+}
+
+/// The request the flags ask for.
+fn request(args: &ExperimentArgs) -> anyhow::Result<Request> {
     let k = &args.kind;
-    let target = if !k.ablate.is_empty() {
-        Target::Ablate(k.ablate.clone())
+    Ok(if !k.ablate.is_empty() {
+        Request::Ablate(k.ablate.iter().map(|i| Target::Id(i.clone())).collect())
     } else if !k.restore.is_empty() {
-        Target::Restore(k.restore.clone())
+        Request::Restore(k.restore.iter().map(|u| UnitId::from(u.as_str())).collect())
     } else if let Some(step) = &k.replay {
         let patch = match (&args.patch, &args.patch_file) {
             (Some(t), _) => Some(t.clone()),
@@ -44,260 +95,211 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
             ),
             (None, None) => None,
         };
-        Target::Replay {
-            step: step.clone(),
+        Request::Replay {
+            from: StepId::from(step.as_str()),
             patch,
         }
     } else {
-        Target::Baseline
-    };
-    let probe = probe_for(&ex.loaded.run, &target).map_err(anyhow::Error::msg)?;
-    for note in no_op_notes(&ex.loaded.run, &target) {
-        eprintln!("tdn-tui: {note}");
-    }
-    let mut probes = vec![session::ProbePlan::baseline()];
-    probes.extend(probe);
-    let plan = ex.plan(&prepared, probes);
-    let driven = drive(plan, &prepared, &ex, &settings, !args.runner.json)?;
-    let outcome = &driven.outcome;
-    let mut summary = experiment_summary(outcome, Some(ex.location.path.display().to_string()));
-    summary.attributions = driven.attributions();
-    if outcome.cancelled {
-        eprintln!("tdn-tui: cancelled; the samples that finished are listed below");
-    }
-    if args.runner.json {
-        common::write_stdout(&format!("{}\n", serde_json::to_string(&summary)?))?;
-    } else {
-        common::write_stdout(&render(&summary, &prepared.rule_label))?;
-    }
-    if let Some(e) = &outcome.close_error {
-        eprintln!("tdn-tui: the batch's attributions were not written: {e}");
-    }
-    let failed = summary.verdict == Some(Verdict::Error)
-        || (summary.verdict.is_none() && summary.completed == 0)
-        || outcome.not_saved > 0
-        || outcome.close_error.is_some();
-    Ok(ExitCode::from(if outcome.cancelled {
-        EXIT_CANCELLED
-    } else if failed {
-        EXIT_FAILURE
-    } else {
-        0
-    }))
-}
-
-/// A run ready to be experimented on: loaded, with its absolute path, its recorded answer and the
-/// place of its attribution ledger.
-pub(super) struct ForExperiment {
-    /// The run.
-    pub loaded: Loaded,
-    /// The run file's absolute path (what the runner is told).
-    pub abs_path: PathBuf,
-    /// The recorded final answer.
-    pub original: String,
-    /// Where its samples go.
-    pub location: Location,
-}
-
-impl ForExperiment {
-    /// The session plan of `probes` (a baseline first) on this run.
-    pub fn plan(&self, prepared: &Prepared, probes: Vec<session::ProbePlan>) -> SessionPlan {
-        SessionPlan {
-            run_path: self.abs_path.display().to_string(),
-            run_id: self.loaded.run.id.clone(),
-            run_status: self.loaded.run.status,
-            original: self.original.clone(),
-            samples: prepared.samples,
-            probes,
-        }
-    }
-}
-
-/// Loads exactly one run that can be experimented on and finds its ledger's place.
-pub(super) fn load_for_experiment(
-    path: &Path,
-    input: &super::args::InputArgs,
-    settings: &Settings,
-) -> anyhow::Result<ForExperiment> {
-    let loaded = load_one(path, &common::load_options(input))?;
-    let Some(original) = loaded.run.final_answer.clone() else {
-        anyhow::bail!(
-            "{}: run '{}' has no final_answer, so there is nothing to compare a re-run with; record the agent's final answer in the run",
-            path.display(),
-            inert_line(&loaded.run.id)
-        );
-    };
-    let abs_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    // A native file holds one run; an imported file read with --index holds several, so its
-    // ledger beside it is a scenario ledger (attribution-ledger.md §7).
-    let runs_in_file = match (input.index, loaded.source_format) {
-        (Some(_), f) if f != SourceFormat::Native => 2,
-        _ => 1,
-    };
-    let location = setup::ledger_location(settings, path, runs_in_file, &loaded.run.id);
-    Ok(ForExperiment {
-        loaded,
-        abs_path,
-        original,
-        location,
+        Request::Baseline
     })
 }
 
-/// What a driven session found and the ledger it wrote.
-pub(super) struct Driven {
-    /// The session's outcome.
-    pub outcome: SessionOutcome,
-    /// What closing the batch appended, when it closed.
-    pub closed: Option<Closed>,
+/// The engine of the settings, refusing (exit 2) when nothing can run: no runner, a command from
+/// the current folder without `--yes`, a bad setting.
+pub(super) fn engine(settings: &Settings) -> anyhow::Result<Engine> {
+    let consent = if settings.yes {
+        Consent::Given
+    } else {
+        Consent::NotGiven
+    };
+    let engine = Engine::new(settings, consent);
+    engine.check().map_err(|e| explain(e, Path::new("")))?;
+    Ok(engine)
 }
 
-impl Driven {
-    /// The attributions the batch appended, for the summary.
-    pub fn attributions(&self) -> Vec<crate::experiments::summary::AttributionSummary> {
-        self.closed
-            .as_ref()
-            .map(crate::experiments::summary::attribution_summaries)
-            .unwrap_or_default()
+/// Loads exactly one run and makes it the engine's subject, with the report `report` makes of it.
+pub(super) fn subject(
+    engine: &Engine,
+    path: &Path,
+    input: &InputArgs,
+    report: impl FnOnce(&Loaded) -> Option<crate::analysis::report::Report>,
+) -> anyhow::Result<(Arc<Subject>, Loaded)> {
+    let loaded = load_one(path, &common::load_options(input))?;
+    let several = file_holds_several(1, input.index, loaded.source_format);
+    let report = report(&loaded).map(Arc::new);
+    let subject = engine.subject(Arc::new(loaded.run.clone()), report, path, several);
+    Ok((Arc::new(subject), loaded))
+}
+
+/// The engine's refusal in the command line's words: each rule's reason with the flag that
+/// fixes it. `run` is the run file, named when the run itself is at fault.
+pub(super) fn explain(e: EngineError, run: &Path) -> anyhow::Error {
+    let msg = match &e {
+        EngineError::NoRunner => "no runner: give the command that re-runs your agent with --runner 'CMD', or set [runner] command in tdn.toml (see docs/experiments.md)".to_owned(),
+        EngineError::NeedsConsent { .. } => format!(
+            "{e}; run it with --yes, or give the command on the command line"
+        ),
+        EngineError::Timeout(t) => format!(
+            "--timeout '{t}' must be a positive number of seconds, at most {}",
+            u32::MAX
+        ),
+        EngineError::TooManySamples { asked } => format!(
+            "--samples '{asked}' asks for more than {0} runs of your agent per probe; give at most {0} (--samples N or [experiments] samples)",
+            crate::experiments::engine::MAX_SAMPLES
+        ),
+        EngineError::FlipRule(f) => format!("--flip / [experiments] flip: {f}"),
+        EngineError::NoFinalAnswer { .. } => format!("{}: {e}", run.display()),
+        EngineError::Plan(p) => match p {
+            PlanError::NothingProduced(i) => {
+                let id = inert_line(i);
+                format!("--ablate '{id}': {p} (--replay '{id}')")
+            }
+            PlanError::NoUnitOrStep(_) => format!("--ablate {p}"),
+            PlanError::NoUnit(_) => format!("--restore {p}"),
+            PlanError::NoStep(_) => format!("--replay {p}"),
+            other => other.to_string(),
+        },
+        EngineError::Ledger { .. } => format!(
+            "{e}; choose another file with --ledger PATH (or [ledger] path in tdn.toml)"
+        ),
+        other => other.to_string(),
+    };
+    anyhow::Error::msg(msg)
+}
+
+/// Writes a line to stderr; a closed terminal (after SIGHUP) is not an error worth dying for.
+pub(super) fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Prints the result; after a stop signal the terminal may be gone, which is not an error.
+pub(super) fn print_out(text: &str, signal: Option<i32>) -> anyhow::Result<()> {
+    match (common::write_stdout(text), signal) {
+        (Err(_), Some(_)) | (Ok(_), _) => Ok(()),
+        (Err(e), None) => Err(e),
     }
 }
 
-/// Runs a session to its end (Ctrl-C cancels it, killing running samples), every finished
-/// sample saved to the run's ledger before it is shown. With `progress`, one line per finished
-/// sample (and the trials it formed) goes to stderr.
+/// The exit status: 128 + the stop signal (130 for Ctrl-C, as shells report it), else 1 for a
+/// measured failure, else 0.
+pub(super) fn exit_code(cancelled: bool, signal: Option<i32>, failed: bool) -> ExitCode {
+    let code = match signal {
+        Some(s) => u8::try_from(128 + s).unwrap_or(EXIT_CANCELLED),
+        None if cancelled => EXIT_CANCELLED,
+        None if failed => EXIT_FAILURE,
+        None => 0,
+    };
+    ExitCode::from(code)
+}
+
+/// Exit status after a cancel by Ctrl-C (128 + SIGINT).
+const EXIT_CANCELLED: u8 = 130;
+
+/// A second stop signal gave up waiting: nothing is printed but the exit status.
+pub(super) fn stopped_at_once(signal: Option<i32>) -> ExitCode {
+    say("tdn-tui: stopped at once; the samples still running were stopped and not recorded");
+    exit_code(true, signal, true)
+}
+
+/// Reports the run's batches that a debugger left open (it was killed, or crashed) and closes
+/// those whose session is gone, so their trials count; says which are still open.
+pub(super) fn close_left_open(engine: &Engine, subject: &Subject) {
+    let evidence = engine.evidence(subject, &[]);
+    let ready = evidence.ready();
+    for b in &evidence.open {
+        let c = &b.cohort;
+        let how = match b.state {
+            BatchState::LeftByDeadSession => {
+                "left open by a tdn-tui that stopped without closing it (killed, or crashed)"
+            }
+            BatchState::Stale => "left open by a session that ended without closing it",
+            BatchState::Running | BatchState::Elsewhere => "open: another tdn-tui is running it",
+            BatchState::MaybeRunning => {
+                "open: its session may still be running (younger than the runner's time-out)"
+            }
+        };
+        say(&format!(
+            "tdn-tui: ledger batch {} of this run, {} trial(s), last sample {}: {how}",
+            inert_line(&c.cohort),
+            c.trials,
+            inert_line(&c.last_finished_at)
+        ));
+    }
+    if ready.is_empty() {
+        return;
+    }
+    match engine.aggregate(subject, &ready) {
+        Ok(closed) => {
+            let n: usize = closed.iter().map(|c| c.attributions.len()).sum();
+            say(&format!(
+                "tdn-tui: closed {} batch(es) left open: {n} attribution(s) appended to '{}'",
+                ready.len(),
+                subject.ledger.path.display()
+            ));
+        }
+        Err(e) => say(&format!(
+            "tdn-tui: the batches left open were not closed: {}",
+            inert_line(&e.to_string())
+        )),
+    }
+}
+
+/// Runs a plan to its end (any stop signal cancels it, stopping running samples), every
+/// finished sample saved to the run's ledger before it is shown. With `progress`, one line per
+/// finished sample (and the trials it formed) goes to stderr.
 pub(super) fn drive(
-    plan: SessionPlan,
-    prepared: &Prepared,
-    ex: &ForExperiment,
-    settings: &Settings,
+    engine: &Engine,
+    plan: &Plan,
+    run: &Path,
     progress: bool,
 ) -> anyhow::Result<Driven> {
-    let ledger = setup::open_ledger(&ex.location, &ex.loaded.run, setup::ledger_policy(settings))?;
-    let deps = SessionDeps {
-        runner: prepared.runner.clone(),
-        judge: prepared.judge.clone(),
-        sink: ledger.clone(),
-        parallel: prepared.parallel,
-        cohort: setup::new_cohort()?,
-        evaluator_epoch: prepared.evaluator_epoch.clone(),
-    };
-    let labels: Vec<String> = plan.probes.iter().map(probe_label).collect();
-    let outcome = run_to_end(plan, deps, |ev| {
+    let mut labels: Vec<String> = Vec::new();
+    run_to_end(engine, plan, |ev| {
+        if let EventKind::Started { probes, .. } = &ev.kind {
+            labels = probes.iter().map(|p| p.label.clone()).collect();
+        }
         // A sample held back for a ledger another process has locked is said even with --json
         // (on stderr): otherwise the command waits in silence, for as long as the lock is held.
-        if progress || matches!(ev, TrialEvent::SampleHeld { .. }) {
+        if progress || matches!(ev.kind, EventKind::SampleHeld { .. }) {
             print_progress(ev, &labels);
         }
     })
-    .map_err(anyhow::Error::msg)?;
-    Ok(Driven {
-        outcome,
-        closed: ledger.closed(),
-    })
+    .map_err(|e| explain(e, run))
 }
 
-/// What the run records that makes a probe change nothing it saw: removing a unit no model step
-/// was sent, or putting back one no model step went without. The probe still runs (the agent
-/// may build its context otherwise); the note says what its verdict can mean. Only for runs
-/// whose model steps record `context`.
-fn no_op_notes(run: &Run, target: &Target) -> Vec<String> {
-    let contexts: Vec<&StepContext> = run
-        .steps
-        .iter()
-        .filter_map(|s| s.context.as_ref())
-        .collect();
-    if contexts.is_empty() {
-        return Vec::new();
-    }
-    let sent = |id: &str| contexts.iter().any(|c| c.sent.iter().any(|u| u == id));
-    let dropped = |id: &str| {
-        contexts.iter().any(|c| {
-            c.available
-                .as_ref()
-                .is_some_and(|a| a.iter().any(|u| u == id))
-                && !c.sent.iter().any(|u| u == id)
-        })
-    };
-    match target {
-        Target::Ablate(ids) => ids
-            .iter()
-            .filter(|id| !sent(id))
-            .map(|id| {
-                format!(
-                    "'{}' was never sent to a model step in this run: removing it changes nothing the run recorded",
-                    inert_line(id)
-                )
-            })
-            .collect(),
-        Target::Restore(ids) => ids
-            .iter()
-            .filter(|id| !dropped(id))
-            .map(|id| {
-                format!(
-                    "'{}' was never dropped in this run (every model step that had it was sent it): putting it back changes nothing the run recorded",
-                    inert_line(id)
-                )
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn probe_label(p: &session::ProbePlan) -> String {
-    match (p.kind().as_str(), &p.from_step) {
-        ("replay", Some(s)) => format!("replay from '{s}'"),
-        ("baseline", _) => "baseline".to_owned(),
-        (kind, _) => format!(
-            "{kind} '{}'",
-            [p.remove.as_slice(), p.restore.as_slice()]
-                .concat()
-                .join("', '")
-        ),
-    }
-}
-
-fn print_progress(ev: &TrialEvent, labels: &[String]) {
-    let label = |p: &session::ProbeId| labels.get(p.0).map_or("?", String::as_str);
-    let saved = |s: &session::Saved| match s {
-        session::Saved::Yes(r) => r
+fn print_progress(ev: &Event, labels: &[String]) {
+    let saved = |s: &Saved| match s {
+        Saved::Yes(r) => r
             .trials
             .iter()
             .chain(&r.refused)
             .map(|t| format!(" · {}", inert_line(t)))
             .collect(),
-        session::Saved::No(why) => format!(" (not saved: {})", inert_line(why)),
+        Saved::No(why) => format!(" (not saved: {})", inert_line(&why.to_string())),
     };
-    match ev {
-        TrialEvent::SampleFinished {
-            probe,
-            seed,
-            judged,
-            saved: s,
-        } => eprintln!(
-            "  {} seed {seed}: {}{}",
-            inert_line(label(probe)),
-            if judged.flipped {
-                "flipped"
-            } else {
-                "same outcome"
-            },
-            saved(s)
-        ),
-        TrialEvent::SampleErrored {
-            probe,
-            seed,
-            error,
-            saved: s,
-        } => eprintln!(
-            "  {} seed {seed}: error: {}{}",
-            inert_line(label(probe)),
-            inert_line(&error.message),
-            saved(s)
-        ),
-        TrialEvent::SampleHeld { probe, seed, why } => eprintln!(
+    let label =
+        |p: &crate::experiments::session::ProbeId| labels.get(p.0).map_or("?", String::as_str);
+    match &ev.kind {
+        EventKind::SampleFinished { probe, seed, end } => {
+            let what = match end {
+                SampleEnd::Answered { judged, .. } if judged.flipped => "flipped".to_owned(),
+                SampleEnd::Answered { .. } => "same outcome".to_owned(),
+                SampleEnd::Errored { error, .. } => {
+                    format!("error: {}", inert_line(&error.message))
+                }
+                SampleEnd::Cancelled { .. } => "cancelled, its processes stopped".to_owned(),
+            };
+            say(&format!(
+                "  {} seed {seed}: {what}{}",
+                label(probe),
+                saved(end.saved())
+            ));
+        }
+        EventKind::SampleHeld { probe, seed, why } => say(&format!(
             "  {} seed {seed}: finished, waiting for ledger lock: {}; it is shown once it is written (Ctrl-C gives up)",
-            inert_line(label(probe)),
+            label(probe),
             inert_line(why)
-        ),
+        )),
         _ => {}
     }
 }
@@ -315,11 +317,14 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
     }
     let _ = writeln!(
         out,
-        "experiment: {what} ({} samples, flip rule '{comparator}')",
-        s.samples
+        "experiment: {what} ({} samples, flip rule '{}')",
+        s.samples,
+        inert_line(comparator)
     );
     let stable = if s.baseline.stable {
         "stable"
+    } else if s.cancelled {
+        "not known: the experiment was cancelled first"
     } else {
         "NOT stable"
     };
@@ -363,6 +368,13 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
         if !e.stderr_tail.is_empty() {
             let _ = writeln!(out, "  stderr tail:\n{}", inert_block(&e.stderr_tail));
         }
+    }
+    if s.stopped > 0 {
+        let _ = writeln!(
+            out,
+            "cancelled: {} sample(s) stopped while running (every process they started was killed); each is recorded in the ledger as cancelled and forms no trial",
+            s.stopped
+        );
     }
     if let Some(l) = &s.ledger {
         let _ = writeln!(out, "ledger: {}", inert_line(l));

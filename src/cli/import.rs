@@ -1,4 +1,5 @@
-//! `import`: convert a trace (OTLP, Langfuse, Who&When, τ-bench) to one `tdn.run/1` file.
+//! `import`: convert a trace in any format an importer reads (docs/importers.md) to one
+//! `tdn.run/1` file.
 //!
 //! The converted run passes the loader's validation before anything is written, so the output
 //! always opens; the importer's and the loader's warnings go to stderr. A file holding several

@@ -4,16 +4,20 @@
 //! verdict (`--json`) or the diagnosis followed by the claims, each saying what it proves.
 
 use super::args::{LocalizeArgs, RunnerArgs};
-use super::common::{self, EXIT_FAILURE};
-use super::experiment::{Driven, EXIT_CANCELLED, attribution_line, drive, load_for_experiment};
+use super::common;
+use super::experiment::{
+    attribution_line, close_left_open, drive, engine, exit_code, explain, print_out, say,
+    stopped_at_once, subject,
+};
 use crate::analysis::judge::Judge;
 use crate::analysis::model::inert_line;
 use crate::analysis::report::{AnalyzeOptions, ProbeResult, Report, Verdict, analyze, render_text};
 use crate::config::Overrides;
-use crate::experiments::localize::{TierPlan, apply, plan_tiers, report_dropped, report_subjects};
-use crate::experiments::runner::Runner;
-use crate::experiments::session::{ProbeRole, SessionOutcome};
-use crate::experiments::setup::{self, Prepared};
+use crate::experiments::command_judge::CommandJudge;
+use crate::experiments::engine::{Engine, EngineError, Plan, PlanError, Request};
+use crate::experiments::event::{JobEnd, JobOutcome};
+use crate::experiments::intervention::Intervention;
+use crate::experiments::localize::{TierPlan, apply};
 use crate::experiments::summary::attribution_summaries;
 use std::process::ExitCode;
 
@@ -26,75 +30,133 @@ pub(super) fn runner_overrides(r: &RunnerArgs, o: &mut Overrides) {
     o.ledger = r.ledger.clone();
 }
 
+/// The judge of the analysis (report.md, runner.md "The judge"): `TDN_JUDGE` or `[judge]
+/// command`, under the same consent rule as the runner.
+fn judge(settings: &crate::config::Settings) -> anyhow::Result<Option<CommandJudge>> {
+    let Some(cmd) = settings.judge.as_ref() else {
+        return Ok(None);
+    };
+    if cmd.needs_consent() && !settings.yes {
+        let e = EngineError::NeedsConsent {
+            what: "judge",
+            command: cmd.text.clone(),
+            origin: cmd.origin_text(),
+        };
+        return Err(explain(e, std::path::Path::new("")));
+    }
+    Ok(Some(CommandJudge::new(
+        cmd.text.clone(),
+        settings.judge_timeout_s,
+    )))
+}
+
 /// Runs the subcommand.
 pub fn run(args: &LocalizeArgs) -> anyhow::Result<ExitCode> {
     let settings = common::settings(&args.config, |o| runner_overrides(&args.runner, o))?;
-    let prepared = setup::prepare(&settings)?;
-    let judge = setup::judge(&settings)?;
-    let ex = load_for_experiment(&args.run, &args.input, &settings)?;
+    let engine = engine(&settings)?;
+    let judge = judge(&settings)?;
     let reference = common::reference_choice(&args.reference)?;
-    let mut report = analyze(
-        &ex.loaded,
-        &AnalyzeOptions {
-            reference,
-            embedder: &*prepared.embedder,
-            confidence: settings.confidence,
-            judge: judge.as_ref().map(|j| j as &dyn Judge),
-        },
-    );
-    let tiers = plan_tiers(
-        &report_subjects(&report),
-        &report_dropped(&report),
-        settings.experiments.max_suspects,
-        settings.experiments.max_candidates,
-    );
-    let driven = if tiers.probes.is_empty() {
-        Driven {
-            outcome: SessionOutcome {
-                probes: Vec::new(),
-                runner_calls: 0,
-                cancelled: false,
-                not_saved: 0,
-                close_error: None,
+    let embedder = engine.embedder();
+    let (subject, _) = subject(&engine, &args.run, &args.input, |loaded| {
+        Some(analyze(
+            loaded,
+            &AnalyzeOptions {
+                reference: reference.clone(),
+                embedder: &*embedder,
+                confidence: settings.confidence,
+                judge: judge.as_ref().map(|j| j as &dyn Judge),
             },
-            closed: None,
-        }
-    } else {
-        let plan = ex.plan(&prepared, tiers.probes.clone());
-        drive(plan, &prepared, &ex, &settings, !args.runner.json)?
+        ))
+    })?;
+    let mut report = subject
+        .report
+        .as_deref()
+        .cloned()
+        .ok_or_else(|| anyhow::anyhow!("the run could not be analysed"))?;
+    let plan = match engine.plan(&subject, Request::Localize) {
+        Ok(p) => Some(p),
+        Err(EngineError::Plan(PlanError::NothingToLocalize)) => None,
+        Err(e) => return Err(explain(e, &args.run)),
     };
-    let outcome = &driven.outcome;
-    if outcome.cancelled {
-        eprintln!("tdn-tui: cancelled; probes that did not finish have no verdict");
+    let (job, signal) = match &plan {
+        Some(plan) => {
+            for note in &plan.left_out {
+                say(&format!("tdn-tui: {note}"));
+            }
+            close_left_open(&engine, &subject);
+            let driven = drive(&engine, plan, &args.run, !args.runner.json)?;
+            let Some(job) = driven.outcome else {
+                return Ok(stopped_at_once(driven.signal));
+            };
+            (Some(job), driven.signal)
+        }
+        None => (None, None),
+    };
+    if let Some(JobEnd::Failed(e)) = job.as_ref().map(|j| &j.end) {
+        return Err(explain((**e).clone(), &args.run));
     }
-    let ledger = (!tiers.probes.is_empty()).then(|| ex.location.path.display().to_string());
-    apply(&mut report, &tiers, outcome, ledger);
-    if args.runner.json {
-        common::write_stdout(&format!("{}\n", serde_json::to_string(&report)?))?;
+    if let Some(JobEnd::Cancelled(why)) = job.as_ref().map(|j| &j.end) {
+        say(&format!(
+            "tdn-tui: cancelled ({}); probes that did not finish have no verdict",
+            inert_line(why)
+        ));
+    }
+    let outcome = job.as_ref().and_then(|j| j.session.as_ref());
+    let tiers = plan
+        .as_ref()
+        .and_then(|p| p.tiers.clone())
+        .unwrap_or_default();
+    let ledger = plan
+        .as_ref()
+        .map(|_| subject.ledger.path.display().to_string());
+    if let Some(o) = outcome {
+        apply(&mut report, &tiers, o, ledger);
     } else {
-        common::write_stdout(&render(&report, &tiers, &driven, &prepared))?;
+        apply(
+            &mut report,
+            &tiers,
+            &crate::experiments::session::SessionOutcome::default(),
+            None,
+        );
     }
-    if let Some(e) = &outcome.close_error {
-        eprintln!("tdn-tui: the batch's attributions were not written: {e}");
-    }
-    let failed = outcome
-        .probes
-        .iter()
-        .any(|p| p.result.verdict == Some(Verdict::Error))
-        || outcome.not_saved > 0
-        || outcome.close_error.is_some();
-    Ok(ExitCode::from(if outcome.cancelled {
-        EXIT_CANCELLED
-    } else if failed {
-        EXIT_FAILURE
+    let text = if args.runner.json {
+        format!("{}\n", serde_json::to_string(&report)?)
     } else {
-        0
-    }))
+        render(&report, &tiers, job.as_deref(), &engine, plan.as_ref())
+    };
+    print_out(&text, signal)?;
+    if let Some(e) = outcome.and_then(|o| o.close_error.as_ref()) {
+        say(&format!(
+            "tdn-tui: the batch's attributions were not written: {}",
+            inert_line(&e.to_string())
+        ));
+    }
+    let failed = outcome.is_some_and(|o| {
+        o.probes
+            .iter()
+            .any(|p| p.result.verdict == Some(Verdict::Error))
+            || o.not_saved > 0
+            || o.close_error.is_some()
+    });
+    Ok(exit_code(
+        outcome.is_some_and(|o| o.cancelled),
+        signal,
+        failed,
+    ))
 }
 
-fn render(report: &Report, tiers: &TierPlan, driven: &Driven, prepared: &Prepared) -> String {
+fn render(
+    report: &Report,
+    tiers: &TierPlan,
+    job: Option<&JobOutcome>,
+    engine: &Engine,
+    plan: Option<&Plan>,
+) -> String {
     use std::fmt::Write;
-    let outcome = &driven.outcome;
+    let no_probes = Vec::new();
+    let probes = job
+        .and_then(|j| j.session.as_ref())
+        .map_or(&no_probes, |o| &o.probes);
     let mut out = render_text(report);
     let Some(ex) = &report.experiments else {
         return out;
@@ -107,12 +169,13 @@ fn render(report: &Report, tiers: &TierPlan, driven: &Driven, prepared: &Prepare
         );
         return out;
     }
+    let samples = plan.map_or(0, |p| p.samples);
+    let rule = plan.map_or("", |p| p.rule_label.as_str());
     let _ = writeln!(
         out,
-        "Experiments: your agent re-run through '{}', {} samples per probe, flip rule '{}'.",
-        inert_line(prepared.runner.command()),
-        prepared.samples,
-        inert_line(&prepared.rule_label)
+        "Experiments: your agent re-run through '{}', {samples} samples per probe, flip rule '{}'.",
+        inert_line(engine.runner().map_or("", |c| c.text.as_str())),
+        inert_line(rule)
     );
     if let Some(b) = &ex.baseline {
         let stable = if ex.flags.is_empty() {
@@ -136,12 +199,11 @@ fn render(report: &Report, tiers: &TierPlan, driven: &Driven, prepared: &Prepare
             true,
         ),
     ] {
-        let probes: Vec<_> = outcome
-            .probes
+        let probes: Vec<_> = probes
             .iter()
-            .filter(|p| match p.plan.role {
-                ProbeRole::Ablation { .. } => !restoring,
-                ProbeRole::Restoration { .. } => restoring,
+            .filter(|p| match p.plan.intervention {
+                Intervention::Ablate(_) => !restoring,
+                Intervention::Restore(_) => restoring,
                 _ => false,
             })
             .collect();
@@ -155,12 +217,10 @@ fn render(report: &Report, tiers: &TierPlan, driven: &Driven, prepared: &Prepare
                     let _ = writeln!(out, "  {}", inert_line(c));
                 }
                 None => {
-                    let what = p.plan.remove.iter().chain(&p.plan.restore).cloned();
-                    let what: Vec<String> = what.map(|u| format!("'{}'", inert_line(&u))).collect();
                     let _ = writeln!(
                         out,
                         "  {}: no verdict, the session ended before it finished",
-                        what.join(", ")
+                        crate::experiments::intervention::quoted(p.plan.intervention.units())
                     );
                 }
             }
@@ -170,7 +230,7 @@ fn render(report: &Report, tiers: &TierPlan, driven: &Driven, prepared: &Prepare
         }
     }
     let _ = writeln!(out, "What this proves:");
-    for line in honesty_lines(report, tiers, prepared) {
+    for line in honesty_lines(report, tiers, rule, samples) {
         let _ = writeln!(out, "  - {line}");
     }
     let _ = writeln!(out, "runner calls: {}", ex.runner_calls);
@@ -182,7 +242,7 @@ fn render(report: &Report, tiers: &TierPlan, driven: &Driven, prepared: &Prepare
             inert_line(l)
         );
     }
-    if let Some(c) = &driven.closed {
+    if let Some(c) = job.and_then(|j| j.closed.as_ref()) {
         for a in attribution_summaries(c) {
             let _ = writeln!(out, "  {}", attribution_line(&a));
         }
@@ -191,12 +251,11 @@ fn render(report: &Report, tiers: &TierPlan, driven: &Driven, prepared: &Prepare
 }
 
 /// What each kind of result proves, and no more (influence.md §9), for what this report holds.
-fn honesty_lines(report: &Report, tiers: &TierPlan, prepared: &Prepared) -> Vec<String> {
+fn honesty_lines(report: &Report, tiers: &TierPlan, rule: &str, samples: usize) -> Vec<String> {
     let mut out = vec![
         format!(
-            "CAUSAL (confirmed) is a causal claim about this scenario under the flip rule '{}' with {} samples: changing that unit changed the outcome. It does not say it is the only cause, or that it matters elsewhere.",
-            inert_line(&prepared.rule_label),
-            prepared.samples
+            "CAUSAL (confirmed) is a causal claim about this scenario under the flip rule '{}' with {samples} samples: changing that unit changed the outcome. It does not say it is the only cause, or that it matters elsewhere.",
+            inert_line(rule),
         ),
         "NOT CONFIRMED: the outcome did not change in the reruns; the unit's rank stays a correlational proxy, neither a cause nor an acquittal. Units that say the same thing can hide each other: remove them together (tdn-tui experiment RUN --ablate A B) to test that.".to_owned(),
         "INCONCLUSIVE says why on its own line; a cost cause shows only that removing the unit reduced cost (it may be needed scaffolding).".to_owned(),

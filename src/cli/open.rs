@@ -15,7 +15,7 @@ use crate::experiments::command_judge::CommandJudge;
 use crate::tui::app::Document;
 use crate::tui::effects::Opener;
 use crate::tui::headless::{parse_keys, parse_size};
-use crate::tui::start::{Start, choice, start};
+use crate::tui::start::{Ended, Start, choice, start};
 use anyhow::bail;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -47,9 +47,6 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let keys = parse_keys(args.keys.as_deref().unwrap_or("")).map_err(anyhow::Error::msg)?;
-    if render.is_none() && !std::io::stdout().is_terminal() {
-        bail!("the debugger needs a terminal; to print its screen as text, add --render 120x40");
-    }
     let runs = Arc::new(load::load_path(path, &load_options(&args.input))?);
     if runs.is_empty() {
         bail!("{}: the file holds no run", path.display());
@@ -58,6 +55,10 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         Some(p) => Some(Arc::new(reports::read_reports(p, &runs)?)),
         None => None,
     };
+    // A file that cannot be opened says so first; only a good one needs a terminal.
+    if render.is_none() && !std::io::stdout().is_terminal() {
+        bail!("the debugger needs a terminal; to print its screen as text, add --render 120x40");
+    }
     let reference = reference_choice(&args.reference)?;
     // The screen analyses the run as it opens: a command embedder from the current folder's
     // tdn.toml is not the user's word yet, so it is left out unless --yes was given.
@@ -70,9 +71,8 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
                 .to_owned(),
         );
     }
-    let embedder: Arc<dyn Embedder> = Arc::from(
-        crate::experiments::embedder::from_settings(&settings).map_err(anyhow::Error::msg)?,
-    );
+    let embedder: Arc<dyn Embedder> =
+        Arc::from(crate::experiments::embedder::from_settings(&settings));
     let analysis = Arc::new(Analysis {
         runs: runs.clone(),
         reference,
@@ -90,6 +90,19 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
             },
         )
     };
+    // When the file changes (a run still being written), it is read and analysed again.
+    let reloader: Arc<Opener> = {
+        let (path, input) = (path.clone(), args.input.clone());
+        let analysis = analysis.clone();
+        Arc::new(move |i: usize| {
+            let runs = load::load_path(&path, &load_options(&input)).map_err(|e| e.to_string())?;
+            let loaded = runs
+                .into_iter()
+                .nth(i)
+                .ok_or_else(|| format!("the file no longer holds a run at position {i}"))?;
+            analysis.open_loaded(&loaded)
+        })
+    };
     // Asking the judge analyses the run again with it; the screen shows the command and asks
     // before its first use, which is the user's consent for a command from the current folder.
     // A saved report (`--report`) is shown as it is.
@@ -100,19 +113,35 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    let screen = start(Start {
+    let index = args.input.index.zip(runs.first().map(|l| l.source_format));
+    let ended = start(Start {
         settings,
         runs: runs.iter().map(choice).collect(),
         opener,
         judged,
+        reloader: Some(reloader),
         messages,
         render,
         keys,
+        index,
     })?;
-    if let Some(text) = screen {
-        write_stdout(&text)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    // A stop signal ends the screen as it ends any program (128 + the signal), once its
+    // experiments are stopped; the screen is still printed when it can be.
+    let signal = match ended {
+        Ended::Rendered(text, signal) => {
+            if let Err(e) = write_stdout(&text)
+                && signal.is_none()
+            {
+                return Err(e);
+            }
+            signal
+        }
+        Ended::Left(signal) => signal,
+    };
+    Ok(match signal {
+        Some(s) => ExitCode::from(u8::try_from(128 + s).unwrap_or(130)),
+        None => ExitCode::SUCCESS,
+    })
 }
 
 /// What opening a run of the file needs: the runs and how to analyse them.
@@ -129,6 +158,24 @@ impl Analysis {
         self.runs
             .get(i)
             .ok_or_else(|| format!("the file has no run at position {i}"))
+    }
+
+    /// Analyses a run read again from the file and opens it.
+    fn open_loaded(&self, loaded: &load::Loaded) -> Result<Document, String> {
+        let report = analyze(
+            loaded,
+            &AnalyzeOptions {
+                reference: self.reference.clone(),
+                embedder: self.embedder.as_ref(),
+                confidence: self.confidence,
+                judge: None,
+            },
+        );
+        Ok(Document::new(
+            loaded.run.clone(),
+            report,
+            Some(self.source.clone()),
+        ))
     }
 
     /// Analyses the run at `i` (asking `judge` when given) and opens it.

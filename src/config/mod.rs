@@ -7,10 +7,14 @@
 mod file;
 mod paths;
 mod reader;
+mod rules;
 mod settings;
 
 pub use file::ConfigFile;
 pub use paths::{ConfigOrigin, user_config_dir};
+pub use rules::{
+    DEFAULT_FLIP_THRESHOLD, EmbedderChoice, FlipRule, FlipRuleError, parse_embedder, parse_flip,
+};
 pub use settings::{
     ColorChoice, CommandOrigin, ConfigError, ExperimentSettings, LedgerSettings, Overrides,
     Settings, UiSettings, UserCommand,

@@ -3,6 +3,9 @@
 use super::file::ConfigFile;
 use super::paths::{self, ConfigOrigin};
 use super::reader::Reader;
+use super::rules::{
+    DEFAULT_FLIP_THRESHOLD, EmbedderChoice, FlipRule, FlipRuleError, parse_embedder, parse_flip,
+};
 use crate::analysis::influence::{ConfidenceOptions, Strategy};
 use std::path::{Path, PathBuf};
 
@@ -72,12 +75,9 @@ pub struct ExperimentSettings {
     /// Samples per probe as given (resolved as `max(2, floor(x))`, non-finite → 3, by the
     /// experiments layer).
     pub samples: f64,
-    /// The flip rule as written: `similarity`, `exact`, `contains:TEXT` or `cmd:COMMAND`.
-    pub flip: String,
-    /// For `cmd:` flip rules, the command with its origin.
-    pub flip_command: Option<UserCommand>,
-    /// Similarity below which a sample flipped.
-    pub flip_threshold: f64,
+    /// The flip rule (`[experiments] flip` with `flip_threshold`, `--flip`), or why what was
+    /// written is not one (experiments refuse to start on it).
+    pub flip: Result<FlipRule, FlipRuleError>,
     /// Most suspects ablated by `localize`.
     pub max_suspects: usize,
     /// Most dropped units restored by `localize`.
@@ -168,9 +168,7 @@ pub struct Settings {
     /// `[judge] timeout_s` (default 60).
     pub judge_timeout_s: f64,
     /// `[embedder] name` / `--embedder`: `hashed` (default), `mock`, `lexical` or `cmd:COMMAND`.
-    pub embedder: String,
-    /// For `cmd:` embedders, the command with its origin.
-    pub embedder_command: Option<UserCommand>,
+    pub embedder: EmbedderChoice,
     /// `[embedder] timeout_s` (default 60).
     pub embedder_timeout_s: f64,
     /// `[confidence]`.
@@ -195,15 +193,12 @@ impl Default for Settings {
             runner_parallel: 4,
             judge: None,
             judge_timeout_s: 60.0,
-            embedder: "hashed".to_owned(),
-            embedder_command: None,
+            embedder: EmbedderChoice::Hashed,
             embedder_timeout_s: 60.0,
             confidence: ConfidenceOptions::default(),
             experiments: ExperimentSettings {
                 samples: 3.0,
-                flip: "similarity".to_owned(),
-                flip_command: None,
-                flip_threshold: 0.8,
+                flip: Ok(FlipRule::default()),
                 max_suspects: 5,
                 max_candidates: 5,
             },
@@ -256,32 +251,50 @@ impl Settings {
             ..Settings::default()
         };
         let found = if o.no_config { None } else { found };
+        let mut flip = WrittenFlip {
+            rule: "similarity".to_owned(),
+            origin: CommandOrigin::CommandLine,
+            threshold: DEFAULT_FLIP_THRESHOLD,
+        };
         if let Some((path, origin)) = found {
             match ConfigFile::read(&path) {
                 Ok(file) => {
                     s.config_path = Some(path.clone());
                     s.config_origin = Some(origin.clone());
-                    s.apply_file(&file, &path, &origin);
+                    s.apply_file(&file, &path, &origin, &mut flip);
                 }
                 Err(e) if origin == ConfigOrigin::Argument => return Err(ConfigError(e)),
                 Err(e) => s.warnings.push(format!("{e}; the defaults are used")),
             }
         }
         s.apply_env(env);
-        s.apply_overrides(o);
+        s.apply_overrides(o, &mut flip);
+        let WrittenFlip {
+            rule,
+            origin,
+            threshold,
+        } = flip;
+        s.experiments.flip = parse_flip(&rule, threshold, |text| UserCommand { text, origin });
         s.ui.keymap_path = paths::user_config_dir()
             .map(|d| d.join("keymap.toml"))
             .filter(|p| p.is_file());
         Ok(s)
     }
 
-    fn apply_file(&mut self, f: &ConfigFile, path: &Path, origin: &ConfigOrigin) {
+    fn apply_file(
+        &mut self,
+        f: &ConfigFile,
+        path: &Path,
+        origin: &ConfigOrigin,
+        flip: &mut WrittenFlip,
+    ) {
+        let from_file = CommandOrigin::ConfigFile {
+            path: path.to_path_buf(),
+            origin: origin.clone(),
+        };
         let cmd = |text: String| UserCommand {
             text,
-            origin: CommandOrigin::ConfigFile {
-                path: path.to_path_buf(),
-                origin: origin.clone(),
-            },
+            origin: from_file.clone(),
         };
         let mut warnings = Vec::new();
         let mut r = Reader {
@@ -305,7 +318,12 @@ impl Settings {
             self.judge_timeout_s = x;
         }
         if let Some(name) = r.string("embedder", "name") {
-            self.set_embedder(&name, cmd);
+            match parse_embedder(&name, cmd) {
+                Ok(e) => self.embedder = e,
+                Err(e) => r.warn(format!(
+                    "[embedder] name: {e}; the default hashed embedder is used"
+                )),
+            }
         }
         if let Some(x) = r.positive("embedder", "timeout_s") {
             self.embedder_timeout_s = x;
@@ -331,10 +349,11 @@ impl Settings {
             self.experiments.samples = x;
         }
         if let Some(rule) = r.string("experiments", "flip") {
-            self.set_flip(&rule, cmd);
+            flip.rule = rule;
+            flip.origin = from_file.clone();
         }
         if let Some(x) = r.number("experiments", "flip_threshold") {
-            self.experiments.flip_threshold = x;
+            flip.threshold = x;
         }
         if let Some(n) = r.count("experiments", "max_suspects") {
             self.experiments.max_suspects = usize::try_from(n).unwrap_or(usize::MAX);
@@ -373,35 +392,6 @@ impl Settings {
         self.warnings.append(&mut warnings);
     }
 
-    fn set_embedder(&mut self, name: &str, cmd: impl Fn(String) -> UserCommand) {
-        match name.strip_prefix("cmd:") {
-            Some(c) if !c.trim().is_empty() => {
-                self.embedder = "cmd".to_owned();
-                self.embedder_command = Some(cmd(c.to_owned()));
-            }
-            Some(_) => self
-                .warnings
-                .push("[embedder] name \"cmd:\" names no command; the default hashed embedder is used".to_owned()),
-            None if matches!(name, "hashed" | "mock" | "lexical") => {
-                self.embedder = name.to_owned();
-                self.embedder_command = None;
-            }
-            None => self.warnings.push(format!(
-                "[embedder] name '{name}' is not one of hashed, mock, lexical, cmd:COMMAND; the default hashed embedder is used"
-            )),
-        }
-    }
-
-    fn set_flip(&mut self, rule: &str, cmd: impl Fn(String) -> UserCommand) {
-        if let Some(c) = rule.strip_prefix("cmd:") {
-            self.experiments.flip = "cmd".to_owned();
-            self.experiments.flip_command = Some(cmd(c.to_owned()));
-        } else {
-            self.experiments.flip = rule.to_owned();
-            self.experiments.flip_command = None;
-        }
-    }
-
     fn apply_env(&mut self, env: &dyn Env) {
         if let Some(j) = env.var("TDN_JUDGE").filter(|j| !j.trim().is_empty()) {
             self.judge = Some(UserCommand {
@@ -417,7 +407,7 @@ impl Settings {
         }
     }
 
-    fn apply_overrides(&mut self, o: &Overrides) {
+    fn apply_overrides(&mut self, o: &Overrides, flip: &mut WrittenFlip) {
         let line = |text: String| UserCommand {
             text,
             origin: CommandOrigin::CommandLine,
@@ -432,13 +422,19 @@ impl Settings {
             self.experiments.samples = n;
         }
         if let Some(f) = &o.flip {
-            self.set_flip(f, line);
+            flip.rule.clone_from(f);
+            flip.origin = CommandOrigin::CommandLine;
         }
         if let Some(p) = &o.ledger {
             self.ledger.path = Some(p.clone());
         }
         if let Some(e) = &o.embedder {
-            self.set_embedder(e, line);
+            match parse_embedder(e, line) {
+                Ok(e) => self.embedder = e,
+                Err(e) => self.warnings.push(format!(
+                    "--embedder: {e}; the default hashed embedder is used"
+                )),
+            }
         }
         if let Some(t) = &o.theme {
             self.ui.theme = Some(t.clone());
@@ -457,14 +453,21 @@ impl Settings {
         if let Some(c) = &self.judge {
             out.push(("judge", c));
         }
-        if let Some(c) = &self.embedder_command {
+        if let Some(c) = self.embedder.command() {
             out.push(("embedder", c));
         }
-        if let Some(c) = &self.experiments.flip_command {
+        if let Ok(FlipRule::Command(c)) = &self.experiments.flip {
             out.push(("flip rule", c));
         }
         out
     }
+}
+
+/// A flip rule as written, collected from the file and the flags before it is parsed once.
+struct WrittenFlip {
+    rule: String,
+    origin: CommandOrigin,
+    threshold: f64,
 }
 
 /// Parses `margin:T` or `ratio:T` (T >= 0, as in influence.md §5).

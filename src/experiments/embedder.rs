@@ -1,74 +1,54 @@
-//! Choosing the embedder named by the settings: a built-in one from the analysis layer
-//! (`hashed`, `mock`, `lexical`), or the command embedder (`cmd:COMMAND`) that runs the user's
-//! program. Whether a configured command may run without asking is the caller's decision
+//! Building the embedder the settings chose: a built-in one from the analysis layer (`hashed`,
+//! `mock`, `lexical`), or the command embedder (`cmd:COMMAND`) that runs the user's program.
+//! Whether a configured command may run without asking is the caller's decision
 //! (`UserCommand::needs_consent`); this only builds the embedder.
 
-use super::command_embedder::CommandEmbedder;
-use crate::analysis::influence::{Embedder, builtin_embedder};
-use crate::config::Settings;
+use super::command_embedder::{CommandEmbedder, DEFAULT_EMBEDDER_TIMEOUT_S};
+use crate::analysis::influence::{Embedder, HashedEmbedder, LexicalEmbedder, MockEmbedder};
+use crate::config::{CommandOrigin, EmbedderChoice, Settings, UserCommand, parse_embedder};
 
-/// The embedder the settings name. Errors say what is wrong with the setting.
-pub fn from_settings(settings: &Settings) -> Result<Box<dyn Embedder>, String> {
-    if let Some(e) = builtin_embedder(&settings.embedder) {
-        return Ok(e);
+/// The embedder `choice` names; a command embedder stops its command after `timeout_s`.
+pub fn build(choice: &EmbedderChoice, timeout_s: f64) -> Box<dyn Embedder> {
+    match choice {
+        EmbedderChoice::Hashed => Box::new(HashedEmbedder),
+        EmbedderChoice::Mock => Box::new(MockEmbedder),
+        EmbedderChoice::Lexical => Box::new(LexicalEmbedder),
+        EmbedderChoice::Command(c) => Box::new(CommandEmbedder::new(c.text.clone(), timeout_s)),
     }
-    if settings.embedder == "cmd" {
-        return match &settings.embedder_command {
-            Some(c) if !c.text.trim().is_empty() => Ok(Box::new(CommandEmbedder::new(
-                c.text.clone(),
-                settings.embedder_timeout_s,
-            ))),
-            _ => Err("the embedder is 'cmd' but no command was given; use cmd:COMMAND".to_owned()),
-        };
-    }
-    Err(format!(
-        "unknown embedder '{}'; use hashed, mock, lexical or cmd:COMMAND",
-        crate::analysis::model::inert_line(&settings.embedder)
-    ))
+}
+
+/// The embedder the settings name.
+pub fn from_settings(settings: &Settings) -> Box<dyn Embedder> {
+    build(&settings.embedder, settings.embedder_timeout_s)
 }
 
 /// The embedder named on a command line that reads no config (`--embedder E` of the toolbox):
 /// `hashed`, `mock`, `lexical` or `cmd:COMMAND`, the command with the default time-out.
 pub fn from_name(name: &str) -> Result<Box<dyn Embedder>, String> {
-    if let Some(e) = builtin_embedder(name) {
-        return Ok(e);
-    }
-    match name.strip_prefix("cmd:") {
-        Some(c) if !c.trim().is_empty() => Ok(Box::new(CommandEmbedder::new(
-            c,
-            super::command_embedder::DEFAULT_EMBEDDER_TIMEOUT_S,
-        ))),
-        Some(_) => Err("--embedder 'cmd:' names no command; write cmd:COMMAND".to_owned()),
-        None => Err(format!(
-            "--embedder '{}' is not one of hashed, mock, lexical, cmd:COMMAND",
-            crate::analysis::model::inert_line(name)
-        )),
-    }
+    let line = |text: String| UserCommand {
+        text,
+        origin: CommandOrigin::CommandLine,
+    };
+    parse_embedder(name, line)
+        .map(|c| build(&c, DEFAULT_EMBEDDER_TIMEOUT_S))
+        .map_err(|e| format!("--embedder {e}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{CommandOrigin, UserCommand};
 
     #[test]
     fn settings_pick_the_named_embedder() {
         let mut s = Settings::default();
-        assert_eq!(from_settings(&s).unwrap().name(), "hashed");
-        for name in ["mock", "lexical"] {
-            s.embedder = name.to_owned();
-            assert_eq!(from_settings(&s).unwrap().name(), name);
-        }
-        s.embedder = "cmd".to_owned();
-        assert!(from_settings(&s).is_err(), "cmd without a command");
-        s.embedder_command = Some(UserCommand {
+        assert_eq!(from_settings(&s).name(), "hashed");
+        s.embedder = EmbedderChoice::Lexical;
+        assert_eq!(from_settings(&s).name(), "lexical");
+        s.embedder = EmbedderChoice::Command(UserCommand {
             text: "my-embedder".to_owned(),
             origin: CommandOrigin::CommandLine,
         });
-        assert_eq!(from_settings(&s).unwrap().name(), "cmd");
-        s.embedder = "bert".to_owned();
-        let err = from_settings(&s).err().unwrap_or_default();
-        assert!(err.contains("'bert'"), "{err}");
+        assert_eq!(from_settings(&s).name(), "cmd");
     }
 
     #[test]
@@ -76,6 +56,11 @@ mod tests {
         assert_eq!(from_name("mock").unwrap().name(), "mock");
         assert_eq!(from_name("cmd:python3 e.py").unwrap().name(), "cmd");
         assert!(from_name("cmd:  ").is_err());
-        assert!(from_name("Hashed").is_err());
+        assert!(
+            from_name("Hashed")
+                .err()
+                .unwrap_or_default()
+                .contains("--embedder")
+        );
     }
 }

@@ -6,7 +6,6 @@
 //! A `cmd:` rule's command comes only from the user's command line or config. Nothing here prints.
 
 use crate::analysis::influence::{Embedder, cosine, js_number};
-use crate::config::ExperimentSettings;
 use crate::experiments::runner::{
     Cancel, GroupCommand, STDERR_TAIL, SampleError, SampleErrorKind, run_group,
 };
@@ -17,92 +16,36 @@ use std::time::Duration;
 /// The most a `cmd:` flip rule may print on stdout.
 const FLIP_CMD_MAX_STDOUT: usize = 64 << 10;
 
-/// How a flip is decided.
-#[derive(Clone, Debug, PartialEq)]
-pub enum FlipRule {
-    /// Flipped when the cosine similarity is strictly below `threshold`.
-    Similarity {
-        /// Default 0.8; relative to the embedder, uncalibrated.
-        threshold: f64,
-    },
-    /// Flipped when the two differ after trimming whitespace.
-    Exact,
-    /// Flipped when exactly one of original and output contains the text (case-sensitive).
-    Contains(String),
-    /// Flipped when the command says so (`{"flipped": true|false}` on its last JSON line).
-    Command(String),
-}
+use crate::config::EmbedderChoice;
+pub use crate::config::FlipRule;
 
 impl FlipRule {
-    /// The rule the settings name (`[experiments] flip`, `--flip`). Errors name the bad value.
-    pub fn from_settings(s: &ExperimentSettings) -> Result<FlipRule, String> {
-        if s.flip == "cmd" {
-            return match &s.flip_command {
-                Some(c) if !c.text.trim().is_empty() => Ok(FlipRule::Command(c.text.clone())),
-                _ => Err("the flip rule 'cmd:' names no command; write cmd:COMMAND".to_owned()),
-            };
-        }
-        FlipRule::parse(&s.flip, s.flip_threshold)
-    }
-
-    /// Parses `similarity`, `exact`, `contains:TEXT` or `cmd:COMMAND`.
-    pub fn parse(rule: &str, threshold: f64) -> Result<FlipRule, String> {
-        match rule {
-            "similarity" => {
-                if threshold.is_finite() {
-                    Ok(FlipRule::Similarity { threshold })
-                } else {
-                    Err(format!(
-                        "the flip threshold '{threshold}' is not a finite number; set [experiments] flip_threshold"
-                    ))
-                }
-            }
-            "exact" => Ok(FlipRule::Exact),
-            _ => {
-                if let Some(t) = rule.strip_prefix("contains:") {
-                    if t.is_empty() {
-                        return Err("the flip rule 'contains:' names no text; write contains:TEXT (e.g. contains:APPROVED)".to_owned());
-                    }
-                    return Ok(FlipRule::Contains(t.to_owned()));
-                }
-                if let Some(c) = rule.strip_prefix("cmd:") {
-                    if c.trim().is_empty() {
-                        return Err(
-                            "the flip rule 'cmd:' names no command; write cmd:COMMAND".to_owned()
-                        );
-                    }
-                    return Ok(FlipRule::Command(c.to_owned()));
-                }
-                Err(format!(
-                    "the flip rule '{rule}' is not one of similarity, exact, contains:TEXT, cmd:COMMAND"
-                ))
-            }
-        }
-    }
-
     /// The comparator as the ledger's evaluator epoch names it: `similarity<0.8@hashed`,
     /// `exact`, `contains:APPROVED`, `cmd:<sha256 of the command>`.
-    pub fn describe(&self, embedder: &str, embedder_command: Option<&str>) -> String {
+    pub fn describe(&self, embedder: &EmbedderChoice) -> String {
         match self {
             FlipRule::Similarity { threshold } => {
-                let emb = match embedder_command {
-                    Some(c) => format!("cmd:{}", sha256_hex(c)),
-                    None => embedder.to_owned(),
+                let emb = match embedder.command() {
+                    Some(c) => format!("cmd:{}", sha256_hex(&c.text)),
+                    None => embedder.name().to_owned(),
                 };
                 format!("similarity<{}@{emb}", js_number(*threshold))
             }
             FlipRule::Exact => "exact".to_owned(),
             FlipRule::Contains(t) => format!("contains:{t}"),
-            FlipRule::Command(c) => format!("cmd:{}", sha256_hex(c)),
+            FlipRule::Command(c) => format!("cmd:{}", sha256_hex(&c.text)),
         }
     }
 
     /// The rule for people (claims, text output): like [`FlipRule::describe`], but a `cmd:` rule
-    /// shows its command.
+    /// shows its command and a `cmd:` embedder is named `cmd`.
     pub fn label(&self, embedder: &str) -> String {
         match self {
-            FlipRule::Command(c) => format!("cmd:{c}"),
-            other => other.describe(embedder, None),
+            FlipRule::Command(c) => format!("cmd:{}", c.text),
+            FlipRule::Similarity { threshold } => {
+                format!("similarity<{}@{embedder}", js_number(*threshold))
+            }
+            other => other.describe(&EmbedderChoice::Hashed),
         }
     }
 
@@ -215,6 +158,7 @@ impl FlipJudge {
         let FlipRule::Command(command) = &self.rule else {
             return Err(judge_error("no flip command".to_owned(), String::new()));
         };
+        let command = &command.text;
         let stdin = serde_json::json!({"original": original, "output": output}).to_string();
         let cmd = GroupCommand {
             command: command.clone(),
@@ -274,17 +218,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rules_parse_and_decide() {
-        assert_eq!(
-            FlipRule::parse("similarity", 0.8),
-            Ok(FlipRule::Similarity { threshold: 0.8 })
-        );
-        assert!(FlipRule::parse("contains:", 0.8).is_err());
-        assert!(
-            FlipRule::parse("sameish", 0.8)
-                .unwrap_err()
-                .contains("'sameish'")
-        );
+    fn rules_decide() {
         let sim = FlipRule::Similarity { threshold: 0.8 };
         assert_eq!(
             sim.decide("a", "b", Some(0.8)),
@@ -307,20 +241,28 @@ mod tests {
     #[test]
     fn the_epoch_names_the_rule_and_its_parameters() {
         let sim = FlipRule::Similarity { threshold: 0.8 };
-        assert_eq!(sim.describe("hashed", None), "similarity<0.8@hashed");
-        assert!(
-            sim.describe("cmd", Some("embed.py"))
-                .starts_with("similarity<0.8@cmd:")
+        assert_eq!(
+            sim.describe(&EmbedderChoice::Hashed),
+            "similarity<0.8@hashed"
+        );
+        let line = |t: &str| crate::config::UserCommand {
+            text: t.to_owned(),
+            origin: crate::config::CommandOrigin::CommandLine,
+        };
+        let cmd = EmbedderChoice::Command(line("embed.py"));
+        assert_eq!(
+            sim.describe(&cmd),
+            format!("similarity<0.8@cmd:{}", sha256_hex("embed.py"))
         );
         assert_eq!(
-            FlipRule::Contains("APPROVED".to_owned()).describe("hashed", None),
+            FlipRule::Contains("APPROVED".to_owned()).describe(&EmbedderChoice::Hashed),
             "contains:APPROVED"
         );
+        let by_command = FlipRule::Command(line("x"));
         assert_eq!(
-            FlipRule::Command("x".to_owned())
-                .describe("hashed", None)
-                .len(),
-            68
+            by_command.describe(&EmbedderChoice::Hashed),
+            format!("cmd:{}", sha256_hex("x"))
         );
+        assert_eq!(by_command.label("hashed"), "cmd:x");
     }
 }

@@ -3,10 +3,13 @@
 //! restoration tier within `max_candidates`), and write its verdicts back onto the report's
 //! `influence.scores` and `dropped.dropped` entries and its top-level `experiments`.
 //!
-//! Planning and applying are pure; running the plan is the session's job.
+//! Planning and applying are pure; the engine (`engine::plan`) calls the planning, the session
+//! runs the plan.
 
+use crate::analysis::model::UnitId;
 use crate::analysis::report::{ExperimentsSummary, Report};
-use crate::experiments::session::{ProbeId, ProbePlan, ProbeRole, SessionOutcome};
+use crate::experiments::intervention::Intervention;
+use crate::experiments::session::{Probe, ProbeId, SessionOutcome};
 
 /// One ranked suspect as planning sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +24,7 @@ pub struct Subject<'a> {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TierPlan {
     /// The probes in run order: the baseline first (when anything runs).
-    pub probes: Vec<ProbePlan>,
+    pub probes: Vec<Probe>,
     /// The shared baseline, when anything runs.
     pub baseline: Option<ProbeId>,
     /// For each suspect in the order given: its probe, or `None` (no unit, or over the budget).
@@ -49,7 +52,7 @@ pub fn plan_tiers(
     }
     let base = ProbeId(0);
     plan.baseline = Some(base);
-    plan.probes.push(ProbePlan::baseline());
+    plan.probes.push(Probe::baseline());
 
     let mut by_unit: std::collections::HashMap<&str, ProbeId> = std::collections::HashMap::new();
     for s in suspects {
@@ -61,11 +64,10 @@ pub fn plan_tiers(
                 return None;
             }
             let p = ProbeId(plan.probes.len());
-            plan.probes.push(ProbePlan {
-                role: ProbeRole::Ablation { baseline: base },
-                remove: vec![u.to_owned()],
-                ..ProbePlan::baseline()
-            });
+            plan.probes.push(Probe::against(
+                Intervention::Ablate(vec![UnitId::from(u)]),
+                base,
+            ));
             by_unit.insert(u, p);
             Some(p)
         });
@@ -74,11 +76,10 @@ pub fn plan_tiers(
     for (i, d) in dropped.iter().enumerate() {
         let probe = (i < max_candidates).then(|| {
             let p = ProbeId(plan.probes.len());
-            plan.probes.push(ProbePlan {
-                role: ProbeRole::Restoration { baseline: base },
-                restore: vec![(*d).to_owned()],
-                ..ProbePlan::baseline()
-            });
+            plan.probes.push(Probe::against(
+                Intervention::Restore(vec![UnitId::from(*d)]),
+                base,
+            ));
             p
         });
         plan.dropped.push(probe);
@@ -181,6 +182,9 @@ mod tests {
         );
         assert_eq!(p.dropped, vec![Some(ProbeId(3)), None]);
         assert_eq!(p.probes.len(), 4);
-        assert_eq!(p.probes[3].restore, vec!["d1".to_owned()]);
+        assert_eq!(
+            p.probes[3].intervention,
+            Intervention::Restore(vec!["d1".into()])
+        );
     }
 }

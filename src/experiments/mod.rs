@@ -2,28 +2,29 @@
 //! the re-runs into verdicts, and keeping every sample in the attribution ledger. Uses tokio and
 //! processes; the analysis layer knows nothing of it.
 //!
-//! Entry points: [`setup::prepare`] (runner, flip judge, counts from the settings, after the
-//! consent checks), [`setup::ledger_location`] and [`setup::open_ledger`] (the run's attribution
-//! ledger behind the session's sink), [`target::probe_for`] and [`localize::plan_tiers`] (what to run),
-//! [`session::start`] (run it, with [`session::TrialEvent`]s and cancellation),
-//! [`summary::experiment_summary`] and [`localize::apply`] (what it found). [`verdict`] and
-//! [`cost`] hold the rules of influence.md §7-8; [`sink::SampleSink`] is the ledger's seam.
+//! The front door is [`engine`]: an [`engine::Engine`] built once from the settings plans a
+//! request about a run ([`engine::Request`] → [`engine::Plan`] of [`intervention::Intervention`]s),
+//! runs it through the user's runner as a [`session`], writes every sample to the run's attribution
+//! [`ledger`], and reports one event type ([`event::Event`]) that the command line and the screen
+//! both consume. [`verdict`] and [`cost`] hold the rules of influence.md §7-8;
+//! [`sink::SampleSink`] is the ledger's seam; [`process`] runs commands so that nothing they start
+//! outlives the debugger.
 
 pub mod command_embedder;
 pub mod command_judge;
 pub mod cost;
 pub mod embedder;
+pub mod engine;
+pub mod event;
 pub mod flip;
-pub mod headless;
+pub mod intervention;
 pub mod ledger;
 pub mod localize;
 pub mod process;
 pub mod run_ledger;
 pub mod runner;
 pub mod session;
-pub mod setup;
 pub mod sink;
 pub mod spec;
 pub mod summary;
-pub mod target;
 pub mod verdict;

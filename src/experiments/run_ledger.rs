@@ -13,7 +13,7 @@ use crate::experiments::ledger::{
     Appended, Closed, Cost, Ledger, LedgerError, Location, NewSample, Policy, SampleOutcome, Scope,
 };
 use crate::experiments::sink::{
-    FinishedSample, HoldBack, Receipt, SampleRecordOutcome, SampleSink,
+    FinishedSample, HoldBack, Receipt, SampleRecordOutcome, SampleSink, SinkError,
 };
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
@@ -81,6 +81,11 @@ impl RunLedger {
         self
     }
 
+    /// The ledger's file.
+    pub fn path_buf(&self) -> std::path::PathBuf {
+        self.ledger.path().to_path_buf()
+    }
+
     /// What closing the batch appended, once it has closed.
     pub fn closed(&self) -> Option<Closed> {
         self.closed
@@ -102,37 +107,38 @@ impl SampleSink for RunLedger {
         Some(self.ledger.path())
     }
 
-    fn append(&self, sample: &FinishedSample) -> Result<(), String> {
-        self.append_with_receipt(sample).map(|_| ())
-    }
-
-    fn append_with_receipt(&self, s: &FinishedSample) -> Result<Receipt, String> {
-        self.save(s, None)
-    }
-
-    fn append_waiting(&self, s: &FinishedSample, hold: &HoldBack<'_>) -> Result<Receipt, String> {
-        let wait = LockWait {
+    fn append(
+        &self,
+        s: &FinishedSample,
+        hold: Option<&HoldBack<'_>>,
+    ) -> Result<Receipt, SinkError> {
+        let wait = hold.map(|h| LockWait {
             patience: self.patience,
-            on_wait: hold.on_wait,
-            give_up: hold.give_up,
-        };
-        self.save(s, Some(&wait)).map_err(|e| {
-            if (hold.give_up)() {
-                format!(
-                    "given up while waiting for the ledger lock on '{}'; the sample was not written",
-                    self.ledger.path().display()
-                )
+            on_wait: h.on_wait,
+            give_up: h.give_up,
+        });
+        self.save(s, wait.as_ref()).map_err(|e| {
+            if hold.is_some_and(|h| (h.give_up)()) {
+                SinkError::GaveUp {
+                    path: self.ledger.path().to_path_buf(),
+                }
             } else {
-                e
+                SinkError::Write {
+                    path: Some(self.ledger.path().to_path_buf()),
+                    message: e.to_string(),
+                }
             }
         })
     }
 
-    fn close_cohort(&self, cohort: &str) -> Result<(), String> {
+    fn close_cohort(&self, cohort: &str) -> Result<(), SinkError> {
         let closed = self
             .ledger
             .close_cohort(cohort, &self.policy)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| SinkError::Write {
+                path: Some(self.ledger.path().to_path_buf()),
+                message: e.to_string(),
+            })?;
         *self.closed.lock().unwrap_or_else(PoisonError::into_inner) = Some(closed);
         Ok(())
     }
@@ -140,7 +146,11 @@ impl SampleSink for RunLedger {
 
 impl RunLedger {
     /// Appends one sample, waiting for the lock as `wait` says (or the usual 10 s).
-    fn save(&self, s: &FinishedSample, wait: Option<&LockWait<'_>>) -> Result<Receipt, String> {
+    fn save(
+        &self,
+        s: &FinishedSample,
+        wait: Option<&LockWait<'_>>,
+    ) -> Result<Receipt, LedgerError> {
         let outcome = match &s.outcome {
             SampleRecordOutcome::Answered {
                 output, flipped, ..
@@ -166,8 +176,7 @@ impl RunLedger {
         let appended = match wait {
             Some(w) => self.ledger.append_sample_waiting(&sample, w),
             None => self.ledger.append_sample(&sample),
-        }
-        .map_err(|e| e.to_string())?;
+        }?;
         Ok(receipt(&appended))
     }
 }
@@ -261,11 +270,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let l = RunLedger::open(&location(dir.path()), &run(), Policy::default()).unwrap();
         let base = l
-            .append_with_receipt(&sample(ExperimentKind::Baseline, &[], false))
+            .append(&sample(ExperimentKind::Baseline, &[], false), None)
             .unwrap();
         assert_eq!(base, Receipt::default(), "nothing to pair with yet");
         let r = l
-            .append_with_receipt(&sample(ExperimentKind::Ablate, &["u1"], true))
+            .append(&sample(ExperimentKind::Ablate, &["u1"], true), None)
             .unwrap();
         assert_eq!(
             r.trials,
@@ -273,7 +282,7 @@ mod tests {
         );
         // 'u2' was never sent: removing it changes no bundle, so the ledger admits no trial.
         let r = l
-            .append_with_receipt(&sample(ExperimentKind::Ablate, &["u2"], false))
+            .append(&sample(ExperimentKind::Ablate, &["u2"], false), None)
             .unwrap();
         assert!(r.trials.is_empty());
         assert!(
@@ -300,9 +309,9 @@ mod tests {
         let l = RunLedger::open(&location(&sub), &run(), Policy::default()).unwrap();
         std::fs::remove_dir_all(&sub).unwrap();
         let e = l
-            .append_with_receipt(&sample(ExperimentKind::Baseline, &[], false))
+            .append(&sample(ExperimentKind::Baseline, &[], false), None)
             .unwrap_err();
-        assert!(e.contains("r1.ledger.jsonl"), "{e}");
+        assert!(e.to_string().contains("r1.ledger.jsonl"), "{e}");
 
         let mut other = run();
         other.id = "r2".into();
@@ -344,12 +353,12 @@ mod tests {
                     let _ = told_tx.lock().unwrap().send(why.to_owned());
                 };
                 let give_up = || false;
-                l.append_waiting(
+                l.append(
                     &sample(ExperimentKind::Baseline, &[], false),
-                    &HoldBack {
+                    Some(&HoldBack {
                         on_wait: &on_wait,
                         give_up: &give_up,
-                    },
+                    }),
                 )
             });
             let why = told_rx.recv().unwrap();
@@ -385,14 +394,16 @@ mod tests {
         // Gives up once it has said the sample is held back.
         let give_up = || told.load(std::sync::atomic::Ordering::SeqCst);
         let e = l
-            .append_waiting(
+            .append(
                 &sample(ExperimentKind::Baseline, &[], false),
-                &HoldBack {
+                Some(&HoldBack {
                     on_wait: &on_wait,
                     give_up: &give_up,
-                },
+                }),
             )
             .unwrap_err();
+        assert!(matches!(e, SinkError::GaveUp { .. }), "{e}");
+        let e = e.to_string();
         assert!(
             e.contains("given up while waiting for the ledger lock") && e.contains("not written"),
             "{e}"

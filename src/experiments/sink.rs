@@ -1,16 +1,17 @@
-//! The one seam between a session and the attribution ledger: every finished sample (answer or
-//! error) goes to a [`SampleSink`] before it is shown (docs/experiments.md, "Verdicts"). The
-//! run's ledger implements it (`setup::RunLedger`); [`MemorySink`] stands in for tests.
+//! The one seam between a session and the attribution ledger: every finished sample (answer,
+//! error, or stopped by a cancel) goes to a [`SampleSink`] before it is shown
+//! (docs/experiments.md, "Verdicts"). The run's ledger implements it (`run_ledger::RunLedger`);
+//! [`MemorySink`] stands in for tests. Failures are typed ([`SinkError`]).
 //!
-//! A sink may hold a sample back while another process holds the ledger's lock
-//! ([`SampleSink::append_waiting`], [`HoldBack`]); the session says so and shows the sample once
-//! it is written. Also here: the [`Receipt`] of a saved sample (the trials it formed, or why it formed none) and
-//! the UTC time stamp of a finished sample. Nothing here prints.
+//! A sink may hold a sample back while another process holds the ledger's lock ([`HoldBack`]);
+//! the session says so and shows the sample once it is written. Also here: the [`Receipt`] of a
+//! saved sample (the trials it formed, or why it formed none) and the UTC time stamp of a
+//! finished sample. Nothing here prints.
 
 use crate::analysis::model::RunStatus;
 use crate::experiments::runner::{Cost, SampleErrorKind};
 use crate::experiments::spec::ExperimentSpec;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// What a finished sample produced, as the ledger records it.
@@ -67,8 +68,8 @@ pub struct Receipt {
     pub refused: Vec<String>,
 }
 
-/// How [`SampleSink::append_waiting`] may wait for a ledger another process has locked: the
-/// sample is held back (not shown) until it is written (attribution-ledger.md §7, "Concurrency").
+/// How [`SampleSink::append`] may wait for a ledger another process has locked: the sample is
+/// held back (not shown) until it is written (attribution-ledger.md §7, "Concurrency").
 pub struct HoldBack<'a> {
     /// Told once, with why, that the sample is being held back.
     pub on_wait: &'a (dyn Fn(&str) + Sync),
@@ -76,32 +77,46 @@ pub struct HoldBack<'a> {
     pub give_up: &'a (dyn Fn() -> bool + Sync),
 }
 
-/// Where finished samples go. `append` is called from a blocking thread (never the screen's
-/// task) once per finished sample, before the sample is shown; it returns only when the record is
-/// durable. An `Err` marks the sample "not saved" with that reason.
+/// Why a sample (or the closing of a batch) was not recorded. Shown next to the sample, which
+/// then forms no trial.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SinkError {
+    /// The write failed or was refused (a full disk, a ledger of another run...): the ledger's
+    /// own message, which names the file and what to do.
+    #[error("{message}")]
+    Write {
+        /// The ledger, when there is one.
+        path: Option<PathBuf>,
+        /// What went wrong.
+        message: String,
+    },
+    /// Given up while another process held the ledger's lock (the job was cancelled).
+    #[error(
+        "given up while waiting for the ledger lock on '{}'; the sample was not written",
+        path.display()
+    )]
+    GaveUp {
+        /// The ledger.
+        path: PathBuf,
+    },
+}
+
+/// Where finished samples go. Called from a blocking thread (never the screen's task) once per
+/// finished sample, before the sample is shown; returns only when the record is durable.
 pub trait SampleSink: Send + Sync {
     /// The file the samples go to, when there is one.
     fn path(&self) -> Option<&Path>;
-    /// Records one finished sample durably.
-    fn append(&self, sample: &FinishedSample) -> Result<(), String>;
-    /// Like [`SampleSink::append`], saying which trials the sample formed (or why none). The
-    /// default reports nothing beyond the save.
-    fn append_with_receipt(&self, sample: &FinishedSample) -> Result<Receipt, String> {
-        self.append(sample).map(|()| Receipt::default())
-    }
-    /// Like [`SampleSink::append_with_receipt`], but when the file is locked by another process
-    /// for longer than the usual limit, tells `hold.on_wait` and keeps waiting until the sample
-    /// is written or `hold.give_up` says to stop. The default waits no differently.
-    fn append_waiting(
+    /// Records one finished sample durably and says which trials it formed (or why none). With
+    /// `hold`, a ledger locked by another process past the usual limit is waited for (said
+    /// once through `hold.on_wait`) until the sample is written or `hold.give_up` says stop;
+    /// without, the usual limit applies.
+    fn append(
         &self,
         sample: &FinishedSample,
-        hold: &HoldBack<'_>,
-    ) -> Result<Receipt, String> {
-        let _ = hold;
-        self.append_with_receipt(sample)
-    }
+        hold: Option<&HoldBack<'_>>,
+    ) -> Result<Receipt, SinkError>;
     /// Called once when the session ends (finished or cancelled).
-    fn close_cohort(&self, cohort: &str) -> Result<(), String>;
+    fn close_cohort(&self, cohort: &str) -> Result<(), SinkError>;
 }
 
 /// Keeps samples in memory (tests), or refuses every append with a reason (to test "not saved").
@@ -142,18 +157,26 @@ impl SampleSink for MemorySink {
         None
     }
 
-    fn append(&self, sample: &FinishedSample) -> Result<(), String> {
+    fn append(
+        &self,
+        sample: &FinishedSample,
+        _hold: Option<&HoldBack<'_>>,
+    ) -> Result<Receipt, SinkError> {
+        let refused = |message: String| SinkError::Write {
+            path: None,
+            message,
+        };
         if let Some(r) = &self.refuse {
-            return Err(r.clone());
+            return Err(refused(r.clone()));
         }
         self.samples
             .lock()
-            .map_err(|_| "the sample list is poisoned".to_owned())?
+            .map_err(|_| refused("the sample list is poisoned".to_owned()))?
             .push(sample.clone());
-        Ok(())
+        Ok(Receipt::default())
     }
 
-    fn close_cohort(&self, cohort: &str) -> Result<(), String> {
+    fn close_cohort(&self, cohort: &str) -> Result<(), SinkError> {
         if let Ok(mut v) = self.closed.lock() {
             v.push(cohort.to_owned());
         }
@@ -205,9 +228,12 @@ mod tests {
             },
             cost: None,
         };
-        assert_eq!(keep.append_with_receipt(&s), Ok(Receipt::default()));
+        assert_eq!(keep.append(&s, None), Ok(Receipt::default()));
         assert_eq!(keep.samples().len(), 1);
         let full = MemorySink::refusing("disk full");
-        assert_eq!(full.append_with_receipt(&s), Err("disk full".to_owned()));
+        assert_eq!(
+            full.append(&s, None).map_err(|e| e.to_string()),
+            Err("disk full".to_owned())
+        );
     }
 }

@@ -19,6 +19,19 @@ pub enum ExperimentKind {
 }
 
 impl ExperimentKind {
+    /// Every kind, in the spec's order.
+    pub const ALL: [ExperimentKind; 4] = [
+        ExperimentKind::Baseline,
+        ExperimentKind::Ablate,
+        ExperimentKind::Restore,
+        ExperimentKind::Replay,
+    ];
+
+    /// The kind of this name (`baseline`, `ablate`, `restore`, `replay`).
+    pub fn parse(s: &str) -> Option<ExperimentKind> {
+        ExperimentKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
     /// The spec's name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -51,4 +64,40 @@ pub struct ExperimentSpec {
     pub seed: u64,
     /// 0-based position of the sample in its probe.
     pub sample: u64,
+}
+
+impl ExperimentSpec {
+    /// The spec one sample of `intervention` sends: the run by its absolute path and id, the
+    /// intervention flattened, and the seed (equal to the sample's position).
+    pub fn new(
+        run: &str,
+        run_id: &str,
+        intervention: &crate::experiments::intervention::Intervention,
+        seed: u64,
+    ) -> ExperimentSpec {
+        let strings =
+            |u: &[crate::analysis::model::UnitId]| u.iter().map(|x| x.0.clone()).collect();
+        ExperimentSpec {
+            run: run.to_owned(),
+            run_id: run_id.to_owned(),
+            experiment: intervention.kind(),
+            remove: strings(intervention.removes()),
+            restore: strings(intervention.restores()),
+            from_step: intervention.from_step().map(|s| s.0.clone()),
+            patch: intervention.patch().map(str::to_owned),
+            seed,
+            sample: seed,
+        }
+    }
+
+    /// The intervention this spec sends.
+    pub fn intervention(&self) -> crate::experiments::intervention::Intervention {
+        crate::experiments::intervention::Intervention::from_fields(
+            self.experiment,
+            &self.remove,
+            &self.restore,
+            self.from_step.as_deref(),
+            self.patch.as_deref(),
+        )
+    }
 }

@@ -116,6 +116,9 @@ pub struct ExperimentSummary {
     pub not_saved: usize,
     /// The session was cancelled before every sample ran.
     pub cancelled: bool,
+    /// Samples stopped by the cancel while they ran: their processes were killed and each was
+    /// recorded in the ledger as cancelled (forming no trial).
+    pub stopped: usize,
     /// Cost stats behind `cost`.
     pub cost_stats: CostStatsPair,
     /// The ledger file.
@@ -155,18 +158,19 @@ pub fn experiment_summary(outcome: &SessionOutcome, ledger: Option<String>) -> E
     let bt = base.map(|b| b.tally.clone()).unwrap_or_default();
     ExperimentSummary {
         experiment: probe
-            .map_or("baseline", |p| p.plan.kind().as_str())
+            .map_or("baseline", |p| p.plan.intervention.kind().as_str())
             .to_owned(),
         units: probe
             .map(|p| {
-                if p.plan.remove.is_empty() {
-                    p.plan.restore.clone()
-                } else {
-                    p.plan.remove.clone()
-                }
+                p.plan
+                    .intervention
+                    .units()
+                    .iter()
+                    .map(|u| u.0.clone())
+                    .collect()
             })
             .unwrap_or_default(),
-        from_step: probe.and_then(|p| p.plan.from_step.clone()),
+        from_step: probe.and_then(|p| p.plan.intervention.from_step().map(|s| s.0.clone())),
         verdict: probe.and_then(|p| p.result.verdict),
         flips: t.flips,
         samples: t.samples,
@@ -186,6 +190,7 @@ pub fn experiment_summary(outcome: &SessionOutcome, ledger: Option<String>) -> E
         runner_calls: outcome.runner_calls,
         not_saved: outcome.not_saved,
         cancelled: outcome.cancelled,
+        stopped: outcome.stopped,
         cost_stats: CostStatsPair {
             baseline: base.and_then(|b| b.cost_stats.clone()),
             experiment: probe.and_then(|p| p.cost_stats.clone()),

@@ -127,47 +127,12 @@ pub fn verdict(baseline: &Tally, probe: &Tally) -> Verdict {
     Verdict::NotConfirmed
 }
 
-/// What a probe changed, for the claim text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Intervention<'a> {
-    /// Left these units out.
-    Removing(&'a [String]),
-    /// Put these units back.
-    Restoring(&'a [String]),
-    /// Re-ran from this step (`true`: with a patched output).
-    Replaying(&'a str, bool),
-}
-
-impl Intervention<'_> {
-    fn describe(&self) -> String {
-        let list = |ids: &[String]| {
-            ids.iter()
-                .map(|i| format!("'{}'", crate::analysis::model::inert_line(i)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match self {
-            Intervention::Removing(ids) => format!("removing {}", list(ids)),
-            Intervention::Restoring(ids) => format!("restoring {}", list(ids)),
-            Intervention::Replaying(step, patched) => format!(
-                "replaying from step '{}'{}",
-                crate::analysis::model::inert_line(step),
-                if *patched {
-                    " with the patched output"
-                } else {
-                    ""
-                }
-            ),
-        }
-    }
-}
-
 /// The display claim of a verdict (influence.md §7, §9): the verdict in capitals, the
 /// intervention, flips as `f/n`, and for a confirmation the mean `similarity` ± stdev; it says
 /// why when inconclusive and never claims more than the verdict holds. `rule` names the flip test.
 pub fn claim(
     verdict: Verdict,
-    what: Intervention<'_>,
+    what: &crate::experiments::intervention::Intervention,
     probe: &Tally,
     similarity: &SimilarityStats,
     baseline: &Tally,

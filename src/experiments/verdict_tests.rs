@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::experiments::flip::FlipRule;
+use crate::experiments::intervention::Intervention;
 use serde_json::Value;
 
 const FIXTURE: &str = include_str!("../../tests/fixtures/parity/influence/verdicts.json");
@@ -87,10 +88,10 @@ fn verdict_cases_and_their_claims() {
             max: num(&s["max"]),
             stdev: num(&s["stdev"]),
         };
-        let ids = vec!["unit-3".to_owned()];
+        let ids = vec![crate::analysis::model::UnitId::from("unit-3")];
         let text = claim(
             got,
-            Intervention::Removing(&ids),
+            &Intervention::Ablate(ids.clone()),
             &probe,
             &sim,
             &baseline,
@@ -117,7 +118,7 @@ fn verdict_cases_and_their_claims() {
 
 #[test]
 fn claims_say_why_a_verdict_is_inconclusive() {
-    let ids = vec!["u".to_owned()];
+    let ids = vec![crate::analysis::model::UnitId::from("u")];
     let sim = SimilarityStats::default();
     let probe = Tally {
         samples: 3,
@@ -128,7 +129,7 @@ fn claims_say_why_a_verdict_is_inconclusive() {
     let unstable = stable_baseline(false, 3);
     let t = claim(
         Verdict::Inconclusive,
-        Intervention::Removing(&ids),
+        &Intervention::Ablate(ids.clone()),
         &probe,
         &sim,
         &unstable,
@@ -146,7 +147,7 @@ fn claims_say_why_a_verdict_is_inconclusive() {
     };
     let t = claim(
         Verdict::Inconclusive,
-        Intervention::Restoring(&ids),
+        &Intervention::Restore(ids.clone()),
         &minority,
         &sim,
         &stable_baseline(true, 3),
@@ -163,7 +164,7 @@ fn claims_say_why_a_verdict_is_inconclusive() {
     };
     let t = claim(
         Verdict::NotConfirmed,
-        Intervention::Removing(&ids),
+        &Intervention::Ablate(ids.clone()),
         &none,
         &sim,
         &stable_baseline(true, 3),

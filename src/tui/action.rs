@@ -4,10 +4,11 @@
 //! the terminal and the experiment runner. Holds no state and does no I/O.
 
 use super::app::Document;
-use super::experiment_port::{ExperimentEvent, LedgerHistory, Plan, Request};
 use super::overlays::search::SearchHits;
 use super::panes::detail::DetailDoc;
 use crate::analysis::model::StepId;
+use crate::experiments::engine::{EngineError, Plan, Request, RunEvidence};
+use crate::experiments::event::Event;
 use std::sync::Arc;
 
 /// A command or message for [`super::update::update`].
@@ -117,6 +118,26 @@ pub enum Action {
     /// Ask the configured judge about the open run (pressed twice: the first press shows the
     /// command).
     AskJudge,
+    /// Filter the timeline (failed steps, suspects, a kind, an agent, text).
+    Filter,
+    /// Sort the timeline by position, duration or tokens, in turn.
+    Sort,
+    /// Go to a step by its position or id.
+    GoTo,
+    /// Show the timeline's steps on the run's clock (a waterfall), or not.
+    Waterfall,
+    /// Show the focused pane on the whole screen, or back.
+    Zoom,
+    /// List the run's loader warnings and the start-up problems.
+    Warnings,
+    /// Open the selected step in `$PAGER`.
+    OpenPager,
+    /// Open the selected step in `$EDITOR`.
+    OpenEditor,
+    /// Read the run's file again.
+    Reload,
+    /// Write the diagnosis as Markdown to a file, to share it.
+    Share,
 
     // ---- internal messages ----
     /// Show this step in the timeline and detail.
@@ -141,16 +162,24 @@ pub enum Action {
     Message(String),
     /// A problem for the status bar.
     Problem(String),
-    /// Progress from the experiment runner.
-    Experiment(Arc<ExperimentEvent>),
-    /// The ledger's earlier trials, or why they could not be read.
-    LedgerLoaded(Arc<Result<LedgerHistory, String>>),
-    /// What a request would run (or why it cannot), from the experiment port.
-    Planned(Arc<(Request, Result<Plan, String>)>),
+    /// Progress of an experiment job, from the engine.
+    Experiment(Arc<Event>),
+    /// What the run's ledger holds, or why it could not be read.
+    LedgerLoaded(Arc<Result<RunEvidence, EngineError>>),
+    /// What a request would run (or why it cannot), from the engine.
+    Planned(Arc<(Request, Result<Plan, EngineError>)>),
     /// A mouse wheel turn (positive: down) at a column and row.
     Scroll(i8, u16, u16),
     /// A mouse click at a column and row.
     Click(u16, u16),
+    /// The steps a timeline filter keeps (for the query typed), or why it is not understood.
+    FilterResults(String, Result<Arc<SearchHits>, String>),
+    /// The run's file changed since it was read (checked on the tick).
+    FileChanged,
+    /// The run's file, read and analysed again (the position in the file it is about).
+    Reloaded(usize, Arc<Document>),
+    /// An external program (pager, editor) ended: what to say.
+    ExternalDone(Result<String, String>),
     /// The run at this position of the file analysed again with the judge's answer.
     Judged(usize, Arc<Document>),
     /// The run at this position could not be analysed again with the judge: why.
@@ -211,6 +240,16 @@ impl Action {
         Action::ToggleInfluence,
         Action::ToggleMouse,
         Action::AskJudge,
+        Action::Filter,
+        Action::Sort,
+        Action::GoTo,
+        Action::Waterfall,
+        Action::Zoom,
+        Action::Warnings,
+        Action::OpenPager,
+        Action::OpenEditor,
+        Action::Reload,
+        Action::Share,
     ];
 
     /// The command's name in keymap.toml and the help overlay.
@@ -267,6 +306,16 @@ impl Action {
             Action::ToggleInfluence => "toggle-influence",
             Action::ToggleMouse => "toggle-mouse",
             Action::AskJudge => "ask-judge",
+            Action::Filter => "filter",
+            Action::Sort => "sort",
+            Action::GoTo => "go-to",
+            Action::Waterfall => "waterfall",
+            Action::Zoom => "zoom",
+            Action::Warnings => "warnings",
+            Action::OpenPager => "open-pager",
+            Action::OpenEditor => "open-editor",
+            Action::Reload => "reload",
+            Action::Share => "share",
             Action::JumpTo(_) => "jump-to",
             Action::SearchInput(_) => "search-input",
             Action::PromptInput(_) => "prompt-input",
@@ -283,8 +332,80 @@ impl Action {
             Action::Planned(_) => "planned",
             Action::Scroll(..) => "scroll",
             Action::Click(..) => "click",
+            Action::FilterResults(..) => "filter-results",
+            Action::FileChanged => "file-changed",
+            Action::Reloaded(..) => "reloaded",
+            Action::ExternalDone(_) => "external-done",
             Action::Judged(..) => "judged",
             Action::JudgeFailed(..) => "judge-failed",
+        }
+    }
+
+    /// A few words for the status-bar hints (the help shows [`Action::doc`] too).
+    pub fn label(&self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Suspend => "suspend",
+            Action::Help => "help",
+            Action::Back => "back",
+            Action::FocusNext => "next pane",
+            Action::FocusPrev => "previous pane",
+            Action::FocusTimeline => "timeline",
+            Action::FocusSuspects => "suspects",
+            Action::FocusDetail => "step detail",
+            Action::FocusDropped => "dropped context",
+            Action::FocusClaims => "claims",
+            Action::FocusExperiments => "experiments",
+            Action::MoveDown => "down",
+            Action::MoveUp => "up",
+            Action::PageDown => "page down",
+            Action::PageUp => "page up",
+            Action::Top => "first",
+            Action::Bottom => "last",
+            Action::NextSuspect => "next suspect",
+            Action::PrevSuspect => "previous suspect",
+            Action::Collapse => "fold",
+            Action::Expand => "unfold",
+            Action::ToggleFold => "fold/unfold",
+            Action::JumpToStep => "show step",
+            Action::JumpEvidence => "evidence step",
+            Action::JumpOrigin => "origin step",
+            Action::OpenViewer => "full step",
+            Action::CopyOutput => "copy output",
+            Action::CopyStep => "copy step",
+            Action::Search => "search",
+            Action::SearchNext => "next match",
+            Action::SearchPrev => "previous match",
+            Action::SearchAccept => "keep",
+            Action::SearchBackspace => "delete",
+            Action::Ablate => "ablate",
+            Action::AblateShortlist => "ablate shortlist",
+            Action::Restore => "restore",
+            Action::Replay => "replay",
+            Action::ReplayPatched => "replay patched",
+            Action::Localize => "localize",
+            Action::Cancel => "cancel job",
+            Action::Aggregate => "aggregate",
+            Action::PromptAccept => "replay",
+            Action::PromptBackspace => "delete",
+            Action::ConfirmYes => "run it",
+            Action::ConfirmNo => "do not run",
+            Action::PickRun => "open run",
+            Action::RunList => "run list",
+            Action::ToggleInfluence => "switch list",
+            Action::ToggleMouse => "mouse",
+            Action::AskJudge => "ask the judge",
+            Action::Filter => "filter",
+            Action::Sort => "sort",
+            Action::GoTo => "go to step",
+            Action::Waterfall => "waterfall",
+            Action::Zoom => "zoom",
+            Action::Warnings => "warnings",
+            Action::OpenPager => "pager",
+            Action::OpenEditor => "editor",
+            Action::Reload => "reload",
+            Action::Share => "share",
+            other => other.name(),
         }
     }
 
@@ -294,7 +415,9 @@ impl Action {
             Action::Quit => "leave the debugger",
             Action::Suspend => "suspend to the shell (fg brings it back)",
             Action::Help => "show or hide this help",
-            Action::Back => "close the overlay or clear the search",
+            Action::Back => {
+                "close what is open: a prompt, an overlay, the zoom, the search's matches, the filter"
+            }
             Action::FocusNext => "focus the next pane",
             Action::FocusPrev => "focus the previous pane",
             Action::FocusTimeline => "focus the timeline",
@@ -317,10 +440,12 @@ impl Action {
             Action::JumpToStep => "show the selected item's step",
             Action::JumpEvidence => "jump to the claim's evidence step",
             Action::JumpOrigin => "jump to the claim's origin step",
-            Action::OpenViewer => "open the step full-screen",
+            Action::OpenViewer => "open the selected step full-screen (Esc comes back)",
             Action::CopyOutput => "copy the step's output to the clipboard",
             Action::CopyStep => "copy the whole step, as JSON, to the clipboard",
-            Action::Search => "search steps by id, kind, agent and name",
+            Action::Search => {
+                "search the steps: labels fuzzily, content as typed (in the help: its lines)"
+            }
             Action::SearchNext => "next search match",
             Action::SearchPrev => "previous search match",
             Action::SearchAccept => "keep the match selected",
@@ -335,7 +460,7 @@ impl Action {
             Action::Localize => "baseline, ablate the top suspects, restore dropped units",
             Action::Cancel => "cancel the selected running experiment",
             Action::Aggregate => {
-                "aggregate the ledger's batches left open by a crash (older than the time-out)"
+                "aggregate the ledger's batches left open by a session that is gone"
             }
             Action::PromptAccept => "replay with the typed patch",
             Action::PromptBackspace => "delete a character",
@@ -350,6 +475,18 @@ impl Action {
             Action::AskJudge => {
                 "ask the configured judge which step to blame (press twice: the first shows the command)"
             }
+            Action::Filter => {
+                "filter the timeline: is:failed, is:suspect, kind:KIND, agent:NAME or text in the steps"
+            }
+            Action::Sort => "sort the timeline by position, duration or tokens, in turn",
+            Action::GoTo => "go to a step: type its position or its id",
+            Action::Waterfall => "show the steps as bars on the run's clock (waterfall), or not",
+            Action::Zoom => "show the focused pane on the whole screen, or back",
+            Action::Warnings => "list the run's warnings and the start-up problems",
+            Action::OpenPager => "open the selected step in $PAGER (less)",
+            Action::OpenEditor => "open the selected step in $EDITOR (vi)",
+            Action::Reload => "read the run's file again (done by itself when it changes)",
+            Action::Share => "write the diagnosis as Markdown to a file, to paste into a bug",
             Action::JumpTo(_) => "show a step",
             Action::SearchInput(_) => "type into the search",
             Action::PromptInput(_) => "type into the patch prompt",
@@ -366,6 +503,10 @@ impl Action {
             Action::Planned(_) => "a plan to confirm",
             Action::Scroll(..) => "mouse wheel",
             Action::Click(..) => "mouse click",
+            Action::FilterResults(..) => "the steps a filter keeps",
+            Action::FileChanged => "the run's file changed",
+            Action::Reloaded(..) => "the run's file was read again",
+            Action::ExternalDone(_) => "a pager or editor ended",
             Action::Judged(..) => "the judge answered",
             Action::JudgeFailed(..) => "the judge could not be asked",
         }
@@ -395,6 +536,10 @@ mod tests {
             assert!(n.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{n}");
             assert_eq!(Action::from_name(n).map(|b| b.name()), Some(n));
             assert!(!a.doc().is_empty());
+            assert!(
+                a.label() != n || !n.contains('-'),
+                "'{n}' has no words for the hints"
+            );
         }
         assert!(
             Action::from_name("jump-to").is_none(),

@@ -2,6 +2,7 @@
 //! `update` changes an `App`; `render` reads it. Nothing here does I/O or decides anything about
 //! the run.
 
+use super::action::Action;
 pub use super::document::Document;
 use super::judge::JudgeState;
 use super::keymap::{Keymap, Scope};
@@ -102,6 +103,17 @@ pub enum Overlay {
     Help {
         /// First visible line.
         scroll: usize,
+        /// Only the lines holding this text are shown (empty: all).
+        filter: String,
+        /// The filter is being typed.
+        typing: bool,
+    },
+    /// The run's loader warnings and the start-up problems.
+    Warnings {
+        /// The selected row.
+        cursor: usize,
+        /// First row drawn.
+        offset: std::cell::Cell<usize>,
     },
     /// Asking before a command runs.
     Confirm(ConfirmState),
@@ -112,6 +124,44 @@ pub enum Overlay {
         /// First visible line.
         scroll: usize,
     },
+}
+
+/// What a one-line prompt in the status bar is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineKind {
+    /// The timeline filter.
+    Filter,
+    /// Go to a step by position or id.
+    GoTo,
+}
+
+/// A one-line prompt in the status bar (the search keys edit it).
+#[derive(Clone, Debug)]
+pub struct LineEdit {
+    /// What it is for.
+    pub kind: LineKind,
+    /// What has been typed.
+    pub text: String,
+    /// The timeline filter in force when the prompt opened (`Esc` puts it back).
+    pub before: Option<Arc<super::overlays::search::SearchHits>>,
+    /// Why the typed filter is not understood.
+    pub error: Option<String>,
+}
+
+/// Where a pane drew a selectable row (for mouse clicks): the pane, the row's screen line and
+/// the index the pane's cursor takes for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowHit {
+    /// The pane.
+    pub pane: Pane,
+    /// The screen line.
+    pub y: u16,
+    /// First column of the pane's inner area.
+    pub x: u16,
+    /// Width of the pane's inner area.
+    pub width: u16,
+    /// The cursor value for this row.
+    pub index: usize,
 }
 
 /// A line in the status bar.
@@ -141,6 +191,8 @@ pub struct AppOptions {
     pub headless: bool,
     /// The terminal's size.
     pub size: (u16, u16),
+    /// The folder the share key writes the diagnosis to (`None`: it says there is none).
+    pub share_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for AppOptions {
@@ -151,6 +203,7 @@ impl Default for AppOptions {
             messages: Vec::new(),
             headless: true,
             size: (120, 40),
+            share_dir: None,
         }
     }
 }
@@ -200,6 +253,16 @@ pub struct App {
     pub search: SearchState,
     /// The judge, when one is configured.
     pub judge: JudgeState,
+    /// A one-line prompt being typed (filter, go to), if any.
+    pub line: Option<LineEdit>,
+    /// The focused pane fills the screen.
+    pub zoom: bool,
+    /// Problems found at start (config, keymap, theme), all of them, for the warnings list.
+    pub problems: Vec<String>,
+    /// Where the last frame drew selectable rows (filled by `render`, read by mouse clicks).
+    pub hits: std::cell::RefCell<Vec<RowHit>>,
+    /// The folder the share key writes to.
+    pub share_dir: Option<std::path::PathBuf>,
     /// Mouse support is on.
     pub mouse: bool,
     /// Ticks so far.
@@ -247,23 +310,33 @@ impl App {
             parked: HashMap::new(),
             search: SearchState::default(),
             judge: JudgeState::default(),
+            line: None,
+            zoom: false,
+            problems: opts.messages.clone(),
+            hits: std::cell::RefCell::new(Vec::new()),
+            share_dir: opts.share_dir.clone(),
             mouse: false,
             tick: 0,
             headless: opts.headless,
             quit: false,
         };
-        for text in opts.messages {
-            let line = StatusLine {
+        if let Some(first) = opts.messages.first() {
+            let more = opts.messages.len() - 1;
+            let text = if more == 0 {
+                first.clone()
+            } else {
+                format!(
+                    "{first} (and {more} more problem{}: {} lists them all)",
+                    if more == 1 { "" } else { "s" },
+                    app.key(Action::Warnings)
+                )
+            };
+            app.status = Some(StatusLine {
                 text,
                 problem: true,
                 until: MESSAGE_TICKS,
                 startup: true,
-            };
-            if app.status.is_none() {
-                app.status = Some(line);
-            } else {
-                app.queued.push(line);
-            }
+            });
         }
         app
     }
@@ -343,10 +416,31 @@ impl App {
         }
         if warnings > 0 {
             self.problem(format!(
-                "the run loaded with {warnings} warning{}: see the header and the step detail",
-                if warnings == 1 { "" } else { "s" }
+                "the run loaded with {} warning{}: {} lists {}",
+                group(warnings),
+                if warnings == 1 { "" } else { "s" },
+                self.key(Action::Warnings),
+                if warnings == 1 { "it" } else { "them" }
             ));
         }
+    }
+
+    /// The first key of a command in the scopes of the panes, for sentences ("W lists them");
+    /// the command's name when no key is bound to it.
+    pub fn key(&self, a: Action) -> String {
+        self.keymap
+            .first_key(
+                &[
+                    self.focus.scope(),
+                    Scope::Global,
+                    Scope::Suspects,
+                    Scope::Timeline,
+                    Scope::Panes,
+                    Scope::Always,
+                ],
+                &a,
+            )
+            .unwrap_or_else(|| a.name().to_owned())
     }
 
     /// The selected step's index, if the run has steps.
@@ -399,11 +493,15 @@ impl App {
                 vec![Scope::Picker, Scope::Panes, Scope::Always]
             };
         }
-        if self.search.active {
+        if self.search.active || self.line.is_some() {
             return vec![Scope::Search, Scope::Always];
         }
         match &self.overlay {
+            Some(Overlay::Help { typing: true, .. }) => return vec![Scope::Search, Scope::Always],
             Some(Overlay::Help { .. }) => return help,
+            Some(Overlay::Warnings { .. }) => {
+                return vec![Scope::Warnings, Scope::Panes, Scope::Always];
+            }
             Some(Overlay::Confirm(_)) => return vec![Scope::Confirm, Scope::Always],
             Some(Overlay::Prompt(_)) => return vec![Scope::Prompt, Scope::Always],
             Some(Overlay::Viewer { .. }) => {
@@ -417,5 +515,33 @@ impl App {
             Scope::Global,
             Scope::Always,
         ]
+    }
+}
+
+/// `n` with thousands separated: `100,000`.
+pub fn group(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(38_849), "38,849");
+        assert_eq!(group(100_000), "100,000");
+        assert_eq!(group(1_234_567), "1,234,567");
     }
 }

@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 /// Longest step label kept for the timeline and search, in columns.
 const MAX_LABEL_WIDTH: usize = 160;
-/// Longest excerpt of a step's text kept for the timeline, in columns.
-const MAX_EXCERPT_WIDTH: usize = 120;
-/// Bytes of a step's text read to make its excerpt (the rest is never looked at).
+/// Bytes of one text read to make an excerpt (the rest is never looked at).
 const EXCERPT_BYTES: usize = 512;
+/// Members of an object or array an excerpt looks at.
+const EXCERPT_MEMBERS: usize = 8;
 
 /// An opened run with its report and the look-ups built once.
 #[derive(Debug)]
@@ -29,11 +29,13 @@ pub struct Document {
     pub source: Option<PathBuf>,
     /// Per step: `id kind name @agent`, made inert and clipped (timeline rows and search).
     pub labels: Vec<String>,
-    /// Per step: the start of its text (output, else input, else error) on one line, inert and
-    /// clipped, shown after the label where there is room; empty when it has none.
-    pub excerpts: Vec<String>,
     /// Some step records a duration or tokens (the timeline keeps columns for them).
     pub has_timing: bool,
+    /// Per step: when it ran, on the run's clock, with its nested steps included (for the
+    /// waterfall); `None` without timestamps.
+    pub spans: Vec<Option<(i64, i64)>>,
+    /// The run's clock: the earliest start and the latest end of any step.
+    pub clock: Option<(i64, i64)>,
     /// Per step: nesting depth.
     pub depth: Vec<u16>,
     /// Per step: its parent's index (always an earlier step).
@@ -63,8 +65,8 @@ impl Document {
         let mut parent = vec![None; n];
         let mut has_children = vec![false; n];
         let mut labels = Vec::with_capacity(n);
-        let mut excerpts = Vec::with_capacity(n);
         let mut has_timing = false;
+        let mut spans: Vec<Option<(i64, i64)>> = Vec::with_capacity(n);
         for (i, step) in run.steps.iter().enumerate() {
             if let Some(p) = step
                 .parent
@@ -98,13 +100,35 @@ impl Document {
                 label.push_str(a);
             }
             labels.push(clipped(&label, MAX_LABEL_WIDTH).into_owned());
-            excerpts.push(step_excerpt(step));
+            spans.push(match (step.started_at, step.ended_at) {
+                (Some(a), Some(b)) if b.0 >= a.0 => Some((a.0, b.0)),
+                (Some(a), _) => Some((a.0, a.0)),
+                (None, Some(b)) => Some((b.0, b.0)),
+                (None, None) => None,
+            });
             has_timing |= step.duration_ms().is_some()
                 || step
                     .usage
                     .as_ref()
                     .is_some_and(|u| u.input_tokens.is_some() || u.output_tokens.is_some());
         }
+        // A step's span takes in its nested steps' (parents always come first).
+        for i in (0..n).rev() {
+            if let (Some(p), Some((a, b))) = (
+                parent.get(i).copied().flatten(),
+                spans.get(i).copied().flatten(),
+            ) && let Some(slot) = spans.get_mut(p)
+            {
+                *slot = Some(match *slot {
+                    Some((c, d)) => (c.min(a), d.max(b)),
+                    None => (a, b),
+                });
+            }
+        }
+        let clock = spans.iter().flatten().fold(None, |acc, &(a, b)| match acc {
+            None => Some((a, b)),
+            Some((c, d)) => Some((a.min(c), b.max(d))),
+        });
         let mut suspect_of = vec![None; n];
         for (pos, s) in report.suspects.iter().enumerate() {
             if let Some(slot) = run.step_index(&s.step).and_then(|i| suspect_of.get_mut(i))
@@ -138,8 +162,9 @@ impl Document {
             report: Arc::new(report),
             source,
             labels,
-            excerpts,
             has_timing,
+            spans,
+            clock,
             depth,
             parent,
             nested: has_children.iter().any(|&c| c),
@@ -167,25 +192,199 @@ impl Document {
     }
 }
 
-/// The start of what a step said on one line: its output, else its error, else (for a search or
-/// a tool call, whose input is its query) its input, when it is text (JSON values are left to the
-/// detail pane); whitespace runs become one space. A model step's input is its prompt, not
-/// something it said, so it is never shown.
-fn step_excerpt(step: &crate::analysis::model::Step) -> String {
+/// What a step did, on one line, inert and cut to `max` columns: a tool call's arguments and
+/// what came back (`to: dana@example.com → status: sent`, or its error), a model's text or the
+/// tool it called, a search's query and what it found, else the start of its output, error or
+/// input. Structured values are shown as `key: value` pairs. A model step's input is its
+/// prompt, not something it said, so it is never shown. Reads only the first bytes of each text.
+pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
     use crate::analysis::model::StepKind;
-    fn text_of(v: &Option<serde_json::Value>) -> Option<&str> {
-        match v {
-            Some(serde_json::Value::String(t)) if !t.trim().is_empty() => Some(t.as_str()),
-            _ => None,
+    let mut out = String::new();
+    let arrow = |out: &mut String| {
+        if !out.is_empty() {
+            out.push_str(" → ");
+        }
+    };
+    match (&step.tool, step.kind) {
+        (Some(call), _) => {
+            out.push_str(&compact(&call.arguments, max));
+            arrow(&mut out);
+            match (&step.error, &step.output) {
+                (Some(e), _) => out.push_str(&format!(
+                    "{} {}",
+                    super::widgets::marks::FAILED,
+                    compact_text(e)
+                )),
+                (None, Some(v)) => out.push_str(&compact(v, max)),
+                (None, None) => {}
+            }
+        }
+        (None, StepKind::Retrieval | StepKind::Tool) => {
+            if let Some(v) = &step.input {
+                out.push_str(&compact(v, max));
+            }
+            if let Some(e) = &step.error {
+                arrow(&mut out);
+                out.push_str(&format!(
+                    "{} {}",
+                    super::widgets::marks::FAILED,
+                    compact_text(e)
+                ));
+            } else if let Some(v) = &step.output {
+                arrow(&mut out);
+                out.push_str(&compact(v, max));
+            } else if let Some(d) = &step.documents {
+                arrow(&mut out);
+                out.push_str(&match d.len() {
+                    0 => "nothing found".to_owned(),
+                    1 => "1 document".to_owned(),
+                    k => format!("{k} documents"),
+                });
+            }
+        }
+        _ => {
+            if let Some(v) = &step.output {
+                out.push_str(&called_tool(v).unwrap_or_else(|| compact(v, max)));
+            }
+            if let Some(e) = &step.error {
+                arrow(&mut out);
+                out.push_str(&format!(
+                    "{} {}",
+                    super::widgets::marks::FAILED,
+                    compact_text(e)
+                ));
+            }
+            if out.is_empty()
+                && let Some(m) = &step.memory
+            {
+                out.push_str(&format!(
+                    "{} = {}",
+                    compact_text(&m.key),
+                    compact(&m.value, max)
+                ));
+            }
+            if out.is_empty()
+                && let Some(d) = &step.decision
+            {
+                out.push_str(&format!("chose {}", compact_text(&d.chosen)));
+            }
         }
     }
-    let query = matches!(step.kind, StepKind::Retrieval | StepKind::Tool);
-    let text = text_of(&step.output)
-        .or(step.error.as_deref())
-        .or(if query { text_of(&step.input) } else { None })
-        .unwrap_or("");
-    if text.is_empty() {
-        return String::new();
+    clipped(out.trim(), max).into_owned()
+}
+
+/// `calls NAME(key: value, ...)` for a model output that is a tool call.
+fn called_tool(v: &serde_json::Value) -> Option<String> {
+    let call = v.get("tool_call").or_else(|| v.get("function_call"))?;
+    let name = call.get("name")?.as_str()?;
+    let args = call
+        .get("arguments")
+        .map(|a| compact(a, 200))
+        .unwrap_or_default();
+    Some(format!("calls {}({args})", compact_text(name)))
+}
+
+/// The start of a text on one line, inert.
+fn compact_text(t: &str) -> String {
+    one_line(t, EXCERPT_BYTES, 200)
+}
+
+/// A JSON value on one line: text as it is, objects as `key: value` pairs, arrays by their first
+/// members; nested containers are summarised. At most `max` columns are built.
+fn compact(v: &serde_json::Value, max: usize) -> String {
+    fn go(v: &serde_json::Value, depth: usize, out: &mut String, max: usize) {
+        use serde_json::Value;
+        if out.len() > max.saturating_mul(4) {
+            return;
+        }
+        match v {
+            Value::String(t) => out.push_str(&compact_text(t)),
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) => out.push_str(&n.to_string()),
+            Value::Array(a) if depth > 0 => out.push_str(&format!("[{} items]", a.len())),
+            Value::Object(o) if depth > 0 => {
+                out.push_str(if o.is_empty() { "{}" } else { "{…}" })
+            }
+            Value::Array(a) => {
+                for (k, x) in a.iter().take(EXCERPT_MEMBERS).enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    go(x, depth + 1, out, max);
+                }
+                if a.len() > EXCERPT_MEMBERS {
+                    out.push_str(", …");
+                }
+            }
+            Value::Object(o) => {
+                for (k, (key, x)) in o.iter().take(EXCERPT_MEMBERS).enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&compact_text(key));
+                    out.push_str(": ");
+                    go(x, depth + 1, out, max);
+                }
+                if o.len() > EXCERPT_MEMBERS {
+                    out.push_str(", …");
+                }
+            }
+        }
     }
-    one_line(text, EXCERPT_BYTES, MAX_EXCERPT_WIDTH)
+    let mut out = String::new();
+    go(v, 0, &mut out, max);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::step_excerpt;
+    use crate::analysis::model::{Step, StepKind, ToolCall};
+    use serde_json::json;
+
+    #[test]
+    fn a_tool_step_shows_its_arguments_and_what_came_back() {
+        let mut s = Step::new("s5", StepKind::Tool);
+        s.tool = Some(ToolCall {
+            name: "send_email".to_owned(),
+            arguments: json!({"to": "dana@example.com", "subject": "Refund"}),
+            call_id: None,
+        });
+        s.output = Some(json!({"status": "sent"}));
+        assert_eq!(
+            step_excerpt(&s, 200),
+            "to: dana@example.com, subject: Refund → status: sent"
+        );
+        s.output = None;
+        s.error = Some("mailbox full".to_owned());
+        assert_eq!(
+            step_excerpt(&s, 200),
+            "to: dana@example.com, subject: Refund → ✗ mailbox full"
+        );
+    }
+
+    #[test]
+    fn a_model_step_that_calls_a_tool_names_it_and_never_shows_its_prompt() {
+        let mut s = Step::new("s4", StepKind::Llm);
+        s.input = Some(json!("SECRET PROMPT"));
+        s.output =
+            Some(json!({"tool_call": {"name": "create_event", "arguments": {"start": "Friday"}}}));
+        assert_eq!(step_excerpt(&s, 200), "calls create_event(start: Friday)");
+        s.output = None;
+        assert_eq!(step_excerpt(&s, 200), "");
+    }
+
+    #[test]
+    fn excerpts_are_inert_nested_values_summarised_and_cut() {
+        let mut s = Step::new("s1", StepKind::Llm);
+        s.output = Some(json!({"a": {"b": 1}, "list": [1, 2], "t": "x\u{1b}[2J"}));
+        assert_eq!(
+            step_excerpt(&s, 200),
+            "a: {…}, list: [2 items], t: x\\u{1b}[2J"
+        );
+        s.output = Some(json!("word ".repeat(100)));
+        let e = step_excerpt(&s, 20);
+        assert!(e.ends_with('…') && e.chars().count() <= 20, "{e}");
+    }
 }

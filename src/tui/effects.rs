@@ -7,12 +7,12 @@
 
 use super::action::Action;
 use super::app::Document;
-use super::experiment_port::{
-    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, Request,
-};
-use super::overlays::search::{self, SearchHits};
+use super::find::{self, SearchHits};
 use super::panes::detail;
 use super::theme::Theme;
+use crate::experiments::engine::port::ExperimentPort;
+use crate::experiments::engine::{Plan, Request};
+use crate::experiments::event::{Event, EventKind, EventSender, JobEnd, JobId, JobOutcome};
 use base64::Engine;
 use std::io::Write;
 use std::path::PathBuf;
@@ -23,6 +23,15 @@ use tokio::sync::mpsc::UnboundedSender;
 pub const MAX_OSC52_BYTES: usize = 100_000;
 /// The file every copy is also written to, in the fallback folder.
 pub const COPY_FILE: &str = "tdn-tui-copy.txt";
+
+/// Which outside program shows a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum External {
+    /// `$PAGER`, else `less`.
+    Pager,
+    /// `$EDITOR` (or `$VISUAL`), else `vi`.
+    Editor,
+}
 
 /// What to copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +69,34 @@ pub enum Effect {
         /// The hits in force, reused when they answer a prefix of `query`.
         previous: Arc<SearchHits>,
     },
+    /// Run a timeline filter over the steps.
+    Filter {
+        /// The document.
+        doc: Arc<Document>,
+        /// The filter as typed.
+        query: String,
+    },
+    /// Read the run's file again and analyse the run at this position (the event loop does it,
+    /// with the reloader it was given).
+    Reload(usize),
+    /// Show a step in the user's pager or editor (the event loop hands the terminal over).
+    External {
+        /// Which program.
+        program: External,
+        /// The document.
+        doc: Arc<Document>,
+        /// The step.
+        step: usize,
+    },
+    /// Write the diagnosis as Markdown to a file.
+    Share {
+        /// The document.
+        doc: Arc<Document>,
+        /// The session's and the ledger's verdicts.
+        verdicts: Vec<crate::analysis::report::VerdictRow>,
+        /// The folder to write it to.
+        dir: PathBuf,
+    },
     /// Copy part of a step to the clipboard.
     Copy {
         /// The document.
@@ -75,17 +112,17 @@ pub enum Effect {
     Judge(usize),
     /// Experiments from now on use this document's report (the open run, judged).
     Reopen(Arc<Document>),
-    /// Ask the port what a request would run.
+    /// Ask the engine what a request would run (off the UI task: plans read the whole run).
     Plan(Request),
-    /// Start a confirmed request.
+    /// Start a plan (as it was planned and confirmed).
     Launch {
         /// Its job number.
         job: JobId,
-        /// The request.
-        request: Request,
+        /// The plan.
+        plan: Box<Plan>,
     },
-    /// Cancel a job.
-    Cancel(JobId),
+    /// Cancel a job, saying why.
+    Cancel(JobId, String),
     /// Read the ledger's earlier trials.
     LoadLedger,
     /// Aggregate these open batches of the ledger, then read it again.
@@ -102,13 +139,17 @@ impl std::fmt::Debug for Effect {
                 write!(f, "PrepareDetail({step}, {width})")
             }
             Effect::Search { query, .. } => write!(f, "Search({query:?})"),
+            Effect::Filter { query, .. } => write!(f, "Filter({query:?})"),
+            Effect::Reload(i) => write!(f, "Reload({i})"),
+            Effect::External { program, step, .. } => write!(f, "External({program:?}, {step})"),
+            Effect::Share { verdicts, .. } => write!(f, "Share({} verdicts)", verdicts.len()),
             Effect::Copy { step, what, .. } => write!(f, "Copy({step}, {what:?})"),
             Effect::OpenRun(i) => write!(f, "OpenRun({i})"),
             Effect::Judge(i) => write!(f, "Judge({i})"),
             Effect::Reopen(d) => write!(f, "Reopen({:?})", d.run.id),
             Effect::Plan(r) => write!(f, "Plan({r:?})"),
-            Effect::Launch { job, request } => write!(f, "Launch({job:?}, {request:?})"),
-            Effect::Cancel(j) => write!(f, "Cancel({j:?})"),
+            Effect::Launch { job, plan } => write!(f, "Launch({job:?}, {:?})", plan.request),
+            Effect::Cancel(j, why) => write!(f, "Cancel({j:?}, {why:?})"),
             Effect::LoadLedger => f.write_str("LoadLedger"),
             Effect::Aggregate(c) => write!(f, "Aggregate({c:?})"),
         }
@@ -143,10 +184,28 @@ pub struct EffectContext {
     pub clipboard: Clipboard,
 }
 
+/// How a file looked: its length and modification time.
+pub type FileStamp = (u64, Option<std::time::SystemTime>);
+
+/// The stamp of a file now (`None` when it cannot be read).
+pub fn stamp(path: &std::path::Path) -> Option<FileStamp> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.len(), m.modified().ok()))
+}
+
 /// Carries out a non-terminal effect in line and returns the actions it produced.
 pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
     match effect {
-        Effect::Quit | Effect::Suspend | Effect::SetMouse(_) => Vec::new(),
+        Effect::Quit
+        | Effect::Suspend
+        | Effect::SetMouse(_)
+        | Effect::External { .. }
+        | Effect::Reload(_) => Vec::new(),
+        Effect::Filter { doc, query } => {
+            let result = find::filter(&doc, &query).map(Arc::new);
+            vec![Action::FilterResults(query, result)]
+        }
+        Effect::Share { doc, verdicts, dir } => vec![share(&doc, verdicts, &dir)],
         Effect::PrepareDetail { doc, step, width } => {
             vec![Action::DetailReady(Arc::new(detail::build(
                 &doc, step, width, &ctx.theme,
@@ -156,8 +215,8 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
             doc,
             query,
             previous,
-        } => vec![Action::SearchResults(Arc::new(search::compute(
-            &doc.labels,
+        } => vec![Action::SearchResults(Arc::new(find::search(
+            &doc,
             &query,
             Some(&previous),
         )))],
@@ -186,33 +245,38 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
             Vec::new()
         }
         Effect::Plan(request) => {
-            let plan = ctx.port.plan(&request);
+            let plan = ctx.port.plan(request.clone());
             vec![Action::Planned(Arc::new((request, plan)))]
         }
-        Effect::Launch { job, request } => {
-            match ctx.port.launch(job, request, ctx.events.clone()) {
+        Effect::Launch { job, plan } => {
+            let ledger = Some(plan.subject.ledger.path.clone());
+            match ctx.port.launch(job, *plan, ctx.events.clone()) {
                 Ok(()) => Vec::new(),
-                Err(e) => vec![Action::Experiment(Arc::new(ExperimentEvent::JobFinished {
+                Err(e) => vec![Action::Experiment(Arc::new(Event {
                     job,
-                    end: JobEnd::Failed(e),
-                    flags: Vec::new(),
+                    kind: EventKind::Done(Arc::new(JobOutcome {
+                        end: JobEnd::Failed(Arc::new(e)),
+                        session: None,
+                        closed: None,
+                        ledger,
+                    })),
                 }))],
             }
         }
-        Effect::Cancel(job) => {
-            ctx.port.cancel(job);
+        Effect::Cancel(job, why) => {
+            ctx.port.cancel(job, &why);
             vec![Action::Message(format!(
-                "cancelling job #{}: its samples are being stopped",
+                "cancelling job #{}: its samples are being stopped with every process they started",
                 job.0
             ))]
         }
-        Effect::LoadLedger => vec![Action::LedgerLoaded(Arc::new(ctx.port.earlier_trials()))],
+        Effect::LoadLedger => vec![Action::LedgerLoaded(Arc::new(ctx.port.evidence()))],
         Effect::Aggregate(cohorts) => vec![
             match ctx.port.aggregate(&cohorts) {
                 Ok(m) => Action::Message(m),
                 Err(e) => Action::Problem(format!("nothing was aggregated: {e}")),
             },
-            Action::LedgerLoaded(Arc::new(ctx.port.earlier_trials())),
+            Action::LedgerLoaded(Arc::new(ctx.port.evidence())),
         ],
     }
 }
@@ -232,6 +296,28 @@ pub async fn run_effect(effect: Effect, ctx: Arc<EffectContext>, tx: UnboundedSe
                 "internal error while working: {e}"
             )));
         }
+    }
+}
+
+/// Writes the diagnosis of `doc` to its file in `dir`.
+fn share(
+    doc: &Document,
+    verdicts: Vec<crate::analysis::report::VerdictRow>,
+    dir: &std::path::Path,
+) -> Action {
+    let from = (!verdicts.is_empty()).then(|| "this session and the run's ledger".to_owned());
+    let text = super::share::markdown(doc, verdicts, from);
+    let path = super::share::file_for(dir, &doc.run.id);
+    match std::fs::write(&path, text.as_bytes()) {
+        Ok(()) => Action::Message(format!(
+            "wrote the diagnosis as Markdown to '{}' ({} lines): paste it into a bug",
+            path.display(),
+            text.lines().count()
+        )),
+        Err(e) => Action::Problem(format!(
+            "could not write the diagnosis to '{}': {e}",
+            path.display()
+        )),
     }
 }
 

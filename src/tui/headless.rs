@@ -6,10 +6,11 @@
 use super::action::Action;
 use super::app::App;
 use super::effects::{EffectContext, run_now};
-use super::experiment_port::ExperimentEvent;
 use super::keymap::Chord;
 use super::render::render;
 use super::update::{dispatch, update};
+use crate::experiments::engine::drive::StopSignals;
+use crate::experiments::event::Event;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -51,16 +52,17 @@ pub struct Headless {
     /// The state.
     pub app: App,
     ctx: EffectContext,
-    events: UnboundedReceiver<ExperimentEvent>,
+    events: UnboundedReceiver<Event>,
 }
 
 impl Headless {
-    /// Wraps an app; `ctx.events` must send to `events`.
-    pub fn new(
-        app: App,
-        ctx: EffectContext,
-        events: UnboundedReceiver<ExperimentEvent>,
-    ) -> Headless {
+    /// Wraps an app; `ctx.events` must send to `events`. The open run (if any) is given to the
+    /// experiment port, as the live screen does when it starts.
+    pub fn new(app: App, ctx: EffectContext, events: UnboundedReceiver<Event>) -> Headless {
+        if let Some(doc) = &app.doc {
+            ctx.port
+                .open(doc.run.clone(), doc.report.clone(), doc.source.clone());
+        }
         let mut h = Headless { app, ctx, events };
         let (w, hgt) = h.app.size;
         h.act(Action::Resize(w, hgt));
@@ -111,6 +113,38 @@ impl Headless {
                 break;
             }
             self.press(k);
+        }
+    }
+
+    /// Waits (on `rt`, whose engine runs the jobs) until every job this screen started has
+    /// ended, applying its events as they come; a stop signal (`signals`) cancels them all
+    /// first, and is returned. This is how `--render` shows experiments: to their end.
+    pub fn wait_for_jobs(
+        &mut self,
+        rt: &tokio::runtime::Runtime,
+        signals: &mut StopSignals,
+    ) -> Option<i32> {
+        loop {
+            if !super::update::experiments_running(&self.app) {
+                return None;
+            }
+            let next = rt.block_on(async {
+                tokio::select! {
+                    ev = self.events.recv() => Ok(ev),
+                    s = signals.next() => Err(s),
+                }
+            });
+            match next {
+                Ok(Some(ev)) => self.act(Action::Experiment(Arc::new(ev))),
+                Ok(None) => return None,
+                Err((n, name)) => {
+                    self.ctx.port.shutdown(&format!("tdn-tui received {name}"));
+                    while let Ok(ev) = self.events.try_recv() {
+                        self.act(Action::Experiment(Arc::new(ev)));
+                    }
+                    return Some(n);
+                }
+            }
         }
     }
 

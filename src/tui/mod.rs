@@ -11,21 +11,24 @@ pub mod action;
 pub mod app;
 pub mod document;
 pub mod effects;
-pub mod experiment_port;
+pub mod external;
+pub mod find;
 pub mod headless;
 pub mod judge;
 pub mod keymap;
-mod live_ledger;
-pub mod live_port;
 pub mod overlays;
 pub mod panes;
 pub mod picker;
 pub mod render;
+pub mod share;
 pub mod start;
 pub mod theme;
 pub mod update;
 pub mod widgets;
 
+use crate::experiments::engine::drive::StopSignals;
+use crate::experiments::engine::port::ExperimentPort;
+use crate::experiments::event::Event as JobEvent;
 use action::Action;
 use app::App;
 use crossterm::event::{
@@ -37,7 +40,6 @@ use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use effects::{Clipboard, Effect, EffectContext, Opener, run_effect};
-use experiment_port::{ExperimentEvent, ExperimentPort};
 use futures_util::{FutureExt, StreamExt};
 use keymap::Chord;
 use ratatui::Terminal;
@@ -52,6 +54,8 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 const TICK: Duration = Duration::from_millis(250);
 /// Most terminal events handled before a redraw.
 const MAX_BURST: usize = 256;
+/// Ticks between two looks at the run's file (a run still being written is read again).
+const WATCH_TICKS: u64 = 4;
 
 /// Everything the live screen needs.
 pub struct Screen {
@@ -63,21 +67,26 @@ pub struct Screen {
     pub opener: Arc<Opener>,
     /// Analyses a run again asking the judge, when one is configured.
     pub judged: Option<Arc<Opener>>,
+    /// Reads the run's file again and analyses the run at a position (when the file changes).
+    pub reloader: Option<Arc<Opener>>,
     /// Where copies are also saved.
     pub copy_dir: PathBuf,
 }
 
 type Term = Terminal<CrosstermBackend<Stdout>>;
 
-/// Runs the screen until the user quits. The terminal is restored whatever happens.
-pub fn run(screen: Screen) -> anyhow::Result<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+/// Runs the screen on `rt` until the user quits, or a stop signal (SIGTERM, SIGHUP, SIGINT,
+/// SIGQUIT) ends it: then the running experiments are cancelled and their batches closed first,
+/// and the signal is returned so the process can exit as the shell expects. The terminal is
+/// restored whatever happens.
+pub fn run(
+    rt: tokio::runtime::Runtime,
+    signals: StopSignals,
+    screen: Screen,
+) -> anyhow::Result<Option<i32>> {
     install_panic_hook();
     let mut terminal = enter()?;
-    let result = rt.block_on(event_loop(&mut terminal, screen));
+    let result = rt.block_on(event_loop(&mut terminal, screen, signals));
     leave();
     let _ = terminal.show_cursor();
     rt.shutdown_timeout(Duration::from_millis(500));
@@ -144,25 +153,29 @@ fn full_redraw(terminal: &mut Term) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Cancels the running experiments and waits until their batches are closed in the ledger (a
-/// quit cancels them; runner.md: nothing they started outlives the debugger).
-async fn stop_experiments(ctx: &Arc<EffectContext>) {
+/// Cancels the running experiments and waits until their samples are recorded and their batches
+/// closed in the ledger (runner.md: nothing they started outlives the debugger).
+async fn stop_experiments(ctx: &Arc<EffectContext>, why: &str) {
     let port = ctx.port.clone();
-    let _ = tokio::task::spawn_blocking(move || port.shutdown()).await;
+    let why = why.to_owned();
+    let _ = tokio::task::spawn_blocking(move || port.shutdown(&why)).await;
 }
 
-async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
+async fn event_loop(
+    terminal: &mut Term,
+    screen: Screen,
+    mut signals: StopSignals,
+) -> anyhow::Result<Option<i32>> {
     let Screen {
         mut app,
         port,
         opener,
         judged,
+        reloader,
         copy_dir,
     } = screen;
-    let (exp_tx, mut exp_rx): (
-        UnboundedSender<ExperimentEvent>,
-        UnboundedReceiver<ExperimentEvent>,
-    ) = mpsc::unbounded_channel();
+    let (exp_tx, mut exp_rx): (UnboundedSender<JobEvent>, UnboundedReceiver<JobEvent>) =
+        mpsc::unbounded_channel();
     let (act_tx, mut act_rx) = mpsc::unbounded_channel::<Action>();
     let ctx = Arc::new(EffectContext {
         theme: app.theme.clone(),
@@ -180,12 +193,52 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
     }
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
+    // The run's file as last read, to notice when it changes.
+    let mut watched: Option<(PathBuf, Option<effects::FileStamp>)> = None;
     loop {
+        let source = app.doc.as_ref().and_then(|d| d.source.clone());
+        if watched.as_ref().map(|w| &w.0) != source.as_ref() {
+            watched = source.map(|p| {
+                let s = effects::stamp(&p);
+                (p, s)
+            });
+        }
         for effect in pending.drain(..) {
             match effect {
+                Effect::External { program, doc, step } => {
+                    // The program gets the terminal: stop reading keys, leave the screen, wait.
+                    drop(events);
+                    leave();
+                    let result = external::run(program, &doc, step, &app.theme);
+                    enable_raw_mode()?;
+                    execute!(std::io::stdout(), EnterAlternateScreen)?;
+                    if app.mouse {
+                        execute!(std::io::stdout(), EnableMouseCapture)?;
+                    }
+                    terminal.hide_cursor()?;
+                    full_redraw(terminal)?;
+                    events = EventStream::new();
+                    let _ = act_tx.send(Action::ExternalDone(result));
+                }
+                Effect::Reload(i) => {
+                    let (tx, reloader) = (act_tx.clone(), reloader.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let a = match reloader.as_ref().map(|r| r(i)) {
+                            Some(Ok(d)) => Action::Reloaded(i, Arc::new(d)),
+                            Some(Err(e)) => Action::Problem(format!(
+                                "the run's file could not be read again ({e}); the version on screen stays"
+                            )),
+                            None => Action::Problem(
+                                "this run cannot be read again: it did not come from a file"
+                                    .to_owned(),
+                            ),
+                        };
+                        let _ = tx.send(a);
+                    });
+                }
                 Effect::Quit => {
-                    stop_experiments(&ctx).await;
-                    return Ok(());
+                    stop_experiments(&ctx, "the debugger was quit").await;
+                    return Ok(None);
                 }
                 Effect::Suspend => suspend(terminal, app.mouse)?,
                 Effect::SetMouse(on) => {
@@ -201,19 +254,40 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
             }
         }
         if app.quit {
-            stop_experiments(&ctx).await;
-            return Ok(());
+            stop_experiments(&ctx, "the debugger was quit").await;
+            return Ok(None);
         }
         terminal.draw(|f| render::render(&app, f))?;
         let first = tokio::select! {
             ev = events.next() => match ev {
                 Some(Ok(e)) => to_action(&app, e),
-                Some(Err(e)) => return Err(e.into()),
-                None => return Ok(()),
+                Some(Err(e)) => {
+                    stop_experiments(&ctx, "the terminal was lost").await;
+                    return Err(e.into());
+                }
+                None => {
+                    stop_experiments(&ctx, "the terminal was lost").await;
+                    return Ok(None);
+                }
             },
+            (n, name) = signals.next() => {
+                stop_experiments(&ctx, &format!("tdn-tui received {name}")).await;
+                return Ok(Some(n));
+            }
             Some(a) = act_rx.recv() => Some(a),
             Some(ev) = exp_rx.recv() => Some(Action::Experiment(Arc::new(ev))),
-            _ = tick.tick() => Some(Action::Tick),
+            _ = tick.tick() => {
+                if app.tick % WATCH_TICKS == 0
+                    && let Some((path, seen)) = watched.as_mut()
+                {
+                    let now = effects::stamp(path);
+                    if now.is_some() && now != *seen {
+                        *seen = now;
+                        pending.extend(update(&mut app, Action::FileChanged));
+                    }
+                }
+                Some(Action::Tick)
+            }
         };
         if let Some(a) = first {
             pending.extend(update(&mut app, a));
@@ -222,7 +296,10 @@ async fn event_loop(terminal: &mut Term, screen: Screen) -> anyhow::Result<()> {
         for _ in 0..MAX_BURST {
             let next = match events.next().now_or_never() {
                 Some(Some(Ok(e))) => to_action(&app, e),
-                Some(Some(Err(e))) => return Err(e.into()),
+                Some(Some(Err(e))) => {
+                    stop_experiments(&ctx, "the terminal was lost").await;
+                    return Err(e.into());
+                }
                 _ => match act_rx.try_recv() {
                     Ok(a) => Some(a),
                     Err(_) => match exp_rx.try_recv() {

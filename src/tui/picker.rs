@@ -246,6 +246,7 @@ pub fn render(app: &App, p: &PickerState, frame: &mut Frame, a: &Areas) {
     let block = Block::default()
         .borders(Borders::ALL)
         .title(Span::styled(title, t.style(Role::TitleFocus)))
+        .border_type(ratatui::widgets::BorderType::Thick)
         .border_style(t.style(Role::BorderFocus));
     let inner = block.inner(a.body);
     frame.render_widget(block, a.body);
@@ -317,7 +318,11 @@ fn entry_lines(
         starts[k] = at;
         at += f.chars().count() + 1;
     }
-    let open_mark = if p.opened == Some(i) { "●" } else { " " };
+    let open_mark = if p.opened == Some(i) {
+        super::widgets::marks::OPEN_RUN
+    } else {
+        " "
+    };
     let mut first = vec![Span::styled(
         format!("{}{open_mark}{:>5}  ", if selected { "▶" } else { " " }, i),
         t.style(Role::TextDim),

@@ -4,15 +4,16 @@
 //! with `update` (page sizes, mouse clicks).
 
 use super::action::Action;
-use super::app::{App, Document, Overlay, Pane};
+use super::app::{App, Document, Overlay, Pane, group};
 use super::overlays::{confirm, help, search, too_small, viewer};
 use super::panes::{claims, detail, dropped, experiments, suspects, timeline};
 use super::theme::Role;
 use super::widgets::inert_text::{clipped, width_of, wrap_spans};
+use super::widgets::marks;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 /// From this width the timeline, a secondary pane and the detail are shown side by side.
 pub const WIDE_MIN_WIDTH: u16 = 100;
@@ -22,6 +23,8 @@ const MAX_TITLE_EXTRA: usize = 60;
 const STATUS_MAX_LINES: usize = 2;
 /// Share of the wide layout's width given to the timeline, in percent.
 const TIMELINE_PERCENT: u16 = 45;
+/// Share of the right column's height given to the secondary pane (suspects...), in percent.
+const SECONDARY_PERCENT: u16 = 60;
 
 /// Where everything goes on the screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,12 +56,24 @@ pub fn layout(app: &App, area: Rect) -> Areas {
         Constraint::Length(status_height(app, area.width)),
     ])
     .areas(area);
+    if app.zoom {
+        return Areas {
+            header,
+            panes: vec![(app.focus, body)],
+            tabs: None,
+            body,
+            status,
+        };
+    }
     if area.width >= WIDE_MIN_WIDTH {
         let [left, right] =
             Layout::horizontal([Constraint::Percentage(TIMELINE_PERCENT), Constraint::Min(0)])
                 .areas(body);
-        let [top, bottom] =
-            Layout::vertical([Constraint::Percentage(50), Constraint::Min(0)]).areas(right);
+        let [top, bottom] = Layout::vertical([
+            Constraint::Percentage(SECONDARY_PERCENT),
+            Constraint::Min(0),
+        ])
+        .areas(right);
         Areas {
             header,
             panes: vec![
@@ -103,16 +118,18 @@ pub fn detail_width(app: &App) -> Option<u16> {
     a.of(Pane::Detail).map(|r| r.width.saturating_sub(2))
 }
 
-/// A pane's frame: its title (plus `extra`) and the focused border.
+/// A pane's frame: its title (plus `extra`) and its border, thick when the pane has the focus
+/// (so the focus reads without colour too).
 pub fn pane_block<'a>(app: &App, pane: Pane, focused: bool, extra: &str, width: u16) -> Block<'a> {
     let t = &app.theme;
-    let mut title: Vec<Span<'a>> = title_parts(app, pane)
+    let compact = !extra.is_empty()
+        && room_with(app, pane, width, false) < width_of(extra).min(MIN_TITLE_ROOM);
+    let mut title: Vec<Span<'a>> = title_parts(app, pane, compact)
         .into_iter()
-        .enumerate()
-        .map(|(k, text)| {
-            let role = match (k, focused) {
-                (0, true) => Role::TitleFocus,
-                (0, false) => Role::Title,
+        .map(|(text, this)| {
+            let role = match (this, focused) {
+                (true, true) => Role::TitleFocus,
+                (true, false) => Role::Title,
                 _ => Role::TextDim,
             };
             Span::styled(text, t.style(role))
@@ -128,6 +145,11 @@ pub fn pane_block<'a>(app: &App, pane: Pane, focused: bool, extra: &str, width: 
     }
     Block::default()
         .borders(Borders::ALL)
+        .border_type(if focused {
+            BorderType::Thick
+        } else {
+            BorderType::Plain
+        })
         .title(Line::from(title))
         .border_style(t.style(if focused {
             Role::BorderFocus
@@ -136,26 +158,47 @@ pub fn pane_block<'a>(app: &App, pane: Pane, focused: bool, extra: &str, width: 
         }))
 }
 
-/// The pane's own title, then (for a secondary pane in the wide layout) the other secondary
-/// panes it can be switched to.
-fn title_parts(app: &App, pane: Pane) -> Vec<String> {
-    let n = Pane::ALL.iter().position(|p| *p == pane).unwrap_or(0) + 1;
-    let mut parts = vec![format!(" {n} {} ", pane.title())];
-    if pane.is_secondary() && app.size.0 >= WIDE_MIN_WIDTH {
-        for other in Pane::ALL.iter().filter(|p| p.is_secondary() && **p != pane) {
-            let m = Pane::ALL.iter().position(|p| p == other).unwrap_or(0) + 1;
-            parts.push(format!("{m} {} ", short_title(*other)));
+/// The pane's own title, or, for a secondary pane in the wide layout, every secondary pane in
+/// their fixed order with this one in brackets (the others are a number away); `true` marks the
+/// pane's own part.
+fn title_parts(app: &App, pane: Pane, compact: bool) -> Vec<(String, bool)> {
+    let number = |p: Pane| Pane::ALL.iter().position(|x| *x == p).unwrap_or(0) + 1;
+    if pane.is_secondary() && app.size.0 >= WIDE_MIN_WIDTH && !app.zoom {
+        let mut parts = vec![(" ".to_owned(), false)];
+        for other in Pane::ALL.iter().filter(|p| p.is_secondary()) {
+            if *other == pane {
+                parts.push((format!("[{} {}] ", number(*other), other.title()), true));
+            } else if compact {
+                parts.push((format!("{} ", number(*other)), false));
+            } else {
+                parts.push((
+                    format!("{} {} ", number(*other), short_title(*other)),
+                    false,
+                ));
+            }
         }
+        return parts;
     }
-    parts
+    vec![(format!(" {} {} ", number(pane), pane.title()), true)]
 }
 
-/// Columns left for the `extra` text of [`pane_block`]'s title in a pane `width` wide.
+/// Columns left for the `extra` text of [`pane_block`]'s title in a pane `width` wide, at most
+/// (the other panes' names shrink to their numbers to make room).
 pub fn title_room(app: &App, pane: Pane, width: u16) -> usize {
-    let used: usize = title_parts(app, pane).iter().map(|p| width_of(p)).sum();
+    room_with(app, pane, width, true)
+}
+
+fn room_with(app: &App, pane: Pane, width: u16, compact: bool) -> usize {
+    let used: usize = title_parts(app, pane, compact)
+        .iter()
+        .map(|p| width_of(&p.0))
+        .sum();
     // The two corners, then "· " before the extra text and a space after it.
     usize::from(width).saturating_sub(used + 2 + 3)
 }
+
+/// Columns of a pane's title text worth shrinking the other panes' names to their numbers for.
+const MIN_TITLE_ROOM: usize = 36;
 
 fn short_title(p: Pane) -> &'static str {
     match p {
@@ -166,6 +209,7 @@ fn short_title(p: Pane) -> &'static str {
 
 /// Draws the screen.
 pub fn render(app: &App, frame: &mut Frame) {
+    app.hits.borrow_mut().clear();
     let area = frame.area();
     if too_small::too_small(area) {
         too_small::render(app, frame, area);
@@ -176,11 +220,11 @@ pub fn render(app: &App, frame: &mut Frame) {
     let (Some(doc), None) = (app.doc.as_deref(), shown) else {
         if let Some(p) = shown {
             super::picker::render(app, p, frame, &a);
-            if let Some(Overlay::Help { scroll }) = &app.overlay {
-                help::render(app, frame, a.body, *scroll);
+            if let Some(Overlay::Help { scroll, filter, .. }) = &app.overlay {
+                help::render(app, frame, a.body, *scroll, filter);
             }
         }
-        if shown.is_some_and(|p| p.filtering) {
+        if shown.is_some_and(|p| p.filtering) || help_typing(app) {
             search::render_prompt(app, frame, a.status);
         } else {
             render_status(app, frame, a.status);
@@ -203,23 +247,33 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
     }
     match &app.overlay {
-        Some(Overlay::Help { scroll }) => help::render(app, frame, a.body, *scroll),
+        Some(Overlay::Help { scroll, filter, .. }) => {
+            help::render(app, frame, a.body, *scroll, filter)
+        }
+        Some(Overlay::Warnings { cursor, offset }) => {
+            super::overlays::warnings::render(app, doc, frame, a.body, *cursor, offset)
+        }
         Some(Overlay::Confirm(c)) => confirm::render(app, frame, a.body, c),
         Some(Overlay::Prompt(p)) => super::overlays::prompt::render(app, frame, a.body, p),
         Some(Overlay::Viewer { scroll }) => viewer::render(app, doc, frame, a.body, *scroll),
         None => {}
     }
-    if app.search.active {
+    if app.search.active || app.line.is_some() || help_typing(app) {
         search::render_prompt(app, frame, a.status);
     } else {
         render_status(app, frame, a.status);
     }
 }
 
+/// The help's filter is being typed.
+fn help_typing(app: &App) -> bool {
+    matches!(app.overlay, Some(Overlay::Help { typing: true, .. }))
+}
+
 fn render_header(app: &App, doc: &Document, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let width = usize::from(area.width);
-    let text = header_text(doc, width);
+    let text = header_text(doc, width, &app.key(Action::Warnings));
     frame.render_widget(
         Paragraph::new(Line::styled(text, t.style(Role::Header))).style(t.style(Role::Header)),
         area,
@@ -227,7 +281,7 @@ fn render_header(app: &App, doc: &Document, frame: &mut Frame, area: Rect) {
 }
 
 /// The top line: the full wording when it fits, else a shorter one, else cut.
-fn header_text(doc: &Document, width: usize) -> String {
+fn header_text(doc: &Document, width: usize, warnings_key: &str) -> String {
     let r = &doc.report;
     let fault = (!r.fault.why.is_empty() || r.fault.party != crate::analysis::report::Party::None)
         .then(|| party_name(r.fault.party));
@@ -237,7 +291,7 @@ fn header_text(doc: &Document, width: usize) -> String {
             " {} · {} · {} steps",
             clipped(&r.run.id, id_max),
             r.run.status.as_str(),
-            r.run.steps
+            group(r.run.steps)
         );
         if !short && r.run.source_format != crate::analysis::model::RUN_FORMAT {
             out.push_str(&format!(" · from {}", r.run.source_format));
@@ -261,7 +315,11 @@ fn header_text(doc: &Document, width: usize) -> String {
         }
         if warnings > 0 {
             let s = if warnings == 1 { "" } else { "s" };
-            out.push_str(&format!(" · ⚠ {warnings} warning{s}"));
+            out.push_str(&format!(
+                " · {} {} warning{s} ({warnings_key})",
+                marks::WARNING,
+                group(warnings)
+            ));
         }
         out
     };
@@ -294,23 +352,22 @@ fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let mut spans = Vec::new();
     for (n, p) in Pane::ALL.iter().enumerate() {
-        let role = if *p == app.focus {
-            Role::TitleFocus
+        let (text, role) = if *p == app.focus {
+            (format!("[{} {}]", n + 1, short_title(*p)), Role::TitleFocus)
         } else {
-            Role::TextDim
+            (format!(" {} {} ", n + 1, short_title(*p)), Role::TextDim)
         };
-        spans.push(Span::styled(
-            format!(" {} {} ", n + 1, short_title(*p)),
-            t.style(role),
-        ));
+        spans.push(Span::styled(text, t.style(role)));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// The bottom of the screen: the message, if any (on one or two lines), above the key hints,
+/// which stay in sight.
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let width = usize::from(area.width);
-    let lines = match &app.status {
+    let mut lines = match &app.status {
         Some(s) => wrap_spans(
             vec![(
                 format!(" {}", clipped(&s.text, width * STATUS_MAX_LINES)),
@@ -323,8 +380,10 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             width,
             " ",
         ),
-        None => vec![hint_line(app, width)],
+        None => Vec::new(),
     };
+    lines.truncate(STATUS_MAX_LINES);
+    lines.push(hint_line(app, width));
     frame.render_widget(Paragraph::new(lines).style(t.style(Role::Status)), area);
 }
 
@@ -332,20 +391,20 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
 fn hint_line(app: &App, width: usize) -> Line<'static> {
     let t = &app.theme;
     let mut hints = app.keymap.hints(&app.scopes());
-    if let Some(i) = hints.iter().position(|(_, n)| *n == Action::Help.name()) {
+    if let Some(i) = hints.iter().position(|(_, n)| *n == Action::Help.label()) {
         let help = hints.remove(i);
         hints.insert(0, help);
     }
     let mut spans = Vec::new();
     let mut used = 0;
-    for (keys, name) in hints {
-        let w = width_of(&keys) + name.len() + 3;
+    for (keys, words) in hints {
+        let w = width_of(&keys) + width_of(words) + 3;
         if used + w > width {
             continue;
         }
         used += w;
         spans.push(Span::styled(format!(" {keys}"), t.style(Role::Key)));
-        spans.push(Span::styled(format!(" {name} "), t.style(Role::Status)));
+        spans.push(Span::styled(format!(" {words} "), t.style(Role::Status)));
     }
     if app.mouse && used + 9 <= width {
         spans.push(Span::styled(" mouse on", t.style(Role::Status)));
@@ -353,10 +412,19 @@ fn hint_line(app: &App, width: usize) -> Line<'static> {
     Line::from(spans)
 }
 
-/// Rows the status bar takes: two for a message too long for one.
+/// Rows the bottom of the screen takes: the hints, and a message above them (two rows for a
+/// long one).
 pub fn status_height(app: &App, width: u16) -> u16 {
+    let prompt = app.search.active
+        || app.line.is_some()
+        || help_typing(app)
+        || app.shown_picker().is_some_and(|p| p.filtering);
+    if prompt {
+        return 1;
+    }
     match &app.status {
-        Some(s) if width_of(&s.text) + 1 > usize::from(width) => 2,
-        _ => 1,
+        Some(s) if width_of(&s.text) + 1 > usize::from(width) => 3,
+        Some(_) => 2,
+        None => 1,
     }
 }

@@ -6,15 +6,18 @@
 
 use super::app::{App, AppOptions};
 use super::effects::{Clipboard, EffectContext, Opener};
-use super::experiment_port::{ExperimentPort, Unavailable};
 use super::headless::Headless;
 use super::keymap::{Chord, Keymap};
-use super::live_port::LivePort;
 use super::picker::RunChoice;
 use super::theme::Theme;
 use super::{Screen, run};
+use crate::analysis::import::SourceFormat;
 use crate::analysis::load::Loaded;
 use crate::config::{ColorChoice, Settings};
+use crate::experiments::engine::drive::StopSignals;
+use crate::experiments::engine::jobs::Jobs;
+use crate::experiments::engine::port::ExperimentPort;
+use crate::experiments::engine::{Consent, Engine};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -28,26 +31,48 @@ pub struct Start {
     pub opener: Arc<Opener>,
     /// Analyses the run at a position again asking the judge (`None` without a judge).
     pub judged: Option<Arc<Opener>>,
+    /// Reads the file again and analyses the run at a position (when the file changes).
+    pub reloader: Option<Arc<Opener>>,
     /// Messages for the status bar besides the config's own warnings.
     pub messages: Vec<String>,
     /// `--render WxH`: draw once without a terminal, after pressing `keys`.
     pub render: Option<(u16, u16)>,
     /// `--keys`.
     pub keys: Vec<Chord>,
+    /// `--index`, and the format of the file, when one run was picked out of a file.
+    pub index: Option<(usize, SourceFormat)>,
 }
 
-/// Runs the screen. With `render`, returns the final screen as text; else runs the live screen
-/// until the user quits and returns `None`.
-pub fn start(s: Start) -> anyhow::Result<Option<String>> {
+/// What the screen ended with.
+pub enum Ended {
+    /// `--render`: the final screen as text, and the stop signal that cut the wait for its jobs
+    /// short, if one did.
+    Rendered(String, Option<i32>),
+    /// The live screen was left: by the user (`None`) or by a stop signal.
+    Left(Option<i32>),
+}
+
+/// Runs the screen. With `render`, returns the final screen as text once the jobs started by
+/// the keys have ended; else runs the live screen until the user quits.
+pub fn start(s: Start) -> anyhow::Result<Ended> {
     let Start {
         settings,
         runs,
         opener,
         judged,
+        reloader,
         messages: extra,
         render,
         keys,
+        index,
     } = s;
+    // Experiments run on this runtime; stop signals are listened for from the start, so none
+    // ends the process while a job runs.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let mut signals = rt.block_on(async { StopSignals::listen() });
     let color = match settings.ui.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -64,6 +89,7 @@ pub fn start(s: Start) -> anyhow::Result<Option<String>> {
         messages,
         headless: render.is_some(),
         size: render.unwrap_or((80, 24)),
+        share_dir: std::env::current_dir().ok(),
     };
     let runs_in_file = runs.len();
     let mut app = if runs_in_file == 1 {
@@ -81,10 +107,15 @@ pub fn start(s: Start) -> anyhow::Result<Option<String>> {
             )
         });
     }
-    let port = experiment_port(&settings, runs_in_file);
-    if let Some(doc) = &app.doc {
-        port.open(doc.run.clone(), doc.report.clone(), doc.source.clone());
-    }
+    // The screen shows the exact command and asks before the first experiment of a session,
+    // which is the user's consent for a command from the current folder's tdn.toml too.
+    let port = Arc::new(Jobs::new(
+        Engine::new(&settings, Consent::Given),
+        rt.handle().clone(),
+        runs_in_file,
+        index.map(|(i, _)| i),
+        index.map(|(_, f)| f),
+    ));
     if let Some(size) = render {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let ctx = EffectContext {
@@ -98,7 +129,11 @@ pub fn start(s: Start) -> anyhow::Result<Option<String>> {
         app.size = size;
         let mut h = Headless::new(app, ctx, rx);
         h.press_all(&keys);
-        return Ok(Some(h.screen()));
+        let signal = h.wait_for_jobs(&rt, &mut signals);
+        let screen = h.screen();
+        drop(h);
+        rt.shutdown_timeout(std::time::Duration::from_millis(500));
+        return Ok(Ended::Rendered(screen, signal));
     }
     let state_dir = directories::BaseDirs::new()
         .map(|d| d.cache_dir().join("tdn-tui"))
@@ -110,30 +145,27 @@ pub fn start(s: Start) -> anyhow::Result<Option<String>> {
             .clone()
             .unwrap_or_else(|| state_dir.join("screen.log")),
     );
-    run(Screen {
-        app,
-        port,
-        opener,
-        judged,
-        copy_dir: state_dir,
-    })?;
-    Ok(None)
+    if let Some(doc) = &app.doc {
+        port.open(doc.run.clone(), doc.report.clone(), doc.source.clone());
+    }
+    let signal = run(
+        rt,
+        signals,
+        Screen {
+            app,
+            port,
+            opener,
+            judged,
+            reloader,
+            copy_dir: state_dir,
+        },
+    )?;
+    Ok(Ended::Left(signal))
 }
 
 /// A run of a file as the run list shows it.
 pub fn choice(l: &Loaded) -> RunChoice {
     RunChoice::new(&l.run)
-}
-
-/// The experiment engine the screen talks to (the seam: `tui::experiment_port`). Without a
-/// runner every request is refused with how to configure one.
-fn experiment_port(settings: &Settings, runs_in_file: usize) -> Arc<dyn ExperimentPort> {
-    match &settings.runner {
-        Some(_) => Arc::new(LivePort::new(settings).with_runs_in_file(runs_in_file)),
-        None => Arc::new(Unavailable {
-            reason: "no runner is configured: start with --runner 'CMD' or set [runner] command in tdn.toml (docs/experiments.md)".to_owned(),
-        }),
-    }
 }
 
 fn runner_note(settings: &Settings) -> String {

@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use tdn_tui::analysis::influence::HashedEmbedder;
 use tdn_tui::analysis::load::{LoadOptions, load_str};
 use tdn_tui::analysis::report::{AnalyzeOptions, Report, analyze, render_json, render_text};
+use tdn_tui::experiments::engine::Unavailable;
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext};
-use tdn_tui::tui::experiment_port::Unavailable;
 use tdn_tui::tui::headless::{Headless, parse_keys};
 
 fn budget() -> Duration {

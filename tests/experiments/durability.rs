@@ -96,7 +96,8 @@ fn a_crash_mid_session_keeps_every_shown_sample_and_trial_verifiable() {
     // The crash: SIGKILL, so nothing of tdn-tui runs after it.
     child.kill().unwrap();
     child.wait().unwrap();
-    // A killed tdn-tui cannot stop its samples: release the waiting one, which then ends.
+    // A killed tdn-tui runs no more code; the waiting sample's supervisor stops it (and the
+    // release would end it anyway).
     std::fs::write(s.path("release"), "").unwrap();
     let pids: Vec<i32> = std::fs::read_to_string(s.path("pids"))
         .unwrap()

@@ -7,13 +7,18 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use tdn_tui::analysis::influence::HashedEmbedder;
 use tdn_tui::analysis::load::{LoadOptions, load_path};
+use tdn_tui::analysis::model::{Run, RunStatus};
 use tdn_tui::analysis::report::{AnalyzeOptions, analyze};
+use tdn_tui::experiments::engine::{
+    BatchState, EngineError, ExperimentPort, OpenBatch, Plan, Request, RunEvidence, ScriptedPort,
+};
+use tdn_tui::experiments::event::{EventSender, JobId};
+use tdn_tui::experiments::ledger::{Location, Policy, Scope};
+use tdn_tui::experiments::run_ledger::RunLedger;
+use tdn_tui::experiments::sink::{FinishedSample, SampleRecordOutcome, SampleSink};
+use tdn_tui::experiments::spec::{ExperimentKind, ExperimentSpec};
 use tdn_tui::tui::app::{App, AppOptions, Document, Overlay};
 use tdn_tui::tui::effects::{Clipboard, EffectContext};
-use tdn_tui::tui::experiment_port::{
-    EventSender, ExperimentPort, JobId, LedgerAttribution, LedgerCohort, LedgerHistory, Plan,
-    Request,
-};
 use tdn_tui::tui::headless::{Headless, parse_keys};
 
 /// What the pane asked of the port.
@@ -24,63 +29,142 @@ struct Calls {
     aggregated: Vec<Vec<String>>,
 }
 
-/// A port whose ledger holds one attribution and one open batch (`ready` as given).
+/// A port whose ledger is a real file: 'policy-2019' removed in a closed batch (harmful,
+/// causal_ablation) and a batch left open (`state` as given); plans come from the engine's rules.
 struct LedgerPort {
-    ready: bool,
+    state: BatchState,
     aggregated: Mutex<bool>,
     calls: Arc<Mutex<Calls>>,
+    plans: ScriptedPort,
+    ledger: tempfile::TempDir,
+}
+
+fn sample(cohort: &str, kind: ExperimentKind, seed: u64, flipped: bool) -> FinishedSample {
+    FinishedSample {
+        cohort: cohort.to_owned(),
+        evaluator_epoch: "exact|tdn-tui/test".to_owned(),
+        run_id: "refund-outdated-policy".to_owned(),
+        run_status: RunStatus::Failed,
+        runner_command: "python3 agents/stand_in.py".to_owned(),
+        spec: ExperimentSpec {
+            run: "/refund-outdated-policy.json".to_owned(),
+            run_id: "refund-outdated-policy".to_owned(),
+            experiment: kind,
+            remove: if kind == ExperimentKind::Ablate {
+                vec!["policy-2019".to_owned()]
+            } else {
+                vec![]
+            },
+            restore: vec![],
+            from_step: None,
+            patch: None,
+            seed,
+            sample: seed,
+        },
+        finished_at: "2026-08-17T10:00:00Z".to_owned(),
+        outcome: SampleRecordOutcome::Answered {
+            output: "x".to_owned(),
+            flipped,
+            similarity: None,
+        },
+        cost: None,
+    }
+}
+
+impl LedgerPort {
+    fn new(state: BatchState, calls: Arc<Mutex<Calls>>, run: &Run) -> LedgerPort {
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location {
+            path: dir.path().join("refund-outdated-policy.ledger.jsonl"),
+            scope: Scope::Run,
+            name: run.id.clone(),
+        };
+        let sink = RunLedger::open(&location, run, Policy::default()).unwrap();
+        for seed in 0..3 {
+            for (kind, flipped) in [
+                (ExperimentKind::Baseline, false),
+                (ExperimentKind::Ablate, true),
+            ] {
+                sink.append(
+                    &sample("b-20260817T080000Z-00000001", kind, seed, flipped),
+                    None,
+                )
+                .unwrap();
+            }
+        }
+        sink.close_cohort("b-20260817T080000Z-00000001").unwrap();
+        for (kind, flipped) in [
+            (ExperimentKind::Baseline, false),
+            (ExperimentKind::Ablate, true),
+        ] {
+            sink.append(
+                &sample("b-20260817T090000Z-0000abcd", kind, 0, flipped),
+                None,
+            )
+            .unwrap();
+        }
+        LedgerPort {
+            state,
+            aggregated: Mutex::new(false),
+            calls,
+            plans: ScriptedPort::new("python3 agents/stand_in.py"),
+            ledger: dir,
+        }
+    }
+
+    fn path(&self) -> std::path::PathBuf {
+        self.ledger
+            .path()
+            .join("refund-outdated-policy.ledger.jsonl")
+    }
 }
 
 impl ExperimentPort for LedgerPort {
-    fn plan(&self, request: &Request) -> Result<Plan, String> {
-        self.calls.lock().unwrap().plans.push(request.clone());
-        Ok(Plan {
-            command: "python3 agents/stand_in.py".to_owned(),
-            origin: "the command line".to_owned(),
-            lines: vec!["baseline: 3 samples".to_owned()],
-            runner_calls: 6,
-        })
+    fn open(
+        &self,
+        run: Arc<Run>,
+        report: Arc<tdn_tui::analysis::report::Report>,
+        source: Option<std::path::PathBuf>,
+    ) {
+        self.plans.open(run, report, source);
     }
 
-    fn launch(&self, _job: JobId, request: Request, _events: EventSender) -> Result<(), String> {
-        self.calls.lock().unwrap().launches.push(request);
+    fn plan(&self, request: Request) -> Result<Plan, EngineError> {
+        self.calls.lock().unwrap().plans.push(request.clone());
+        self.plans.plan(request)
+    }
+
+    fn launch(&self, _job: JobId, plan: Plan, _events: EventSender) -> Result<(), EngineError> {
+        self.calls.lock().unwrap().launches.push(plan.request);
         Ok(())
     }
 
-    fn cancel(&self, _job: JobId) {}
+    fn cancel(&self, _job: JobId, _why: &str) {}
 
-    fn earlier_trials(&self) -> Result<LedgerHistory, String> {
-        let open = !*self.aggregated.lock().unwrap();
-        Ok(LedgerHistory {
-            path: Some("refund-outdated-policy.ledger.jsonl".to_owned()),
-            attributions: vec![LedgerAttribution {
-                kind: "document".to_owned(),
-                unit: "policy-2019".to_owned(),
-                disposition: "harmful".to_owned(),
-                evidence_level: "causal_ablation".to_owned(),
-                effect: -1.0,
-                confidence: 0.75,
-                trials: 3,
-                tested_at: "2026-08-17T10:00:00Z".to_owned(),
-                status: "verified".to_owned(),
-                line: 13,
-                earlier: 0,
-            }],
-            open_cohorts: if open {
-                vec![LedgerCohort {
-                    cohort: "b-20260817T090000Z-0000abcd".to_owned(),
-                    trials: 2,
-                    last_finished_at: "2026-08-17T09:00:00Z".to_owned(),
-                    ready: self.ready,
-                }]
-            } else {
-                Vec::new()
-            },
-            ..LedgerHistory::default()
+    fn evidence(&self) -> Result<RunEvidence, EngineError> {
+        let e = tdn_tui::experiments::ledger::evidence(&self.path(), "refund-outdated-policy")
+            .unwrap()
+            .unwrap();
+        let open = if *self.aggregated.lock().unwrap() {
+            Vec::new()
+        } else {
+            e.open
+                .iter()
+                .map(|c| OpenBatch {
+                    cohort: c.clone(),
+                    state: self.state,
+                })
+                .collect()
+        };
+        Ok(RunEvidence {
+            path: self.path(),
+            ledger: Some(e),
+            open,
+            note: None,
         })
     }
 
-    fn aggregate(&self, cohorts: &[String]) -> Result<String, String> {
+    fn aggregate(&self, cohorts: &[String]) -> Result<String, EngineError> {
         self.calls.lock().unwrap().aggregated.push(cohorts.to_vec());
         *self.aggregated.lock().unwrap() = true;
         Ok("aggregated 1 open batch(es)".to_owned())
@@ -97,13 +181,15 @@ fn refund() -> Document {
 
 fn screen(ready: bool) -> (Headless, Arc<Mutex<Calls>>) {
     let calls = Arc::new(Mutex::new(Calls::default()));
-    let port = Arc::new(LedgerPort {
-        ready,
-        aggregated: Mutex::new(false),
-        calls: Arc::clone(&calls),
-    });
+    let doc = refund();
+    let state = if ready {
+        BatchState::LeftByDeadSession
+    } else {
+        BatchState::MaybeRunning
+    };
+    let port = Arc::new(LedgerPort::new(state, Arc::clone(&calls), &doc.run));
     let app = App::new(
-        refund(),
+        doc,
         AppOptions {
             size: (180, 48),
             ..AppOptions::default()
@@ -131,11 +217,13 @@ fn the_pane_shows_each_units_recorded_disposition_and_evidence_level() {
     press(&mut h, "6");
     let s = h.screen();
     assert!(
-        s.contains("'policy-2019' ✗ harmful · causal_ablation · effect -1 · confidence 0.75"),
+        s.contains("'policy-2019' ⊗ harmful · causal_ablation · effect -1 · confidence 0.75"),
         "{s}"
     );
     assert!(
-        s.contains("batch b-20260817T090000Z-0000abcd 2 trial(s), left open"),
+        s.contains(
+            "batch b-20260817T090000Z-0000abcd 1 trial(s), left open by a tdn-tui that stopped"
+        ),
         "{s}"
     );
     // The selected attribution explains itself in the spec's words.
@@ -194,4 +282,129 @@ fn an_empty_patch_is_refused_and_the_prompt_stays() {
     assert!(calls.lock().unwrap().plans.is_empty());
     press(&mut h, "Esc");
     assert!(h.app.overlay.is_none());
+}
+
+#[test]
+fn a_suspect_step_shows_what_the_ledger_records_about_the_units_it_produced() {
+    // The ledger holds 'policy-2019' as harmful; step s3 produced it. Reopening the run (a new
+    // screen) shows it under the suspect, with what was tried, not "untested".
+    let (h, _) = screen(true);
+    let s = h.screen();
+    assert!(
+        s.contains("ledger: ablate 'policy-2019' → ⊗ harmful · causal_ablation"),
+        "{s}"
+    );
+    assert!(!s.contains("untested"), "{s}");
+}
+
+/// A screen on a sample run with a scripted port (verdicts as scripted, plans by the engine's
+/// rules), `size` wide and tall.
+fn scripted_screen(file: &str, port: ScriptedPort, size: (u16, u16)) -> Headless {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-runs")
+        .join(file);
+    let loaded = load_path(&path, &LoadOptions::default()).unwrap().remove(0);
+    let report = analyze(&loaded, &AnalyzeOptions::new(&HashedEmbedder));
+    let app = App::new(
+        Document::new(loaded.run, report, Some(path)),
+        AppOptions {
+            size,
+            ..AppOptions::default()
+        },
+    );
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = EffectContext {
+        judged: None,
+        theme: app.theme.clone(),
+        port: Arc::new(port),
+        opener: Arc::new(|_| Err("no other run".to_owned())),
+        events: tx,
+        clipboard: Clipboard::None,
+    };
+    Headless::new(app, ctx, rx)
+}
+
+#[test]
+fn the_only_causal_result_of_a_long_job_is_named_first_and_reached_by_scrolling() {
+    let mut port = ScriptedPort::new("python3 agents/stand_in.py");
+    port.script = vec![(
+        tdn_tui::experiments::engine::Target::Unit("u-section-14".into()),
+        tdn_tui::analysis::report::Verdict::Confirmed,
+    )];
+    let mut h = scripted_screen("contract-context-full.json", port, (120, 40));
+    press(&mut h, "L y");
+    let s = h.screen();
+    assert!(
+        s.contains("1 CAUSAL (restoring 'u-section-14')"),
+        "the verdicts' summary names it at the top: {s}"
+    );
+    assert!(s.contains("below: C-d / C-u scroll"), "{s}");
+    // The restoration is the last probe: paging down the detail reaches its verdict.
+    for _ in 0..20 {
+        if h.screen().contains("✔ CAUSAL: restoring 'u-section-14'") {
+            break;
+        }
+        press(&mut h, "C-d");
+    }
+    let s = h.screen();
+    assert!(s.contains("✔ CAUSAL: restoring 'u-section-14'"), "{s}");
+    assert!(s.contains("line(s) above"), "{s}");
+}
+
+#[test]
+fn cancelled_samples_are_counted_as_cancelled_and_quitting_asks_first() {
+    use tdn_tui::experiments::event::{
+        Event, EventKind, JobEnd, JobId, JobOutcome, SampleEnd, Saved,
+    };
+    use tdn_tui::experiments::session::ProbeId;
+    use tdn_tui::tui::action::Action;
+    use tdn_tui::tui::overlays::confirm::ConfirmState;
+    let mut port = ScriptedPort::new("python3 agents/stand_in.py");
+    port.hold = true;
+    let mut h = scripted_screen("refund-outdated-policy.json", port, (120, 40));
+    press(&mut h, "a y");
+    // With the job running, quitting asks, naming it; n keeps it running.
+    press(&mut h, "q");
+    let Some(Overlay::Confirm(ConfirmState::Quit(jobs))) = &h.app.overlay else {
+        panic!("quitting did not ask: {:?}", h.app.overlay);
+    };
+    assert!(jobs[0].starts_with("#1 "), "{jobs:?}");
+    assert!(h.screen().contains("Quit and stop the experiments?"));
+    press(&mut h, "n");
+    assert!(!h.app.quit && h.app.overlay.is_none());
+    // The job is cancelled while two baseline samples run.
+    let job = JobId(1);
+    for seed in 0..2 {
+        h.act(Action::Experiment(Arc::new(Event {
+            job,
+            kind: EventKind::SampleFinished {
+                probe: ProbeId(0),
+                seed,
+                end: SampleEnd::Cancelled {
+                    why: "x pressed in the screen".to_owned(),
+                    saved: Saved::yes(),
+                },
+            },
+        })));
+    }
+    h.act(Action::Experiment(Arc::new(Event {
+        job,
+        kind: EventKind::Done(Arc::new(JobOutcome {
+            end: JobEnd::Cancelled("x pressed in the screen".to_owned()),
+            session: None,
+            closed: None,
+            ledger: None,
+        })),
+    })));
+    let s = h.screen();
+    assert!(s.contains("baseline ⊘⊘○"), "{s}");
+    assert!(
+        s.contains("0 answered (0 changed), 2 cancelled") && s.contains("1 not run"),
+        "{s}"
+    );
+    assert!(!s.contains("errored"), "cancelled is not an error: {s}");
+    assert!(s.contains("cancelled: 2 stopped"), "{s}");
+    // Nothing runs now: q quits at once.
+    press(&mut h, "q");
+    assert!(h.app.quit);
 }

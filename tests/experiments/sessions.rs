@@ -7,11 +7,11 @@ use std::time::Duration;
 use tdn_tui::analysis::influence::{EmbedError, Embedder};
 use tdn_tui::analysis::model::RunStatus;
 use tdn_tui::analysis::report::Verdict;
+use tdn_tui::experiments::event::{Event, EventKind, JobId, SampleEnd};
 use tdn_tui::experiments::flip::{FlipJudge, FlipRule};
+use tdn_tui::experiments::intervention::Intervention;
 use tdn_tui::experiments::runner::shell::ShellRunner;
-use tdn_tui::experiments::session::{
-    self, ProbeId, ProbePlan, ProbeRole, SessionDeps, SessionPlan, TrialEvent,
-};
+use tdn_tui::experiments::session::{self, Probe, ProbeId, SessionDeps, SessionPlan};
 use tdn_tui::experiments::sink::MemorySink;
 
 /// Every text the same vector: similarity 1, so only the flip rule decides.
@@ -33,19 +33,15 @@ fn plan(s: &Scenario, samples: usize) -> SessionPlan {
         original: "You will be refunded $120 for order 1182.".to_owned(),
         samples,
         probes: vec![
-            ProbePlan::baseline(),
-            ProbePlan {
-                role: ProbeRole::Ablation {
-                    baseline: ProbeId(0),
-                },
-                remove: vec!["policy-2019".to_owned()],
-                ..ProbePlan::baseline()
-            },
+            Probe::baseline(),
+            Probe::against(Intervention::Ablate(vec!["policy-2019".into()]), ProbeId(0)),
         ],
     }
 }
 
 fn deps(command: &str, sink: Arc<MemorySink>) -> SessionDeps {
+    // Commands run under the binary's supervisor, as they do in the real tool.
+    tdn_tui::experiments::process::supervise::install(env!("CARGO_BIN_EXE_tdn-tui").into());
     SessionDeps {
         runner: Arc::new(ShellRunner::new(command, Duration::from_secs(120))),
         judge: Arc::new(FlipJudge::new(
@@ -57,7 +53,23 @@ fn deps(command: &str, sink: Arc<MemorySink>) -> SessionDeps {
         parallel: 4,
         cohort: "b-20250101T000000Z-0000abcd".to_owned(),
         evaluator_epoch: "contains:$120|tdn-tui/test".to_owned(),
+        job: JobId(1),
     }
+}
+
+/// Starts a session on the current runtime; its events come on the receiver.
+fn start(
+    plan: SessionPlan,
+    deps: SessionDeps,
+) -> (
+    session::SessionHandle,
+    tokio::sync::mpsc::UnboundedReceiver<Event>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    (
+        session::start(&tokio::runtime::Handle::current(), plan, deps, tx),
+        rx,
+    )
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -74,10 +86,10 @@ fn a_real_agent_session_reports_every_step_in_order() {
     let sink = Arc::new(MemorySink::new());
     let command = format!("cd '{}' && python3 agent.py", s.dir.path().display());
     let (outcome, events) = runtime().block_on(async {
-        let (handle, mut rx) = session::start(plan(&s, 2), deps(&command, Arc::clone(&sink)));
+        let (handle, mut rx) = start(plan(&s, 2), deps(&command, Arc::clone(&sink)));
         let mut events = Vec::new();
         while let Some(e) = rx.recv().await {
-            events.push(e);
+            events.push(e.kind);
         }
         (handle.join().await.unwrap(), events)
     });
@@ -85,24 +97,20 @@ fn a_real_agent_session_reports_every_step_in_order() {
     assert_eq!(sink.samples().len(), 4);
     let started = events
         .iter()
-        .filter(|e| matches!(e, TrialEvent::SampleStarted { .. }))
+        .filter(|e| matches!(e, EventKind::SampleStarted { .. }))
         .count();
     let finished = events
         .iter()
-        .filter(|e| matches!(e, TrialEvent::SampleFinished { .. }))
+        .filter(|e| matches!(e, EventKind::SampleFinished { .. }))
         .count();
     assert_eq!((started, finished), (4, 4));
-    assert!(matches!(
-        events.last(),
-        Some(TrialEvent::SessionDone { .. })
-    ));
     // A probe's verdict comes after all of its samples.
     let verdict_at = events
         .iter()
         .position(|e| {
             matches!(
                 e,
-                TrialEvent::ProbeVerdict {
+                EventKind::ProbeVerdict {
                     probe: ProbeId(1),
                     ..
                 }
@@ -114,7 +122,7 @@ fn a_real_agent_session_reports_every_step_in_order() {
         .rposition(|e| {
             matches!(
                 e,
-                TrialEvent::SampleFinished {
+                EventKind::SampleFinished {
                     probe: ProbeId(1),
                     ..
                 }
@@ -133,18 +141,24 @@ fn cancelling_a_session_kills_its_running_samples() {
         s.dir.path().display()
     );
     let outcome = runtime().block_on(async {
-        let (handle, mut rx) = session::start(plan(&s, 2), deps(&command, Arc::clone(&sink)));
+        let (handle, mut rx) = start(plan(&s, 2), deps(&command, Arc::clone(&sink)));
         let mut started = 0;
         while started < 4 {
-            if let Some(TrialEvent::SampleStarted { .. }) = rx.recv().await {
+            if let Some(EventKind::SampleStarted { .. }) = rx.recv().await.map(|e| e.kind) {
                 started += 1;
             }
         }
         wait_until("four samples to write their pids", || s.pids().len() >= 8);
-        handle.cancel();
+        handle.cancel("a test");
         let mut cancelled = 0;
         while let Some(e) = rx.recv().await {
-            if matches!(e, TrialEvent::SampleCancelled { .. }) {
+            if matches!(
+                e.kind,
+                EventKind::SampleFinished {
+                    end: SampleEnd::Cancelled { .. },
+                    ..
+                }
+            ) {
                 cancelled += 1;
             }
         }
@@ -156,9 +170,10 @@ fn cancelling_a_session_kills_its_running_samples() {
         outcome.probes[1].result.verdict, None,
         "a cancelled probe has no verdict"
     );
-    assert!(
-        sink.samples().is_empty(),
-        "cancelled samples are not recorded"
+    assert_eq!(
+        sink.samples().len(),
+        4,
+        "each stopped sample is recorded as cancelled"
     );
     assert_eq!(survivors(&s.pids()), Vec::<i32>::new());
 }
@@ -172,9 +187,11 @@ fn dropping_the_handle_kills_the_samples() {
     );
     let rt = runtime();
     rt.block_on(async {
-        let (handle, mut rx) =
-            session::start(plan(&s, 2), deps(&command, Arc::new(MemorySink::new())));
-        while !matches!(rx.recv().await, Some(TrialEvent::SampleStarted { .. })) {}
+        let (handle, mut rx) = start(plan(&s, 2), deps(&command, Arc::new(MemorySink::new())));
+        while !matches!(
+            rx.recv().await.map(|e| e.kind),
+            Some(EventKind::SampleStarted { .. })
+        ) {}
         wait_until("a sample to write its pids", || s.pids().len() >= 2);
         drop(handle);
         while rx.recv().await.is_some() {}
@@ -191,7 +208,7 @@ fn shutting_the_runtime_down_kills_the_samples() {
     );
     let rt = runtime();
     let (handle, _rx) = rt.block_on(async {
-        let started = session::start(plan(&s, 2), deps(&command, Arc::new(MemorySink::new())));
+        let started = start(plan(&s, 2), deps(&command, Arc::new(MemorySink::new())));
         wait_until("samples to write their pids", || s.pids().len() >= 4);
         started
     });

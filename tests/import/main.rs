@@ -1,11 +1,13 @@
 //! Importers end to end: each hand-made trace in tests/fixtures/import/ loads with no flags, its
 //! steps come out in the order, kinds, parents, tools and errors the trace records, and the
 //! `import`, `validate` and `eval` commands behave as docs/importers.md and docs/accuracy.md say.
-//! This file holds what the tests share; `otlp`, `datasets` and `commands` hold the tests.
+//! Real framework exports (`real`) open and read as the files say. This file holds what the tests
+//! share; `otlp`, `datasets`, `commands` and `real` hold the tests.
 
 mod commands;
 mod datasets;
 mod otlp;
+mod real;
 
 pub use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -226,3 +226,24 @@ fn indexed_gen_ai_prompt_form_is_read() {
     assert_eq!(run.final_answer.as_deref(), Some("Sydney"));
     assert!(run.tool("lookup").is_some_and(|t| t.parameters.is_some()));
 }
+
+#[test]
+fn a_trace_id_that_is_not_32_hex_digits_is_kept_and_warned() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("short-id.json");
+    let doc = json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"traceId": "5B8EFFF798038103D269B633813FC60", "spanId": "051581BF3CB55C13", "name": "root"}
+    ]}]}]});
+    std::fs::write(&path, doc.to_string()).unwrap_or_default();
+    let runs = load_path(&path, &LoadOptions::default()).unwrap_or_default();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].run.id, "5B8EFFF798038103D269B633813FC60");
+    assert!(
+        runs[0].warnings.iter().any(|w| w
+            .message
+            .starts_with("the trace id '5B8EFFF798038103D269B633813FC60' is not 32 hex digits")),
+        "{:?}",
+        runs[0].warnings
+    );
+    assert_eq!(runs[0].run.steps[0].id.as_str(), "051581bf3cb55c13");
+}

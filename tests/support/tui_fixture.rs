@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tdn_tui::analysis::load::{LoadOptions, load_path};
 use tdn_tui::analysis::report::Report;
+use tdn_tui::experiments::engine::{ExperimentPort, ScriptedPort, Target};
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext};
-use tdn_tui::tui::experiment_port::{ExperimentPort, ScriptedPort};
 use tdn_tui::tui::headless::{Headless, parse_keys};
 use tdn_tui::tui::theme::Theme;
 
@@ -80,11 +80,12 @@ pub fn headless(app: App, port: Arc<dyn ExperimentPort>) -> Headless {
     Headless::new(app, ctx, rx)
 }
 
-/// A scripted runner that confirms ablating step `s3`.
+/// A scripted runner that confirms ablating the unit `u-cal-doc` (the top of the influence
+/// ranking; the top suspect step `s3` produced no unit, so it can only be replayed).
 pub fn scripted() -> Arc<ScriptedPort> {
     let mut p = ScriptedPort::new("./stand-in-agent.sh");
     p.script = vec![(
-        "step:s3".to_owned(),
+        Target::Unit("u-cal-doc".into()),
         tdn_tui::analysis::report::Verdict::Confirmed,
     )];
     Arc::new(p)

@@ -9,13 +9,14 @@ use std::path::Path;
 use std::sync::Arc;
 use tdn_tui::analysis::model::RunStatus;
 use tdn_tui::analysis::report::Verdict;
+use tdn_tui::experiments::engine::{Request, ScriptedPort, Target};
+use tdn_tui::experiments::event::{Event, EventKind, JobId, Judged, SampleEnd, Saved};
+use tdn_tui::experiments::session::ProbeId;
 use tdn_tui::tui::action::Action;
 use tdn_tui::tui::app::{App, AppOptions, Document, Overlay, Pane};
 use tdn_tui::tui::effects::{Clipboard, EffectContext};
-use tdn_tui::tui::experiment_port::{
-    ExperimentEvent, JobId, Request, SampleOutcome, ScriptedPort, Target,
-};
 use tdn_tui::tui::headless::Headless;
+use tdn_tui::tui::overlays::confirm::ConfirmState;
 use tdn_tui::tui::panes::experiments::SampleState;
 use tdn_tui::tui::panes::suspects::View;
 use tdn_tui::tui::picker::RunChoice;
@@ -29,15 +30,15 @@ fn refund() -> Document {
 fn port() -> Arc<ScriptedPort> {
     let mut p = ScriptedPort::new("python3 agents/stand_in.py");
     p.script = vec![
-        ("unit:policy-2019".to_owned(), Verdict::Confirmed),
-        ("unit:policy-2024".to_owned(), Verdict::Confirmed),
+        (Target::Unit("policy-2019".into()), Verdict::Confirmed),
+        (Target::Unit("policy-2024".into()), Verdict::Confirmed),
     ];
     Arc::new(p)
 }
 
 fn confirm(h: &Headless) -> Request {
     match &h.app.overlay {
-        Some(Overlay::Confirm(c)) => c.request.clone(),
+        Some(Overlay::Confirm(ConfirmState::Run(c))) => c.request.clone(),
         other => panic!("no confirm box: {other:?}\n{}", h.screen()),
     }
 }
@@ -67,7 +68,7 @@ fn at_80x24_the_influence_entry_is_ablated_and_the_dropped_unit_restored_by_keyb
     // One key shows the influence ranking, its top entry selected, within the 80x24 screen.
     press(&mut h, "i");
     let s = h.screen();
-    assert!(s.contains("▸Context influence (3)"), "{s}");
+    assert!(s.contains("[Context influence (3)]"), "{s}");
     assert!(s.contains("▶1  ★ policy-2019"), "{s}");
     assert!(s.contains("correlation, not a cause"), "{s}");
 
@@ -120,11 +121,13 @@ fn a_sample_held_for_the_ledger_lock_is_said_to_wait_until_it_is_written() {
     let mut h = screen(refund(), (80, 24), Arc::new(p));
     press(&mut h, "a y");
     let job = JobId(1);
-    h.act(Action::Experiment(Arc::new(ExperimentEvent::SampleHeld {
+    h.act(Action::Experiment(Arc::new(Event {
         job,
-        probe: 0,
-        sample: 0,
-        why: "another process has held the lock on 'r.ledger.jsonl' for more than 10 s".into(),
+        kind: EventKind::SampleHeld {
+            probe: ProbeId(0),
+            seed: 0,
+            why: "another process has held the lock on 'r.ledger.jsonl' for more than 10 s".into(),
+        },
     })));
     assert!(matches!(
         h.app.experiments.jobs[0].probes[0].samples[0],
@@ -140,20 +143,22 @@ fn a_sample_held_for_the_ledger_lock_is_said_to_wait_until_it_is_written() {
         status.text
     );
     // Once written, the sample is shown as any other.
-    h.act(Action::Experiment(Arc::new(
-        ExperimentEvent::SampleFinished {
-            job,
-            probe: 0,
-            sample: 0,
-            outcome: SampleOutcome::Answer {
-                output: "You will be refunded $120.".into(),
-                similarity: Some(1.0),
-                flipped: false,
-                not_saved: None,
-                ledger: Vec::new(),
+    h.act(Action::Experiment(Arc::new(Event {
+        job,
+        kind: EventKind::SampleFinished {
+            probe: ProbeId(0),
+            seed: 0,
+            end: SampleEnd::Answered {
+                judged: Judged {
+                    output: "You will be refunded $120.".into(),
+                    flipped: false,
+                    similarity: Some(1.0),
+                    cost: Default::default(),
+                },
+                saved: Saved::yes(),
             },
         },
-    )));
+    })));
     assert!(matches!(
         h.app.experiments.jobs[0].probes[0].samples[0],
         SampleState::Done(_)
@@ -228,7 +233,7 @@ fn the_run_list_filters_opens_and_comes_back() {
     let p = h.app.shown_picker().expect("the list is back");
     assert_eq!(p.opened, Some(2));
     assert_eq!(p.selected(), Some(2));
-    assert!(h.screen().contains("▶●"), "{}", h.screen());
+    assert!(h.screen().contains("▶»"), "{}", h.screen());
     press(&mut h, "Esc Esc");
     assert!(h.app.shown_picker().is_none());
     assert_eq!(h.app.doc.as_ref().unwrap().run.id, "task-2");

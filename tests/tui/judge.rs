@@ -7,14 +7,25 @@ use super::fixture::{press, refund_scored};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tdn_tui::analysis::report::JudgeOutcome;
+use tdn_tui::experiments::engine::Unavailable;
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext, Opener};
-use tdn_tui::tui::experiment_port::Unavailable;
 use tdn_tui::tui::headless::Headless;
 
 /// A screen on the refund run whose judge (when `command` is set) blames the second suspect's
 /// step; `asked` counts the judge's runs.
 fn screen(top: f64, command: Option<&str>, asked: Arc<AtomicUsize>) -> Headless {
+    screen_moved(top, command, asked, None)
+}
+
+/// As [`screen`]; with `moved`, the judge named another step (`moved.0`) and the rules moved
+/// its finding to the blamed one, saying why (`moved.1`).
+fn screen_moved(
+    top: f64,
+    command: Option<&str>,
+    asked: Arc<AtomicUsize>,
+    moved: Option<(&'static str, &'static str)>,
+) -> Headless {
     let mut app = App::new(refund_scored(top), AppOptions::default());
     app.judge.command = command.map(|c| format!("'{c}' (from TDN_JUDGE)"));
     let judged: Option<Arc<Opener>> = command.map(|_| {
@@ -29,6 +40,8 @@ fn screen(top: f64, command: Option<&str>, asked: Arc<AtomicUsize>) -> Headless 
                 step: Some(blamed),
                 reason: Some("it wrote the refund".to_owned()),
                 error: None,
+                named: moved.map(|m| m.0.to_owned()),
+                moved_because: moved.map(|m| m.1.to_owned()),
             });
             Ok(Document::new(d.run.as_ref().clone(), report, None))
         });
@@ -123,4 +136,28 @@ fn a_run_the_rules_are_sure_about_or_no_judge_sends_nothing() {
         "{}",
         status(&none)
     );
+}
+
+#[test]
+fn a_judge_answer_moved_by_the_rules_says_both_steps_and_why() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let why =
+        "the plan proposed at step 's2' (position 2) was carried out at step 's4' (position 4)";
+    let mut h = screen_moved(0.5, Some("./judge.sh"), asked, Some(("s2", why)));
+    press(&mut h, "J J");
+    let blamed = h
+        .app
+        .doc
+        .as_ref()
+        .unwrap()
+        .report
+        .judge
+        .as_ref()
+        .unwrap()
+        .step
+        .clone();
+    let s = status(&h);
+    assert!(s.contains("the judge named step 's2'"), "{s}");
+    assert!(s.contains(&format!("to step '{}'", blamed.unwrap())), "{s}");
+    assert!(s.contains(why), "{s}");
 }

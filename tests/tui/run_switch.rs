@@ -8,13 +8,13 @@ use super::fixture::{press, refund_scored};
 use std::sync::{Arc, Mutex};
 use tdn_tui::analysis::model::{Run, RunStatus};
 use tdn_tui::analysis::report::{JudgeOutcome, Report};
+use tdn_tui::experiments::engine::{
+    EngineError, ExperimentPort, Plan, Request, RunEvidence, ScriptedPort,
+};
+use tdn_tui::experiments::event::{Event, EventKind, EventSender, JobEnd, JobId, JobOutcome};
 use tdn_tui::tui::action::Action;
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext, Opener};
-use tdn_tui::tui::experiment_port::{
-    EventSender, ExperimentEvent, ExperimentPort, JobEnd, JobId, LedgerHistory, Plan, Request,
-    ScriptedPort,
-};
 use tdn_tui::tui::headless::Headless;
 use tdn_tui::tui::panes::experiments::JobState;
 use tdn_tui::tui::picker::RunChoice;
@@ -36,19 +36,20 @@ struct Recording {
 }
 
 impl ExperimentPort for Recording {
-    fn plan(&self, request: &Request) -> Result<Plan, String> {
+    fn plan(&self, request: Request) -> Result<Plan, EngineError> {
         self.inner.plan(request)
     }
-    fn launch(&self, job: JobId, request: Request, events: EventSender) -> Result<(), String> {
-        self.inner.launch(job, request, events)
+    fn launch(&self, job: JobId, plan: Plan, events: EventSender) -> Result<(), EngineError> {
+        self.inner.launch(job, plan, events)
     }
-    fn cancel(&self, job: JobId) {
-        self.inner.cancel(job)
+    fn cancel(&self, job: JobId, why: &str) {
+        self.inner.cancel(job, why)
     }
-    fn earlier_trials(&self) -> Result<LedgerHistory, String> {
-        self.inner.earlier_trials()
+    fn evidence(&self) -> Result<RunEvidence, EngineError> {
+        self.inner.evidence()
     }
-    fn open(&self, run: Arc<Run>, report: Arc<Report>, _source: Option<std::path::PathBuf>) {
+    fn open(&self, run: Arc<Run>, report: Arc<Report>, source: Option<std::path::PathBuf>) {
+        self.inner.open(run.clone(), report.clone(), source);
         let judged = if report.judge.is_some() {
             " (judged)"
         } else {
@@ -85,6 +86,8 @@ fn two_runs(port: Arc<Recording>) -> Headless {
             step: Some(report.suspects[0].step.clone()),
             reason: Some("scripted".to_owned()),
             error: None,
+            named: None,
+            moved_because: None,
         });
         Ok(Document::new(
             d.run.as_ref().clone(),
@@ -143,6 +146,8 @@ fn the_judges_answer_about_a_run_left_behind_is_set_aside() {
             step: None,
             reason: None,
             error: Some("late".to_owned()),
+            named: None,
+            moved_because: None,
         });
         Arc::new(Document::new(d.run.as_ref().clone(), report, None))
     };
@@ -187,10 +192,14 @@ fn a_job_of_a_run_left_behind_stays_with_that_run() {
     press(&mut h, "R j Enter");
     assert_eq!(h.app.doc.as_ref().unwrap().run.id, "task-1");
     assert!(h.app.experiments.jobs.is_empty(), "task-1 has no job");
-    h.act(Action::Experiment(Arc::new(ExperimentEvent::JobFinished {
+    h.act(Action::Experiment(Arc::new(Event {
         job: JobId(1),
-        end: JobEnd::Finished,
-        flags: Vec::new(),
+        kind: EventKind::Done(Arc::new(JobOutcome {
+            end: JobEnd::Finished,
+            session: None,
+            closed: None,
+            ledger: None,
+        })),
     })));
     let s = status(&h);
     assert!(
@@ -208,7 +217,7 @@ fn a_job_of_a_run_left_behind_stays_with_that_run() {
         .first()
         .expect("task-0's job is back");
     assert_eq!(job.id, JobId(1));
-    assert_eq!(job.state, JobState::Ended(JobEnd::Finished));
+    assert!(matches!(job.state, JobState::Ended(JobEnd::Finished)));
     press(&mut h, "a");
     assert_eq!(h.app.experiments.jobs.last().map(|j| j.id), Some(JobId(2)));
 }
@@ -223,7 +232,7 @@ fn a_job_still_running_on_a_run_left_behind_can_be_cancelled_on_return() {
     });
     let mut h = two_runs(port.clone());
     press(&mut h, "Enter a y R j Enter R k Enter 6 x");
-    assert_eq!(*port.inner.cancelled.lock().unwrap(), [JobId(1)]);
+    assert_eq!(port.inner.cancelled_jobs(), [JobId(1)]);
 }
 
 #[test]
@@ -257,11 +266,12 @@ fn a_plan_that_arrives_after_the_run_was_left_starts_nothing() {
     let request = Request::Localize;
     press(&mut h, "R j Enter");
     assert_eq!(h.app.doc.as_ref().unwrap().run.id, "task-1");
+    let other = ScriptedPort::new("./agent.sh");
+    let d = refund(0);
+    other.open(d.run.clone(), d.report.clone(), d.source.clone());
     h.act(Action::Planned(Arc::new((
         request,
-        Ok(ScriptedPort::new("./agent.sh")
-            .plan(&Request::Localize)
-            .unwrap()),
+        Ok(other.plan(Request::Localize).unwrap()),
     ))));
     assert!(h.app.overlay.is_none(), "no confirm box for the run left");
     assert!(h.app.experiments.jobs.is_empty());

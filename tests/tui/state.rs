@@ -6,10 +6,12 @@ use super::fixture::{calendar, press, screen, scripted};
 use std::sync::Arc;
 use tdn_tui::analysis::model::{Run, RunStatus, Step, StepKind};
 use tdn_tui::analysis::report::{Report, Verdict};
+use tdn_tui::experiments::engine::{Request, ScriptedPort, Target, Unavailable};
+use tdn_tui::experiments::event::{JobEnd, JobId};
 use tdn_tui::tui::app::{App, AppOptions, Document, Overlay, Pane};
-use tdn_tui::tui::experiment_port::{JobId, Request, ScriptedPort, Target, Unavailable};
 use tdn_tui::tui::headless::Headless;
 use tdn_tui::tui::keymap::Keymap;
+use tdn_tui::tui::overlays::confirm::ConfirmState;
 use tdn_tui::tui::panes::experiments::JobState;
 use tdn_tui::tui::panes::suspects::View;
 use tdn_tui::tui::picker::RunChoice;
@@ -84,7 +86,7 @@ fn the_influence_key_from_another_pane_shows_the_ranking() {
     assert_eq!(h.app.focus, Pane::Suspects);
     assert_eq!(h.app.suspects.view, View::Context);
     let s = h.screen();
-    assert!(s.contains("▸Context influence (4)"), "{s}");
+    assert!(s.contains("[Context influence (4)]"), "{s}");
     assert!(s.contains("correlation, not a cause"), "{s}");
     // Every entry of the ranking can be selected at 80x24.
     press(&mut h, "G");
@@ -183,12 +185,15 @@ fn claim_keys_jump_to_evidence_and_origin() {
 fn the_first_experiment_shows_the_command_and_runs_only_after_yes() {
     let port = scripted();
     let mut h = screen(calendar(), (120, 40), port.clone());
-    press(&mut h, "a");
-    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
+    press(&mut h, "i a");
+    let Some(Overlay::Confirm(ConfirmState::Run(c))) = &h.app.overlay else {
         panic!("no confirm overlay: {:?}", h.app.overlay);
     };
-    assert_eq!(c.plan.command, "./stand-in-agent.sh");
-    assert_eq!(c.request, Request::Ablate(vec![Target::Step("s3".into())]));
+    assert_eq!(c.runner.text, "./stand-in-agent.sh");
+    assert_eq!(
+        c.request,
+        Request::Ablate(vec![Target::Unit("u-cal-doc".into())])
+    );
     assert!(
         h.app.experiments.jobs.is_empty(),
         "nothing runs before the user says yes"
@@ -200,27 +205,35 @@ fn the_first_experiment_shows_the_command_and_runs_only_after_yes() {
     press(&mut h, "y");
     assert!(h.app.overlay.is_none());
     let job = &h.app.experiments.jobs[0];
-    assert_eq!(
-        job.state,
-        JobState::Ended(tdn_tui::tui::experiment_port::JobEnd::Finished)
-    );
-    let r = &h.app.experiments.results["step:s3"];
+    assert!(matches!(job.state, JobState::Ended(JobEnd::Finished)));
+    let r = &h.app.experiments.results[&Target::Unit("u-cal-doc".into())];
     assert_eq!(r.verdict, Some(Verdict::Confirmed));
     assert!(h.screen().contains("CAUSAL"), "the verdict is shown");
     // The second experiment of the session runs without asking again.
-    press(&mut h, "2 ] a");
+    press(&mut h, "2 j a");
     assert!(h.app.overlay.is_none());
     assert_eq!(h.app.experiments.jobs.len(), 2);
     assert_eq!(
-        h.app.experiments.results["step:s4"].verdict,
+        h.app.experiments.results[&Target::Unit("u-prefs".into())].verdict,
         Some(Verdict::NotConfirmed)
+    );
+    // A step that produced no unit is refused, with the key that tests it instead.
+    press(&mut h, "2 i a");
+    assert_eq!(h.app.experiments.jobs.len(), 2);
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .is_some_and(|s| s.problem && s.text.contains("can only be replayed")),
+        "{:?}",
+        h.app.status
     );
 }
 
 #[test]
 fn saying_no_runs_nothing() {
     let mut h = screen(calendar(), (120, 40), scripted());
-    press(&mut h, "a n");
+    press(&mut h, "i a n");
     assert!(h.app.overlay.is_none());
     assert!(h.app.experiments.jobs.is_empty());
     assert!(!h.app.experiments.consented);
@@ -268,7 +281,7 @@ fn a_dropped_unit_can_be_restored_and_a_context_unit_ablated() {
     );
     // The first dropped unit is selected when the pane opens.
     press(&mut h, "r");
-    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
+    let Some(Overlay::Confirm(ConfirmState::Run(c))) = &h.app.overlay else {
         panic!("no confirm")
     };
     assert_eq!(c.request, Request::Restore(vec!["u-tz".into()]));
@@ -284,7 +297,7 @@ fn a_dropped_unit_can_be_restored_and_a_context_unit_ablated() {
             .is_some_and(|s| s.text.contains("select one of the dropped units"))
     );
     press(&mut h, "2 i a");
-    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
+    let Some(Overlay::Confirm(ConfirmState::Run(c))) = &h.app.overlay else {
         panic!("no confirm")
     };
     assert_eq!(
@@ -292,12 +305,12 @@ fn a_dropped_unit_can_be_restored_and_a_context_unit_ablated() {
         Request::Ablate(vec![Target::Unit("u-cal-doc".into())])
     );
     press(&mut h, "n A");
-    let Some(Overlay::Confirm(c)) = &h.app.overlay else {
+    let Some(Overlay::Confirm(ConfirmState::Run(c))) = &h.app.overlay else {
         panic!("no confirm")
     };
     assert_eq!(
         c.request,
-        Request::Ablate(vec![
+        Request::AblateEach(vec![
             Target::Unit("u-cal-doc".into()),
             Target::Unit("u-prefs".into())
         ]),
@@ -311,10 +324,12 @@ fn a_running_job_can_be_cancelled() {
     p.hold = true;
     let port = Arc::new(p);
     let mut h = screen(calendar(), (120, 40), port.clone());
-    press(&mut h, "a y 6");
-    assert_eq!(h.app.experiments.jobs[0].state, JobState::Running);
+    press(&mut h, "i a y");
+    assert!(matches!(h.app.experiments.jobs[0].state, JobState::Running));
+    // The Experiments pane took the Suspects slot: the focus went with it, so `x` acts there.
+    assert_eq!(h.app.focus, Pane::Experiments);
     press(&mut h, "x");
-    assert_eq!(*port.cancelled.lock().unwrap(), vec![JobId(1)]);
+    assert_eq!(port.cancelled_jobs(), vec![JobId(1)]);
 }
 
 #[test]
@@ -467,7 +482,7 @@ fn resizing_below_the_minimum_shows_the_notice_and_back_restores() {
 fn while_the_terminal_is_too_small_only_quitting_works() {
     // The confirm box is open when the terminal shrinks: y must not run the command unseen.
     let mut h = screen(calendar(), (120, 40), scripted());
-    press(&mut h, "a");
+    press(&mut h, "i a");
     assert!(matches!(h.app.overlay, Some(Overlay::Confirm(_))));
     h.act(tdn_tui::tui::action::Action::Resize(50, 12));
     press(&mut h, "y Enter 1 Tab");

@@ -7,13 +7,11 @@
 //! Pure: no I/O, no panic on any input. Inputs and outputs that are strings holding JSON are
 //! parsed.
 
-use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, tree};
-use crate::analysis::load::{Document, Warning};
-use crate::analysis::model::RUN_FORMAT;
+use super::spans::{self, Parts, Span, StatusCode};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text};
+use crate::analysis::load::Document;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
 /// The Langfuse importer.
 pub struct Langfuse;
@@ -136,177 +134,65 @@ fn text_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
-fn nanos(v: &Value, key: &str) -> Option<i128> {
-    let s = text_at(v, key)?;
-    OffsetDateTime::parse(s.trim(), &Rfc3339)
-        .ok()
-        .map(OffsetDateTime::unix_timestamp_nanos)
+fn nanos(v: &Value, key: &str) -> Option<u64> {
+    text_at(v, key).and_then(spans::time::iso_ns)
 }
 
-fn kind(t: &str) -> &'static str {
+/// The step kind a Langfuse type states, and whether it wraps others; `None` for `SPAN` and
+/// `EVENT`, which say nothing (the attributes decide, else `event`).
+fn kind(t: &str) -> (Option<&'static str>, bool) {
     match t {
-        "GENERATION" => "llm",
-        "TOOL" => "tool",
-        "RETRIEVER" => "retrieval",
-        "AGENT" => "agent",
-        _ => "event",
+        "GENERATION" => (Some("llm"), false),
+        "TOOL" => (Some("tool"), false),
+        "RETRIEVER" => (Some("retrieval"), false),
+        "AGENT" => (Some("agent"), true),
+        "CHAIN" => (Some("event"), true),
+        "EMBEDDING" | "EVALUATOR" | "GUARDRAIL" => (Some("event"), false),
+        _ => (None, false),
     }
 }
 
-fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
-    let mut warnings = Vec::new();
-    let ids: Vec<String> = obs
-        .iter()
-        .enumerate()
-        .map(|(i, o)| {
-            text_at(o, "id")
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("observation-{}", i + 1))
-        })
-        .collect();
-    let nodes: Vec<tree::Node<'_>> = obs
-        .iter()
-        .zip(&ids)
-        .map(|(o, id)| tree::Node {
-            id,
-            parent: text_at(o, "parentObservationId"),
-            start: nanos(o, "startTime"),
-        })
-        .collect();
-    let ordered = tree::order(&nodes);
-    if ordered.missing_parents > 0 {
-        warnings.push(Warning::run(
-            Some("steps"),
-            format!(
-                "{} observation(s) name a parent observation that is not in the file; they are shown at the top level",
-                ordered.missing_parents
-            ),
-        ));
-    }
-
-    if ordered.cycles > 0 {
-        warnings.push(Warning::run(
-            Some("steps"),
-            format!(
-                "{} observation(s) form a cycle of parent ids; the cycle was broken at its earliest observation",
-                ordered.cycles
-            ),
-        ));
-    }
-
-    let mut used = tree::UniqueIds::with_capacity(obs.len());
-    let mut step_ids: Vec<Option<String>> = vec![None; obs.len()];
-    let mut agents: Vec<Option<String>> = vec![None; obs.len()];
-    let mut steps = Vec::with_capacity(obs.len());
-    let mut first_error: Option<String> = None;
-    for &i in &ordered.order {
-        let (Some(o), Some(base)) = (obs.get(i), ids.get(i)) else {
-            continue;
-        };
-        let (id, _) = used.claim(base);
-        let parent = ordered.parent.get(i).copied().flatten();
-        let t = text_at(o, "type").unwrap_or("EVENT");
-        let k = kind(t);
-        let own_agent = (t == "AGENT")
-            .then(|| text_at(o, "name").map(str::to_owned))
-            .flatten();
-        let agent = own_agent.or_else(|| parent.and_then(|p| agents.get(p).cloned().flatten()));
-        let mut step = Map::new();
-        step.insert("id".to_owned(), Value::String(id.clone()));
-        if let Some(p) = parent.and_then(|p| step_ids.get(p).cloned().flatten()) {
-            step.insert("parent".to_owned(), Value::String(p));
-        }
-        step.extend(observation_step(o, k, t));
-        if let Some(e) = step.get("error").and_then(Value::as_str)
-            && first_error.is_none()
-        {
-            first_error = Some(e.to_owned());
-        }
-        if let Some(a) = &agent {
-            step.insert("agent".to_owned(), Value::String(a.clone()));
-        }
-        if let Some(slot) = agents.get_mut(i) {
-            *slot = agent;
-        }
-        if let Some(slot) = step_ids.get_mut(i) {
-            *slot = Some(id);
-        }
-        steps.push(Value::Object(step));
-    }
-    for m in used.repeat_messages("observation id") {
-        warnings.push(Warning::run(Some("steps"), m));
-    }
-
-    let mut run = Map::new();
-    run.insert("format".to_owned(), Value::String(RUN_FORMAT.to_owned()));
-    let run_id = trace
-        .and_then(|t| text_at(t, "id"))
-        .or_else(|| obs.first().and_then(|o| text_at(o, "traceId")))
-        .unwrap_or("trace");
-    run.insert("id".to_owned(), Value::String(run_id.to_owned()));
-    if let Some(name) = trace.and_then(|t| text_at(t, "name")) {
-        run.insert("title".to_owned(), Value::String(name.to_owned()));
-    }
-    let output = trace
-        .and_then(|t| t.get("output"))
-        .cloned()
-        .map(chat::json_or_string)
-        .and_then(|o| super::run_text::answer_text(&o));
-    match (&first_error, &output) {
-        (Some(e), None) => {
-            run.insert("status".to_owned(), Value::String("error".to_owned()));
-            run.insert("error".to_owned(), Value::String(e.clone()));
-        }
-        _ => {
-            run.insert("status".to_owned(), Value::String("failed".to_owned()));
-            warnings.push(Warning::run(
-                Some("status"),
-                "the trace does not say whether its outcome was right; the run is taken as failed so it can be diagnosed",
-            ));
-        }
-    }
-    let task = trace
-        .and_then(|t| t.get("input"))
-        .cloned()
-        .map(chat::json_or_string)
-        .and_then(|i| super::run_text::task_text(&i));
-    if let Some(t) = task {
-        run.insert("task".to_owned(), Value::String(t));
-    }
-    if let Some(a) = output {
-        run.insert("final_answer".to_owned(), Value::String(a));
-    }
-    if let Some(t) = trace {
-        let mut attributes = Map::new();
-        for key in [
-            "metadata",
-            "tags",
-            "userId",
-            "sessionId",
-            "release",
-            "version",
-        ] {
-            if let Some(v) = t.get(key).filter(|v| !v.is_null()) {
-                attributes.insert(format!("langfuse.{key}"), v.clone());
-            }
-        }
-        if !attributes.is_empty() {
-            run.insert("attributes".to_owned(), Value::Object(attributes));
-        }
-    }
-    run.insert("steps".to_owned(), Value::Array(steps));
-    ImportedRun {
-        value: Value::Object(run),
-        warnings,
+/// An observation's metadata as an object (Langfuse stores it as an object or as a string
+/// holding one).
+fn metadata(o: &Value) -> Map<String, Value> {
+    match o.get("metadata").cloned().map(chat::json_or_string) {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
     }
 }
 
-fn observation_step(o: &Value, kind: &'static str, t: &str) -> Map<String, Value> {
-    let mut step = Map::new();
-    step.insert("kind".to_owned(), Value::String(kind.to_owned()));
-    if let Some(name) = text_at(o, "name") {
-        step.insert("name".to_owned(), Value::String(name.to_owned()));
-    }
+/// A LangChain tool result (`{"type": "tool", "name", "tool_call_id", ...}`): the output of a tool
+/// run recorded by Langfuse's LangChain callback as a plain `SPAN`.
+fn tool_message_name(output: &Value) -> Option<String> {
+    let o = output.as_object()?;
+    (o.get("type").and_then(Value::as_str) == Some("tool") && o.contains_key("tool_call_id"))
+        .then(|| {
+            o.get("name")
+                .and_then(Value::as_str)
+                .and_then(chat::non_empty)
+        })
+        .flatten()
+}
+
+/// One observation as a shared span. The OpenTelemetry attributes Langfuse keeps in
+/// `metadata.attributes` are read by the conventions; the observation's own `input`, `output`,
+/// `usage` and `model` fill what they leave.
+fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
+    let t = text_at(o, "type").unwrap_or("EVENT");
+    let (mut hint, wrapper) = kind(t);
+    let mut meta = metadata(o);
+    let attrs = match meta.remove("attributes").map(chat::json_or_string) {
+        Some(Value::Object(a)) => spans::flatten(a),
+        _ => Map::new(),
+    };
+    let resource = match meta.remove("resourceAttributes") {
+        Some(Value::Object(r)) => {
+            resources.push(r);
+            resources.len() - 1
+        }
+        _ => 0,
+    };
+    meta.remove("scope");
     let input = o
         .get("input")
         .filter(|v| !v.is_null())
@@ -317,36 +203,39 @@ fn observation_step(o: &Value, kind: &'static str, t: &str) -> Map<String, Value
         .filter(|v| !v.is_null())
         .cloned()
         .map(chat::json_or_string);
-    let output = match (kind, output) {
-        ("llm", Some(out)) => Some(chat::output_from_messages(&out).unwrap_or(out)),
+    let name = text_at(o, "name").unwrap_or_default().to_owned();
+    let mut given = Parts::default();
+    let tool_name = if hint == Some("tool") {
+        chat::non_empty(&name)
+    } else if hint.is_none() {
+        let from_result = output.as_ref().and_then(tool_message_name);
+        if from_result.is_some() {
+            hint = Some("tool");
+        }
+        from_result
+    } else {
+        None
+    };
+    if let Some(tool_name) = tool_name {
+        let mut tool = Map::new();
+        tool.insert("name".to_owned(), Value::String(tool_name));
+        if let Some(args) = input.clone().map(chat::call_arguments) {
+            tool.insert("arguments".to_owned(), args);
+        }
+        given.tool = Some(Value::Object(tool));
+    }
+    if hint == Some("retrieval") {
+        given.documents = output.as_ref().and_then(documents);
+    }
+    given.output = match (hint, output) {
+        (Some("llm"), Some(out)) => Some(chat::output_from_messages(&out).unwrap_or(out)),
         (_, out) => out,
     };
-    if kind == "tool"
-        && let Some(name) = text_at(o, "name")
-    {
-        let mut tool = Map::new();
-        tool.insert("name".to_owned(), Value::String(name.to_owned()));
-        if let Some(args) = &input {
-            tool.insert("arguments".to_owned(), args.clone());
-        }
-        step.insert("tool".to_owned(), Value::Object(tool));
+    given.input = input;
+    if t == "AGENT" {
+        given.agent = chat::non_empty(&name);
     }
-    if kind == "retrieval"
-        && let Some(docs) = output.as_ref().and_then(documents)
-    {
-        step.insert("documents".to_owned(), Value::Array(docs));
-    }
-    if let Some(i) = input {
-        step.insert("input".to_owned(), i);
-    }
-    if let Some(out) = output {
-        step.insert("output".to_owned(), out);
-    }
-    let level = text_at(o, "level");
-    if level == Some("ERROR") {
-        let msg = text_at(o, "statusMessage").unwrap_or("the observation has level ERROR");
-        step.insert("error".to_owned(), Value::String(msg.to_owned()));
-    }
+    given.model = text_at(o, "model").map(str::to_owned);
     let u = o.get("usageDetails").or_else(|| o.get("usage"));
     let input_tokens = u
         .and_then(|u| u.get("input").or_else(|| u.get("promptTokens")))
@@ -358,36 +247,114 @@ fn observation_step(o: &Value, kind: &'static str, t: &str) -> Map<String, Value
         .or_else(|| o.get("completionTokens").and_then(chat::count));
     // Langfuse gives every observation a usage, zeros on spans and events: a count of 0 on a
     // step that is not a model call measured nothing.
-    let measured = kind == "llm"
+    let measured = hint == Some("llm")
         || [input_tokens, output_tokens]
             .iter()
             .any(|n| n.is_some_and(|n| n > 0));
-    if measured && let Some(usage) = chat::usage(input_tokens, output_tokens) {
-        step.insert("usage".to_owned(), usage);
+    if measured {
+        given.input_tokens = input_tokens;
+        given.output_tokens = output_tokens;
     }
-    for (field, key) in [("started_at", "startTime"), ("ended_at", "endTime")] {
-        if nanos(o, key).is_some()
-            && let Some(s) = text_at(o, key)
-        {
-            step.insert(field.to_owned(), Value::String(s.to_owned()));
-        }
-    }
-    let mut attributes = Map::new();
-    attributes.insert("langfuse.type".to_owned(), Value::String(t.to_owned()));
+    let mut attrs = attrs;
+    attrs.insert("langfuse.type".to_owned(), Value::String(t.to_owned()));
     for key in [
         "model",
         "modelParameters",
-        "metadata",
         "level",
         "statusMessage",
         "version",
     ] {
         if let Some(v) = o.get(key).filter(|v| !v.is_null()) {
+            attrs.insert(format!("langfuse.{key}"), v.clone());
+        }
+    }
+    if !meta.is_empty() {
+        attrs.insert("langfuse.metadata".to_owned(), Value::Object(meta));
+    }
+    let failed = text_at(o, "level") == Some("ERROR");
+    Span {
+        trace_id: text_at(o, "traceId").unwrap_or_default().to_owned(),
+        span_id: text_at(o, "id").unwrap_or_default().to_owned(),
+        parent_id: text_at(o, "parentObservationId").map(str::to_owned),
+        name,
+        start_ns: nanos(o, "startTime"),
+        end_ns: nanos(o, "endTime"),
+        attrs,
+        status: if failed {
+            StatusCode::Error
+        } else {
+            StatusCode::Unset
+        },
+        status_message: failed.then(|| {
+            text_at(o, "statusMessage")
+                .unwrap_or("the observation has level ERROR")
+                .to_owned()
+        }),
+        resource,
+        given,
+        kind_hint: hint,
+        wrapper_hint: wrapper,
+        ..Span::default()
+    }
+}
+
+fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
+    let mut resources = vec![Map::new()];
+    let decoded: Vec<Span> = obs.iter().map(|o| span(o, &mut resources)).collect();
+    let refs: Vec<&Span> = decoded.iter().collect();
+    let trace_id = trace
+        .and_then(|t| text_at(t, "id"))
+        .or_else(|| obs.first().and_then(|o| text_at(o, "traceId")))
+        .unwrap_or("trace");
+    let mut run = spans::build_run(
+        trace_id,
+        &refs,
+        spans::Source {
+            noun: "observation",
+            resources: &resources,
+            hex_ids: false,
+        },
+    );
+    let Some(t) = trace else { return run };
+    let Some(r) = run.value.as_object_mut() else {
+        return run;
+    };
+    if let Some(name) = text_at(t, "name") {
+        r.insert("title".to_owned(), Value::String(name.to_owned()));
+    }
+    // The trace's own input and output state the task and the answer when they read as prose.
+    if let Some(task) = t.get("input").and_then(run_text::task_text) {
+        r.insert("task".to_owned(), Value::String(task));
+    }
+    if let Some(answer) = t.get("output").and_then(run_text::answer_text) {
+        r.insert("final_answer".to_owned(), Value::String(answer));
+        if r.get("status").and_then(Value::as_str) == Some("error") {
+            // It answered: the run finished, whatever failed on the way.
+            r.insert("status".to_owned(), Value::String("failed".to_owned()));
+            r.remove("error");
+            run.warnings.push(spans::status_guess());
+        }
+    }
+    let mut attributes = match r.remove("attributes") {
+        Some(Value::Object(a)) => a,
+        _ => Map::new(),
+    };
+    for key in [
+        "metadata",
+        "tags",
+        "userId",
+        "sessionId",
+        "release",
+        "version",
+    ] {
+        if let Some(v) = t.get(key).filter(|v| !v.is_null()) {
             attributes.insert(format!("langfuse.{key}"), v.clone());
         }
     }
-    step.insert("attributes".to_owned(), Value::Object(attributes));
-    step
+    if !attributes.is_empty() {
+        r.insert("attributes".to_owned(), Value::Object(attributes));
+    }
+    run
 }
 
 /// A retriever's output as documents: an array (or `{documents: [...]}`) of strings or of objects

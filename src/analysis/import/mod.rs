@@ -4,13 +4,18 @@
 //! One registry, [`IMPORTERS`], is walked to sniff a file's format, so users never need a flag;
 //! `--from` forces one. An importer is a pure function from parsed JSON to run JSON: no I/O.
 
+mod atif;
 mod chat;
 mod decode;
 mod langfuse;
 mod messages;
+mod openai_agents;
+mod otel_console;
 mod otlp;
+mod phoenix;
 mod pyliteral;
 mod run_text;
+mod span_json;
 mod span_rows;
 mod spans;
 mod tau_bench;
@@ -35,24 +40,47 @@ pub enum SourceFormat {
     WhoWhen,
     /// τ-bench result records.
     TauBench,
+    /// Phoenix span JSON (its client and REST API).
+    Phoenix,
+    /// The OpenTelemetry SDK's console exporter (`span.to_json()`).
+    OtelConsole,
+    /// The OpenAI Agents SDK's trace export.
+    OpenAiAgents,
+    /// ATIF agent trajectories (Harbor, OpenHands, Terminus).
+    Atif,
     /// A bare array of chat messages (OpenAI-style, or a multi-agent log such as Magentic-One's).
     Messages,
 }
 
 impl SourceFormat {
     /// Every format, native first.
-    pub const ALL: [SourceFormat; 7] = [
+    pub const ALL: [SourceFormat; 11] = [
         SourceFormat::Native,
         SourceFormat::Otlp,
         SourceFormat::SpanRows,
         SourceFormat::Langfuse,
         SourceFormat::WhoWhen,
         SourceFormat::TauBench,
+        SourceFormat::Phoenix,
+        SourceFormat::OtelConsole,
+        SourceFormat::OpenAiAgents,
+        SourceFormat::Atif,
         SourceFormat::Messages,
     ];
 
+    /// Every format's name, in the order of [`SourceFormat::ALL`] (the values `--from` takes).
+    pub const NAMES: [&'static str; SourceFormat::ALL.len()] = {
+        let mut out = [""; SourceFormat::ALL.len()];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = SourceFormat::ALL[i].name();
+            i += 1;
+        }
+        out
+    };
+
     /// The name used by `--from` and `run.source_format`.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             SourceFormat::Native => "tdn.run/1",
             SourceFormat::Otlp => "otlp",
@@ -60,6 +88,10 @@ impl SourceFormat {
             SourceFormat::Langfuse => "langfuse",
             SourceFormat::WhoWhen => "whowhen",
             SourceFormat::TauBench => "taubench",
+            SourceFormat::Phoenix => "phoenix",
+            SourceFormat::OtelConsole => "otel-console",
+            SourceFormat::OpenAiAgents => "openai-agents",
+            SourceFormat::Atif => "atif",
             SourceFormat::Messages => "messages",
         }
     }
@@ -154,6 +186,10 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &langfuse::Langfuse,
     &who_when::WhoWhen,
     &tau_bench::TauBench,
+    &phoenix::Phoenix,
+    &otel_console::OtelConsole,
+    &openai_agents::OpenAiAgents,
+    &atif::Atif,
     &messages::Messages,
 ];
 
@@ -167,23 +203,29 @@ pub fn sniff(doc: &Document) -> Option<SourceFormat> {
     IMPORTERS.iter().find(|i| i.sniff(doc)).map(|i| i.format())
 }
 
-/// What a message says when nothing recognised the document.
+/// What a message says when nothing recognised the document: what the file holds, then each
+/// format tried and what it looked for, one line each.
 pub fn why_unknown(doc: &Document) -> String {
-    let names: Vec<&str> = IMPORTERS.iter().map(|i| i.format().name()).collect();
-    match doc {
-        Document::One(Value::Object(_)) => format!(
-            "\"format\" is missing and the file matches no known trace format ({}); a native run starts with \"format\": \"tdn.run/1\"",
-            names.join(", ")
+    let what = match doc {
+        Document::One(Value::Object(_)) => "\"format\" is missing and the object matches no known trace format (a native run starts with \"format\": \"tdn.run/1\")".to_owned(),
+        Document::One(Value::Array(items)) => format!(
+            "the file holds a JSON array of {} item(s) that matches no known trace format",
+            items.len()
         ),
         Document::One(v) => format!(
-            "the run must be a JSON object, found {}",
+            "the file holds {}, which no trace format is",
             crate::analysis::load::json_type_name(v)
         ),
-        Document::Lines(_) => format!(
-            "the file holds JSON lines that match no known trace format ({})",
-            names.join(", ")
+        Document::Lines(vs) => format!(
+            "the file holds {} JSON values in a row that match no known trace format",
+            vs.len()
         ),
+    };
+    let mut out = format!("{what}; tried, in order:");
+    for imp in IMPORTERS {
+        out.push_str(&format!("\n  {}: {}", imp.format().name(), imp.looks_for()));
     }
+    out
 }
 
 /// The item at `index` (the one run `--index` asks for), or every item; `what` names them in the

@@ -125,7 +125,9 @@ fn answer_in(v: &Value, depth: usize) -> Option<String> {
         Value::String(s) => prose(s),
         Value::Array(items) => {
             if items.iter().any(|m| message_role(m).is_some()) {
-                let said = |m: &&Value| message_text(m).and_then(|t| prose(&t));
+                let said = |m: &&Value| {
+                    message_text(m).and_then(|t| answer_in(&Value::String(t), depth + 1))
+                };
                 let from = |role: Option<&str>| {
                     items
                         .iter()
@@ -143,9 +145,18 @@ fn answer_in(v: &Value, depth: usize) -> Option<String> {
             }
             let texts: Vec<String> = items
                 .iter()
-                .filter_map(|i| i.as_str().and_then(prose))
+                .filter_map(|i| match i {
+                    Value::String(t) => prose(t),
+                    Value::Object(o) => fields_text(o),
+                    _ => None,
+                })
                 .collect();
-            (!texts.is_empty() && texts.len() == items.len()).then(|| texts.join("\n"))
+            let sep = if items.iter().all(Value::is_string) {
+                "\n"
+            } else {
+                "\n\n"
+            };
+            (!texts.is_empty() && texts.len() == items.len()).then(|| texts.join(sep))
         }
         Value::Object(o) => answer_of_object(v, o, depth),
         _ => None,
@@ -170,16 +181,51 @@ fn answer_of_object(v: &Value, o: &Map<String, Value>, depth: usize) -> Option<S
                 .flatten()
         });
     if let Some(p) = provider {
-        return message_text(p).and_then(|t| prose(&t));
+        return message_text(p).and_then(|t| answer_in(&Value::String(t), depth + 1));
     }
     if message_role(v).is_some() {
-        return message_text(v).and_then(|t| prose(&t));
+        return message_text(v).and_then(|t| answer_in(&Value::String(t), depth + 1));
     }
     ANSWER_KEYS
         .iter()
         .filter_map(|k| o.get(*k))
         .find_map(|x| answer_in(x, depth + 1))
         .or_else(|| sole_value(o).and_then(|x| answer_in(x, depth + 1)))
+        .or_else(|| fields_text(o))
+}
+
+/// At most this many fields of a structured answer are written out.
+const MAX_FIELDS: usize = 32;
+
+/// A structured output (a Pydantic model, a JSON object a model was asked for) written as
+/// `key: value` lines: its text, number and boolean fields, lists of those joined by commas.
+/// Only when at least one field is a sentence (prose with a space in it), so a record of ids, a
+/// status object or a tool call is not taken for an answer.
+fn fields_text(o: &Map<String, Value>) -> Option<String> {
+    let mut lines = Vec::new();
+    let mut sentence = false;
+    for (k, v) in o.iter().take(MAX_FIELDS) {
+        if k == pyliteral::CLASS_KEY {
+            continue;
+        }
+        let text = match v {
+            Value::String(t) => {
+                let Some(p) = prose(t) else { continue };
+                sentence |= p.contains(' ');
+                p
+            }
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Array(items) if items.iter().all(|i| i.is_string() || i.is_number()) => items
+                .iter()
+                .map(crate::analysis::model::value_text)
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => continue,
+        };
+        lines.push(format!("{k}: {text}"));
+    }
+    (sentence && !lines.is_empty()).then(|| lines.join("\n"))
 }
 
 /// The value of an object with one key (apart from a repr's class name).
@@ -297,6 +343,24 @@ mod tests {
         );
         let gemini_in = json!({"model": "gemini-2.5-flash", "contents": "What is Langfuse?"});
         assert_eq!(task_text(&gemini_in).as_deref(), Some("What is Langfuse?"));
+    }
+
+    #[test]
+    fn a_structured_output_is_written_as_fields() {
+        let out = json!(
+            "{\"response\": [{\"criteria\": \"Participants can name the duties.\", \"rating\": 9}, {\"criteria\": \"They can draft a clause.\", \"rating\": 8}]}"
+        );
+        assert_eq!(
+            answer_text(&out).as_deref(),
+            Some(
+                "criteria: Participants can name the duties.\nrating: 9\n\ncriteria: They can draft a clause.\nrating: 8"
+            )
+        );
+        assert_eq!(
+            answer_text(&json!({"id": "resp_1", "status": "done"})),
+            None,
+            "no sentence, no answer"
+        );
     }
 
     #[test]

@@ -21,6 +21,11 @@ fn any_json() -> impl Strategy<Value = Value> {
             Just("FINAL ANSWER:"),
             Just("```py\nx\n```"),
             Just("ERROR"),
+            Just("{'query': ['x', (1, None)]}"),
+            Just("Message(role='user', content='hi')"),
+            Just("final_answer(\"\"\"done\"\"\")"),
+            Just("\"{\\\"a\\\": 1}\""),
+            Just("PT1M3.5S"),
         ]
         .prop_map(Value::from),
     ];
@@ -68,7 +73,41 @@ fn shapes(v: Value) -> Vec<Document> {
         Document::One(json!({"question": v.clone(), "history": [v.clone(), v.clone()]})),
         Document::One(json!({"history": v.clone(), "ground_truth": v.clone()})),
         Document::One(json!([{"traj": [v.clone(), v.clone()], "reward": v.clone()}, v.clone()])),
-        Document::One(json!({"traj": v.clone(), "info": v})),
+        Document::One(json!({"traj": v.clone(), "info": v.clone()})),
+        Document::One(json!({"trace_id": v.clone(), "spans": [
+            {"span_id": "a", "span_name": v.clone(), "span_attributes": v.clone(),
+             "timestamp": v.clone(), "duration": v.clone(), "events": v.clone(),
+             "child_spans": [v.clone(), {"span_id": "b", "span_name": "x", "parent_span_id": "a",
+                "span_attributes": {"openinference.span.kind": "TOOL", "input.value": v.clone()}}]}]})),
+        Document::Lines(vec![
+            json!({"TraceId": "t", "SpanId": v.clone(), "SpanName": v.clone(),
+            "Events.Name": v.clone(), "Events.Attributes": v.clone()}),
+            v.clone(),
+        ]),
+        Document::One(
+            json!([{"name": "n", "context": {"span_id": "s", "trace_id": v.clone()},
+            "span_kind": v.clone(), "attributes": v.clone(), "events": v.clone(),
+            "parent_id": v.clone()}, v.clone()]),
+        ),
+        Document::One(json!({"traces": [{"trace_id": "t", "spans": [{"name": "n",
+            "context": {"span_id": "s"}, "status": v.clone(), "start_time": v.clone(),
+            "attributes": v.clone()}]}]})),
+        Document::One(json!({"traces": [{"object": "trace", "spans": [
+            {"span_data": {"type": "function", "input": v.clone(), "output": v.clone()}, "id": v.clone()},
+            {"span_data": {"type": "response"}, "response": v.clone(), "error": v.clone()},
+            {"span_data": v.clone(), "parent_id": v.clone()}]}]})),
+        Document::One(
+            json!({"schema_version": "ATIF-v1.5", "session_id": v.clone(), "agent": {},
+            "steps": [{"step_id": v.clone(), "source": "agent", "message": v.clone(),
+                "tool_calls": v.clone(), "observation": v.clone()}, v.clone()]}),
+        ),
+        Document::One(json!([{"role": "user", "content": v.clone()},
+            {"role": "assistant", "content": v.clone(), "tool_calls": v.clone()},
+            {"role": "tool", "tool_call_id": v.clone(), "content": v.clone()}])),
+        Document::One(
+            json!([{"role": "Orchestrator (thought)", "content": v.clone()},
+            {"role": "WebSurfer", "content": v}]),
+        ),
     ]
 }
 
@@ -147,5 +186,27 @@ fn pick_gives_the_indexed_item_or_all_and_names_what_the_file_holds() {
     assert_eq!(
         e.0,
         "--index 3 is out of range: the file holds 3 record(s), numbered from 0"
+    );
+}
+
+#[test]
+fn an_unknown_file_lists_every_format_tried_one_line_each() {
+    let why = why_unknown(&Document::One(json!([{"a": 1}, {"b": 2}])));
+    let lines: Vec<&str> = why.lines().collect();
+    assert_eq!(
+        lines[0],
+        "the file holds a JSON array of 2 item(s) that matches no known trace format; tried, in order:"
+    );
+    assert_eq!(lines.len(), IMPORTERS.len() + 1);
+    for (line, imp) in lines[1..].iter().zip(IMPORTERS) {
+        assert!(
+            line.starts_with(&format!("  {}: ", imp.format().name())),
+            "{line}"
+        );
+    }
+    assert!(!why.contains("must be a JSON object"));
+    assert!(
+        why_unknown(&Document::One(json!(5)))
+            .starts_with("the file holds a number, which no trace format is")
     );
 }

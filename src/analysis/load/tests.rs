@@ -103,7 +103,14 @@ fn duplicate_step_ids_are_an_error() {
 
 #[test]
 fn top_level_errors() {
-    assert!(msg(load_json(json!([1, 2]))).contains("must be a JSON object"));
+    // An array is no run, but it may be a trace: the message names each format tried (issue 10).
+    let array = msg(load_json(json!([1, 2])));
+    assert!(
+        array.contains("the file holds a JSON array of 2 item(s) that matches no known trace format; tried, in order:"),
+        "{array}"
+    );
+    assert!(array.contains("\n  messages: "), "{array}");
+    assert!(!array.contains("must be a JSON object"), "{array}");
     assert!(
         msg(load_json(
             json!({"id": "x", "status": "failed", "steps": []})

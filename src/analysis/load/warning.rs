@@ -15,6 +15,10 @@ pub struct Warning {
     pub index: Option<usize>,
     /// The field at fault.
     pub field: Option<String>,
+    /// The warning is about the whole file (its format, values that hold no run), the same for
+    /// every run in it: commands that list several runs say it once. Not written to reports.
+    #[serde(skip)]
+    pub file: bool,
 }
 
 /// At most this many loader warnings are kept per run; the rest are counted in one more.
@@ -44,6 +48,15 @@ impl Warning {
             step: None,
             index: None,
             field: field.map(str::to_owned),
+            file: false,
+        }
+    }
+
+    /// A warning about the whole file, the same for every run it holds.
+    pub fn file(field: Option<&str>, message: impl Into<String>) -> Self {
+        Warning {
+            file: true,
+            ..Warning::run(field, message)
         }
     }
 
@@ -54,6 +67,7 @@ impl Warning {
             step: Some(id.to_owned()),
             index: Some(index),
             field: Some(field.to_owned()),
+            file: false,
         }
     }
 }

@@ -6,7 +6,7 @@ use super::{
     Claim, Fault, JudgeOutcome, Link, REPORT_FORMAT, Report, RunSummary, Suspect, VerdictStep,
 };
 use crate::analysis::claims::{CheckedClaim, check_claims};
-use crate::analysis::detect::say::short;
+use crate::analysis::detect::say::{short, step as step_name};
 use crate::analysis::detect::{Facts, detect_all};
 use crate::analysis::influence::{
     ConfidenceOptions, Embedder, RankingSubject, dropped_section, influence_section,
@@ -180,6 +180,20 @@ fn ask_judge(
         Ok(a) => {
             let f = finding_from(facts, &a, rule_suspects.first());
             let step = run.steps.get(f.step).map(|s| s.id.0.clone());
+            // The plan rule (how-it-decides.md) moves a pick of the step that proposed a plan to
+            // the step that carried it out: both are said.
+            let (named, moved_because) = if f.step == a.step {
+                (None, None)
+            } else {
+                (
+                    run.steps.get(a.step).map(|s| s.id.0.clone()),
+                    Some(format!(
+                        "the plan proposed at {} was carried out at {}",
+                        step_name(run, a.step),
+                        step_name(run, f.step)
+                    )),
+                )
+            };
             let score = f.confidence.min(SCORE_CAP);
             let mut all = scored;
             all.push(Scored {
@@ -193,6 +207,8 @@ fn ask_judge(
                     step,
                     reason: Some(a.reason),
                     error: None,
+                    named,
+                    moved_because,
                 }),
                 suspects(all),
             )
@@ -202,6 +218,8 @@ fn ask_judge(
                 step: None,
                 reason: None,
                 error: Some(e.0),
+                named: None,
+                moved_because: None,
             }),
             rule_suspects,
         ),

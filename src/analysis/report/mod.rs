@@ -3,10 +3,12 @@
 //! added, none renamed. The screen renders this structure and computes nothing of its own.
 
 mod build;
+mod markdown;
 mod probe;
 mod text;
 
 pub use build::{AnalyzeOptions, ReferenceChoice, analyze};
+pub use markdown::{MarkdownExtras, VerdictRow, md, render_markdown};
 pub use probe::{
     CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
     Verdict,
@@ -285,6 +287,12 @@ pub struct JudgeOutcome {
     pub reason: Option<String>,
     /// Why the judge gave nothing usable (null on success).
     pub error: Option<String>,
+    /// The step the judge named, when the rules moved its finding to another step (`step`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub named: Option<String>,
+    /// Why the finding was moved from `named` to `step`, in one sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_because: Option<String>,
 }
 
 impl Report {

@@ -30,7 +30,7 @@ fn shorten(s: &str, max: usize) -> String {
 }
 
 /// `s` with its first letter upper-cased.
-fn sentence(s: &str) -> String {
+pub(super) fn sentence(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
         Some(first) => first.to_uppercase().chain(c).collect(),
@@ -38,11 +38,11 @@ fn sentence(s: &str) -> String {
     }
 }
 
-fn words(category: &str) -> String {
+pub(super) fn words(category: &str) -> String {
     category.replace('_', " ")
 }
 
-fn label_word(l: SupportLabel) -> &'static str {
+pub(super) fn label_word(l: SupportLabel) -> &'static str {
     match l {
         SupportLabel::Supported => "supported",
         SupportLabel::Partial => "partial",
@@ -54,11 +54,11 @@ fn label_word(l: SupportLabel) -> &'static str {
 }
 
 /// True when the run failed (`failed` or `error`): only then is there a failure to explain.
-fn run_failed(report: &Report) -> bool {
+pub(super) fn run_failed(report: &Report) -> bool {
     matches!(report.run.status, RunStatus::Failed | RunStatus::Error)
 }
 
-fn role_words(report: &Report, s: &Suspect) -> String {
+pub(super) fn role_words(report: &Report, s: &Suspect) -> String {
     let failed = run_failed(report);
     match (s.role, &s.cause) {
         (super::Role::RootCause, _) if failed => {
@@ -291,7 +291,7 @@ pub fn render_text(report: &Report) -> String {
     out
 }
 
-fn serde_name(p: &super::Party) -> &'static str {
+pub(super) fn serde_name(p: &super::Party) -> &'static str {
     match p {
         super::Party::Agent => "agent",
         super::Party::User => "user",

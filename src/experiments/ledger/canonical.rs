@@ -143,49 +143,9 @@ pub fn canonical_f64(f: f64) -> Result<String, CanonError> {
     }
 }
 
-/// ECMAScript's `Number::toString` of `f`: shortest round-trip digits, plain decimal for
-/// 1e-6 ≤ |f| < 1e21, exponent form otherwise; `0` for ±0; `NaN`, `Infinity`, `-Infinity`.
-/// Used for canonical numbers and for thresholds written into names (influence.md §5).
-pub fn js_number(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".to_owned();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
-    }
-    if f == 0.0 {
-        return "0".to_owned();
-    }
-    let sign = if f < 0.0 { "-" } else { "" };
-    // `{:e}` writes the shortest round-trip digits as d.ddd e X.
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let e: i64 = exp.parse().unwrap_or(0);
-    let k = i64::try_from(digits.len()).unwrap_or(i64::MAX);
-    let n = e + 1;
-    let body = if k <= n && n <= 21 {
-        let zeros = usize::try_from(n - k).unwrap_or(0);
-        format!("{digits}{}", "0".repeat(zeros))
-    } else if 0 < n && n < k {
-        let split = usize::try_from(n).unwrap_or(0);
-        let (a, b) = digits.split_at(split.min(digits.len()));
-        format!("{a}.{b}")
-    } else if -6 < n && n <= 0 {
-        let zeros = usize::try_from(-n).unwrap_or(0);
-        format!("0.{}{digits}", "0".repeat(zeros))
-    } else {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        let frac = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let exp_sign = if n - 1 < 0 { '-' } else { '+' };
-        format!("{first}{frac}e{exp_sign}{}", (n - 1).abs())
-    };
-    format!("{sign}{body}")
-}
+/// ECMAScript's `Number::toString` (the analysis layer's, which writes strategy names too): the
+/// one formatter behind canonical numbers, thresholds written into names and printed effects.
+pub use crate::analysis::influence::js_number;
 
 /// A `Value` read under the strict rules (duplicate keys and unsafe numbers rejected).
 struct StrictValue(Value);

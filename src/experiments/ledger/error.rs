@@ -49,7 +49,7 @@ pub enum LedgerError {
     },
     /// A run-scope ledger belongs to another run.
     #[error(
-        "{}: this ledger holds the evidence of run '{name}', not of run '{run_id}'; use --ledger PATH (or [ledger] path) to choose another file",
+        "{}: this ledger holds the evidence of run '{name}', not of run '{run_id}'; choose another ledger file for this run",
         path.display()
     )]
     WrongRun {

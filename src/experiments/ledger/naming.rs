@@ -2,8 +2,6 @@
 //! the evaluator epoch string, `created_by`, and where a run's ledger lives. Reads the settings it
 //! is given and the OS random source; writes nothing.
 
-use super::canonical::js_number;
-use super::digest::sha256_hex;
 use super::record::Scope;
 use crate::config::Settings;
 use std::path::{Path, PathBuf};
@@ -66,30 +64,12 @@ pub fn new_cohort(start: OffsetDateTime) -> Result<String, RandomError> {
 /// `similarity<0.8@hashed|tdn-tui/0.1.0`. Command comparators and embedders appear as `cmd:` +
 /// the SHA-256 of their command text, never the text itself.
 pub fn evaluator_epoch(s: &Settings) -> String {
-    let embedder_command = s.embedder_command.as_ref().map(|c| c.text.as_str());
     // The runner names the comparator; reading the same name keeps plan and select on the epoch
-    // the samples were written under.
-    if let Ok(rule) = crate::experiments::flip::FlipRule::from_settings(&s.experiments) {
-        return format!(
-            "{}|{}",
-            rule.describe(&s.embedder, embedder_command),
-            created_by()
-        );
-    }
-    let e = &s.experiments;
-    let comparator = match e.flip.as_str() {
-        "similarity" => {
-            let embedder = match (&*s.embedder, &s.embedder_command) {
-                ("cmd", Some(c)) => format!("cmd:{}", sha256_hex(c.text.as_bytes())),
-                (name, _) => name.to_owned(),
-            };
-            format!("similarity<{}@{embedder}", js_number(e.flip_threshold))
-        }
-        "cmd" => match &e.flip_command {
-            Some(c) => format!("cmd:{}", sha256_hex(c.text.as_bytes())),
-            None => "cmd".to_owned(),
-        },
-        other => other.to_owned(),
+    // the samples were written under. A rule that does not parse runs no experiment; it is
+    // named as written.
+    let comparator = match &s.experiments.flip {
+        Ok(rule) => rule.describe(&s.embedder),
+        Err(e) => e.written.clone(),
     };
     format!("{comparator}|{}", created_by())
 }
@@ -225,18 +205,23 @@ mod tests {
             evaluator_epoch(&s),
             format!("similarity<0.8@hashed|tdn-tui/{v}")
         );
-        s.experiments.flip = "contains:APPROVED".to_owned();
+        s.experiments.flip = Ok(crate::config::FlipRule::Contains("APPROVED".to_owned()));
         assert_eq!(
             evaluator_epoch(&s),
             format!("contains:APPROVED|tdn-tui/{v}")
         );
-        s.experiments.flip = "cmd".to_owned();
-        s.experiments.flip_command = Some(UserCommand {
+        s.experiments.flip = Ok(crate::config::FlipRule::Command(UserCommand {
             text: "judge.sh".to_owned(),
             origin: CommandOrigin::CommandLine,
-        });
+        }));
         let e = evaluator_epoch(&s);
-        assert_eq!(e, format!("cmd:{}|tdn-tui/{v}", sha256_hex(b"judge.sh")));
+        assert_eq!(
+            e,
+            format!(
+                "cmd:{}|tdn-tui/{v}",
+                super::super::digest::sha256_hex(b"judge.sh")
+            )
+        );
         assert!(!e.contains("judge.sh"));
     }
 }

@@ -102,7 +102,7 @@ pub fn summary(p: &Parsed) -> String {
             t.evidence_level.as_str(),
             js_number(super::attribute::trial_effect(t)),
             t.seed,
-            inert_line(&t.experiment)
+            inert_line(t.experiment.as_str())
         ),
         Record::Attribution(a) => format!(
             "{}/{} {} effect {} confidence {} {}{}",

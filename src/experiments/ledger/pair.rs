@@ -217,7 +217,7 @@ pub(super) fn form_trials(exp: &Sample, base: &Sample, run: &Run, b: &Baseline) 
             run_id: exp.run_id.clone(),
             runner_sha256: exp.runner_sha256.clone(),
             seed: exp.seed,
-            experiment: exp.experiment.as_str().to_owned(),
+            experiment: super::record::TrialExperiment::Kind(exp.experiment),
             with_sample: Some(with.sample_id.clone()),
             without_sample: Some(without.sample_id.clone()),
             with_score: with.score().unwrap_or(0.0),

@@ -9,7 +9,7 @@ use super::migrate::migrate;
 use super::naming::is_timestamp;
 use super::record::{
     Attribution, BundleRecord, Cost, Disposition, EvidenceLevel, Header, Outcome, Policy, Record,
-    RecordType, SCHEMA, Sample, Scope, Torn, Trial,
+    RecordType, SCHEMA, Sample, Scope, Torn, Trial, TrialExperiment,
 };
 use crate::analysis::model::inert_line;
 use crate::experiments::spec::ExperimentKind;
@@ -322,15 +322,7 @@ fn sample(f: &Fields<'_>) -> Result<Sample, String> {
 }
 
 fn experiment_kind(s: &str) -> Result<ExperimentKind, String> {
-    [
-        ExperimentKind::Baseline,
-        ExperimentKind::Ablate,
-        ExperimentKind::Restore,
-        ExperimentKind::Replay,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == s)
-    .ok_or_else(|| {
+    ExperimentKind::parse(s).ok_or_else(|| {
         format!(
             "'experiment' must be baseline, ablate, restore or replay, not '{}'",
             inert_line(s)
@@ -353,7 +345,7 @@ fn trial(f: &Fields<'_>, raw: &Value) -> Result<Trial, String> {
         run_id: f.str("run_id")?,
         runner_sha256: f.str("runner_sha256")?,
         seed: f.u64("seed")?,
-        experiment: f.str("experiment")?,
+        experiment: TrialExperiment::read(&f.str("experiment")?),
         with_sample: f.opt_str("with_sample")?,
         without_sample: f.opt_str("without_sample")?,
         with_score: f.f64("with_score")?,

@@ -176,9 +176,57 @@ pub fn score_rule(run_status: &str, reproduced: bool) -> Option<f64> {
 }
 
 impl Sample {
+    /// The intervention the sample ran, read from its recorded fields.
+    pub fn intervention(&self) -> crate::experiments::intervention::Intervention {
+        crate::experiments::intervention::Intervention::from_fields(
+            self.experiment,
+            &self.remove,
+            &self.restore,
+            self.from_step.as_deref(),
+            self.patch.as_deref(),
+        )
+    }
+
     /// The score when the sample succeeded and has one.
     pub fn score(&self) -> Option<f64> {
         self.outcome.as_ref().and_then(|o| o.score)
+    }
+}
+
+/// A trial's `experiment` as recorded: the kind of its experiment sample, or, in history the
+/// bindings predate (schema 1, migrated with `""`) and in lines that fail verification, the text
+/// as written (kept so the line's digests recompute).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TrialExperiment {
+    /// `ablate`, `restore`, `replay` (a `baseline` fails verification).
+    Kind(ExperimentKind),
+    /// Anything else, as written.
+    Other(String),
+}
+
+impl TrialExperiment {
+    /// Reads the recorded text.
+    pub fn read(s: &str) -> TrialExperiment {
+        match ExperimentKind::parse(s) {
+            Some(k) => TrialExperiment::Kind(k),
+            None => TrialExperiment::Other(s.to_owned()),
+        }
+    }
+
+    /// The text as recorded.
+    pub fn as_str(&self) -> &str {
+        match self {
+            TrialExperiment::Kind(k) => k.as_str(),
+            TrialExperiment::Other(s) => s,
+        }
+    }
+
+    /// The kind, when it is one.
+    pub fn kind(&self) -> Option<ExperimentKind> {
+        match self {
+            TrialExperiment::Kind(k) => Some(*k),
+            TrialExperiment::Other(_) => None,
+        }
     }
 }
 
@@ -212,7 +260,7 @@ pub struct Trial {
     /// Shared by both samples.
     pub seed: u64,
     /// `ablate`, `restore` or `replay`.
-    pub experiment: String,
+    pub experiment: TrialExperiment,
     /// The sample with the component.
     pub with_sample: Option<String>,
     /// The sample without it.
@@ -420,7 +468,7 @@ impl Trial {
             "run_id": self.run_id,
             "runner_sha256": self.runner_sha256,
             "seed": self.seed,
-            "experiment": self.experiment,
+            "experiment": self.experiment.as_str(),
             "with_sample": self.with_sample,
             "without_sample": self.without_sample,
             "with_score": self.with_score,

@@ -14,6 +14,8 @@ pub enum FakeOutcome {
     Answer(String, Cost),
     /// An errored sample with this message.
     Error(String),
+    /// No answer until the session is cancelled (a stuck agent).
+    Hang,
 }
 
 impl FakeOutcome {
@@ -78,6 +80,14 @@ impl Runner for FakeRunner {
                     message,
                     stderr_tail: String::new(),
                 }),
+                FakeOutcome::Hang => {
+                    cancel.cancelled().await;
+                    Err(SampleError {
+                        kind: SampleErrorKind::Cancelled,
+                        message: "cancelled".to_owned(),
+                        stderr_tail: String::new(),
+                    })
+                }
             }
         })
     }

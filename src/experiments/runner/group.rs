@@ -1,5 +1,6 @@
 //! Running one user-configured shell command on tokio, in its own process group: `sh -c` in the
-//! current folder, bytes on stdin, stdout read without blocking and capped, the tail of stderr
+//! current folder (through the command's supervisor when the binary installed one, so it dies with
+//! the debugger even when the debugger is killed outright), bytes on stdin, stdout read without blocking and capped, the tail of stderr
 //! kept, a time-out, and a [`Cancel`] signal. On time-out, cancel, stdout overflow or drop of the
 //! future, the whole group gets SIGKILL; it gets it again after the command exits, so nothing the
 //! command started in its group outlives the call, and so does every process that left the group
@@ -9,7 +10,7 @@
 //! nothing is substituted into it. This file knows nothing of experiments or answers.
 
 use super::cancel::Cancel;
-use crate::experiments::process::{MARK_VAR, kill_all, new_mark};
+use crate::experiments::process::{MARK_VAR, kill_all, new_mark, supervise};
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -126,13 +127,11 @@ pub async fn run_group(cmd: &GroupCommand, cancel: &Cancel) -> Result<GroupOutpu
             stderr_tail: String::new(),
         });
     }
-    let mut c = tokio::process::Command::new("sh");
-    c.arg("-c")
-        .arg(&cmd.command)
-        .stdin(Stdio::piped())
+    // `sh -c` in a group of its own, through the supervisor that stops it if the debugger dies.
+    let mut c = tokio::process::Command::from(supervise::shell(&cmd.command));
+    c.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
     for (k, v) in &cmd.env {
         c.env(k, v);

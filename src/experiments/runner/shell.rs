@@ -165,7 +165,7 @@ mod tests {
 
     fn spec() -> ExperimentSpec {
         ExperimentSpec {
-            run: "/tmp/run.json".to_owned(),
+            run: "runs/run.json".to_owned(),
             run_id: "r-1".to_owned(),
             experiment: ExperimentKind::Ablate,
             remove: vec!["u1".to_owned(), "u,2".to_owned()],
@@ -184,7 +184,7 @@ mod tests {
             Duration::from_secs(20),
         );
         let a = r.run(&spec(), &Cancel::new()).await.unwrap();
-        assert_eq!(a.output, "ablate|2|u1,u,2|/tmp/run.json|[]");
+        assert_eq!(a.output, "ablate|2|u1,u,2|runs/run.json|[]");
     }
 
     #[tokio::test]

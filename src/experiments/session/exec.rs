@@ -1,26 +1,25 @@
 //! The session's loop: start samples in plan order up to `parallel` at once, judge each answer,
 //! hand each finished sample to the sink (on a blocking thread) before reporting it (saying so
 //! when the sink holds it back for a ledger another process has locked), emit a probe's
-//! verdict once it and its baseline are complete, and wind down on cancel.
+//! verdict once it and its baseline are complete, and wind down on cancel: a sample stopped
+//! while it ran is recorded as cancelled (an error sample, no trial) before it is reported.
 //!
 //! Every sample runs in a task of one `JoinSet`: if the session itself is dropped, the set aborts
 //! them and each runner's guard kills its process group.
 
 use super::results::{finish, probe_event};
-use super::{
-    Judged, ProbeId, SampleResult, Saved, SessionDeps, SessionOutcome, SessionPlan, TrialEvent,
-};
-use crate::experiments::runner::{Cancel, SampleErrorKind};
-use crate::experiments::sink::{FinishedSample, HoldBack, SampleRecordOutcome, utc_now};
+use super::{Judged, ProbeId, SampleResult, Saved, SessionDeps, SessionOutcome, SessionPlan};
+use crate::experiments::event::{Event, EventKind, EventSender, SampleEnd};
+use crate::experiments::runner::{Cancel, SampleError, SampleErrorKind};
+use crate::experiments::sink::{FinishedSample, HoldBack, SampleRecordOutcome, SinkError, utc_now};
 use std::sync::Arc;
-use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinSet;
 
 pub(super) async fn execute(
     plan: SessionPlan,
     deps: SessionDeps,
     cancel: Cancel,
-    tx: UnboundedSender<TrialEvent>,
+    tx: EventSender,
 ) -> SessionOutcome {
     let plan = Arc::new(plan);
     let deps = Arc::new(deps);
@@ -34,6 +33,7 @@ pub(super) async fn execute(
     let parallel = deps.parallel.max(1);
     let mut runner_calls = 0usize;
     let mut not_saved = 0usize;
+    let mut stopped = 0usize;
     let rule = deps.judge.rule().label(deps.judge.embedder_name());
 
     loop {
@@ -59,13 +59,16 @@ pub(super) async fn execute(
         if matches!(result.saved, Saved::No(_)) {
             not_saved += 1;
         }
+        if matches!(&result.outcome, Err(e) if e.kind == SampleErrorKind::Cancelled) {
+            stopped += 1;
+        }
         if let Some(slot) = slots.get_mut(p).and_then(|v| v.get_mut(s)) {
             *slot = Some(result);
         }
         if let Some(r) = remaining.get_mut(p) {
             *r = r.saturating_sub(1);
         }
-        announce_ready(&plan, &slots, &remaining, &mut announced, &rule, &tx);
+        announce_ready(&plan, &deps, &slots, &remaining, &mut announced, &rule, &tx);
     }
 
     let cancelled = (cancel.is_cancelled() && remaining.iter().any(|&r| r > 0))
@@ -80,10 +83,13 @@ pub(super) async fn execute(
         match tokio::task::spawn_blocking(move || sink.close_cohort(&cohort)).await {
             Ok(Ok(())) => None,
             Ok(Err(e)) => Some(e),
-            Err(e) => Some(format!("closing the cohort stopped: {e}")),
+            Err(e) => Some(SinkError::Write {
+                path: deps.sink.path().map(std::path::Path::to_path_buf),
+                message: format!("closing the batch stopped: {e}"),
+            }),
         }
     };
-    let outcome = finish(
+    finish(
         &plan,
         slots,
         &rule,
@@ -92,40 +98,40 @@ pub(super) async fn execute(
             runner_calls,
             cancelled,
             not_saved,
+            stopped,
             close_error,
         },
-    );
-    let outcome = Arc::new(outcome);
-    let _ = tx.send(TrialEvent::SessionDone {
-        outcome: Arc::clone(&outcome),
-    });
-    Arc::try_unwrap(outcome).unwrap_or_else(|a| (*a).clone())
+    )
 }
 
 /// Emits the verdict of every probe that is complete, whose baseline is complete, and that has not
 /// been announced yet (a baseline first announces itself).
 fn announce_ready(
     plan: &SessionPlan,
+    deps: &SessionDeps,
     slots: &[Vec<Option<SampleResult>>],
     remaining: &[usize],
     announced: &mut [bool],
     rule: &str,
-    tx: &UnboundedSender<TrialEvent>,
+    tx: &EventSender,
 ) {
     let done = |p: usize| remaining.get(p) == Some(&0);
     for (p, probe) in plan.probes.iter().enumerate() {
         if announced.get(p) != Some(&false) || !done(p) {
             continue;
         }
-        let base = probe.role.baseline();
+        let base = probe.baseline;
         if base.is_some_and(|b| !done(b.0)) {
             continue;
         }
         if let Some(a) = announced.get_mut(p) {
             *a = true;
         }
-        if let Some(ev) = probe_event(plan, slots, ProbeId(p), rule) {
-            let _ = tx.send(ev);
+        if let Some(kind) = probe_event(plan, slots, ProbeId(p), rule) {
+            let _ = tx.send(Event {
+                job: deps.job,
+                kind,
+            });
         }
     }
 }
@@ -136,15 +142,19 @@ async fn sample_task(
     p: usize,
     s: usize,
     cancel: Cancel,
-    tx: UnboundedSender<TrialEvent>,
+    tx: EventSender,
 ) -> (usize, usize, SampleResult) {
     let seed = u64::try_from(s).unwrap_or(u64::MAX);
     let probe = ProbeId(p);
+    let job = deps.job;
+    let send = |kind: EventKind| {
+        let _ = tx.send(Event { job, kind });
+    };
     let Some(probe_plan) = plan.probes.get(p) else {
-        return (p, s, cancelled_result(seed));
+        return (p, s, never_ran(seed));
     };
     let spec = plan.spec(probe_plan, seed);
-    let _ = tx.send(TrialEvent::SampleStarted { probe, seed });
+    send(EventKind::SampleStarted { probe, seed });
     let run = deps.runner.run(&spec, &cancel).await;
     let outcome = match run {
         Ok(answer) => match deps
@@ -162,20 +172,8 @@ async fn sample_task(
         },
         Err(e) => Err(e),
     };
-    if let Err(e) = &outcome
-        && e.kind == SampleErrorKind::Cancelled
-    {
-        let _ = tx.send(TrialEvent::SampleCancelled { probe, seed });
-        return (
-            p,
-            s,
-            SampleResult {
-                seed,
-                outcome,
-                saved: Saved::yes(),
-            },
-        );
-    }
+    let stopped = matches!(&outcome, Err(e) if e.kind == SampleErrorKind::Cancelled);
+    let why = cancel.reason().unwrap_or("cancelled").to_owned();
     let record = FinishedSample {
         cohort: deps.cohort.clone(),
         evaluator_epoch: deps.evaluator_epoch.clone(),
@@ -190,6 +188,10 @@ async fn sample_task(
                 flipped: j.flipped,
                 similarity: j.similarity,
             },
+            Err(_) if stopped => SampleRecordOutcome::Errored {
+                kind: SampleErrorKind::Cancelled,
+                message: format!("cancelled ({why}): the sample's processes were stopped"),
+            },
             Err(e) => SampleRecordOutcome::Errored {
                 kind: e.kind,
                 message: e.message.clone(),
@@ -201,44 +203,54 @@ async fn sample_task(
     let held_tx = tx.clone();
     let held_cancel = cancel.clone();
     let save = move || {
+        if stopped {
+            // Already cancelled: recorded under the usual lock limit, never held back.
+            return sink.append(&record, None);
+        }
         // Another process may hold the ledger's lock: the sample is held back (and said to be)
         // until it is written, or until the session is cancelled.
         let on_wait = |why: &str| {
-            let _ = held_tx.send(TrialEvent::SampleHeld {
-                probe,
-                seed,
-                why: why.to_owned(),
+            let _ = held_tx.send(Event {
+                job,
+                kind: EventKind::SampleHeld {
+                    probe,
+                    seed,
+                    why: why.to_owned(),
+                },
             });
         };
         let give_up = || held_cancel.is_cancelled();
-        sink.append_waiting(
+        sink.append(
             &record,
-            &HoldBack {
+            Some(&HoldBack {
                 on_wait: &on_wait,
                 give_up: &give_up,
-            },
+            }),
         )
     };
     let saved = match tokio::task::spawn_blocking(save).await {
         Ok(Ok(receipt)) => Saved::Yes(receipt),
         Ok(Err(why)) => Saved::No(why),
-        Err(e) => Saved::No(format!("saving the sample stopped: {e}")),
+        Err(e) => Saved::No(SinkError::Write {
+            path: deps.sink.path().map(std::path::Path::to_path_buf),
+            message: format!("saving the sample stopped: {e}"),
+        }),
     };
-    let event = match &outcome {
-        Ok(j) => TrialEvent::SampleFinished {
-            probe,
-            seed,
+    let end = match &outcome {
+        Ok(j) => SampleEnd::Answered {
             judged: j.clone(),
             saved: saved.clone(),
         },
-        Err(e) => TrialEvent::SampleErrored {
-            probe,
-            seed,
+        Err(_) if stopped => SampleEnd::Cancelled {
+            why,
+            saved: saved.clone(),
+        },
+        Err(e) => SampleEnd::Errored {
             error: e.clone(),
             saved: saved.clone(),
         },
     };
-    let _ = tx.send(event);
+    send(EventKind::SampleFinished { probe, seed, end });
     (
         p,
         s,
@@ -250,10 +262,11 @@ async fn sample_task(
     )
 }
 
-fn cancelled_result(seed: u64) -> SampleResult {
+/// A sample whose probe is missing from the plan (never happens): counts as cancelled, unsaved.
+fn never_ran(seed: u64) -> SampleResult {
     SampleResult {
         seed,
-        outcome: Err(crate::experiments::runner::SampleError {
+        outcome: Err(SampleError {
             kind: SampleErrorKind::Cancelled,
             message: "cancelled".to_owned(),
             stderr_tail: String::new(),

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::analysis::load::{LoadOptions, load_str};
+use crate::experiments::event::EventKind;
 use crate::experiments::flip::FlipRule;
 use crate::experiments::ledger::{Location, Policy, Scope};
 use crate::experiments::run_ledger::RunLedger;
@@ -34,17 +35,22 @@ fn ledger(dir: &Path) -> (Arc<RunLedger>, std::path::PathBuf) {
     (Arc::new(l), loc.path)
 }
 
-fn baseline_session(sink: Arc<RunLedger>) -> (SessionHandle, mpsc::UnboundedReceiver<TrialEvent>) {
+fn baseline_session(
+    sink: Arc<RunLedger>,
+) -> (
+    SessionHandle,
+    tokio::sync::mpsc::UnboundedReceiver<crate::experiments::event::Event>,
+) {
     let plan = SessionPlan {
         run_path: "/runs/r1.json".to_owned(),
         run_id: "r1".to_owned(),
         run_status: RunStatus::Failed,
         original: "x".to_owned(),
         samples: 2,
-        probes: vec![ProbePlan::baseline()],
+        probes: vec![Probe::baseline()],
     };
     let embedder: Arc<dyn crate::analysis::influence::Embedder> = Arc::from(
-        crate::experiments::embedder::from_settings(&crate::config::Settings::default()).unwrap(),
+        crate::experiments::embedder::from_settings(&crate::config::Settings::default()),
     );
     let deps = SessionDeps {
         runner: Arc::new(FakeRunner::new(|_| FakeOutcome::answer("x"))),
@@ -57,8 +63,13 @@ fn baseline_session(sink: Arc<RunLedger>) -> (SessionHandle, mpsc::UnboundedRece
         parallel: 1,
         cohort: "b-20250101T000000Z-00000000".to_owned(),
         evaluator_epoch: "exact|tdn-tui/0".to_owned(),
+        job: crate::experiments::event::JobId(1),
     };
-    start(plan, deps)
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    (
+        start(&tokio::runtime::Handle::current(), plan, deps, tx),
+        rx,
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -70,8 +81,8 @@ async fn a_sample_is_held_back_while_another_handle_holds_the_lock_then_shown_sa
     let (handle, mut rx) = baseline_session(sink);
     let mut before_held = Vec::new();
     let held_seed = loop {
-        match rx.recv().await.unwrap() {
-            TrialEvent::SampleHeld { seed, why, .. } => {
+        match rx.recv().await.unwrap().kind {
+            EventKind::SampleHeld { seed, why, .. } => {
                 assert!(why.contains("r1.ledger.jsonl"), "{why}");
                 break seed;
             }
@@ -81,19 +92,19 @@ async fn a_sample_is_held_back_while_another_handle_holds_the_lock_then_shown_sa
     assert!(
         !before_held
             .iter()
-            .any(|e| matches!(e, TrialEvent::SampleFinished { .. })),
+            .any(|e| matches!(e, EventKind::SampleFinished { .. })),
         "nothing is shown before it is written: {before_held:?}"
     );
     other.unlock().unwrap();
     let outcome = handle.join().await.unwrap();
     let mut after = Vec::new();
     while let Ok(e) = rx.try_recv() {
-        after.push(e);
+        after.push(e.kind);
     }
     let finished: Vec<(u64, &Saved)> = after
         .iter()
         .filter_map(|e| match e {
-            TrialEvent::SampleFinished { seed, saved, .. } => Some((*seed, saved)),
+            EventKind::SampleFinished { seed, end, .. } => Some((*seed, end.saved())),
             _ => None,
         })
         .collect();
@@ -113,20 +124,18 @@ async fn cancelling_while_a_sample_is_held_back_leaves_it_not_saved_with_why() {
     other.lock().unwrap();
     let (handle, mut rx) = baseline_session(sink);
     loop {
-        if let TrialEvent::SampleHeld { .. } = rx.recv().await.unwrap() {
+        if let EventKind::SampleHeld { .. } = rx.recv().await.unwrap().kind {
             break;
         }
     }
-    handle.cancel();
+    handle.cancel("a test");
     // The held sample gives up; only then is the lock released (the batch is closed after).
     let why = loop {
-        match rx.recv().await.unwrap() {
-            TrialEvent::SampleFinished {
-                saved: Saved::No(why),
-                ..
-            } => break why,
-            TrialEvent::SampleFinished { saved, .. } => panic!("saved while locked: {saved:?}"),
-            _ => {}
+        if let EventKind::SampleFinished { end, .. } = rx.recv().await.unwrap().kind {
+            match end.saved() {
+                Saved::No(why) => break why.to_string(),
+                saved => panic!("saved while locked: {saved:?}"),
+            }
         }
     };
     other.unlock().unwrap();

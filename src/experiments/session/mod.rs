@@ -1,14 +1,16 @@
-//! An experiment session: the probes of one `experiment` or `localize` command (or one sweep of
-//! the screen) run through a [`Runner`], judged by the flip rule, saved through the
+//! An experiment session: the probes of one job (an `experiment` or `localize` command, or one
+//! job of the screen) run through a [`Runner`], judged by the flip rule, saved through the
 //! [`SampleSink`] before they are shown, and turned into verdicts.
 //!
-//! Start one with [`start`] inside a tokio runtime; it reports progress as [`TrialEvent`]s on an
-//! unbounded mpsc channel (the screen's experiments pane and the command line read the same
-//! events) and ends with a [`SessionOutcome`]. [`SessionHandle::cancel`], or dropping the handle,
-//! stops it: no new sample starts, and every running sample's process group is killed.
+//! Start one with [`start`] inside a tokio runtime; it reports progress as
+//! [`crate::experiments::event::Event`]s of its job (the one event type the command line and the
+//! screen both read) and ends with a [`SessionOutcome`]. [`SessionHandle::cancel`], or dropping
+//! the handle, stops it: no new sample starts, and every running sample's processes are killed;
+//! each stopped sample is recorded as cancelled.
 //!
 //! Samples of all probes run in plan order (baselines first), up to `parallel` at once; results
-//! are always used in seed order. Nothing here prints.
+//! are always used in seed order. Nothing here prints. The engine (`experiments::engine`) builds
+//! the plan and the deps; front ends never call this directly.
 
 mod exec;
 mod results;
@@ -17,88 +19,52 @@ pub use results::probe_claim;
 
 use crate::analysis::model::RunStatus;
 use crate::analysis::report::{CostStats, ProbeResult};
+use crate::experiments::engine::EngineError;
+use crate::experiments::event::{EventSender, JobId};
+pub use crate::experiments::event::{Judged, Saved};
 use crate::experiments::flip::FlipJudge;
-use crate::experiments::runner::{Cancel, Cost, Runner, SampleError};
-use crate::experiments::sink::{Receipt, SampleSink};
-use crate::experiments::spec::{ExperimentKind, ExperimentSpec};
+use crate::experiments::intervention::Intervention;
+use crate::experiments::runner::{Cancel, Runner, SampleError};
+use crate::experiments::sink::{SampleSink, SinkError};
+use crate::experiments::spec::ExperimentSpec;
 use crate::experiments::verdict::Tally;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 /// A probe's position in its session's plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProbeId(pub usize);
 
-/// What a probe is for, and which baseline judges it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProbeRole {
-    /// Changes nothing; judges the probes that name it.
-    Baseline,
-    /// Removes units; judged against `baseline`; part of its ablation tier (cost verdicts).
-    Ablation {
-        /// The tier's baseline.
-        baseline: ProbeId,
-    },
-    /// Puts dropped units back; judged against `baseline`; no cost verdict.
-    Restoration {
-        /// The tier's baseline.
-        baseline: ProbeId,
-    },
-    /// Re-runs from a step; judged against `baseline`; no cost verdict, no class.
-    Replay {
-        /// The baseline.
-        baseline: ProbeId,
-    },
+/// One probe: the same intervention re-run once per seed, judged against its baseline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// What its samples change.
+    pub intervention: Intervention,
+    /// The baseline probe that judges it (`None` for a baseline). Ablations sharing a baseline
+    /// form one tier (its cost verdicts compare them with each other).
+    pub baseline: Option<ProbeId>,
 }
 
-impl ProbeRole {
-    /// The baseline that judges this probe (`None` for a baseline).
-    pub fn baseline(&self) -> Option<ProbeId> {
-        match *self {
-            ProbeRole::Baseline => None,
-            ProbeRole::Ablation { baseline }
-            | ProbeRole::Restoration { baseline }
-            | ProbeRole::Replay { baseline } => Some(baseline),
-        }
-    }
-}
-
-/// One probe: the same change, re-run once per seed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProbePlan {
-    /// What it is for.
-    pub role: ProbeRole,
-    /// Units left out.
-    pub remove: Vec<String>,
-    /// Units put back.
-    pub restore: Vec<String>,
-    /// For a replay: the step re-run from.
-    pub from_step: Option<String>,
-    /// For a replay: the output that step should produce, or `None`.
-    pub patch: Option<String>,
-}
-
-impl ProbePlan {
-    /// The baseline probe.
-    pub fn baseline() -> Self {
-        ProbePlan {
-            role: ProbeRole::Baseline,
-            remove: Vec::new(),
-            restore: Vec::new(),
-            from_step: None,
-            patch: None,
+impl Probe {
+    /// A baseline probe.
+    pub fn baseline() -> Probe {
+        Probe {
+            intervention: Intervention::Baseline,
+            baseline: None,
         }
     }
 
-    /// The experiment kind its samples send.
-    pub fn kind(&self) -> ExperimentKind {
-        match self.role {
-            ProbeRole::Baseline => ExperimentKind::Baseline,
-            ProbeRole::Ablation { .. } => ExperimentKind::Ablate,
-            ProbeRole::Restoration { .. } => ExperimentKind::Restore,
-            ProbeRole::Replay { .. } => ExperimentKind::Replay,
+    /// A probe of `intervention` judged against the baseline `baseline`.
+    pub fn against(intervention: Intervention, baseline: ProbeId) -> Probe {
+        Probe {
+            intervention,
+            baseline: Some(baseline),
         }
+    }
+
+    /// True for a baseline.
+    pub fn is_baseline(&self) -> bool {
+        self.intervention == Intervention::Baseline
     }
 }
 
@@ -116,23 +82,13 @@ pub struct SessionPlan {
     /// Samples per probe (already resolved, at least 2).
     pub samples: usize,
     /// The probes, baselines before the probes they judge.
-    pub probes: Vec<ProbePlan>,
+    pub probes: Vec<Probe>,
 }
 
 impl SessionPlan {
     /// The spec one sample of `probe` sends.
-    pub fn spec(&self, probe: &ProbePlan, seed: u64) -> ExperimentSpec {
-        ExperimentSpec {
-            run: self.run_path.clone(),
-            run_id: self.run_id.clone(),
-            experiment: probe.kind(),
-            remove: probe.remove.clone(),
-            restore: probe.restore.clone(),
-            from_step: probe.from_step.clone(),
-            patch: probe.patch.clone(),
-            seed,
-            sample: seed,
-        }
+    pub fn spec(&self, probe: &Probe, seed: u64) -> ExperimentSpec {
+        ExperimentSpec::new(&self.run_path, &self.run_id, &probe.intervention, seed)
     }
 }
 
@@ -148,37 +104,10 @@ pub struct SessionDeps {
     pub parallel: usize,
     /// The batch id the ledger groups these samples under.
     pub cohort: String,
+    /// The job the session's events belong to.
+    pub job: JobId,
     /// `<comparator>|tdn-tui/<version>`.
     pub evaluator_epoch: String,
-}
-
-/// Whether a finished sample reached the sink.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Saved {
-    /// Durably recorded, with the trials it formed (or why it formed none).
-    Yes(Receipt),
-    /// Not saved: shown marked "not saved" with this reason; forms no trial.
-    No(String),
-}
-
-impl Saved {
-    /// Saved, with nothing to say about trials (a cancelled sample, which is never offered).
-    pub fn yes() -> Saved {
-        Saved::Yes(Receipt::default())
-    }
-}
-
-/// A sample that produced an answer, judged.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Judged {
-    /// The answer (untrusted text: print through `inert_line` or `inert_block`).
-    pub output: String,
-    /// The flip test said the outcome changed.
-    pub flipped: bool,
-    /// Similarity to the recorded answer, when measured.
-    pub similarity: Option<f64>,
-    /// What it cost, as reported.
-    pub cost: Cost,
 }
 
 /// One finished (or cancelled) sample.
@@ -188,83 +117,15 @@ pub struct SampleResult {
     pub seed: u64,
     /// The judged answer, or why there is none.
     pub outcome: Result<Judged, SampleError>,
-    /// Whether the sink recorded it (`Yes` with an empty receipt for a cancelled sample, which is
-    /// not offered to the sink).
+    /// Whether the sink recorded it.
     pub saved: Saved,
-}
-
-/// Progress of a session, in the order things happen. The same events drive the screen's
-/// experiments pane and the command line.
-#[derive(Clone, Debug)]
-pub enum TrialEvent {
-    /// A sample's command was started.
-    SampleStarted {
-        /// Its probe.
-        probe: ProbeId,
-        /// Its seed.
-        seed: u64,
-    },
-    /// A sample answered; it was offered to the sink first (`saved`).
-    SampleFinished {
-        /// Its probe.
-        probe: ProbeId,
-        /// Its seed.
-        seed: u64,
-        /// The judged answer.
-        judged: Judged,
-        /// Whether the sink recorded it.
-        saved: Saved,
-    },
-    /// A sample finished, but the sink is waiting for a ledger another process has locked: it is
-    /// held back until it is written (its `SampleFinished` or `SampleErrored` follows then).
-    SampleHeld {
-        /// Its probe.
-        probe: ProbeId,
-        /// Its seed.
-        seed: u64,
-        /// Who holds the lock and for how long.
-        why: String,
-    },
-    /// A sample errored (never a flip); it was offered to the sink first (`saved`).
-    SampleErrored {
-        /// Its probe.
-        probe: ProbeId,
-        /// Its seed.
-        seed: u64,
-        /// What went wrong, with the stderr tail.
-        error: SampleError,
-        /// Whether the sink recorded it.
-        saved: Saved,
-    },
-    /// A sample was stopped by cancellation; it is not recorded and counts for nothing.
-    SampleCancelled {
-        /// Its probe.
-        probe: ProbeId,
-        /// Its seed.
-        seed: u64,
-    },
-    /// Every sample of a probe and of its baseline finished: its flip verdict. Cost verdicts and
-    /// classes need the whole tier and come with [`TrialEvent::SessionDone`].
-    ProbeVerdict {
-        /// The probe.
-        probe: ProbeId,
-        /// Its result (for a baseline: counts and similarity, no verdict).
-        result: ProbeResult,
-        /// The display claim (`None` for a baseline).
-        claim: Option<String>,
-    },
-    /// The session ended (ran out or was cancelled).
-    SessionDone {
-        /// Everything it found.
-        outcome: Arc<SessionOutcome>,
-    },
 }
 
 /// One probe's final state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProbeOutcome {
-    /// The plan it ran.
-    pub plan: ProbePlan,
+    /// The probe it ran.
+    pub plan: Probe,
     /// Its samples by seed (`None`: never started, the session was cancelled first).
     pub samples: Vec<Option<SampleResult>>,
     /// Counts in seed order.
@@ -280,7 +141,7 @@ pub struct ProbeOutcome {
 }
 
 /// What a session found.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SessionOutcome {
     /// Every probe, in plan order.
     pub probes: Vec<ProbeOutcome>,
@@ -290,8 +151,10 @@ pub struct SessionOutcome {
     pub cancelled: bool,
     /// Finished samples the sink refused.
     pub not_saved: usize,
+    /// Samples stopped by the cancel while they ran (recorded as cancelled).
+    pub stopped: usize,
     /// Why the sink could not close the cohort, if it could not.
-    pub close_error: Option<String>,
+    pub close_error: Option<SinkError>,
 }
 
 /// A running session.
@@ -301,9 +164,10 @@ pub struct SessionHandle {
 }
 
 impl SessionHandle {
-    /// Stops the session: no new sample starts; running samples' process groups are killed.
-    pub fn cancel(&self) {
-        self.cancel.cancel();
+    /// Stops the session, saying why: no new sample starts; running samples' processes are
+    /// killed and recorded as cancelled.
+    pub fn cancel(&self, why: &str) {
+        self.cancel.cancel_because(why);
     }
 
     /// The session's cancel signal, to fire from elsewhere (a Ctrl-C handler, a key).
@@ -312,37 +176,33 @@ impl SessionHandle {
     }
 
     /// Waits for the end. `Err` only when the session task itself died (a bug), with why.
-    pub async fn join(mut self) -> Result<SessionOutcome, String> {
+    pub async fn join(mut self) -> Result<SessionOutcome, EngineError> {
         match self.join.take() {
-            Some(j) => j
-                .await
-                .map_err(|e| format!("the experiment session stopped: {e}")),
-            None => Err("the experiment session was already joined".to_owned()),
+            Some(j) => j.await.map_err(|e| EngineError::Stopped(e.to_string())),
+            None => Err(EngineError::Stopped("already joined".to_owned())),
         }
     }
 }
 
 impl Drop for SessionHandle {
     fn drop(&mut self) {
-        self.cancel.cancel();
+        self.cancel.cancel_because("the session was dropped");
     }
 }
 
-/// Starts a session on the current tokio runtime.
+/// Starts a session on the runtime `rt`; its events go to `events`.
 pub fn start(
+    rt: &tokio::runtime::Handle,
     plan: SessionPlan,
     deps: SessionDeps,
-) -> (SessionHandle, mpsc::UnboundedReceiver<TrialEvent>) {
-    let (tx, rx) = mpsc::unbounded_channel();
+    events: EventSender,
+) -> SessionHandle {
     let cancel = Cancel::new();
-    let join = tokio::spawn(exec::execute(plan, deps, cancel.clone(), tx));
-    (
-        SessionHandle {
-            cancel,
-            join: Some(join),
-        },
-        rx,
-    )
+    let join = rt.spawn(exec::execute(plan, deps, cancel.clone(), events));
+    SessionHandle {
+        cancel,
+        join: Some(join),
+    }
 }
 
 #[cfg(test)]

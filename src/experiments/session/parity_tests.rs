@@ -18,14 +18,16 @@ async fn probes_cases() {
         ]);
         let runner = Arc::new(FakeRunner::new(table_script(table)));
         let probes = vec![
-            ProbePlan::baseline(),
-            ProbePlan {
-                role: ProbeRole::Ablation {
-                    baseline: ProbeId(0),
-                },
-                remove: vec!["x".to_owned()],
-                ..ProbePlan::baseline()
-            },
+            Probe::baseline(),
+            Probe::against(
+                Intervention::Ablate(
+                    vec!["x".to_owned()]
+                        .into_iter()
+                        .map(crate::analysis::model::UnitId::from)
+                        .collect(),
+                ),
+                ProbeId(0),
+            ),
         ];
         let (out, _) = run(
             plan(original, n, probes),

@@ -2,14 +2,13 @@
 //! probe's baseline, claims, cost stats, the cost verdicts of each ablation tier, and classes.
 //! Pure functions over the collected samples.
 
-use super::{
-    ProbeId, ProbeOutcome, ProbePlan, ProbeRole, SampleResult, SessionOutcome, SessionPlan,
-    TrialEvent,
-};
+use super::{Probe, ProbeId, ProbeOutcome, SampleResult, SessionOutcome, SessionPlan};
 use crate::analysis::report::{CostStats, ProbeResult, SimilarityStats, Verdict};
 use crate::experiments::cost::{CostSubject, assign_costs, classify, cost_stats};
+use crate::experiments::event::EventKind;
+use crate::experiments::intervention::{Intervention, quoted};
 use crate::experiments::runner::SampleErrorKind;
-use crate::experiments::verdict::{self, Intervention, Tally};
+use crate::experiments::verdict::{self, Tally};
 
 /// Counts over a probe's samples in seed order; cancelled and never-run samples count as neither
 /// completed nor errored.
@@ -58,53 +57,46 @@ fn cost_of(slots: &[Option<SampleResult>], samples: usize) -> Option<CostStats> 
 
 /// The claim text of a judged probe.
 pub fn probe_claim(
-    plan: &ProbePlan,
+    plan: &Probe,
     verdict: Verdict,
     probe: &Tally,
     similarity: &SimilarityStats,
     baseline: &Tally,
     rule: &str,
 ) -> String {
-    let what = match plan.role {
-        ProbeRole::Restoration { .. } => Intervention::Restoring(&plan.restore),
-        ProbeRole::Replay { .. } => Intervention::Replaying(
-            plan.from_step.as_deref().unwrap_or(""),
-            plan.patch.is_some(),
-        ),
-        ProbeRole::Baseline | ProbeRole::Ablation { .. } => Intervention::Removing(&plan.remove),
-    };
     // A restored unit and a replayed step have no rank to stay a proxy: say what they stay
     // (influence.md §9: a dropped unit is a candidate until restoring it changes the outcome).
     if verdict == Verdict::NotConfirmed {
-        let quoted = |ids: &[String]| {
-            ids.iter()
-                .map(|i| format!("'{}'", crate::analysis::model::inert_line(i)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         let n = probe.samples;
-        match plan.role {
-            ProbeRole::Restoration { .. } => {
+        match &plan.intervention {
+            Intervention::Restore(units) => {
                 return format!(
                     "NOT CONFIRMED: restoring {} did not change the outcome in {n} reruns; a dropped unit stays a candidate, neither shown to matter nor ruled out",
-                    quoted(&plan.restore)
+                    quoted(units)
                 );
             }
-            ProbeRole::Replay { .. } => {
+            Intervention::Replay { from, patch } => {
                 return format!(
                     "NOT CONFIRMED: replaying from step '{}'{} did not change the outcome in {n} reruns; the step is neither shown to matter nor ruled out",
-                    crate::analysis::model::inert_line(plan.from_step.as_deref().unwrap_or("")),
-                    if plan.patch.is_some() {
+                    crate::analysis::model::inert_line(from.as_str()),
+                    if patch.is_some() {
                         " with the patched output"
                     } else {
                         ""
                     }
                 );
             }
-            ProbeRole::Baseline | ProbeRole::Ablation { .. } => {}
+            Intervention::Baseline | Intervention::Ablate(_) => {}
         }
     }
-    verdict::claim(verdict, what, probe, similarity, baseline, rule)
+    verdict::claim(
+        verdict,
+        &plan.intervention,
+        probe,
+        similarity,
+        baseline,
+        rule,
+    )
 }
 
 /// The flip verdict and claim of probe `p`, when it and its baseline ran to their end.
@@ -117,7 +109,7 @@ fn judged(
     let Some(probe) = plan.probes.get(p.0) else {
         return (None, None);
     };
-    let Some(b) = probe.role.baseline() else {
+    let Some(b) = probe.baseline else {
         return (None, None);
     };
     let (Some(ps), Some(bs)) = (slots.get(p.0), slots.get(b.0)) else {
@@ -152,11 +144,11 @@ pub(super) fn probe_event(
     slots: &[Vec<Option<SampleResult>>],
     p: ProbeId,
     rule: &str,
-) -> Option<TrialEvent> {
+) -> Option<EventKind> {
     let ps = slots.get(p.0)?;
     let t = tally_of(ps, plan.samples);
     let (v, claim) = judged(plan, slots, p, rule);
-    Some(TrialEvent::ProbeVerdict {
+    Some(EventKind::ProbeVerdict {
         probe: p,
         result: base_result(&t, v),
         claim,
@@ -175,7 +167,7 @@ pub(super) fn finish(
         let ps = slots.get(i).map(Vec::as_slice).unwrap_or_default();
         let t = tally_of(ps, plan.samples);
         let (v, claim) = judged(plan, &slots, ProbeId(i), rule);
-        let flags = if probe.role == ProbeRole::Baseline {
+        let flags = if probe.is_baseline() {
             t.baseline_flags()
         } else {
             Vec::new()
@@ -193,11 +185,11 @@ pub(super) fn finish(
     assign_tier_costs(&mut probes);
     for p in &mut probes {
         let v = p.result.verdict;
-        p.result.class = match (p.plan.role, v) {
+        p.result.class = match (&p.plan.intervention, v) {
             (_, None | Some(Verdict::Error)) => None,
-            (ProbeRole::Ablation { .. }, _) => Some(classify(v, p.result.cost.as_ref())),
-            (ProbeRole::Restoration { .. }, _) => Some(classify(v, None)),
-            (ProbeRole::Baseline | ProbeRole::Replay { .. }, _) => None,
+            (Intervention::Ablate(_), _) => Some(classify(v, p.result.cost.as_ref())),
+            (Intervention::Restore(_), _) => Some(classify(v, None)),
+            (Intervention::Baseline | Intervention::Replay { .. }, _) => None,
         };
     }
     outcome.probes = probes;
@@ -210,7 +202,7 @@ fn assign_tier_costs(probes: &mut [ProbeOutcome]) {
     let baselines: Vec<ProbeId> = probes
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.plan.role == ProbeRole::Baseline)
+        .filter(|(_, p)| p.plan.is_baseline())
         .map(|(i, _)| ProbeId(i))
         .collect();
     for b in baselines {
@@ -218,7 +210,9 @@ fn assign_tier_costs(probes: &mut [ProbeOutcome]) {
             .iter()
             .enumerate()
             .filter(|(_, p)| {
-                p.plan.role == ProbeRole::Ablation { baseline: b } && p.result.verdict.is_some()
+                matches!(p.plan.intervention, Intervention::Ablate(_))
+                    && p.plan.baseline == Some(b)
+                    && p.result.verdict.is_some()
             })
             .map(|(i, _)| i)
             .collect();
@@ -227,7 +221,18 @@ fn assign_tier_costs(probes: &mut [ProbeOutcome]) {
         }
         let ids: Vec<String> = members
             .iter()
-            .filter_map(|&i| probes.get(i).map(|p| p.plan.remove.join("\u{1f}")))
+            .filter_map(|&i| {
+                probes.get(i).map(|p| {
+                    let ids: Vec<&str> = p
+                        .plan
+                        .intervention
+                        .removes()
+                        .iter()
+                        .map(|u| u.as_str())
+                        .collect();
+                    ids.join("\u{1f}")
+                })
+            })
             .collect();
         let base_stats = probes.get(b.0).and_then(|p| p.cost_stats.clone());
         let verdicts = {

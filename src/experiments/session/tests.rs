@@ -4,6 +4,7 @@
 use super::*;
 use crate::analysis::influence::{EmbedError, Embedder};
 use crate::analysis::report::Verdict;
+use crate::experiments::event::{Event, EventKind, JobId, SampleEnd};
 use crate::experiments::flip::{FlipJudge, FlipRule};
 use crate::experiments::localize::{Subject, plan_tiers};
 use crate::experiments::runner::fake::{FakeOutcome, FakeRunner};
@@ -88,7 +89,7 @@ fn rule_of(case: &Value) -> FlipRule {
     }
 }
 
-fn plan(original: &str, samples: usize, probes: Vec<ProbePlan>) -> SessionPlan {
+fn plan(original: &str, samples: usize, probes: Vec<Probe>) -> SessionPlan {
     SessionPlan {
         run_path: "/runs/r.json".to_owned(),
         run_id: "r".to_owned(),
@@ -113,15 +114,18 @@ fn deps(
         parallel,
         cohort: "b-20250101T000000Z-00000000".to_owned(),
         evaluator_epoch: "test|tdn-tui/0".to_owned(),
+        job: JobId(1),
     }
 }
 
-async fn run(plan: SessionPlan, deps: SessionDeps) -> (SessionOutcome, Vec<TrialEvent>) {
-    let (handle, mut rx) = start(plan, deps);
+async fn run(plan: SessionPlan, deps: SessionDeps) -> (SessionOutcome, Vec<EventKind>) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let handle = start(&tokio::runtime::Handle::current(), plan, deps, tx);
     let outcome = handle.join().await.unwrap();
     let mut events = Vec::new();
     while let Ok(e) = rx.try_recv() {
-        events.push(e);
+        assert_eq!(e.job, JobId(1), "every event names its job");
+        events.push(e.kind);
     }
     (outcome, events)
 }
@@ -178,14 +182,8 @@ fn two_probe_plan(samples: usize) -> SessionPlan {
         "$120",
         samples,
         vec![
-            ProbePlan::baseline(),
-            ProbePlan {
-                role: ProbeRole::Ablation {
-                    baseline: ProbeId(0),
-                },
-                remove: vec!["old-policy".to_owned()],
-                ..ProbePlan::baseline()
-            },
+            Probe::baseline(),
+            Probe::against(Intervention::Ablate(vec!["old-policy".into()]), ProbeId(0)),
         ],
     )
 }
@@ -226,29 +224,21 @@ async fn every_finished_sample_reaches_the_sink_before_it_is_shown() {
     );
     let finished = events
         .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                TrialEvent::SampleFinished {
-                    saved: Saved::Yes(_),
-                    ..
-                }
-            )
-        })
+        .filter(|e| matches!(e, EventKind::SampleFinished { end, .. } if matches!(end.saved(), Saved::Yes(_))))
         .count();
     assert_eq!(finished, 6);
-    // The baseline announces itself before the probe it judges; the session ends last.
+    // The baseline announces itself before the probe it judges, which comes last.
     let verdicts: Vec<ProbeId> = events
         .iter()
         .filter_map(|e| match e {
-            TrialEvent::ProbeVerdict { probe, .. } => Some(*probe),
+            EventKind::ProbeVerdict { probe, .. } => Some(*probe),
             _ => None,
         })
         .collect();
     assert_eq!(verdicts, vec![ProbeId(0), ProbeId(1)]);
     assert!(matches!(
         events.last(),
-        Some(TrialEvent::SessionDone { .. })
+        Some(EventKind::ProbeVerdict { .. })
     ));
     assert_eq!(out.probes[1].result.verdict, Some(Verdict::Confirmed));
     let claim = out.probes[1].claim.as_deref().unwrap();
@@ -268,9 +258,11 @@ async fn a_refused_append_marks_the_sample_not_saved_and_still_counts() {
     )
     .await;
     assert_eq!(out.not_saved, 4);
-    assert!(events.iter().any(
-        |e| matches!(e, TrialEvent::SampleFinished { saved: Saved::No(r), .. } if r == "disk full")
-    ));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        EventKind::SampleFinished { end, .. }
+            if matches!(end.saved(), Saved::No(r) if r.to_string() == "disk full")
+    )));
     assert_eq!(out.probes[1].result.verdict, Some(Verdict::Confirmed));
 }
 
@@ -311,7 +303,9 @@ async fn errored_samples_are_recorded_and_block_not_confirmed() {
 #[tokio::test]
 async fn cancelling_starts_nothing_new_and_gives_no_verdict() {
     let runner = Arc::new(FakeRunner::new(refund_script));
-    let (handle, _rx) = start(
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let handle = start(
+        &tokio::runtime::Handle::current(),
         two_probe_plan(3),
         deps(
             Arc::clone(&runner) as Arc<FakeRunner>,
@@ -320,13 +314,81 @@ async fn cancelling_starts_nothing_new_and_gives_no_verdict() {
             Arc::new(MemorySink::new()),
             1,
         ),
+        tx,
     );
-    handle.cancel();
+    handle.cancel("a test");
     let out = handle.join().await.unwrap();
     assert!(out.cancelled);
     assert!(runner.calls() < 6);
     assert_eq!(out.probes[1].result.verdict, None);
     assert_eq!(out.probes[1].claim, None);
+}
+
+#[tokio::test]
+async fn a_sample_stopped_by_a_cancel_is_recorded_as_cancelled_and_counts_for_nothing() {
+    // The runner answers only once the session is cancelled: every running sample is stopped.
+    let sink = Arc::new(MemorySink::new());
+    let runner = Arc::new(FakeRunner::new(|_: &ExperimentSpec| FakeOutcome::Hang));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let handle = start(
+        &tokio::runtime::Handle::current(),
+        two_probe_plan(2),
+        deps(
+            runner,
+            Arc::new(Mock),
+            FlipRule::Exact,
+            Arc::clone(&sink),
+            2,
+        ),
+        tx,
+    );
+    // Both baseline samples start; then the job is cancelled.
+    let mut started = 0;
+    while started < 2 {
+        if let Some(Event {
+            kind: EventKind::SampleStarted { .. },
+            ..
+        }) = rx.recv().await
+        {
+            started += 1;
+        }
+    }
+    handle.cancel("the user pressed x");
+    let out = handle.join().await.unwrap();
+    assert!(out.cancelled);
+    assert_eq!(out.stopped, 2);
+    let recorded = sink.samples();
+    assert_eq!(recorded.len(), 2, "each stopped sample is recorded");
+    for s in &recorded {
+        match &s.outcome {
+            crate::experiments::sink::SampleRecordOutcome::Errored { kind, message } => {
+                assert_eq!(
+                    *kind,
+                    crate::experiments::runner::SampleErrorKind::Cancelled
+                );
+                assert!(message.contains("the user pressed x"), "{message}");
+            }
+            other => panic!("not recorded as cancelled: {other:?}"),
+        }
+    }
+    let mut cancelled = 0;
+    while let Ok(e) = rx.try_recv() {
+        if let EventKind::SampleFinished {
+            end: SampleEnd::Cancelled { why, .. },
+            ..
+        } = e.kind
+        {
+            assert_eq!(why, "the user pressed x");
+            cancelled += 1;
+        }
+    }
+    assert_eq!(cancelled, 2);
+    let b = &out.probes[0].tally;
+    assert_eq!(
+        (b.completed, b.errors),
+        (0, 0),
+        "cancelled is neither an answer nor an error"
+    );
 }
 
 #[path = "parity_tests.rs"]
@@ -335,22 +397,15 @@ mod parity;
 #[test]
 fn a_restoration_or_replay_that_changes_nothing_stays_a_candidate_not_a_ranked_proxy() {
     let probes = vec![
-        ProbePlan::baseline(),
-        ProbePlan {
-            role: ProbeRole::Restoration {
-                baseline: ProbeId(0),
+        Probe::baseline(),
+        Probe::against(Intervention::Restore(vec!["dropped".into()]), ProbeId(0)),
+        Probe::against(
+            Intervention::Replay {
+                from: "s4".into(),
+                patch: Some("fix".to_owned()),
             },
-            restore: vec!["dropped".to_owned()],
-            ..ProbePlan::baseline()
-        },
-        ProbePlan {
-            role: ProbeRole::Replay {
-                baseline: ProbeId(0),
-            },
-            from_step: Some("s4".to_owned()),
-            patch: Some("fix".to_owned()),
-            ..ProbePlan::baseline()
-        },
+            ProbeId(0),
+        ),
     ];
     let runner = Arc::new(FakeRunner::new(|_: &ExperimentSpec| {
         FakeOutcome::answer("$120")

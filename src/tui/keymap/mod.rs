@@ -34,7 +34,9 @@ pub enum Scope {
     Experiments,
     /// The help overlay.
     Help,
-    /// The search prompt.
+    /// The warnings list.
+    Warnings,
+    /// The search prompt (and the filter and go-to prompts).
     Search,
     /// The confirm overlay.
     Confirm,
@@ -59,6 +61,7 @@ impl Scope {
         Scope::Claims,
         Scope::Experiments,
         Scope::Help,
+        Scope::Warnings,
         Scope::Search,
         Scope::Confirm,
         Scope::Prompt,
@@ -79,6 +82,7 @@ impl Scope {
             Scope::Claims => "claims",
             Scope::Experiments => "experiments",
             Scope::Help => "help",
+            Scope::Warnings => "warnings",
             Scope::Search => "search",
             Scope::Confirm => "confirm",
             Scope::Prompt => "prompt",
@@ -100,7 +104,8 @@ impl Scope {
             Scope::Claims => "Claims",
             Scope::Experiments => "Experiments",
             Scope::Help => "Help",
-            Scope::Search => "Search prompt",
+            Scope::Warnings => "Warnings list",
+            Scope::Search => "Search, filter and go-to prompts",
             Scope::Confirm => "Confirm a command",
             Scope::Prompt => "Patch prompt (replay with a fix)",
             Scope::Viewer => "Full-screen viewer",
@@ -148,6 +153,15 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Global, "Y", A::CopyStep, false),
     (S::Global, "M", A::ToggleMouse, false),
     (S::Global, "J", A::AskJudge, false),
+    (S::Global, "f", A::Filter, true),
+    (S::Global, ":", A::GoTo, true),
+    (S::Global, "z", A::Zoom, true),
+    (S::Global, "w", A::Waterfall, false),
+    (S::Global, "W", A::Warnings, false),
+    (S::Global, "O", A::OpenPager, false),
+    (S::Global, "E", A::OpenEditor, false),
+    (S::Global, "C-r", A::Reload, false),
+    (S::Global, "S", A::Share, false),
     (S::Panes, "j", A::MoveDown, false),
     (S::Panes, "Down", A::MoveDown, false),
     (S::Panes, "k", A::MoveUp, false),
@@ -166,13 +180,15 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Timeline, "l", A::Expand, false),
     (S::Timeline, "Right", A::Expand, false),
     (S::Timeline, "Enter", A::OpenViewer, true),
-    (S::Suspects, "Enter", A::JumpToStep, true),
+    (S::Timeline, "s", A::Sort, true),
+    (S::Timeline, "w", A::Waterfall, true),
+    (S::Suspects, "Enter", A::OpenViewer, true),
     (S::Suspects, "i", A::ToggleInfluence, true),
     (S::Suspects, "A", A::AblateShortlist, true),
     (S::Detail, "Enter", A::OpenViewer, true),
     (S::Detail, "v", A::OpenViewer, false),
     (S::Detail, "y", A::CopyOutput, true),
-    (S::Dropped, "Enter", A::JumpToStep, true),
+    (S::Dropped, "Enter", A::OpenViewer, true),
     (S::Dropped, "r", A::Restore, true),
     (S::Claims, "e", A::JumpEvidence, true),
     (S::Claims, "Enter", A::JumpEvidence, false),
@@ -184,6 +200,11 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Help, "Esc", A::Back, true),
     (S::Help, "?", A::Back, false),
     (S::Help, "q", A::Back, false),
+    (S::Help, "/", A::Search, true),
+    (S::Warnings, "Esc", A::Back, true),
+    (S::Warnings, "q", A::Back, false),
+    (S::Warnings, "W", A::Back, false),
+    (S::Warnings, "Enter", A::JumpToStep, true),
     (S::Search, "Enter", A::SearchAccept, true),
     (S::Search, "Esc", A::Back, true),
     (S::Search, "Backspace", A::SearchBackspace, false),
@@ -393,15 +414,17 @@ impl Keymap {
         })
     }
 
-    /// The status-bar hints for these scopes, in order, each action once: `(keys, action)`.
+    /// The status-bar hints for these scopes, in order, each action once: `(keys, words)`.
     pub fn hints(&self, scopes: &[Scope]) -> Vec<(String, &'static str)> {
+        let mut seen: Vec<&'static str> = Vec::new();
         let mut out: Vec<(String, &'static str)> = Vec::new();
         for s in scopes {
             for b in self.bindings.iter().filter(|b| b.scope == *s && b.hint) {
-                if out.iter().any(|(_, n)| *n == b.action.name()) {
+                if seen.contains(&b.action.name()) {
                     continue;
                 }
-                out.push((self.keys_for(*s, &b.action), b.action.name()));
+                seen.push(b.action.name());
+                out.push((self.keys_for(*s, &b.action), b.action.label()));
             }
         }
         out

@@ -8,6 +8,7 @@ pub mod prompt;
 pub mod search;
 pub mod too_small;
 pub mod viewer;
+pub mod warnings;
 
 use ratatui::layout::Rect;
 

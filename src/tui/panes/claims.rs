@@ -1,11 +1,14 @@
-//! The claims pane: the final answer, then each of its claims with its support label as a glyph
-//! and a colour (`✓` supported, `◐` partial, `?` unsupported, `✗` contradicted, `~` stale, `·`
-//! not a claim), its evidence step and its origin step; both steps are one key away.
+//! The claims pane: the final answer and the reference answer the run records, then each claim of
+//! the answer with its support label as a glyph and a colour (`✓` supported, `◐` partial, `?`
+//! unsupported, `≠` contradicted, `~` stale, `·` not a claim) and what the label rests on (the
+//! report's reason, one line each; the selected claim in full with the evidence passage, its
+//! evidence step and its origin step, each one key away when there is one).
 
-use super::super::app::{App, Document, Pane};
+use super::super::app::{App, Document, Pane, RowHit};
 use super::super::render::pane_block;
 use super::super::theme::Role;
 use super::super::widgets::inert_text::{clipped, one_line, wrap_spans};
+use super::super::widgets::marks;
 use super::super::widgets::scroll_list::item_window;
 use crate::analysis::report::{Claim, SupportLabel};
 use crate::tui::widgets::selection::selected_row;
@@ -32,12 +35,32 @@ pub struct ClaimsState {
 /// The glyph, name and role of a label.
 pub fn label_mark(l: SupportLabel) -> (&'static str, &'static str, Role) {
     match l {
-        SupportLabel::Supported => ("✓", "supported", Role::ClaimSupported),
-        SupportLabel::Partial => ("◐", "partial", Role::ClaimPartial),
-        SupportLabel::Unsupported => ("?", "unsupported", Role::ClaimUnsupported),
-        SupportLabel::Contradicted => ("✗", "contradicted", Role::ClaimContradicted),
-        SupportLabel::Stale => ("~", "stale", Role::ClaimStale),
-        SupportLabel::NoClaim => ("·", "no claim", Role::ClaimNone),
+        SupportLabel::Supported => (marks::CLAIM_SUPPORTED, "supported", Role::ClaimSupported),
+        SupportLabel::Partial => (marks::CLAIM_PARTIAL, "partial", Role::ClaimPartial),
+        SupportLabel::Unsupported => (
+            marks::CLAIM_UNSUPPORTED,
+            "unsupported",
+            Role::ClaimUnsupported,
+        ),
+        SupportLabel::Contradicted => (
+            marks::CLAIM_CONTRADICTED,
+            "contradicted",
+            Role::ClaimContradicted,
+        ),
+        SupportLabel::Stale => (marks::CLAIM_STALE, "stale", Role::ClaimStale),
+        SupportLabel::NoClaim => (marks::CLAIM_NONE, "no claim", Role::ClaimNone),
+    }
+}
+
+/// What a label means, in a few words (the legend under the claims).
+fn label_meaning(l: SupportLabel) -> &'static str {
+    match l {
+        SupportLabel::Supported => "a source says it",
+        SupportLabel::Partial => "a source says part of it",
+        SupportLabel::Unsupported => "no source says it",
+        SupportLabel::Contradicted => "a close source says otherwise",
+        SupportLabel::Stale => "only an outdated source says it",
+        SupportLabel::NoClaim => "a pleasantry",
     }
 }
 
@@ -89,6 +112,18 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
             t.style(Role::TextDim),
         )),
     }
+    if let Some(r) = &doc.run.reference_answer {
+        let mut reference = wrap_spans(
+            vec![
+                ("Reference answer: ".to_owned(), t.style(Role::Heading)),
+                (one_line(r, ANSWER_BYTES, 2000), t.style(Role::Text)),
+            ],
+            width,
+            "  ",
+        );
+        reference.truncate(ANSWER_LINES);
+        lines.extend(reference);
+    }
     if claims.is_empty() {
         lines.push(Line::styled(
             "No claims were checked.",
@@ -97,17 +132,56 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         frame.render_widget(Paragraph::new(lines), inner);
         return;
     }
-    let list_h = usize::from(inner.height).saturating_sub(lines.len());
+    let legend = legend(app, doc, width);
+    let height = usize::from(inner.height);
+    // The legend stays under the list when the list leaves room for it.
+    let list_h = height.saturating_sub(lines.len());
     let cursor = app.claims.cursor.min(claims.len() - 1);
     let build = |i: usize| claim_lines(app, doc, i, i == cursor, width, focused);
     let start = item_window(&app.claims.offset, cursor, list_h, |i| build(i).len());
     let mut i = start;
-    while lines.len() < usize::from(inner.height) && i < claims.len() {
+    let mut hits = app.hits.borrow_mut();
+    while lines.len() < height && i < claims.len() {
+        if let Ok(y) = u16::try_from(lines.len()) {
+            hits.push(RowHit {
+                pane: Pane::Claims,
+                y: inner.y.saturating_add(y),
+                x: inner.x,
+                width: inner.width,
+                index: i,
+            });
+        }
         lines.extend(build(i));
         i += 1;
     }
-    lines.truncate(usize::from(inner.height));
+    if i == claims.len() && lines.len() + 1 + legend.len() <= height {
+        lines.push(Line::default());
+        lines.extend(legend);
+    }
+    lines.truncate(height);
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The labels the run's claims use, each with what it means.
+fn legend(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut pieces: Vec<(String, ratatui::style::Style)> = Vec::new();
+    for l in [
+        SupportLabel::Supported,
+        SupportLabel::Partial,
+        SupportLabel::Unsupported,
+        SupportLabel::Contradicted,
+        SupportLabel::Stale,
+        SupportLabel::NoClaim,
+    ] {
+        if !doc.report.claims.iter().any(|c| c.label == l) {
+            continue;
+        }
+        let (glyph, name, role) = label_mark(l);
+        pieces.push((format!("{glyph} {name}"), t.style(role)));
+        pieces.push((format!(": {}   ", label_meaning(l)), t.style(Role::TextDim)));
+    }
+    wrap_spans(pieces, width, "")
 }
 
 fn claim_lines(
@@ -123,18 +197,26 @@ fn claim_lines(
         return Vec::new();
     };
     let (glyph, name, role) = label_mark(c.label);
-    let cursor = if selected { "▶" } else { " " };
+    let cursor = if selected { marks::CURSOR } else { " " };
     let head = format!("{cursor}{glyph} {name:<12} ");
     let room = width.saturating_sub(head.chars().count());
     let row = Line::from(vec![
         Span::styled(head, t.style(role)),
         Span::styled(clipped(&c.text, room).into_owned(), t.style(Role::Text)),
     ]);
+    let ind = "     ";
     if !selected {
-        return vec![row];
+        // What the label rests on, one line.
+        let mut out = vec![row];
+        if !c.why.is_empty() {
+            out.push(Line::styled(
+                format!("{ind}{}", clipped(&c.why, width.saturating_sub(ind.len()))),
+                t.style(Role::TextDim),
+            ));
+        }
+        return out;
     }
     let mut out = vec![selected_row(row, width, focused, t)];
-    let ind = "     ";
     if c.text.chars().count() > room {
         out.extend(wrap_spans(
             vec![(
@@ -145,32 +227,55 @@ fn claim_lines(
             ind,
         ));
     }
+    if !c.why.is_empty() {
+        out.extend(wrap_spans(
+            vec![
+                (format!("{ind}why {name}: "), t.style(Role::Heading)),
+                (clipped(&c.why, 1000).into_owned(), t.style(Role::Text)),
+            ],
+            width,
+            &format!("{ind}  "),
+        ));
+    }
+    if let Some(e) = &c.evidence_text {
+        out.extend(wrap_spans(
+            vec![(
+                format!("{ind}passage: '{}'", clipped(e, 600)),
+                t.style(Role::TextDim),
+            )],
+            width,
+            &format!("{ind}  "),
+        ));
+    }
     let step = |id: &Option<String>| match id.as_deref() {
         Some(s) => match doc.index_of(s) {
-            Some(ix) => doc.describe(ix),
-            None => format!("'{}' (not in the run)", clipped(s, 30)),
+            Some(ix) => (doc.describe(ix), true),
+            None => (format!("'{}' (not in the run)", clipped(s, 30)), false),
         },
-        None => "none".to_owned(),
+        None => ("none".to_owned(), false),
     };
-    let keys = |a: super::super::action::Action| {
+    let keys = |a: super::super::action::Action, found: bool| {
+        if !found {
+            return String::new();
+        }
         app.keymap
             .first_key(&[super::super::keymap::Scope::Claims], &a)
             .map(|k| format!(" [{k}]"))
             .unwrap_or_default()
     };
+    let (evidence, has_evidence) = step(&c.evidence_step);
+    let (origin, has_origin) = step(&c.origin_step);
     out.push(Line::styled(
         format!(
-            "{ind}evidence: {}{}",
-            step(&c.evidence_step),
-            keys(super::super::action::Action::JumpEvidence)
+            "{ind}evidence: {evidence}{}",
+            keys(super::super::action::Action::JumpEvidence, has_evidence)
         ),
         t.style(Role::TextDim),
     ));
     out.push(Line::styled(
         format!(
-            "{ind}origin:   {}{}",
-            step(&c.origin_step),
-            keys(super::super::action::Action::JumpOrigin)
+            "{ind}origin:   {origin}{}",
+            keys(super::super::action::Action::JumpOrigin, has_origin)
         ),
         t.style(Role::TextDim),
     ));

@@ -170,7 +170,10 @@ impl Builder<'_> {
         ));
         let mut marks: Vec<(String, Style)> = Vec::new();
         if step.failed() {
-            marks.push(("✗ failed  ".to_owned(), self.style(Role::StepError)));
+            marks.push((
+                format!("{} failed  ", super::super::widgets::marks::FAILED),
+                self.style(Role::StepError),
+            ));
         }
         if let Some(s) = doc
             .suspect_of
@@ -210,8 +213,11 @@ impl Builder<'_> {
                 f(u.output_tokens)
             ));
         }
-        if let Some(cw) = doc.run.context_window_at(step) {
-            facts.push(format!("window {}", format_count(cw)));
+        // Only a model reads a context window.
+        if step.kind.is_model()
+            && let Some(cw) = doc.run.context_window_at(step)
+        {
+            facts.push(format!("context window {}", format_count(cw)));
         }
         if !facts.is_empty() {
             self.note(&facts.join(" · "));

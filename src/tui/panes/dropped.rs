@@ -4,15 +4,16 @@
 //! sent without being listed as available; unchanged units in one dim line each). A dropped
 //! unit is only a candidate; the restore key re-runs with it put back.
 
-use super::super::app::{App, Document, Pane};
-use super::super::experiment_port::Target;
+use super::super::app::{App, Document, Pane, RowHit, group};
 use super::super::render::pane_block;
 use super::super::theme::Role;
 use super::super::widgets::inert_text::{clipped, wrap_spans};
+use super::super::widgets::marks;
 use super::super::widgets::scroll_list::window;
 use super::experiments::verdict_line;
 use crate::analysis::model::UnitId;
 use crate::analysis::report::Report;
+use crate::experiments::engine::Target;
 use crate::tui::widgets::selection::selected_row;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -37,11 +38,15 @@ pub enum DroppedRow {
 }
 
 impl DroppedRow {
-    /// The rows for a report, in order.
+    /// The rows for a report, in order: each step that left out something it had available,
+    /// then the units it left out (steps that left out nothing are only counted).
     pub fn build(r: &Report) -> Vec<DroppedRow> {
         let mut out = Vec::new();
         if let Some(d) = &r.dropped {
             for (si, s) in d.steps.iter().enumerate() {
+                if s.dropped.is_empty() {
+                    continue;
+                }
                 out.push(DroppedRow::Step(si));
                 out.extend((0..s.dropped.len()).map(|ui| DroppedRow::Unit(si, ui)));
             }
@@ -123,20 +128,62 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         );
         return;
     };
-    let title = format!("{} dropped of {}", d.dropped.len(), d.available_count);
-    let block = pane_block(app, Pane::Dropped, focused, &title, area.width);
+    // The whole run's count (units never sent at any step) and the steps' own drops (a unit left
+    // out at one step may be sent at another) are both said, so the title and the rows agree.
+    let drops: usize = d.steps.iter().map(|s| s.dropped.len()).sum();
+    let steps_with = d.steps.iter().filter(|s| !s.dropped.is_empty()).count();
+    let rows = &doc.dropped_rows;
+    let title = if drops == 0 {
+        format!(
+            "nothing left out of {} available units",
+            group(d.available_count)
+        )
+    } else {
+        format!(
+            "{} left out at {} step{} · {} never sent of {}",
+            group(drops),
+            group(steps_with),
+            if steps_with == 1 { "" } else { "s" },
+            group(d.dropped.len()),
+            group(d.available_count)
+        )
+    };
+    let mut block = pane_block(app, Pane::Dropped, focused, &title, area.width);
+    if !rows.is_empty() {
+        block = block.title_bottom(
+            Line::styled(
+                format!(
+                    " row {} of {} ",
+                    group(app.dropped.cursor.min(rows.len() - 1) + 1),
+                    group(rows.len())
+                ),
+                t.style(Role::TextDim),
+            )
+            .right_aligned(),
+        );
+    }
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
     let mut head = Vec::new();
-    if !d.reason.is_empty() {
+    let first = if d.dropped.is_empty() && drops > 0 {
+        format!(
+            "Every available unit reached the model at some step, but {} step{} left out units {} had available (below); {} is a candidate to restore there.",
+            group(steps_with),
+            if steps_with == 1 { "" } else { "s" },
+            if steps_with == 1 { "it" } else { "they" },
+            if drops == 1 { "it" } else { "each" }
+        )
+    } else {
+        d.reason.clone()
+    };
+    if !first.is_empty() {
         head.extend(wrap_spans(
-            vec![(clipped(&d.reason, 400).into_owned(), t.style(Role::TextDim))],
+            vec![(clipped(&first, 400).into_owned(), t.style(Role::TextDim))],
             width,
             "  ",
         ));
     }
-    let rows = &doc.dropped_rows;
     let list_h = (rows.len() + head.len())
         .min(usize::from(inner.height) / 2)
         .max(head.len() + 1);
@@ -149,19 +196,35 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
     let cursor = app.dropped.cursor.min(rows.len().saturating_sub(1));
     let range = window(&app.dropped.offset, cursor, rows_h, rows.len());
     let mut lines = head;
+    let mut hits = app.hits.borrow_mut();
     for r in range {
         let Some(row) = rows.get(r) else { continue };
+        if let Ok(y) = u16::try_from(lines.len()) {
+            hits.push(RowHit {
+                pane: Pane::Dropped,
+                y: top.y.saturating_add(y),
+                x: top.x,
+                width: top.width,
+                index: r,
+            });
+        }
         let mut spans = row_spans(app, doc, *row);
-        spans.insert(0, Span::raw(if r == cursor { "▶" } else { " " }));
+        spans.insert(0, Span::raw(if r == cursor { marks::CURSOR } else { " " }));
         let mut line = Line::from(spans);
         if r == cursor {
             line = selected_row(line, width, focused, t);
         }
         lines.push(line);
     }
+    drop(hits);
     if rows.is_empty() {
         lines.push(Line::styled(
-            "No model step dropped anything it had available.",
+            format!(
+                "No model step left out anything it had available ({} step{} record{} their context).",
+                group(d.steps.len()),
+                if d.steps.len() == 1 { "" } else { "s" },
+                if d.steps.len() == 1 { "s" } else { "" }
+            ),
             t.style(Role::Text),
         ));
     }
@@ -209,7 +272,7 @@ fn row_spans(app: &App, doc: &Document, row: DroppedRow) -> Vec<Span<'static>> {
                 Span::styled(format!("{} ", clipped(id, 30)), t.style(Role::DiffDel)),
                 Span::styled(format!("({}) ", clipped(kind, 16)), t.style(Role::TextDim)),
             ];
-            let key = Target::Unit(UnitId::from(id.as_str())).key();
+            let key = Target::Unit(UnitId::from(id.as_str()));
             let probe = app.experiments.results.get(&key).or_else(|| {
                 d.dropped
                     .iter()
@@ -218,6 +281,19 @@ fn row_spans(app: &App, doc: &Document, row: DroppedRow) -> Vec<Span<'static>> {
             });
             if let Some(p) = probe {
                 spans.extend(verdict_line(app, p, "restoring it").into_iter().take(1));
+            } else if let Some(l) = app.experiments.ledger_for_unit(id).last() {
+                // No re-run this session: what the ledger last recorded about the unit.
+                let a = &l.attribution;
+                let (glyph, role) =
+                    super::experiments::ledger::disposition_mark(a.disposition.as_str());
+                spans.push(Span::styled(
+                    format!(
+                        "{glyph} ledger: {} · {}",
+                        a.disposition.as_str(),
+                        a.evidence_level.as_str()
+                    ),
+                    t.style(role),
+                ));
             }
             spans
         }

@@ -106,10 +106,18 @@ pub(super) fn answered(app: &mut App, run: usize, doc: Arc<Document>, fx: &mut V
     }
     let note = match &doc.report.judge {
         Some(j) => match (&j.step, &j.error) {
-            (Some(step), _) => format!(
-                "the judge blames step '{}': its finding is ranked with the rules' (a judge's pick is a suspect, not proof)",
-                crate::analysis::model::inert_line(step)
-            ),
+            (Some(step), _) => match (&j.named, &j.moved_because) {
+                (Some(named), Some(why)) => format!(
+                    "the judge named step '{}'; the rules moved its finding to step '{}' because {}: it is ranked with the rules' findings (a judge's pick is a suspect, not proof)",
+                    crate::analysis::model::inert_line(named),
+                    crate::analysis::model::inert_line(step),
+                    crate::analysis::model::inert_line(why)
+                ),
+                _ => format!(
+                    "the judge blames step '{}': its finding is ranked with the rules' (a judge's pick is a suspect, not proof)",
+                    crate::analysis::model::inert_line(step)
+                ),
+            },
             (None, Some(e)) => format!(
                 "the judge gave nothing usable ({}); the rules' verdict stands",
                 crate::analysis::model::inert_line(e)

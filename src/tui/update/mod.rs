@@ -4,27 +4,30 @@
 //! [`dispatch`] through the keymap.
 
 mod experiments;
+mod find;
 mod judge;
 mod picker;
+mod view;
 
 use super::action::Action;
 use super::app::{App, Overlay, Pane};
-use super::effects::{CopyWhat, Effect};
-use super::experiment_port::{Request, Target};
+use super::effects::{CopyWhat, Effect, External};
 use super::keymap::{Chord, Scope};
+use super::overlays::confirm::ConfirmState;
 use super::overlays::help;
 use super::overlays::prompt::PromptState;
-use super::overlays::search::{hit_at_or_after, next_hit};
 use super::overlays::too_small::too_small;
 use super::panes::{claims, dropped, suspects};
-use super::render::{detail_width, layout, pane_height};
+use super::render::{detail_width, pane_height};
 use super::widgets::scroll_list::{Motion, moved};
 use crate::analysis::model::StepId;
+use crate::experiments::engine::{Request, Target};
+pub use experiments::experiments_running;
 use experiments::{
-    ablate, ablate_shortlist, aggregate, begin, cancel, has_answer, launch, no_answer, on_event,
-    on_planned, restore,
+    ablate, ablate_shortlist, aggregate, begin, cancel, key_of, launch, on_event, on_planned, quit,
+    restore,
 };
-use ratatui::layout::{Position, Rect};
+use ratatui::layout::Rect;
 use std::sync::Arc;
 
 /// The action a key stands for in the app's current scopes (typed text in the search prompt).
@@ -41,7 +44,12 @@ pub fn dispatch(app: &App, chord: &Chord) -> Option<Action> {
     if let Some(a) = app.keymap.lookup(&scopes, chord) {
         return Some(a);
     }
-    if app.search.active || app.shown_picker().is_some_and(|p| p.filtering) {
+    let help_typing = matches!(app.overlay, Some(Overlay::Help { typing: true, .. }));
+    if app.search.active
+        || app.line.is_some()
+        || help_typing
+        || app.shown_picker().is_some_and(|p| p.filtering)
+    {
         return chord.typed_char().map(Action::SearchInput);
     }
     if matches!(app.overlay, Some(Overlay::Prompt(_))) {
@@ -64,15 +72,16 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         return;
     }
     match action {
-        Action::Quit => {
-            app.quit = true;
-            fx.push(Effect::Quit);
-        }
+        Action::Quit => quit(app, fx),
         Action::Suspend => fx.push(Effect::Suspend),
         Action::Help => {
             app.overlay = match app.overlay {
                 Some(Overlay::Help { .. }) => None,
-                _ => Some(Overlay::Help { scroll: 0 }),
+                _ => Some(Overlay::Help {
+                    scroll: 0,
+                    filter: String::new(),
+                    typing: false,
+                }),
             }
         }
         Action::Back => back(app),
@@ -93,65 +102,46 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::NextSuspect => step_suspect(app, true),
         Action::PrevSuspect => step_suspect(app, false),
         Action::Collapse | Action::Expand | Action::ToggleFold => fold(app, &action),
+        Action::JumpToStep if matches!(app.overlay, Some(Overlay::Warnings { .. })) => {
+            view::warning_step(app)
+        }
         Action::JumpToStep => jump_from_pane(app),
         Action::JumpEvidence | Action::JumpOrigin => {
             jump_claim(app, matches!(action, Action::JumpOrigin))
         }
-        Action::OpenViewer => {
-            if app.selected_step().is_some() {
-                app.overlay = Some(Overlay::Viewer { scroll: 0 });
-            }
-        }
+        Action::OpenViewer => open_viewer(app),
         Action::CopyOutput => copy(app, CopyWhat::Output, fx),
         Action::CopyStep => copy(app, CopyWhat::Step, fx),
-        Action::Search => {
-            app.search.active = true;
-            app.search.input.clear();
-            app.search.origin = app.selected_step();
-        }
-        Action::SearchInput(c) => {
-            if app.search.push(c) {
-                search(app, fx);
-            }
-        }
-        Action::SearchBackspace => {
-            app.search.input.pop();
-            search(app, fx);
-        }
-        Action::SearchResults(hits) => {
-            if hits.query == app.search.input {
-                app.search.hits = hits;
-                if app.search.active
-                    && let Some(i) =
-                        hit_at_or_after(&app.search.hits, app.search.origin.unwrap_or(0))
-                {
-                    select(app, i);
-                }
-            }
-        }
-        Action::SearchAccept => {
-            app.search.active = false;
-            let n = app.search.hits.steps.len();
-            if n > 0 {
-                let key = |a: Action| {
-                    app.keymap
-                        .first_key(&[Scope::Global], &a)
-                        .unwrap_or_else(|| a.name().to_owned())
-                };
-                let (next, prev) = (key(Action::SearchNext), key(Action::SearchPrev));
-                app.message(format!(
-                    "{n} matching step{}: {next} and {prev} go to the next and previous",
-                    if n == 1 { "" } else { "s" }
-                ));
-            }
-        }
+        Action::Search => find::start_search(app),
+        Action::SearchInput(c) => find::input(app, c, fx),
+        Action::SearchBackspace => find::backspace(app, fx),
+        Action::SearchResults(hits) => find::results(app, hits),
+        Action::SearchAccept => find::accept(app),
         Action::SearchNext | Action::SearchPrev => {
-            let forward = matches!(action, Action::SearchNext);
-            match next_hit(&app.search.hits, app.selected_step(), forward) {
-                Some(i) => select(app, i),
-                None => app.problem("no search matches: press / to search steps"),
+            find::next(app, matches!(action, Action::SearchNext))
+        }
+        Action::Filter => find::start_filter(app),
+        Action::FilterResults(q, r) => {
+            if app.line.is_some() {
+                find::filtered(app, &q, r);
+            } else {
+                view::refiltered(app, &q, &r);
             }
         }
+        Action::GoTo => find::start_goto(app),
+        Action::Sort => view::sort(app),
+        Action::Waterfall => view::waterfall(app),
+        Action::Zoom => view::zoom(app),
+        Action::Warnings => view::warnings(app),
+        Action::OpenPager => view::external(app, External::Pager, fx),
+        Action::OpenEditor => view::external(app, External::Editor, fx),
+        Action::Reload | Action::FileChanged => view::reload(app, fx),
+        Action::Reloaded(i, doc) => view::reloaded(app, i, doc, fx),
+        Action::ExternalDone(r) => match r {
+            Ok(m) => app.message(m),
+            Err(e) => app.problem(e),
+        },
+        Action::Share => view::share(app, fx),
         Action::Ablate => ablate(app, fx),
         Action::AblateShortlist => ablate_shortlist(app, fx),
         Action::Restore => restore(app, fx),
@@ -160,10 +150,7 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             None => app.problem("select a step in the timeline to replay from"),
         },
         Action::ReplayPatched => match step_id(app) {
-            Some(from) if has_answer(app) => {
-                app.overlay = Some(Overlay::Prompt(PromptState::new(from)));
-            }
-            Some(_) => no_answer(app),
+            Some(from) => app.overlay = Some(Overlay::Prompt(PromptState::new(from))),
             None => app.problem("select a step in the timeline to replay from"),
         },
         Action::PromptInput(c) => {
@@ -202,18 +189,24 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Judged(i, doc) => judge::answered(app, i, doc, fx),
         Action::JudgeFailed(i, why) => judge::failed(app, i, &why),
         Action::Cancel => cancel(app, fx),
-        Action::ConfirmYes => {
-            if let Some(Overlay::Confirm(c)) = app.overlay.take() {
+        Action::ConfirmYes => match app.overlay.take() {
+            Some(Overlay::Confirm(ConfirmState::Run(plan))) => {
                 app.experiments.consented = true;
-                launch(app, c.request, fx);
+                launch(app, *plan, fx);
             }
-        }
-        Action::ConfirmNo => {
-            if matches!(app.overlay, Some(Overlay::Confirm(_))) {
-                app.overlay = None;
-                app.message("nothing was run");
+            Some(Overlay::Confirm(ConfirmState::Quit(_))) => {
+                app.quit = true;
+                fx.push(Effect::Quit);
             }
-        }
+            other => app.overlay = other,
+        },
+        Action::ConfirmNo => match app.overlay.take() {
+            Some(Overlay::Confirm(ConfirmState::Run(_))) => app.message("nothing was run"),
+            Some(Overlay::Confirm(ConfirmState::Quit(jobs))) => {
+                app.message(format!("not quitting: {} job(s) keep running", jobs.len()))
+            }
+            other => app.overlay = other,
+        },
         Action::PickRun => picker::pick(app, fx),
         Action::RunList => picker::show(app),
         Action::ToggleInfluence => toggle_influence(app),
@@ -267,21 +260,32 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Experiment(ev) => on_event(app, &ev, fx),
         Action::LedgerLoaded(r) => match r.as_ref() {
             Ok(h) => {
-                app.experiments.ledger = h.clone();
-                app.experiments.ledger_note = h.note.clone();
+                let first = app.experiments.ledger.path.as_os_str().is_empty();
+                let dead = h.left_by_dead_sessions().count();
+                let run = app.doc.clone();
+                app.experiments
+                    .set_evidence(h.clone(), run.as_deref().map(|d| d.run.as_ref()));
+                if first && dead > 0 {
+                    // The next start reports what a dead debugger left (runner.md).
+                    app.problem(format!(
+                        "the ledger holds {dead} batch(es) of this run left open by a tdn-tui that stopped without closing them: {} shows them, {} there aggregates them",
+                        key_of(app, Action::FocusExperiments),
+                        key_of(app, Action::Aggregate)
+                    ));
+                }
             }
-            Err(e) => app.experiments.ledger_note = Some(e.clone()),
+            Err(e) => app.experiments.ledger_note = Some(e.to_string()),
         },
         Action::Planned(p) => on_planned(app, &p, fx),
         Action::Scroll(delta, x, y) => {
             if app.mouse {
-                click(app, x, y);
+                view::focus_at(app, x, y);
                 motion(app, if delta > 0 { Motion::Down } else { Motion::Up });
             }
         }
         Action::Click(x, y) => {
             if app.mouse {
-                click(app, x, y);
+                view::click(app, x, y);
             }
         }
     }
@@ -294,27 +298,58 @@ fn focus(app: &mut App, pane: Pane) {
     }
 }
 
+/// `Esc`: the innermost thing open goes: a prompt, an overlay, the zoom, the search's
+/// highlights, the timeline filter, else the message.
 fn back(app: &mut App) {
-    if app.search.active {
-        app.search.active = false;
-        if let Some(o) = app.search.origin {
-            select(app, o);
-        }
-        app.search.hits = Arc::default();
-        app.search.input.clear();
-    } else if app.overlay.is_some() {
+    if find::cancel(app) {
+        return;
+    }
+    if app.overlay.is_some() {
         app.overlay = None;
+    } else if app.zoom {
+        app.zoom = false;
     } else if !app.search.hits.query.is_empty() {
         app.search.hits = Arc::default();
+    } else if app.timeline.filter.is_some() {
+        if let Some(doc) = app.doc.clone() {
+            app.timeline.set_filter(&doc, None);
+            app.message("filter taken away: every step is shown");
+        }
     } else {
         app.status = None;
     }
 }
 
-/// Selects step `i` in the timeline (unfolding what hides it).
+/// `Enter` on a step, a suspect or a dropped unit: its step, full-screen; `Esc` comes back to
+/// the pane it was opened from.
+fn open_viewer(app: &mut App) {
+    let Some(doc) = app.doc.clone() else { return };
+    let step = match app.focus {
+        Pane::Suspects => {
+            suspects::selected(app, &doc).and_then(|it| suspects::item_step(&doc, it))
+        }
+        Pane::Dropped => dropped::selected_step(app, &doc),
+        _ => app.selected_step(),
+    };
+    match step {
+        Some(i) => {
+            select(app, i);
+            app.overlay = Some(Overlay::Viewer { scroll: 0 });
+        }
+        None => app.problem("the selected item names no step of this run"),
+    }
+}
+
+/// Selects step `i` in the timeline (unfolding what hides it, taking away a filter that hides
+/// it).
 fn select(app: &mut App, i: usize) {
-    if let Some(doc) = app.doc.clone() {
-        app.timeline.select_step(&doc, i);
+    if let Some(doc) = app.doc.clone()
+        && app.timeline.select_step(&doc, i)
+    {
+        app.message(format!(
+            "the timeline filter hid {}: it was taken away",
+            doc.describe(i)
+        ));
     }
 }
 
@@ -344,10 +379,21 @@ fn step_id(app: &App) -> Option<StepId> {
 
 fn motion(app: &mut App, m: Motion) {
     match &app.overlay {
-        Some(Overlay::Help { scroll }) => {
+        Some(Overlay::Help { scroll, .. }) => {
             let (len, page) = help::extent(app);
             let s = moved(*scroll, m, len, page);
-            app.overlay = Some(Overlay::Help { scroll: s });
+            if let Some(Overlay::Help { scroll, .. }) = &mut app.overlay {
+                *scroll = s;
+            }
+            return;
+        }
+        Some(Overlay::Warnings { cursor, .. }) => {
+            let n = super::overlays::warnings::row_count(app);
+            let page = usize::from(app.size.1.saturating_sub(4)) / 2;
+            let c = moved(*cursor, m, n, page);
+            if let Some(Overlay::Warnings { cursor, .. }) = &mut app.overlay {
+                *cursor = c;
+            }
             return;
         }
         Some(Overlay::Viewer { scroll }) => {
@@ -385,10 +431,7 @@ fn motion(app: &mut App, m: Motion) {
         Pane::Claims => {
             app.claims.cursor = moved(app.claims.cursor, m, doc.report.claims.len(), page)
         }
-        Pane::Experiments => {
-            app.experiments.cursor =
-                moved(app.experiments.cursor, m, app.experiments.row_count(), page);
-        }
+        Pane::Experiments => experiments::motion(app, m, page),
     }
 }
 
@@ -468,7 +511,18 @@ fn jump_from_pane(app: &mut App) {
         Pane::Experiments => app
             .experiments
             .job_at(app.experiments.cursor)
-            .and_then(|j| j.probes.iter().find_map(|p| p.info.target.clone()))
+            .and_then(|j| {
+                j.probes.iter().find_map(|p| {
+                    p.info.asked.clone().or_else(|| {
+                        p.info
+                            .intervention
+                            .units()
+                            .first()
+                            .cloned()
+                            .map(Target::Unit)
+                    })
+                })
+            })
             .and_then(|t| match t {
                 Target::Step(s) => doc.index_of(s.as_str()),
                 Target::Unit(u) => doc
@@ -476,6 +530,12 @@ fn jump_from_pane(app: &mut App) {
                     .unit(u.as_str())
                     .and_then(|u| u.produced_by.as_ref())
                     .and_then(|s| doc.index_of(s.as_str())),
+                Target::Id(i) => doc.index_of(&i).or_else(|| {
+                    doc.run
+                        .unit(&i)
+                        .and_then(|u| u.produced_by.as_ref())
+                        .and_then(|s| doc.index_of(s.as_str()))
+                }),
             }),
         _ => app.selected_step(),
     };
@@ -512,27 +572,6 @@ fn copy(app: &mut App, what: CopyWhat, fx: &mut Vec<Effect>) {
     match (app.doc.clone(), app.selected_step()) {
         (Some(doc), Some(step)) => fx.push(Effect::Copy { doc, step, what }),
         _ => app.problem("no step selected to copy"),
-    }
-}
-
-fn search(app: &mut App, fx: &mut Vec<Effect>) {
-    if let Some(doc) = app.doc.clone() {
-        fx.push(Effect::Search {
-            doc,
-            query: app.search.input.clone(),
-            previous: app.search.hits.clone(),
-        });
-    }
-}
-
-fn click(app: &mut App, x: u16, y: u16) {
-    let areas = layout(app, Rect::new(0, 0, app.size.0, app.size.1));
-    if let Some((pane, _)) = areas
-        .panes
-        .iter()
-        .find(|(_, r)| r.contains(Position { x, y }))
-    {
-        focus(app, *pane);
     }
 }
 

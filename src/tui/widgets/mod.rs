@@ -4,5 +4,6 @@
 pub mod graph_gutter;
 pub mod inert_text;
 pub mod json_view;
+pub mod marks;
 pub mod scroll_list;
 pub mod selection;

@@ -102,7 +102,7 @@ impl Importer for Otlp {
                     },
                 );
                 if decoded.not_traces > 0 {
-                    run.warnings.push(Warning::run(
+                    run.warnings.push(Warning::file(
                         None,
                         format!(
                             "{} JSON value(s) in the file hold no resourceSpans (logs or metrics from the same exporter); they were skipped",

@@ -132,7 +132,14 @@ fn traceloop_entity(span: &Span, kind: &str, p: &mut Parts) {
     };
     let input = decoded("traceloop.entity.input");
     if p.output.is_none() {
-        p.output = decoded("traceloop.entity.output");
+        // A whole chat completion (`{"choices": [...]}`) reads as the message it carries.
+        p.output = decoded("traceloop.entity.output").map(|o| {
+            if o.get("choices").is_some() {
+                chat::output_from_messages(&o).unwrap_or(o)
+            } else {
+                o
+            }
+        });
     }
     let entity_kind = a.get("traceloop.span.kind").and_then(Value::as_str);
     let entity_name = a
@@ -263,6 +270,11 @@ mod tests {
             extract(&positional, "tool").tool,
             Some(json!({"name": "add", "arguments": {"args": [1, 2], "kwargs": {}}}))
         );
+        let completion = span(json!({
+            "traceloop.span.kind": "task",
+            "traceloop.entity.output": "{\"id\": \"c\", \"choices\": [{\"message\": {\"role\": \"assistant\", \"content\": \"Paris.\"}}]}",
+        }));
+        assert_eq!(extract(&completion, "event").output, Some(json!("Paris.")));
         let agent = span(json!({
             "traceloop.span.kind": "agent",
             "traceloop.entity.name": "planner",

@@ -6,15 +6,16 @@
 //! time (`tree`); the step id is the span id.
 //!
 //! `step` turns one span into a step with the help of the attribute conventions (`genai`,
-//! `openinference`, `vercel`), `attrs` rebuilds indexed attribute keys, `container` marks the
+//! `openinference`, `vercel`, `langfuse_attrs`), `attrs` rebuilds indexed attribute keys, `container` marks the
 //! steps that wrap others, `outcome` picks the run's task, answer and status. Pure: no I/O, no
 //! panic on any input.
 
 mod attrs;
 mod container;
 mod genai;
+mod langfuse_attrs;
 mod openinference;
-mod outcome;
+pub(crate) mod outcome;
 pub(crate) mod step;
 pub mod time;
 mod vercel;
@@ -210,6 +211,12 @@ pub fn build_run(trace_id: &str, spans: &[&Span], src: Source<'_>) -> ImportedRu
         if model.is_none() {
             model = built.model;
         }
+        if built.tool_named_by_span
+            && let Some(name) = ancestor_tool_name(&steps, &facts, parent)
+            && let Some(Value::Object(tool)) = obj.get_mut("tool")
+        {
+            tool.insert("name".to_owned(), Value::String(name));
+        }
         facts.push(container::Facts {
             kind: built.class.kind,
             stated: built.class.stated,
@@ -284,6 +291,33 @@ pub fn build_run(trace_id: &str, spans: &[&Span], src: Source<'_>) -> ImportedRu
         value: Value::Object(run),
         warnings,
     }
+}
+
+/// At most this many ancestors are searched for the name of a tool span that has none.
+const MAX_NAME_SEARCH: usize = 16;
+
+/// The `tool.name` attribute of the nearest of a few ancestors that carries one: some frameworks
+/// (BeeAI) name the tool on the agent step and record the call's start, finish and result as
+/// tool spans named after the event (`tool.search.wikipedia.start-12`).
+fn ancestor_tool_name(
+    steps: &[Map<String, Value>],
+    facts: &[container::Facts],
+    mut at: Option<usize>,
+) -> Option<String> {
+    for _ in 0..MAX_NAME_SEARCH {
+        let i = at?;
+        let name = steps
+            .get(i)
+            .and_then(|s| s.get("attributes"))
+            .and_then(|a| a.get("tool.name"))
+            .and_then(Value::as_str)
+            .and_then(super::chat::non_empty);
+        if name.is_some() {
+            return name;
+        }
+        at = facts.get(i).and_then(|f| f.parent);
+    }
+    None
 }
 
 /// At most this many malformed span ids are quoted in the warning.

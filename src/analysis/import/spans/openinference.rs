@@ -15,6 +15,20 @@ use serde_json::{Map, Value};
 /// What the OpenInference attributes of a span say.
 pub fn extract(span: &Span, kind: &str) -> Parts {
     let a = &span.attrs;
+    const PREFIXES: [&str; 9] = [
+        "openinference.",
+        "input.",
+        "output.",
+        "llm.",
+        "tool.",
+        "tool_call.",
+        "retrieval.",
+        "reranker.",
+        "agent.",
+    ];
+    if !a.keys().any(|k| PREFIXES.iter().any(|p| k.starts_with(p))) {
+        return Parts::default();
+    }
     let json_attr = |k: &str| a.get(k).cloned().map(chat::json_or_string);
     let text = |k: &str| a.get(k).and_then(Value::as_str).and_then(chat::non_empty);
     let mut p = Parts {
@@ -52,9 +66,9 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
     };
 
     if kind == "tool" {
-        let name = text("tool.name")
-            .or_else(|| text("tool_call.function.name"))
-            .or_else(|| chat::non_empty(&span.name));
+        let named = text("tool.name").or_else(|| text("tool_call.function.name"));
+        p.tool_named_by_span = named.is_none();
+        let name = named.or_else(|| chat::non_empty(&span.name));
         if let Some(name) = name {
             let mut tool = Map::new();
             tool.insert("name".to_owned(), Value::String(name));

@@ -5,11 +5,12 @@
 //!   list of messages); else a model input's user message that opens with `New task:` (the
 //!   smolagents prompt), the text after it; else the last user message of the first model call.
 //! - **Final answer**: the framework's own final-answer call (a `final_answer`, `final_result` or
-//!   `finish` tool step, or a model's call to one) made by the outermost agent, not by an agent it
-//!   manages; else the output of the first root, then of the outermost agent; else the literal
-//!   argument of `final_answer(...)` in the code of the outermost agent's last model output
-//!   (smolagents' CodeAgent); else the text of the last model output. Serialised structures are
-//!   never taken (`run_text::prose`).
+//!   `finish` tool step, or a model's call to one) made by a top-level agent (one with no agent
+//!   above it), not by an agent it manages; else the output of the last root that has one, then
+//!   of the last top-level agent; else the literal argument of `final_answer(...)` in the code of
+//!   the last top-level agent's last model output (smolagents' CodeAgent); else the answer of the
+//!   last model output. Several top-level agents are stages of a pipeline: the last speaks last.
+//!   Serialised structures are never taken (`run_text::prose`).
 //! - **Status**: `error` with the root's error when a root step failed, else `failed`, with a
 //!   warning: a trace does not record whether its outcome was right.
 //!
@@ -28,11 +29,12 @@ pub const FINAL_ANSWER_TOOLS: [&str; 3] = ["final_answer", "final_result", "fini
 /// The prefix smolagents puts before the task in the prompt it sends the model.
 const NEW_TASK: &str = "New task:";
 
-/// The warning every span-tree run carries: the outcome is a guess.
+/// The warning every run of a format that records no outcome carries: the outcome is a guess. It
+/// concerns the file (said once for all its runs).
 pub fn status_guess() -> Warning {
-    Warning::run(
+    Warning::file(
         Some("status"),
-        "the trace does not say whether its outcome was right; the run is taken as failed so it can be diagnosed",
+        "the file does not record whether the outcome was right; the run is taken as failed so it can be diagnosed",
     )
 }
 
@@ -60,6 +62,21 @@ impl View<'_> {
             .enumerate()
             .filter(|(i, _)| self.is_root(*i))
             .find_map(|(_, s)| s.get("error").and_then(Value::as_str))
+    }
+
+    /// The agent steps with no agent above them, in run order.
+    fn top_agents(&self, scopes: &[Option<usize>]) -> Vec<usize> {
+        self.facts
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.kind == "agent"
+                    && f.parent
+                        .and_then(|p| scopes.get(p).copied().flatten())
+                        .is_none()
+            })
+            .map(|(i, _)| i)
+            .collect()
     }
 
     /// For each step, the nearest agent step at or above it.
@@ -104,14 +121,24 @@ impl View<'_> {
     /// See the module documentation.
     pub fn final_answer(&self) -> Option<String> {
         let scopes = self.scopes();
-        let outer = scopes.iter().find_map(|s| *s);
-        let in_outer = |i: usize| scopes.get(i).copied().flatten() == outer;
+        let tops = self.top_agents(&scopes);
+        // The last of several top-level agents (a pipeline) speaks last.
+        let outer = tops.last().copied();
+        let mut is_top = vec![false; self.facts.len()];
+        for &t in &tops {
+            if let Some(slot) = is_top.get_mut(t) {
+                *slot = true;
+            }
+        }
+        let scope_of = |i: usize| scopes.get(i).copied().flatten();
+        let in_top = |i: usize| scope_of(i).is_none_or(|s| is_top.get(s).copied().unwrap_or(false));
+        let in_outer = |i: usize| scope_of(i) == outer;
         let call = self
             .steps
             .iter()
             .enumerate()
             .rev()
-            .filter(|(i, _)| in_outer(*i))
+            .filter(|(i, _)| in_top(*i))
             .find_map(|(i, s)| match self.kind(i) {
                 "tool" => {
                     let t = s.get("tool")?;
@@ -138,9 +165,10 @@ impl View<'_> {
         };
         let top = || {
             (0..self.steps.len())
+                .rev()
                 .filter(|&i| self.is_root(i))
                 .find_map(output)
-                .or_else(|| outer.and_then(output))
+                .or_else(|| tops.iter().rev().find_map(|&i| output(i)))
         };
         let last_text = |scoped: bool| {
             self.steps

@@ -7,7 +7,7 @@
 //! Pure; unknown attributes are kept in the step's `attributes`.
 
 use super::{Span, StatusCode};
-use super::{genai, openinference, vercel};
+use super::{genai, langfuse_attrs, openinference, vercel};
 use crate::analysis::import::chat;
 use serde_json::{Map, Value};
 
@@ -34,11 +34,16 @@ pub struct Parts {
     pub model: Option<String>,
     /// Attribute keys (or key prefixes ending in '.') whose content moved into the fields above.
     pub consumed: Vec<&'static str>,
+    /// The tool's name is only the span's name: no attribute named the tool.
+    pub tool_named_by_span: bool,
 }
 
 impl Parts {
     /// Fills what `self` lacks from `other`.
     pub fn or(mut self, other: Parts) -> Parts {
+        if self.tool.is_none() {
+            self.tool_named_by_span = other.tool_named_by_span;
+        }
         self.input = self.input.or(other.input);
         self.output = self.output.or(other.output);
         self.tool = self.tool.or(other.tool);
@@ -110,7 +115,7 @@ pub fn classify(span: &Span) -> Class {
         Some("agent") => return class("agent", true),
         _ => {}
     }
-    if let Some(c) = vercel::classify(a) {
+    if let Some(c) = vercel::classify(a).or_else(|| langfuse_attrs::classify(a)) {
         return c;
     }
     if a.contains_key("gen_ai.tool.name") {
@@ -192,6 +197,8 @@ pub struct Built {
     pub tools: Vec<Value>,
     /// The model called.
     pub model: Option<String>,
+    /// The tool step's name is only the span's name (see [`Parts::tool_named_by_span`]).
+    pub tool_named_by_span: bool,
 }
 
 /// Builds the step of one span.
@@ -201,6 +208,7 @@ pub fn build(span: &Span) -> Built {
     let parts = genai::extract(span, kind)
         .or(openinference::extract(span, kind))
         .or(vercel::extract(span, kind))
+        .or(langfuse_attrs::extract(span, kind))
         .or(span.given.clone());
     let mut step = Map::new();
     step.insert("kind".to_owned(), Value::String(kind.to_owned()));
@@ -235,6 +243,7 @@ pub fn build(span: &Span) -> Built {
         class,
         tools: parts.tools,
         model: parts.model,
+        tool_named_by_span: parts.tool_named_by_span,
     }
 }
 

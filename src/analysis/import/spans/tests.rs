@@ -111,3 +111,31 @@ fn ids_that_are_not_opentelemetry_s_are_warned_once_each() {
             .all(|w| !w.message.contains("hex digits"))
     );
 }
+
+#[test]
+fn a_wide_and_deep_tree_of_many_agents_builds_in_one_pass() {
+    // 10,000 top-level agents, each with a tool call, then a chain 10,000 deep: nothing here may
+    // look at every agent for every step.
+    let mut spans = Vec::new();
+    for i in 0..10_000 {
+        let agent = format!("a{i}");
+        spans.push(span(
+            &agent,
+            None,
+            json!({"openinference.span.kind": "AGENT"}),
+        ));
+        spans.push(span(
+            &format!("t{i}"),
+            Some(&agent),
+            json!({"openinference.span.kind": "TOOL", "tool.name": "final_answer",
+                   "input.value": "{\"answer\": \"42\"}"}),
+        ));
+    }
+    for i in 0..10_000 {
+        let parent = (i > 0).then(|| format!("c{}", i - 1));
+        spans.push(span(&format!("c{i}"), parent.as_deref(), json!({})));
+    }
+    let run = run_of(&spans, false).value;
+    assert_eq!(run["steps"].as_array().map(Vec::len), Some(30_000));
+    assert_eq!(run["final_answer"], "42");
+}

@@ -262,6 +262,15 @@ fn a_good_judge_answer_becomes_the_top_finding_capped_at_0_9() {
     );
     let outcome = r.judge.unwrap();
     assert_eq!((outcome.step.as_deref(), outcome.error), (Some("s3"), None));
+    // The finding moved from the step the judge named to the decision that made the refund
+    // call: both are said, and why.
+    assert_eq!(outcome.named.as_deref(), Some("s2"));
+    assert_eq!(
+        outcome.moved_because.as_deref(),
+        Some(
+            "the plan proposed at step 's2' (position 2) was carried out at step 's3' (position 3)"
+        )
+    );
 }
 
 #[test]

@@ -288,11 +288,12 @@ impl<'f> V<'f> {
             );
             return;
         }
-        let (exp, base, kind) = match t.experiment.as_str() {
-            "ablate" => (without, with, ExperimentKind::Ablate),
-            "restore" => (with, without, ExperimentKind::Restore),
-            "replay" => (with, without, ExperimentKind::Replay),
-            other => {
+        let (exp, base, kind) = match t.experiment.kind() {
+            Some(ExperimentKind::Ablate) => (without, with, ExperimentKind::Ablate),
+            Some(ExperimentKind::Restore) => (with, without, ExperimentKind::Restore),
+            Some(ExperimentKind::Replay) => (with, without, ExperimentKind::Replay),
+            Some(ExperimentKind::Baseline) | None => {
+                let other = t.experiment.as_str();
                 self.fail(
                     idx,
                     "experiment",

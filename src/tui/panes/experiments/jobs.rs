@@ -1,34 +1,41 @@
-//! How a job reads in the experiments pane: its status in the job list, and under it each probe
-//! with a glyph per sample, the verdict in words (the engine's sentence when it gives one), the
-//! class and cost, the samples' answers, what each saved sample formed in the ledger, stderr
-//! tails and samples the ledger could not save. Reads only; the verdicts are the engine's.
+//! How a job reads in the experiments pane: its status in the job list, and under it a summary
+//! of its verdicts (the causal ones named first, so they are seen however many probes ran), then
+//! each probe (those with a verdict first, the baseline they are judged against last) with a
+//! glyph per sample, the verdict in words (the engine's sentence when it gives
+//! one), the class and cost, its samples counted as they came out (answered, changed, errors,
+//! cancelled, not run), the samples' answers, what each saved sample formed in the ledger,
+//! stderr tails and samples the ledger could not save. Every line wraps to the pane. Reads only;
+//! the verdicts are the engine's.
 
-use super::state::{Job, JobState, SampleState};
+use super::state::{Counts, Job, JobState, ProbeRun, SampleState};
 use crate::analysis::report::{ProbeResult, Verdict};
-use crate::experiments::spec::ExperimentKind;
+use crate::experiments::event::{JobEnd, SampleEnd, Saved};
+use crate::experiments::intervention::Intervention;
 use crate::tui::app::App;
-use crate::tui::experiment_port::{JobEnd, SampleOutcome, Target};
 use crate::tui::theme::Role;
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
+use crate::tui::widgets::marks;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// Lines of a stderr tail shown under an errored sample.
 const STDERR_LINES: usize = 3;
 /// The sample glyphs, as the pane and the help explain them.
-pub const LEGEND: &str = "○ waiting  ◌ running  ● same answer  ✗ flipped  ! error";
+pub const LEGEND: &str =
+    "○ waiting  ◌ running  = same answer  Δ answer changed  ! error  ⊘ cancelled";
 /// The glyph of a sample held back until the ledger's lock is granted.
-pub const HELD: &str = "⧗";
+pub const HELD: &str = marks::SAMPLE_HELD;
 /// Spinner frames for running work, one per tick.
 const SPINNER: [&str; 4] = ["◜", "◝", "◞", "◟"];
 
 /// The glyph and role of a verdict.
 pub fn verdict_mark(v: Option<Verdict>) -> (&'static str, Role) {
     match v {
-        Some(Verdict::Confirmed) => ("✔", Role::VerdictConfirmed),
-        Some(Verdict::NotConfirmed) => ("○", Role::VerdictNotConfirmed),
-        Some(Verdict::Inconclusive) => ("?", Role::VerdictInconclusive),
-        Some(Verdict::Error) => ("!", Role::VerdictError),
-        None => ("·", Role::TextDim),
+        Some(Verdict::Confirmed) => (marks::VERDICT_CAUSAL, Role::VerdictConfirmed),
+        Some(Verdict::NotConfirmed) => (marks::VERDICT_NOT_CONFIRMED, Role::VerdictNotConfirmed),
+        Some(Verdict::Inconclusive) => (marks::VERDICT_INCONCLUSIVE, Role::VerdictInconclusive),
+        Some(Verdict::Error) => (marks::VERDICT_ERROR, Role::VerdictError),
+        None => (marks::NOT_PROBED, Role::TextDim),
     }
 }
 
@@ -53,14 +60,14 @@ pub fn verdict_line(app: &App, r: &ProbeResult, intervention: &str) -> Vec<Span<
             )
         }
         Some(Verdict::NotConfirmed) => (
-            "○ NOT CONFIRMED",
+            "∅ NOT CONFIRMED",
             Role::VerdictNotConfirmed,
             format!(
                 ": the outcome did not change in {n} re-runs; the rank stays a correlational proxy"
             ),
         ),
         Some(Verdict::Inconclusive) => (
-            "? INCONCLUSIVE",
+            "± INCONCLUSIVE",
             Role::VerdictInconclusive,
             format!(
                 ": {}/{n} flipped, {}/{n} completed; below majority, errors or an unstable baseline: raise samples or check stability",
@@ -73,7 +80,7 @@ pub fn verdict_line(app: &App, r: &ProbeResult, intervention: &str) -> Vec<Span<
             ": no sample completed, nothing was measured: check the runner".to_owned(),
         ),
         None => (
-            "· NOT PROBED",
+            "– NOT PROBED",
             Role::TextDim,
             ": listed, not re-run within the budget".to_owned(),
         ),
@@ -100,35 +107,34 @@ pub fn verdict_line(app: &App, r: &ProbeResult, intervention: &str) -> Vec<Span<
 fn sample_glyph(app: &App, s: &SampleState) -> Span<'static> {
     let t = &app.theme;
     match s {
-        SampleState::Waiting => Span::styled("○", t.style(Role::TextDim)),
-        SampleState::Running => Span::styled("◌", t.style(Role::Running)),
+        SampleState::Waiting => Span::styled(marks::SAMPLE_WAITING, t.style(Role::TextDim)),
+        SampleState::Running => Span::styled(marks::SAMPLE_RUNNING, t.style(Role::Running)),
         SampleState::Held(_) => Span::styled(HELD, t.style(Role::Warning)),
-        SampleState::Done(SampleOutcome::Answer { flipped: true, .. }) => {
-            Span::styled("✗", t.style(Role::VerdictConfirmed))
+        SampleState::Done(SampleEnd::Answered { judged, .. }) if judged.flipped => {
+            Span::styled(marks::SAMPLE_FLIPPED, t.style(Role::VerdictConfirmed))
         }
-        SampleState::Done(SampleOutcome::Answer { .. }) => Span::styled("●", t.style(Role::Text)),
-        SampleState::Done(SampleOutcome::Error { .. }) => {
-            Span::styled("!", t.style(Role::VerdictError))
+        SampleState::Done(SampleEnd::Answered { .. }) => {
+            Span::styled(marks::SAMPLE_SAME, t.style(Role::Text))
+        }
+        SampleState::Done(SampleEnd::Errored { .. }) => {
+            Span::styled(marks::VERDICT_ERROR, t.style(Role::VerdictError))
+        }
+        SampleState::Done(SampleEnd::Cancelled { .. }) => {
+            Span::styled(marks::SAMPLE_CANCELLED, t.style(Role::Warning))
         }
     }
 }
 
-pub(super) fn job_status(app: &App, job: &Job) -> Span<'static> {
-    let t = &app.theme;
+/// The job's state in its row of the list.
+pub(super) fn job_status(app: &App, job: &Job) -> (String, Role) {
     let spin = SPINNER
         .get(usize::try_from(app.tick % 4).unwrap_or(0))
         .copied()
         .unwrap_or("◌");
+    let (done, total) = job.progress();
     match &job.state {
-        JobState::Starting => Span::styled(format!("{spin} starting"), t.style(Role::Running)),
+        JobState::Starting => (format!("{spin} starting"), Role::Running),
         JobState::Running => {
-            let total: usize = job.probes.iter().map(|p| p.samples.len()).sum();
-            let done: usize = job
-                .probes
-                .iter()
-                .flat_map(|p| &p.samples)
-                .filter(|s| matches!(s, SampleState::Done(_)))
-                .count();
             let held = job
                 .probes
                 .iter()
@@ -136,27 +142,144 @@ pub(super) fn job_status(app: &App, job: &Job) -> Span<'static> {
                 .filter(|s| matches!(s, SampleState::Held(_)))
                 .count();
             if held > 0 {
-                Span::styled(
-                    // The legend under the list says what the glyph means.
+                // The legend under the list says what the glyph means.
+                (
                     format!("{spin} running {done}/{total} samples · {held} {HELD}"),
-                    t.style(Role::Warning),
+                    Role::Warning,
                 )
             } else {
-                Span::styled(
+                (
                     format!("{spin} running {done}/{total} samples"),
-                    t.style(Role::Running),
+                    Role::Running,
                 )
             }
         }
-        JobState::Ended(JobEnd::Finished) => Span::styled("done", t.style(Role::Text)),
-        JobState::Ended(JobEnd::Cancelled) => Span::styled("cancelled", t.style(Role::Warning)),
-        JobState::Ended(JobEnd::Failed(m)) => {
-            Span::styled(format!("failed: {}", clipped(m, 80)), t.style(Role::Error))
+        JobState::Ended(JobEnd::Finished) => ("done".to_owned(), Role::Text),
+        JobState::Ended(JobEnd::Cancelled(_)) => {
+            let c = total_counts(job);
+            (
+                format!("cancelled: {} stopped, {} not run", c.cancelled, c.not_run),
+                Role::Warning,
+            )
         }
+        JobState::Ended(JobEnd::Failed(e)) => (
+            format!("failed: {}", clipped(&e.to_string(), 200)),
+            Role::Error,
+        ),
     }
 }
+
+fn total_counts(job: &Job) -> Counts {
+    let mut all = Counts::default();
+    for p in &job.probes {
+        let c = p.counts();
+        all.answered += c.answered;
+        all.changed += c.changed;
+        all.errors += c.errors;
+        all.cancelled += c.cancelled;
+        all.not_run += c.not_run;
+        all.not_saved += c.not_saved;
+    }
+    all
+}
+
+/// The words a verdict line uses for what a probe changed.
+fn doing(i: &Intervention) -> String {
+    i.describe()
+}
+
+/// `n answered (k changed), e errors, c cancelled, r not run`, leaving out what is zero.
+fn counts_text(c: Counts) -> String {
+    let mut parts = vec![format!("{} answered ({} changed)", c.answered, c.changed)];
+    if c.errors > 0 {
+        parts.push(format!("{} errored", c.errors));
+    }
+    if c.cancelled > 0 {
+        parts.push(format!(
+            "{} cancelled (stopped while running, recorded as cancelled)",
+            c.cancelled
+        ));
+    }
+    if c.not_run > 0 {
+        parts.push(format!("{} not run", c.not_run));
+    }
+    parts.join(", ")
+}
+
+/// The verdicts of a job in one sentence, the causal ones named.
+fn summary_line(job: &Job) -> Option<String> {
+    let probes: Vec<&ProbeRun> = job
+        .probes
+        .iter()
+        .filter(|p| p.info.intervention != Intervention::Baseline)
+        .collect();
+    if probes.len() < 2 {
+        return None;
+    }
+    let of = |v: Verdict| {
+        probes
+            .iter()
+            .filter(|p| p.result.as_ref().and_then(|r| r.verdict) == Some(v))
+            .count()
+    };
+    let causal: Vec<String> = probes
+        .iter()
+        .filter(|p| p.result.as_ref().and_then(|r| r.verdict) == Some(Verdict::Confirmed))
+        .map(|p| doing(&p.info.intervention))
+        .collect();
+    let pending = probes.iter().filter(|p| p.result.is_none()).count();
+    let mut parts = Vec::new();
+    if !causal.is_empty() {
+        parts.push(format!("{} CAUSAL ({})", causal.len(), causal.join("; ")));
+    }
+    for (v, name) in [
+        (Verdict::NotConfirmed, "NOT CONFIRMED"),
+        (Verdict::Inconclusive, "INCONCLUSIVE"),
+        (Verdict::Error, "ERROR"),
+    ] {
+        let n = of(v);
+        if n > 0 {
+            parts.push(format!("{n} {name}"));
+        }
+    }
+    if pending > 0 {
+        parts.push(format!("{pending} without a verdict yet"));
+    }
+    Some(format!("{} probes: {}", probes.len(), parts.join(" · ")))
+}
+
+fn para(app: &App, text: String, role: Role, width: usize, indent: &str) -> Vec<Line<'static>> {
+    wrap_spans(vec![(text, app.theme.style(role))], width, indent)
+}
+
+/// The detail of a job: every line wrapped to `width`.
 pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
+    let mut out = Vec::new();
+    if let JobState::Ended(JobEnd::Failed(e)) = &job.state {
+        out.extend(para(
+            app,
+            format!("could not run: {}", clipped(&e.to_string(), 2000)),
+            Role::Error,
+            width,
+            "  ",
+        ));
+    }
+    if let JobState::Ended(JobEnd::Cancelled(why)) = &job.state {
+        out.extend(para(
+            app,
+            format!(
+                "cancelled ({}): running samples were stopped with every process they started and recorded as cancelled; samples not yet started never ran",
+                clipped(why, 200)
+            ),
+            Role::Warning,
+            width,
+            "  ",
+        ));
+    }
+    if let Some(s) = summary_line(job) {
+        out.extend(para(app, s, Role::Heading, width, "  "));
+    }
     let held = job
         .probes
         .iter()
@@ -167,88 +290,116 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
     } else {
         LEGEND.to_owned()
     };
-    let mut out = wrap_spans(vec![(legend, t.style(Role::TextDim))], width, "");
-    for p in &job.probes {
-        let mut spans = vec![Span::styled(
-            format!("{:<28} ", clipped(&p.info.label, 28)),
-            t.style(Role::Heading),
-        )];
-        spans.extend(p.samples.iter().map(|s| sample_glyph(app, s)));
-        out.push(Line::from(spans));
-        match (&p.result, p.info.kind) {
-            (Some(r), ExperimentKind::Baseline) => out.extend(wrap_spans(
-                vec![(
-                    format!(
-                        "  the unchanged run: {}/{} answers changed, {} errors (a stable baseline changes none)",
-                        r.flips, r.samples, r.errors
-                    ),
-                    t.style(Role::TextDim),
-                )],
+    if !job.probes.is_empty() {
+        out.extend(para(app, legend, Role::TextDim, width, ""));
+    }
+    // The probes with a verdict to give come first, the baselines they are judged against after:
+    // what a job found is read before how.
+    let ordered = job
+        .probes
+        .iter()
+        .filter(|p| p.info.intervention != Intervention::Baseline)
+        .chain(
+            job.probes
+                .iter()
+                .filter(|p| p.info.intervention == Intervention::Baseline),
+        );
+    for p in ordered {
+        let mut spans = vec![(format!("{} ", p.info.label), t.style(Role::Heading))];
+        spans.extend(p.samples.iter().map(|s| {
+            let g = sample_glyph(app, s);
+            (g.content.into_owned(), g.style)
+        }));
+        out.extend(wrap_spans(spans, width, "  "));
+        let counts = p.counts();
+        match (&p.result, &p.info.intervention) {
+            (_, Intervention::Baseline) => out.extend(para(
+                app,
+                format!(
+                    "  the unchanged run: {}{}",
+                    counts_text(counts),
+                    if counts.cancelled + counts.not_run == 0 {
+                        "; a stable baseline changes none"
+                    } else {
+                        ""
+                    }
+                ),
+                Role::TextDim,
                 width,
                 "    ",
             )),
-            (Some(r), kind) => {
-                let intervention = match (kind, &p.info.target) {
-                    (ExperimentKind::Restore, _) => "restoring it",
-                    (ExperimentKind::Replay, _) => "replaying",
-                    (_, Some(Target::Step(_))) => "removing its units",
-                    _ => "removing it",
-                };
-                let mut spans = vec![Span::raw("  ")];
-                let line = verdict_line(app, r, intervention);
+            (Some(r), i) if r.verdict.is_some() => {
+                let mut spans: Vec<(String, Style)> = vec![("  ".to_owned(), Style::default())];
+                let line = verdict_line(app, r, &doing(i));
                 match &p.claim {
                     // The engine's own sentence (influence.md §7 wording) after the glyph, then
                     // the class and cost.
                     Some(c) => {
                         let (glyph, role) = verdict_mark(r.verdict);
-                        spans.push(Span::styled(glyph, t.style(role)));
-                        spans.push(Span::styled(format!(" {}", clipped(c, 2000)), t.style(Role::Text)));
-                        spans.extend(line.into_iter().skip(2));
+                        spans.push((glyph.to_owned(), t.style(role)));
+                        spans.push((format!(" {}", clipped(c, 2000)), t.style(Role::Text)));
+                        spans.extend(
+                            line.into_iter()
+                                .skip(2)
+                                .map(|s| (s.content.into_owned(), s.style)),
+                        );
                     }
-                    None => spans.extend(line),
+                    None => {
+                        spans.extend(line.into_iter().map(|s| (s.content.into_owned(), s.style)))
+                    }
                 }
-                out.extend(wrap_line(spans, width));
+                out.extend(wrap_spans(spans, width, "    "));
             }
-            (None, _) => {}
+            _ if counts.answered + counts.errors + counts.cancelled > 0 => out.extend(para(
+                app,
+                format!("  no verdict yet: {}", counts_text(counts)),
+                Role::TextDim,
+                width,
+                "    ",
+            )),
+            _ => {}
         }
         out.extend(sample_lines(app, &p.samples, width));
     }
-    if !job.flags.is_empty() {
-        out.push(Line::styled(
-            format!("flags: {}", clipped(&job.flags.join(", "), 400)),
-            t.style(Role::Warning),
+    let flags = job.flags();
+    if !flags.is_empty() {
+        out.extend(para(
+            app,
+            format!("flags: {}", clipped(&flags.join(", "), 800)),
+            Role::Warning,
+            width,
+            "  ",
         ));
     }
     out
 }
 
-/// The finished samples of a probe; consecutive samples with the same answer share a line.
+/// The finished samples of a probe; consecutive samples that ended alike share a line.
 fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let mut out = Vec::new();
     let mut i = 0;
     while i < samples.len() {
         if let Some(SampleState::Held(why)) = samples.get(i) {
-            out.extend(wrap_spans(
-                vec![(
-                    format!(
-                        "  sample {i} {HELD} waiting for ledger lock: it is shown once it is written ({})",
-                        clipped(why, 400)
-                    ),
-                    t.style(Role::Warning),
-                )],
+            out.extend(para(
+                app,
+                format!(
+                    "  sample {i} {HELD} waiting for ledger lock: it is shown once it is written ({})",
+                    clipped(why, 400)
+                ),
+                Role::Warning,
                 width,
                 "    ",
             ));
             i += 1;
             continue;
         }
-        let Some(SampleState::Done(outcome)) = samples.get(i) else {
+        let Some(SampleState::Done(end)) = samples.get(i) else {
             i += 1;
             continue;
         };
         let mut j = i + 1;
-        while matches!(samples.get(j), Some(SampleState::Done(o)) if o == outcome) {
+        while matches!(samples.get(j), Some(SampleState::Done(o)) if shown_alike(o, end)) {
             j += 1;
         }
         let which = if j - i == 1 {
@@ -256,56 +407,59 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
         } else {
             format!("samples {i}-{}", j - 1)
         };
-        match outcome {
-            SampleOutcome::Answer {
-                output,
-                similarity,
-                flipped,
-                not_saved,
-                ledger,
-            } => {
-                let sim = similarity
+        match end {
+            SampleEnd::Answered { judged, saved } => {
+                let sim = judged
+                    .similarity
                     .map(|x| format!(", similarity {x:.2}"))
                     .unwrap_or_default();
-                let tag = if *flipped { "flipped" } else { "same" };
-                let head = format!("  {which} ({tag}{sim}): ");
-                let room = width.saturating_sub(head.chars().count());
-                out.push(Line::from(vec![
-                    Span::styled(head, t.style(Role::TextDim)),
-                    Span::styled(clipped(output, room).into_owned(), t.style(Role::Text)),
-                ]));
-                if let Some(why) = not_saved {
-                    out.extend(not_saved_lines(app, why, width));
-                }
-                for l in ledger {
-                    out.push(Line::styled(
-                        format!("    ledger: {}", clipped(l, width.saturating_sub(12))),
-                        t.style(Role::TextDim),
-                    ));
-                }
-            }
-            SampleOutcome::Error {
-                message,
-                stderr_tail,
-                not_saved,
-            } => {
+                let tag = if judged.flipped { "flipped" } else { "same" };
                 out.extend(wrap_spans(
-                    vec![(
-                        format!("  {which} error: {}", clipped(message, 2000)),
-                        t.style(Role::Error),
-                    )],
+                    vec![
+                        (format!("  {which} ({tag}{sim}): "), t.style(Role::TextDim)),
+                        (
+                            clipped(&judged.output, 2000).into_owned(),
+                            t.style(Role::Text),
+                        ),
+                    ],
                     width,
                     "    ",
                 ));
-                let tail: Vec<&str> = stderr_tail.lines().rev().take(STDERR_LINES).collect();
+                out.extend(saved_lines(app, saved, width));
+            }
+            SampleEnd::Errored { error, saved } => {
+                out.extend(para(
+                    app,
+                    format!("  {which} error: {}", clipped(&error.message, 2000)),
+                    Role::Error,
+                    width,
+                    "    ",
+                ));
+                let tail: Vec<&str> = error.stderr_tail.lines().rev().take(STDERR_LINES).collect();
                 for l in tail.into_iter().rev() {
-                    out.push(Line::styled(
-                        format!("    stderr: {}", clipped(l, width.saturating_sub(12))),
-                        t.style(Role::TextDim),
+                    out.extend(para(
+                        app,
+                        format!("    stderr: {}", clipped(l, 2000)),
+                        Role::TextDim,
+                        width,
+                        "      ",
                     ));
                 }
-                if let Some(why) = not_saved {
-                    out.extend(not_saved_lines(app, why, width));
+                out.extend(saved_lines(app, saved, width));
+            }
+            SampleEnd::Cancelled { why, saved } => {
+                out.extend(para(
+                    app,
+                    format!(
+                        "  {which} cancelled ({}): stopped with every process started; counts for nothing",
+                        clipped(why, 200)
+                    ),
+                    Role::Warning,
+                    width,
+                    "    ",
+                ));
+                if let Saved::No(e) = saved {
+                    out.extend(not_saved_lines(app, &e.to_string(), width));
                 }
             }
         }
@@ -314,28 +468,65 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
     out
 }
 
-/// A sample the ledger could not save: marked, with the reason; it forms no trial.
-fn not_saved_lines(app: &App, why: &str, width: usize) -> Vec<Line<'static>> {
-    wrap_spans(
-        vec![(
-            format!(
-                "    not saved to the ledger, so it forms no trial: {}",
-                clipped(why, 400)
-            ),
-            app.theme.style(Role::Warning),
-        )],
-        width,
-        "      ",
-    )
+/// Two samples that would print the same lines (cost and the seed in a trial's receipt aside).
+fn shown_alike(a: &SampleEnd, b: &SampleEnd) -> bool {
+    let receipt_free = |s: &Saved| match s {
+        Saved::Yes(r) => r.trials.is_empty() && r.refused.is_empty(),
+        Saved::No(_) => false,
+    };
+    match (a, b) {
+        (
+            SampleEnd::Answered {
+                judged: x,
+                saved: sx,
+            },
+            SampleEnd::Answered {
+                judged: y,
+                saved: sy,
+            },
+        ) => {
+            x.output == y.output
+                && x.flipped == y.flipped
+                && x.similarity.map(|v| (v * 100.0).round())
+                    == y.similarity.map(|v| (v * 100.0).round())
+                && receipt_free(sx)
+                && receipt_free(sy)
+        }
+        _ => a == b,
+    }
 }
 
-fn wrap_line(spans: Vec<Span<'static>>, width: usize) -> Vec<Line<'static>> {
-    wrap_spans(
-        spans
-            .into_iter()
-            .map(|s| (s.content.into_owned(), s.style))
+/// What saving a sample formed in the ledger, or why it was not saved.
+fn saved_lines(app: &App, saved: &Saved, width: usize) -> Vec<Line<'static>> {
+    match saved {
+        Saved::Yes(r) => r
+            .trials
+            .iter()
+            .chain(&r.refused)
+            .flat_map(|l| {
+                para(
+                    app,
+                    format!("    ledger: {}", clipped(l, 800)),
+                    Role::TextDim,
+                    width,
+                    "      ",
+                )
+            })
             .collect(),
+        Saved::No(e) => not_saved_lines(app, &e.to_string(), width),
+    }
+}
+
+/// A sample the ledger could not save: marked, with the reason; it forms no trial.
+fn not_saved_lines(app: &App, why: &str, width: usize) -> Vec<Line<'static>> {
+    para(
+        app,
+        format!(
+            "    not saved to the ledger, so it forms no trial: {}",
+            clipped(why, 400)
+        ),
+        Role::Warning,
         width,
-        "    ",
+        "      ",
     )
 }

@@ -1,56 +1,72 @@
 //! The ledger's rows of the experiments pane, under the jobs: each unit's latest attribution
-//! (disposition and evidence level, as the ledger records them), the batches a crash left open
-//! (with the key that aggregates the ready ones), and the run's earlier trials; and the detail
-//! shown for the selected one. Everything comes from the port's [`LedgerHistory`]; the words that
-//! explain a disposition or an evidence level are the spec's, not conclusions drawn here.
+//! (disposition and evidence level, as the ledger records them, with what was tried), the
+//! batches left open (marked by whether their session is gone, with the key that aggregates the
+//! ready ones), and the run's earlier trials; and the detail shown for the selected one. All of
+//! it comes from the engine's [`RunEvidence`]; the words that explain a disposition or an
+//! evidence level are the spec's, not conclusions drawn here.
 
 use crate::analysis::influence::js_number;
+use crate::experiments::engine::{BatchState, OpenBatch, RunEvidence};
+use crate::experiments::ledger::{HistoryTrial, LatestAttribution};
 use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::experiment_port::{LedgerAttribution, LedgerCohort, LedgerHistory, LedgerTrial};
 use crate::tui::keymap::Scope;
 use crate::tui::theme::Role;
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
+use crate::tui::widgets::marks;
 use ratatui::text::{Line, Span};
 
 /// One ledger row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LedgerRow {
-    /// `attributions[i]`.
+    /// `latest[i]`.
     Attribution(usize),
-    /// `open_cohorts[i]`.
+    /// `open[i]`.
     OpenCohort(usize),
     /// `trials[i]`.
     Trial(usize),
 }
 
+fn latest(h: &RunEvidence) -> &[LatestAttribution] {
+    h.ledger.as_ref().map_or(&[], |e| e.latest.as_slice())
+}
+
+fn trials(h: &RunEvidence) -> &[HistoryTrial] {
+    h.ledger.as_ref().map_or(&[], |e| e.trials.as_slice())
+}
+
 /// How many rows the ledger adds to the pane.
-pub fn row_count(h: &LedgerHistory) -> usize {
-    h.attributions.len() + h.open_cohorts.len() + h.trials.len()
+pub fn row_count(h: &RunEvidence) -> usize {
+    latest(h).len() + h.open.len() + trials(h).len()
 }
 
 /// The ledger row at position `i` (0 = the first row after the jobs).
-pub fn row_at(h: &LedgerHistory, i: usize) -> Option<LedgerRow> {
-    let a = h.attributions.len();
-    let o = h.open_cohorts.len();
+pub fn row_at(h: &RunEvidence, i: usize) -> Option<LedgerRow> {
+    let a = latest(h).len();
+    let o = h.open.len();
     if i < a {
         Some(LedgerRow::Attribution(i))
     } else if i < a + o {
         Some(LedgerRow::OpenCohort(i - a))
-    } else if i - a - o < h.trials.len() {
+    } else if i - a - o < trials(h).len() {
         Some(LedgerRow::Trial(i - a - o))
     } else {
         None
     }
 }
 
+/// What was tried, in a few words (`ablate 'u1'`), or the recorded experiment's name.
+pub fn tried(t: Option<&crate::experiments::intervention::Intervention>, fallback: &str) -> String {
+    t.map_or_else(|| clipped(fallback, 20).into_owned(), |i| i.label())
+}
+
 /// The role a disposition is drawn in (a glyph goes with it, so colour is never alone).
-fn disposition_mark(d: &str) -> (&'static str, Role) {
+pub fn disposition_mark(d: &str) -> (&'static str, Role) {
     match d {
-        "harmful" => ("✗", Role::VerdictConfirmed),
-        "retained" => ("✔", Role::VerdictConfirmed),
-        "demotion_candidate" => ("↓", Role::Warning),
-        _ => ("·", Role::TextDim),
+        "harmful" => (marks::HARMFUL, Role::VerdictConfirmed),
+        "retained" => (marks::RETAINED, Role::VerdictConfirmed),
+        "demotion_candidate" => (marks::DEMOTION, Role::Warning),
+        _ => (" ", Role::TextDim),
     }
 }
 
@@ -61,58 +77,62 @@ fn key(app: &App, a: Action) -> String {
         .unwrap_or_else(|| a.name().to_owned())
 }
 
-/// The spans of one ledger row in the list.
-pub fn row_spans(app: &App, h: &LedgerHistory, row: LedgerRow, width: usize) -> Vec<Span<'static>> {
+/// The spans of one ledger row in the list (the caller fits them to the width).
+pub fn row_spans(app: &App, h: &RunEvidence, row: LedgerRow) -> Vec<Span<'static>> {
     let t = &app.theme;
     match row {
         LedgerRow::Attribution(i) => {
-            let Some(a) = h.attributions.get(i) else {
+            let Some(l) = latest(h).get(i) else {
                 return Vec::new();
             };
-            let (glyph, role) = disposition_mark(&a.disposition);
+            let a = &l.attribution;
+            let (glyph, role) = disposition_mark(a.disposition.as_str());
             vec![
                 Span::styled(" ledger ", t.style(Role::TextDim)),
                 Span::styled(
-                    format!("'{}' ", clipped(&a.unit, width / 3)),
+                    format!("'{}' ", clipped(&a.component_id, 60)),
                     t.style(Role::Text),
                 ),
-                Span::styled(
-                    format!("{glyph} {}", clipped(&a.disposition, 20)),
-                    t.style(role),
-                ),
+                Span::styled(format!("{glyph} {}", a.disposition.as_str()), t.style(role)),
                 Span::styled(
                     format!(
-                        " · {} · effect {} · confidence {}{}",
-                        clipped(&a.evidence_level, 20),
+                        " · {} · effect {} · confidence {}{} · {}",
+                        a.evidence_level.as_str(),
                         js_number(a.effect),
                         js_number(a.confidence),
-                        status_note(&a.status)
+                        status_note(l.status.as_str()),
+                        tried(l.tried.as_ref(), "")
                     ),
                     t.style(Role::TextDim),
                 ),
             ]
         }
         LedgerRow::OpenCohort(i) => {
-            let Some(c) = h.open_cohorts.get(i) else {
+            let Some(b) = h.open.get(i) else {
                 return Vec::new();
             };
-            let what = if c.ready {
-                format!(
-                    "left open (a session ended before closing it): {} to aggregate",
+            let what = match b.state {
+                BatchState::LeftByDeadSession => format!(
+                    "left open by a tdn-tui that stopped without closing it: {} to aggregate",
                     key(app, Action::Aggregate)
-                )
-            } else {
-                "open: its session may still be running".to_owned()
+                ),
+                BatchState::Stale => format!(
+                    "left open by a session that ended: {} to aggregate",
+                    key(app, Action::Aggregate)
+                ),
+                BatchState::Running => "open: a job of this screen is running it".to_owned(),
+                BatchState::Elsewhere => "open: another tdn-tui is running it".to_owned(),
+                BatchState::MaybeRunning => "open: its session may still be running".to_owned(),
             };
             vec![
                 Span::styled(" ledger ", t.style(Role::TextDim)),
                 Span::styled(
-                    format!("batch {} ", clipped(&c.cohort, 40)),
+                    format!("batch {} ", clipped(&b.cohort.cohort, 40)),
                     t.style(Role::Text),
                 ),
                 Span::styled(
-                    format!("{} trial(s), {what}", c.trials),
-                    t.style(if c.ready {
+                    format!("{} trial(s), {what}", b.cohort.trials),
+                    t.style(if b.state.ready() {
                         Role::Warning
                     } else {
                         Role::TextDim
@@ -121,24 +141,24 @@ pub fn row_spans(app: &App, h: &LedgerHistory, row: LedgerRow, width: usize) -> 
             ]
         }
         LedgerRow::Trial(i) => {
-            let Some(tr) = h.trials.get(i) else {
+            let Some(tr) = trials(h).get(i) else {
                 return Vec::new();
             };
             vec![
+                Span::styled(" trial  ", t.style(Role::TextDim)),
                 Span::styled(
-                    format!(" trial {} ", clipped(tr.when.as_deref().unwrap_or(""), 20)),
-                    t.style(Role::TextDim),
-                ),
-                Span::styled(
-                    format!(
-                        "{} {}  ",
-                        clipped(&tr.experiment, 10),
-                        clipped(&tr.units.join(", "), width / 3)
-                    ),
+                    format!("'{}' ", clipped(&tr.trial.component_id, 60)),
                     t.style(Role::Text),
                 ),
                 Span::styled(
-                    format!("effect {:+.2} ({})", tr.effect, clipped(&tr.status, 20)),
+                    format!(
+                        "effect {} · seed {} · {} · {} · {}",
+                        js_number(tr.effect),
+                        tr.trial.seed,
+                        tr.trial.evidence_level.as_str(),
+                        tr.status.as_str(),
+                        tried(tr.tried.as_ref(), tr.trial.experiment.as_str())
+                    ),
                     t.style(Role::TextDim),
                 ),
             ]
@@ -185,23 +205,21 @@ fn level_meaning(level: &str) -> &'static str {
 /// The detail of one ledger row.
 pub fn detail_lines(
     app: &App,
-    h: &LedgerHistory,
+    h: &RunEvidence,
     row: LedgerRow,
     width: usize,
 ) -> Vec<Line<'static>> {
     match row {
-        LedgerRow::Attribution(i) => h
-            .attributions
+        LedgerRow::Attribution(i) => latest(h)
             .get(i)
             .map(|a| attribution_lines(app, a, width))
             .unwrap_or_default(),
         LedgerRow::OpenCohort(i) => h
-            .open_cohorts
+            .open
             .get(i)
             .map(|c| cohort_lines(app, c, width))
             .unwrap_or_default(),
-        LedgerRow::Trial(i) => h
-            .trials
+        LedgerRow::Trial(i) => trials(h)
             .get(i)
             .map(|tr| trial_lines(app, tr, width))
             .unwrap_or_default(),
@@ -212,35 +230,49 @@ fn para(app: &App, text: String, role: Role, width: usize) -> Vec<Line<'static>>
     wrap_spans(vec![(text, app.theme.style(role))], width, "    ")
 }
 
-fn attribution_lines(app: &App, a: &LedgerAttribution, width: usize) -> Vec<Line<'static>> {
+fn attribution_lines(app: &App, l: &LatestAttribution, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let (glyph, role) = disposition_mark(&a.disposition);
-    let mut out = vec![Line::from(vec![
-        Span::styled(
-            format!("'{}' ({}): ", clipped(&a.unit, width), clipped(&a.kind, 20)),
-            t.style(Role::Heading),
-        ),
-        Span::styled(
-            format!("{glyph} {}", clipped(&a.disposition, 20)),
-            t.style(role),
-        ),
-        Span::styled(
-            format!(" · {}", clipped(&a.evidence_level, 20)),
-            t.style(Role::Text),
-        ),
-    ])];
+    let a = &l.attribution;
+    let (glyph, role) = disposition_mark(a.disposition.as_str());
+    let mut out = wrap_spans(
+        vec![
+            (
+                format!(
+                    "'{}' ({}): ",
+                    clipped(&a.component_id, 400),
+                    clipped(&a.component_kind, 40)
+                ),
+                t.style(Role::Heading),
+            ),
+            (format!("{glyph} {}", a.disposition.as_str()), t.style(role)),
+            (
+                format!(" · {}", a.evidence_level.as_str()),
+                t.style(Role::Text),
+            ),
+        ],
+        width,
+        "    ",
+    );
+    if let Some(i) = &l.tried {
+        out.extend(para(
+            app,
+            format!("tried: {}", i.label()),
+            Role::Text,
+            width,
+        ));
+    }
     out.extend(para(
         app,
         format!(
             "effect {} (mean over {} trial(s) of the score with the unit minus the score without it), confidence {}; tested {}; {}; ledger line {}{}",
             js_number(a.effect),
-            a.trials,
+            a.trial_ids.len(),
             js_number(a.confidence),
             clipped(&a.tested_at, 40),
-            clipped(&a.status, 20),
-            a.line,
-            if a.earlier > 0 {
-                format!("; supersedes {} earlier attribution(s) of this unit", a.earlier)
+            l.status.as_str(),
+            l.line,
+            if l.earlier > 0 {
+                format!("; supersedes {} earlier attribution(s) of this unit", l.earlier)
             } else {
                 String::new()
             }
@@ -250,65 +282,77 @@ fn attribution_lines(app: &App, a: &LedgerAttribution, width: usize) -> Vec<Line
     ));
     out.extend(para(
         app,
-        disposition_meaning(&a.disposition).to_owned(),
+        disposition_meaning(a.disposition.as_str()).to_owned(),
         Role::TextDim,
         width,
     ));
     out.extend(para(
         app,
-        level_meaning(&a.evidence_level).to_owned(),
+        level_meaning(a.evidence_level.as_str()).to_owned(),
         Role::TextDim,
         width,
     ));
     out
 }
 
-fn cohort_lines(app: &App, c: &LedgerCohort, width: usize) -> Vec<Line<'static>> {
-    let mut out = vec![Line::styled(
-        format!("open batch {}", clipped(&c.cohort, width)),
-        app.theme.style(Role::Heading),
-    )];
+fn cohort_lines(app: &App, b: &OpenBatch, width: usize) -> Vec<Line<'static>> {
+    let c = &b.cohort;
+    let mut out = para(
+        app,
+        format!("open batch {}", clipped(&c.cohort, 200)),
+        Role::Heading,
+        width,
+    );
     out.extend(para(
         app,
         format!(
-            "{} verified trial(s) and no attribution: the session that ran it ended before closing it (a crash, or it is still running). Its last sample finished at {}.",
+            "{} verified trial(s) and no attribution: the session that ran it has not closed it. Its last sample finished at {}.",
             c.trials,
             clipped(&c.last_finished_at, 40)
         ),
         Role::Text,
         width,
     ));
-    let next = if c.ready {
-        format!(
+    let next = match b.state {
+        BatchState::LeftByDeadSession => format!(
+            "The tdn-tui that ran it is gone (killed, or crashed: its lease is no longer held): press {} to aggregate it (its trials become attributions, as if its session had closed it).",
+            key(app, Action::Aggregate)
+        ),
+        BatchState::Stale => format!(
             "It is older than the runner's time-out, so no session can still be adding to it: press {} to aggregate it (its trials become attributions, as if its session had closed it).",
             key(app, Action::Aggregate)
-        )
-    } else {
-        "It is younger than the runner's time-out, or a job of this screen is running it: it is not offered for aggregation yet.".to_owned()
+        ),
+        BatchState::Running => "A job of this screen is running it.".to_owned(),
+        BatchState::Elsewhere => {
+            "Another tdn-tui holds its lease: it is running it, so it is not offered for aggregation.".to_owned()
+        }
+        BatchState::MaybeRunning => {
+            "It is younger than the runner's time-out and nothing says its session ended: it is not offered for aggregation yet.".to_owned()
+        }
     };
     out.extend(para(app, next, Role::TextDim, width));
     out
 }
 
-fn trial_lines(app: &App, tr: &LedgerTrial, width: usize) -> Vec<Line<'static>> {
-    let mut out = vec![Line::styled(
+fn trial_lines(app: &App, tr: &HistoryTrial, width: usize) -> Vec<Line<'static>> {
+    let mut out = para(
+        app,
         format!(
-            "earlier trial: {} {}",
-            clipped(&tr.experiment, 20),
-            clipped(&tr.units.join(", "), width)
+            "earlier trial: {} · '{}'",
+            tried(tr.tried.as_ref(), tr.trial.experiment.as_str()),
+            clipped(&tr.trial.component_id, 400)
         ),
-        app.theme.style(Role::Heading),
-    )];
+        Role::Heading,
+        width,
+    );
     out.extend(para(
         app,
         format!(
-            "one matched pair of samples, with and without it: score with minus score without = {:+.3}; {}{}",
-            tr.effect,
-            clipped(&tr.status, 20),
-            tr.when
-                .as_deref()
-                .map(|w| format!(", tested {}", clipped(w, 40)))
-                .unwrap_or_default()
+            "one matched pair of samples, with and without it: score with minus score without = {}; {} ({}), tested {}",
+            js_number(tr.effect),
+            tr.status.as_str(),
+            tr.trial.evidence_level.as_str(),
+            clipped(&tr.trial.tested_at, 40)
         ),
         Role::Text,
         width,
@@ -319,34 +363,27 @@ fn trial_lines(app: &App, tr: &LedgerTrial, width: usize) -> Vec<Line<'static>> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::ledger::OpenCohort;
 
-    fn history() -> LedgerHistory {
-        let trial = LedgerTrial {
-            when: None,
-            experiment: "ablate".to_owned(),
-            units: vec!["u".to_owned()],
-            effect: -1.0,
-            status: "verified".to_owned(),
-            result: None,
-        };
-        LedgerHistory {
-            trials: vec![trial.clone(), trial],
-            open_cohorts: vec![LedgerCohort {
-                cohort: "b-1".to_owned(),
-                trials: 1,
-                last_finished_at: String::new(),
-                ready: true,
+    fn history() -> RunEvidence {
+        RunEvidence {
+            open: vec![OpenBatch {
+                cohort: OpenCohort {
+                    cohort: "b-1".to_owned(),
+                    trials: 1,
+                    last_finished_at: String::new(),
+                },
+                state: BatchState::Stale,
             }],
-            ..LedgerHistory::default()
+            ..RunEvidence::default()
         }
     }
 
     #[test]
     fn rows_run_through_attributions_open_batches_then_trials() {
         let h = history();
-        assert_eq!(row_count(&h), 3);
+        assert_eq!(row_count(&h), 1);
         assert_eq!(row_at(&h, 0), Some(LedgerRow::OpenCohort(0)));
-        assert_eq!(row_at(&h, 2), Some(LedgerRow::Trial(1)));
-        assert_eq!(row_at(&h, 3), None);
+        assert_eq!(row_at(&h, 1), None);
     }
 }

@@ -2,22 +2,24 @@
 //! restoration of a dropped unit, replay from a step, the whole shortlist, localize) with live
 //! progress per sample, outputs, stderr tails, verdicts and classes, what each saved sample formed
 //! in the attribution ledger, and the ledger's rows. The state is in [`state`], a job's lines in
-//! [`jobs`], the ledger's rows in [`ledger`]; this file lays them out. The verdicts and
-//! dispositions shown are the runner's and the ledger's, never computed here.
+//! [`jobs`], the ledger's rows in [`ledger`]; this file lays them out: the rows (one line each,
+//! cut with `…`, the selected one in full below) over the selected row's detail, which wraps and
+//! scrolls (page keys), with a line saying what is above and below. The verdicts and
+//! dispositions shown are the engine's and the ledger's, never computed here.
 
 mod jobs;
 pub mod ledger;
 mod state;
 
 pub use jobs::{HELD, LEGEND, verdict_line, verdict_mark};
-pub use state::{ExperimentsState, Job, JobState, ProbeRun, SampleState};
+pub use state::{Counts, ExperimentsState, Job, JobState, ProbeRun, SampleState};
 
 use crate::tui::action::Action;
 use crate::tui::app::{App, Pane};
 use crate::tui::keymap::Scope;
 use crate::tui::render::pane_block;
 use crate::tui::theme::Role;
-use crate::tui::widgets::inert_text::{clipped, wrap_spans};
+use crate::tui::widgets::inert_text::{clipped, width_of, wrap_spans};
 use crate::tui::widgets::scroll_list::window;
 use crate::tui::widgets::selection::selected_row;
 use jobs::{job_lines, job_status};
@@ -30,11 +32,7 @@ use ratatui::widgets::Paragraph;
 pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
     let t = &app.theme;
     let ex = &app.experiments;
-    let running = ex
-        .jobs
-        .iter()
-        .filter(|j| !matches!(j.state, JobState::Ended(_)))
-        .count();
+    let running = ex.running().count();
     let n = ex.jobs.len();
     let title = match (n, running) {
         (0, _) => "no jobs".to_owned(),
@@ -79,12 +77,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
             width,
             "",
         ));
-        if let Some(p) = &ex.ledger.path {
+        if !ex.ledger.path.as_os_str().is_empty() {
             lines.extend(wrap_spans(
                 vec![(
                     format!(
                         "Each re-run is saved to the attribution ledger '{}' before it is shown.",
-                        clipped(p, 300)
+                        clipped(&ex.ledger.path.display().to_string(), 300)
                     ),
                     t.style(Role::TextDim),
                 )],
@@ -105,6 +103,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
         frame.render_widget(Paragraph::new(lines), inner);
         return;
     }
+    let pieces = |spans: Vec<Span<'static>>| -> Vec<(String, ratatui::style::Style)> {
+        spans
+            .into_iter()
+            .map(|s| (s.content.into_owned(), s.style))
+            .collect()
+    };
     if let Some(e) = &ex.ledger_note {
         lines[0] = Line::styled(
             clipped(&format!("{} · ledger: {e}", ex.runner_note), width).into_owned(),
@@ -114,6 +118,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
     let rows_h = usize::from(top.height).saturating_sub(1);
     let cursor = ex.cursor.min(ex.row_count().saturating_sub(1));
     let range = window(&ex.offset, cursor, rows_h, ex.row_count());
+    let mut cursor_cut = false;
     for r in range {
         let mut spans = Vec::new();
         if let Some(job) = ex.job_at(r) {
@@ -123,26 +128,103 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
                 t.style(Role::TextDim),
             ));
             spans.push(Span::styled(
-                format!("{}  ", clipped(&job.request.label(), width / 2)),
+                format!("{}  ", job.request.label()),
                 t.style(Role::Text),
             ));
-            spans.push(job_status(app, job));
+            let (status, role) = job_status(app, job);
+            spans.push(Span::styled(status, t.style(role)));
         } else if let Some(row) = ex.ledger_row_at(r) {
-            spans = ledger::row_spans(app, &ex.ledger, row, width);
+            spans = ledger::row_spans(app, &ex.ledger, row);
         }
-        let mut line = Line::from(spans);
+        let (mut line, cut) = fit(spans, width);
         if r == cursor {
+            cursor_cut = cut;
             line = selected_row(line, width, focused, t);
         }
         lines.push(line);
     }
     frame.render_widget(Paragraph::new(lines), top);
-    let detail = match ex.job_at(cursor) {
+    // The selected row in full when the list cut it, then its detail; the detail scrolls with
+    // the page keys.
+    let mut detail: Vec<Line<'static>> = Vec::new();
+    let head = match ex.job_at(cursor) {
+        Some(job) => {
+            let (status, role) = job_status(app, job);
+            vec![
+                (format!("#{} ", job.id.0), t.style(Role::TextDim)),
+                (job.request.label(), t.style(Role::Heading)),
+                (format!(" · {status}"), t.style(role)),
+            ]
+        }
+        None => ex
+            .ledger_row_at(cursor)
+            .map(|row| pieces(ledger::row_spans(app, &ex.ledger, row)))
+            .unwrap_or_default(),
+    };
+    if cursor_cut {
+        detail.extend(wrap_spans(head, width, "  "));
+    }
+    detail.extend(match ex.job_at(cursor) {
         Some(job) => job_lines(app, job, width),
         None => ex
             .ledger_row_at(cursor)
             .map(|row| ledger::detail_lines(app, &ex.ledger, row, width))
             .unwrap_or_default(),
+    });
+    let room = usize::from(bottom.height);
+    let total = detail.len();
+    // One line at the bottom says what is below (and above) when the detail does not fit.
+    let shown = if total > room {
+        room.saturating_sub(1)
+    } else {
+        room
     };
-    frame.render_widget(Paragraph::new(detail), bottom);
+    let first = ex.detail_scroll.min(total.saturating_sub(shown));
+    ex.detail_extent.set((total, shown));
+    let mut visible: Vec<Line<'static>> = detail.into_iter().skip(first).take(shown).collect();
+    if total > room {
+        let below = total.saturating_sub(first + shown);
+        let k = |a: Action| {
+            app.keymap
+                .first_key(&[Scope::Panes], &a)
+                .unwrap_or_else(|| a.name().to_owned())
+        };
+        visible.push(Line::styled(
+            clipped(
+                &format!(
+                    "── {first} line(s) above, {below} below: {} / {} scroll ──",
+                    k(Action::PageDown),
+                    k(Action::PageUp)
+                ),
+                width,
+            )
+            .into_owned(),
+            t.style(Role::TextDim),
+        ));
+    }
+    frame.render_widget(Paragraph::new(visible), bottom);
+}
+
+/// One row of a list as one line of at most `width` columns: cut with `…` when it is longer
+/// (then the selected row is shown in full below the list), and whether it was cut.
+fn fit(spans: Vec<Span<'static>>, width: usize) -> (Line<'static>, bool) {
+    let mut out = Vec::new();
+    let mut used = 0usize;
+    for s in spans {
+        let w = width_of(&s.content);
+        if used + w <= width {
+            used += w;
+            out.push(s);
+            continue;
+        }
+        let room = width.saturating_sub(used);
+        if room > 0 {
+            out.push(Span::styled(
+                clipped(&s.content, room).into_owned(),
+                s.style,
+            ));
+        }
+        return (Line::from(out), true);
+    }
+    (Line::from(out), false)
 }

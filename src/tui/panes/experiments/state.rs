@@ -1,15 +1,20 @@
 //! What the experiments pane knows: the jobs started in this session with each probe's samples
-//! and verdict, the ledger's history, and the latest result per target. It changes only through
-//! [`ExperimentEvent`]s and the [`LedgerHistory`] the experiment port reads; nothing here draws,
-//! does I/O or decides a verdict.
+//! and verdict, what the run's ledger holds (the engine's one-pass evidence, indexed by unit and
+//! by step so the suspects can show their latest recorded verdict), and the latest result per
+//! target of this session. It changes only through the engine's events and evidence; nothing
+//! here draws, does I/O or decides a verdict.
 
 use super::ledger;
+use crate::analysis::model::Run;
 use crate::analysis::report::ProbeResult;
-use crate::tui::experiment_port::{
-    ExperimentEvent, JobEnd, JobId, LedgerHistory, ProbeInfo, Request, SampleOutcome,
+use crate::experiments::engine::{Request, RunEvidence, Target};
+use crate::experiments::event::{
+    Event, EventKind, JobEnd, JobId, JobOutcome, ProbeInfo, SampleEnd,
 };
+use crate::experiments::ledger::LatestAttribution;
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Most samples per probe the pane keeps track of (a runner reporting more is ignored beyond).
 const MAX_SAMPLES: usize = 1000;
@@ -24,7 +29,7 @@ pub enum SampleState {
     /// Ended, but held back until the ledger's lock is granted and it is written (why).
     Held(String),
     /// Ended.
-    Done(SampleOutcome),
+    Done(SampleEnd),
 }
 
 /// One probe's progress.
@@ -40,10 +45,55 @@ pub struct ProbeRun {
     pub claim: Option<String>,
 }
 
+/// How a probe's samples came out so far, counted from their states (nothing decided here).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Answered.
+    pub answered: usize,
+    /// Answered with a changed outcome.
+    pub changed: usize,
+    /// Errored (never a flip).
+    pub errors: usize,
+    /// Stopped by a cancel while running (recorded as cancelled).
+    pub cancelled: usize,
+    /// Not run (yet, or never: the job ended first).
+    pub not_run: usize,
+    /// Not saved to the ledger.
+    pub not_saved: usize,
+}
+
+impl ProbeRun {
+    /// Its samples, counted.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for s in &self.samples {
+            match s {
+                SampleState::Done(end) => {
+                    match end {
+                        SampleEnd::Answered { judged, .. } => {
+                            c.answered += 1;
+                            c.changed += usize::from(judged.flipped);
+                        }
+                        SampleEnd::Errored { .. } => c.errors += 1,
+                        SampleEnd::Cancelled { .. } => c.cancelled += 1,
+                    }
+                    if matches!(end.saved(), crate::experiments::event::Saved::No(_)) {
+                        c.not_saved += 1;
+                    }
+                }
+                SampleState::Waiting | SampleState::Running | SampleState::Held(_) => {
+                    c.not_run += 1;
+                }
+            }
+        }
+        c
+    }
+}
+
 /// Where a job is.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum JobState {
-    /// Asked for; no plan has arrived yet.
+    /// Asked for; the engine has not started it yet.
     Starting,
     /// Samples are running.
     Running,
@@ -52,7 +102,7 @@ pub enum JobState {
 }
 
 /// A job started in this session.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Job {
     /// Its number.
     pub id: JobId,
@@ -62,8 +112,45 @@ pub struct Job {
     pub probes: Vec<ProbeRun>,
     /// Where it is.
     pub state: JobState,
-    /// Flags such as `baseline-unstable`.
-    pub flags: Vec<String>,
+    /// Its batch in the ledger, once started.
+    pub cohort: Option<String>,
+    /// What it found, once over.
+    pub outcome: Option<Arc<JobOutcome>>,
+}
+
+impl Job {
+    /// Still starting or running.
+    pub fn is_running(&self) -> bool {
+        !matches!(self.state, JobState::Ended(_))
+    }
+
+    /// Samples done and in all.
+    pub fn progress(&self) -> (usize, usize) {
+        let total = self.probes.iter().map(|p| p.samples.len()).sum();
+        let done = self
+            .probes
+            .iter()
+            .flat_map(|p| &p.samples)
+            .filter(|s| matches!(s, SampleState::Done(_)))
+            .count();
+        (done, total)
+    }
+
+    /// Flags of its end: an unstable or incomplete baseline, unsaved samples, a batch not
+    /// closed (from the session's outcome).
+    pub fn flags(&self) -> Vec<String> {
+        let Some(o) = self.outcome.as_ref().and_then(|o| o.session.as_ref()) else {
+            return Vec::new();
+        };
+        let mut flags: Vec<String> = o.probes.iter().flat_map(|p| p.flags.clone()).collect();
+        if o.not_saved > 0 {
+            flags.push(format!("{} samples not saved", o.not_saved));
+        }
+        if let Some(e) = &o.close_error {
+            flags.push(format!("the batch's attributions were not written: {e}"));
+        }
+        flags
+    }
 }
 
 /// What the experiments pane remembers.
@@ -71,19 +158,29 @@ pub struct Job {
 pub struct ExperimentsState {
     /// Jobs of this session, oldest first.
     pub jobs: Vec<Job>,
-    /// What the run's ledger holds: attributions, open batches, trials.
-    pub ledger: LedgerHistory,
+    /// What the run's ledger holds.
+    pub ledger: RunEvidence,
+    /// For each unit id, the positions in `ledger.ledger.latest` of its attributions.
+    by_unit: HashMap<String, Vec<usize>>,
+    /// For each step id, the positions of the attributions about it: replays from it and the
+    /// units it produced.
+    by_step: HashMap<String, Vec<usize>>,
     /// Why the ledger could not be read, or a note about it.
     pub ledger_note: Option<String>,
     /// Selected row: jobs newest first, then the ledger's rows.
     pub cursor: usize,
     /// First row drawn.
     pub offset: Cell<usize>,
+    /// First line of the selected row's detail drawn.
+    pub detail_scroll: usize,
+    /// Lines the detail had when last drawn, and the room it had (for paging and the hint).
+    pub detail_extent: Cell<(usize, usize)>,
     /// The user has confirmed the command once this session.
     pub consented: bool,
-    /// The latest result per target key (`step:ID`, `unit:ID`), shown beside suspects and
-    /// dropped units.
-    pub results: HashMap<String, ProbeResult>,
+    /// The latest result of this session per target, shown beside suspects and dropped units.
+    pub results: HashMap<Target, ProbeResult>,
+    /// The engine's sentence for that result, when it gave one.
+    pub claims: HashMap<Target, String>,
     /// The runner in one line (its command and origin, or why there is none).
     pub runner_note: String,
     /// The last job number used.
@@ -103,10 +200,72 @@ impl ExperimentsState {
             request,
             probes: Vec::new(),
             state: JobState::Starting,
-            flags: Vec::new(),
+            cohort: None,
+            outcome: None,
         });
         self.cursor = 0;
+        self.detail_scroll = 0;
         id
+    }
+
+    /// Jobs still starting or running.
+    pub fn running(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.iter().filter(|j| j.is_running())
+    }
+
+    /// Takes what the ledger holds, indexed by the units and steps of `run`.
+    pub fn set_evidence(&mut self, evidence: RunEvidence, run: Option<&Run>) {
+        self.by_unit.clear();
+        self.by_step.clear();
+        if let Some(e) = &evidence.ledger {
+            for (i, a) in e.latest.iter().enumerate() {
+                let r = &a.attribution;
+                if r.component_kind == crate::experiments::ledger::bundle::REPLAY_KIND {
+                    self.by_step
+                        .entry(r.component_id.clone())
+                        .or_default()
+                        .push(i);
+                    continue;
+                }
+                self.by_unit
+                    .entry(r.component_id.clone())
+                    .or_default()
+                    .push(i);
+                if let Some(step) = run
+                    .and_then(|run| run.unit(&r.component_id))
+                    .and_then(|u| u.produced_by.as_ref())
+                {
+                    self.by_step.entry(step.0.clone()).or_default().push(i);
+                }
+            }
+        }
+        self.ledger_note = evidence.note.clone();
+        self.ledger = evidence;
+    }
+
+    fn latest_at(&self, at: Option<&Vec<usize>>) -> Vec<&LatestAttribution> {
+        let Some(latest) = self.ledger.ledger.as_ref().map(|e| &e.latest) else {
+            return Vec::new();
+        };
+        at.map(|v| v.iter().filter_map(|&i| latest.get(i)).collect())
+            .unwrap_or_default()
+    }
+
+    /// The ledger's latest attributions about a unit, newest last.
+    pub fn ledger_for_unit(&self, unit: &str) -> Vec<&LatestAttribution> {
+        self.latest_at(self.by_unit.get(unit))
+    }
+
+    /// The ledger's latest attributions about a step (replays from it, the units it produced).
+    pub fn ledger_for_step(&self, step: &str) -> Vec<&LatestAttribution> {
+        self.latest_at(self.by_step.get(step))
+    }
+
+    /// The running job re-running a target, if one is.
+    pub fn running_on(&self, t: &Target) -> Option<JobId> {
+        self.running()
+            .find(|j| j.probes.iter().any(|p| p.info.asked.as_ref() == Some(t)))
+            .map(|j| j.id)
     }
 
     /// Rows listed: jobs, then the ledger's rows.
@@ -122,12 +281,7 @@ impl ExperimentsState {
 
     /// The open batches the ledger marked ready to aggregate.
     pub fn ready_cohorts(&self) -> Vec<String> {
-        self.ledger
-            .open_cohorts
-            .iter()
-            .filter(|c| c.ready)
-            .map(|c| c.cohort.clone())
-            .collect()
+        self.ledger.ready()
     }
 
     /// The job at a row (rows list the newest job first).
@@ -141,12 +295,12 @@ impl ExperimentsState {
     }
 
     /// Applies one event; events for unknown jobs or out-of-range positions are ignored.
-    pub fn apply(&mut self, ev: &ExperimentEvent) {
-        let Some(job) = self.jobs.iter_mut().find(|j| j.id == ev.job()) else {
+    pub fn apply(&mut self, ev: &Event) {
+        let Some(job) = self.jobs.iter_mut().find(|j| j.id == ev.job) else {
             return;
         };
-        match ev {
-            ExperimentEvent::Planned { probes, .. } => {
+        match &ev.kind {
+            EventKind::Started { probes, cohort } => {
                 job.probes = probes
                     .iter()
                     .map(|p| ProbeRun {
@@ -156,55 +310,72 @@ impl ExperimentsState {
                         claim: None,
                     })
                     .collect();
+                job.cohort = Some(cohort.clone());
                 job.state = JobState::Running;
             }
-            ExperimentEvent::SampleStarted { probe, sample, .. } => {
-                if let Some(slot) = sample_slot(job, *probe, *sample) {
+            EventKind::SampleStarted { probe, seed } => {
+                if let Some(slot) = sample_slot(job, probe.0, *seed) {
                     *slot = SampleState::Running;
                 }
             }
-            ExperimentEvent::SampleFinished {
-                probe,
-                sample,
-                outcome,
-                ..
-            } => {
-                if let Some(slot) = sample_slot(job, *probe, *sample) {
-                    *slot = SampleState::Done(outcome.clone());
+            EventKind::SampleFinished { probe, seed, end } => {
+                if let Some(slot) = sample_slot(job, probe.0, *seed) {
+                    *slot = SampleState::Done(end.clone());
                 }
             }
-            ExperimentEvent::SampleHeld {
-                probe, sample, why, ..
-            } => {
-                if let Some(slot) = sample_slot(job, *probe, *sample) {
+            EventKind::SampleHeld { probe, seed, why } => {
+                if let Some(slot) = sample_slot(job, probe.0, *seed) {
                     *slot = SampleState::Held(why.clone());
                 }
             }
-            ExperimentEvent::ProbeFinished {
+            EventKind::ProbeVerdict {
                 probe,
                 result,
                 claim,
-                ..
             } => {
-                if let Some(p) = job.probes.get_mut(*probe) {
+                if let Some(p) = job.probes.get_mut(probe.0) {
                     p.result = Some(result.clone());
                     if claim.is_some() {
                         p.claim = claim.clone();
                     }
-                    if let Some(t) = &p.info.target {
-                        self.results.insert(t.key(), result.clone());
+                    if let Some(t) = &p.info.asked
+                        && result.verdict.is_some()
+                    {
+                        self.results.insert(t.clone(), result.clone());
+                        match claim {
+                            Some(c) => self.claims.insert(t.clone(), c.clone()),
+                            None => self.claims.remove(t),
+                        };
                     }
                 }
             }
-            ExperimentEvent::JobFinished { end, flags, .. } => {
-                job.state = JobState::Ended(end.clone());
-                job.flags = flags.clone();
+            EventKind::Done(outcome) => {
+                // Cost verdicts and classes need the whole tier: they arrive with the end.
+                if let Some(o) = &outcome.session {
+                    for (p, po) in job.probes.iter_mut().zip(&o.probes) {
+                        if po.result.verdict.is_some() {
+                            p.result = Some(po.result.clone());
+                            if po.claim.is_some() {
+                                p.claim = po.claim.clone();
+                            }
+                            if let Some(t) = &p.info.asked {
+                                self.results.insert(t.clone(), po.result.clone());
+                                if let Some(c) = &po.claim {
+                                    self.claims.insert(t.clone(), c.clone());
+                                }
+                            }
+                        }
+                    }
+                }
+                job.state = JobState::Ended(outcome.end.clone());
+                job.outcome = Some(Arc::clone(outcome));
             }
         }
     }
 }
 
-fn sample_slot(job: &mut Job, probe: usize, sample: usize) -> Option<&mut SampleState> {
+fn sample_slot(job: &mut Job, probe: usize, seed: u64) -> Option<&mut SampleState> {
+    let sample = usize::try_from(seed).ok()?;
     let p = job.probes.get_mut(probe)?;
     if sample >= p.samples.len() && sample < MAX_SAMPLES {
         p.samples.resize(sample + 1, SampleState::Waiting);

@@ -1,24 +1,37 @@
 //! One item of the suspects pane as lines: a suspect step's row (rank, shortlist mark, step,
 //! role, category, title, score, and the glyph of any verdict) or an influence entry's row, and
-//! under the selected one its evidence and what re-runs found: this session's verdict, else the
-//! report's probe, else the run's ledger record of the unit, else the key that tests it. Above
-//! the first item, the ranking's explanation and what its scores mean. Reads only.
+//! under the selected one its evidence and what re-runs found: a job re-running it now, this
+//! session's verdict (or the report's probe), and what the run's ledger records about it (the
+//! latest attribution of each of its units, and of replays from a step, with what was tried);
+//! else the key that tests it. Above the first item, the ranking's explanation and what its
+//! scores mean. Reads only.
 
 use super::super::super::action::Action;
 use super::super::super::app::{App, Document};
-use super::super::super::experiment_port::{LedgerAttribution, Target};
 use super::super::super::keymap::Scope;
 use super::super::super::theme::Role;
 use super::super::super::widgets::inert_text::{clipped, wrap_spans};
 use super::super::experiments::{verdict_line, verdict_mark};
-use super::header::reason_lines;
+use super::header::{nothing_to_blame, reason_lines};
 use super::{Item, View, item};
 use crate::analysis::influence::js_number;
 use crate::analysis::model::{StepId, UnitId};
 use crate::analysis::report::{InfluenceEntry, ProbeResult, Role as SuspectRole, Suspect};
+use crate::experiments::engine::Target;
+use crate::experiments::event::JobId;
+use crate::experiments::ledger::LatestAttribution;
+use crate::tui::widgets::inert_text::width_of;
+use crate::tui::widgets::marks;
 use crate::tui::widgets::selection::selected_row;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
+
+/// Which optional columns a suspect row shows.
+struct StepColumns {
+    pos: bool,
+    role: bool,
+    category: usize,
+}
 
 /// Columns the expanded evidence is indented by.
 const EVIDENCE_INDENT: usize = 6;
@@ -84,12 +97,20 @@ impl ItemLines<'_> {
                     ));
                 }
                 let dropped = r.dropped.as_ref().map(|d| d.dropped.len()).unwrap_or(0);
-                format!(
-                    "Where to look next: the context influence ({}) ranks what reached the model; the dropped context ({}) lists {dropped} unit{} available but never sent, each a candidate to restore.",
-                    self.key(Action::ToggleInfluence),
-                    self.key(Action::FocusDropped),
-                    if dropped == 1 { "" } else { "s" }
-                )
+                if dropped > 0 {
+                    format!(
+                        "Where to look next: the dropped context ({}) lists {dropped} unit{} available but never sent, which no ranking shows; {} re-runs with one put back. The context influence ({}) ranks what reached the model.",
+                        self.key(Action::FocusDropped),
+                        if dropped == 1 { "" } else { "s" },
+                        self.key(Action::Restore),
+                        self.key(Action::ToggleInfluence),
+                    )
+                } else {
+                    format!(
+                        "Where to look next: the context influence ({}) ranks what reached the model.",
+                        self.key(Action::ToggleInfluence),
+                    )
+                }
             }
             View::Context => format!(
                 "No context-influence ranking: no model step records the context it was sent. {} goes back to the suspect steps.",
@@ -104,42 +125,18 @@ impl ItemLines<'_> {
         out
     }
 
-    /// Under the last item: the units available but never sent, which no ranking here can show.
-    pub fn dropped_hint(&self) -> Vec<Line<'static>> {
-        let n = self
-            .doc
-            .report
-            .dropped
-            .as_ref()
-            .map(|d| d.dropped.len())
-            .unwrap_or(0);
-        if n == 0 {
-            return Vec::new();
-        }
-        wrap_spans(
-            vec![(
-                format!(
-                    "{n} unit{} {} available but never sent, so no ranking here shows {}: Dropped context ({}); {} re-runs with the selected one put back.",
-                    if n == 1 { "" } else { "s" },
-                    if n == 1 { "was" } else { "were" },
-                    if n == 1 { "it" } else { "them" },
-                    self.key(Action::FocusDropped),
-                    self.key(Action::Restore)
-                ),
-                self.app.theme.style(Role::TextDim),
-            )],
-            self.width,
-            "",
-        )
-    }
-
     /// The lines of item `i`, with the ranking's explanation before the first and the evidence
     /// under the selected one.
     pub fn lines(&self, i: usize, selected: bool) -> Vec<Line<'static>> {
+        self.lines_at(i, selected).0
+    }
+
+    /// As [`ItemLines::lines`], with the position of the item's own row among them.
+    pub fn lines_at(&self, i: usize, selected: bool) -> (Vec<Line<'static>>, usize) {
         let t = &self.app.theme;
         let mut out = Vec::new();
         let Some(it) = item(self.doc, self.view, i) else {
-            return out;
+            return (out, 0);
         };
         match it {
             Item::Step(0, _) => {
@@ -149,33 +146,38 @@ impl ItemLines<'_> {
                         &self.doc.report.confidence,
                         self.width,
                     ));
-                }
-                out.extend(wrap_spans(
-                    vec![(
-                        "Steps, ranked by score (an order, not a probability)".to_owned(),
-                        t.style(Role::Heading),
-                    )],
-                    self.width,
-                    "  ",
-                ));
-            }
-            Item::Context(0, _) => {
-                if let Some(inf) = &self.doc.report.influence {
-                    if self.preamble {
-                        out.extend(reason_lines(self.app, &inf.confidence, self.width));
-                    }
-                    let embedder = inf.embedder.as_deref().unwrap_or("no");
                     out.extend(wrap_spans(
                         vec![(
-                            format!(
-                                "Ranked by resemblance to the answer ({}, {embedder}): correlation, not a cause",
-                                inf.ranked_by
-                            ),
-                            t.style(Role::Heading),
+                            "Steps, ranked by score (an order, not a probability)".to_owned(),
+                            t.style(Role::TextDim),
                         )],
                         self.width,
                         "  ",
                     ));
+                }
+                out.push(self.column_header());
+            }
+            Item::Context(0, _) => {
+                if let Some(inf) = &self.doc.report.influence {
+                    // The ranking's reasoning speaks of suspects: not when nothing is blamed.
+                    if self.preamble && nothing_to_blame(self.doc).is_none() {
+                        out.extend(reason_lines(self.app, &inf.confidence, self.width));
+                    }
+                    let embedder = inf.embedder.as_deref().unwrap_or("no");
+                    if self.preamble {
+                        out.extend(wrap_spans(
+                            vec![(
+                                format!(
+                                    "Ranked by resemblance to the answer ({}, {embedder}): correlation, not a cause",
+                                    inf.ranked_by
+                                ),
+                                t.style(Role::TextDim),
+                            )],
+                            self.width,
+                            "  ",
+                        ));
+                    }
+                    out.push(self.column_header());
                 }
             }
             _ => {}
@@ -186,12 +188,13 @@ impl ItemLines<'_> {
         };
         if selected && let Some(first) = row.first_mut() {
             // The cursor as a glyph too, for screens without colour.
-            first.content = first.content.replacen(' ', "▶", 1).into();
+            first.content = first.content.replacen(' ', marks::CURSOR, 1).into();
         }
         let mut row = Line::from(row);
         if selected {
             row = selected_row(row, self.width, self.focused, t);
         }
+        let row_at = out.len();
         out.push(row);
         if selected {
             match it {
@@ -199,59 +202,125 @@ impl ItemLines<'_> {
                 Item::Context(_, e) => out.extend(self.context_evidence(e)),
             }
         }
-        out
+        (out, row_at)
     }
 
     /// This session's verdict for a target.
     fn result(&self, t: &Target) -> Option<&ProbeResult> {
-        self.app.experiments.results.get(&t.key())
+        self.app.experiments.results.get(t)
+    }
+
+    /// The glyph of what re-runs found: this session's verdict, else the ledger's latest record.
+    fn mark(
+        &self,
+        result: Option<&ProbeResult>,
+        ledger: &[&LatestAttribution],
+    ) -> Option<(&'static str, Role)> {
+        if let Some(r) = result {
+            return Some(verdict_mark(r.verdict));
+        }
+        ledger.last().map(|l| {
+            super::super::experiments::ledger::disposition_mark(l.attribution.disposition.as_str())
+        })
+    }
+
+    /// The columns a step row has room for at this width.
+    fn step_columns(&self) -> StepColumns {
+        let w = self.width;
+        StepColumns {
+            pos: w >= 90,
+            role: w >= 64,
+            category: if w >= 80 { 22 } else { 14 },
+        }
+    }
+
+    /// The list's column headers, aligned with its rows.
+    pub fn column_header(&self) -> Line<'static> {
+        let t = &self.app.theme;
+        let text = match self.view {
+            View::Steps => {
+                let c = self.step_columns();
+                let mut h = format!(" {:<4} {:<16} ", "#", "step");
+                if c.pos {
+                    h.push_str(&format!("{:<10}", "(pos)"));
+                }
+                if c.role {
+                    h.push_str(&format!("{:<11}", "role"));
+                }
+                h.push_str(&format!("{:<w$}  why", "category", w = c.category));
+                h
+            }
+            View::Context => format!(
+                " {:<4} {:<w$} {:<16}",
+                "#",
+                "piece of context",
+                "from step",
+                w = self.width.saturating_sub(CONTEXT_ROW_FIXED).clamp(8, 24)
+            ),
+        };
+        let right = "score";
+        let room = self.width.saturating_sub(right.len() + 1);
+        let left = clipped(&text, room).into_owned();
+        let pad = room.saturating_sub(width_of(&left)) + 1;
+        Line::styled(
+            format!("{left}{}{right}", " ".repeat(pad)),
+            t.style(Role::TextDim).add_modifier(Modifier::UNDERLINED),
+        )
     }
 
     fn step_row(&self, s: &Suspect) -> Vec<Span<'static>> {
         let t = &self.app.theme;
+        let c = self.step_columns();
         let top = s.rank == 1;
         let short = self.doc.report.confidence.shortlist.contains(&s.step);
-        let pos = match self.doc.index_of(&s.step) {
-            Some(i) => format!("pos {}", i + 1),
-            None => "not in run".to_owned(),
-        };
-        let score = format!(" score {:.2}", s.score);
+        let score = format!(" {:.2}", s.score);
         // A verdict's glyph follows the category; an untested suspect gives its room to the title.
-        let (mark, mark_role) = match self.result(&Target::Step(StepId::from(s.step.as_str()))) {
-            Some(r) => {
-                let (m, role) = verdict_mark(r.verdict);
-                (format!("{m} "), role)
-            }
+        let ledger = self.app.experiments.ledger_for_step(&s.step);
+        let target = Target::Step(StepId::from(s.step.as_str()));
+        let (mark, mark_role) = match self.mark(self.result(&target), &ledger) {
+            Some((m, role)) => (format!("{m} "), role),
             None => (String::new(), Role::TextDim),
         };
-        let fixed = format!(
-            " #{:<2}{} {} ({pos})  {:<10} {}  {mark}",
-            s.rank,
-            if short { "★" } else { " " },
-            clipped(&s.step, 16),
-            role_name(s.role),
-            clipped(&s.category, 22),
-        );
-        let room = self
-            .width
-            .saturating_sub(fixed.chars().count() + score.len());
-        vec![
+        let mut spans = vec![
             Span::styled(
                 format!(" #{:<2}", s.rank),
                 t.style(if top { Role::SuspectTop } else { Role::Suspect }),
             ),
-            Span::styled(if short { "★" } else { " " }, t.style(Role::Shortlist)),
-            Span::styled(format!(" {} ", clipped(&s.step, 16)), t.style(Role::Text)),
-            Span::styled(format!("({pos})  "), t.style(Role::TextDim)),
-            Span::styled(format!("{:<10} ", role_name(s.role)), t.style(Role::Text)),
             Span::styled(
-                format!("{}  ", clipped(&s.category, 22)),
-                t.style(Role::StepKind),
+                if short { marks::SHORTLIST } else { " " },
+                t.style(Role::Shortlist),
             ),
-            Span::styled(mark, t.style(mark_role)),
-            Span::styled(clipped(&s.title, room).into_owned(), t.style(Role::Text)),
-            Span::styled(score, t.style(Role::TextDim)),
-        ]
+            Span::styled(
+                format!(" {:<16} ", clipped(&s.step, 16)),
+                t.style(Role::Text),
+            ),
+        ];
+        if c.pos {
+            let pos = match self.doc.index_of(&s.step) {
+                Some(i) => format!("(pos {})", i + 1),
+                None => "(not in run)".to_owned(),
+            };
+            spans.push(Span::styled(format!("{pos:<10}"), t.style(Role::TextDim)));
+        }
+        if c.role {
+            spans.push(Span::styled(
+                format!("{:<11}", role_name(s.role)),
+                t.style(Role::Text),
+            ));
+        }
+        spans.push(Span::styled(
+            format!("{:<w$}  ", clipped(&s.category, c.category), w = c.category),
+            t.style(Role::StepKind),
+        ));
+        spans.push(Span::styled(mark, t.style(mark_role)));
+        let used: usize = spans.iter().map(|x| width_of(&x.content)).sum();
+        let room = self.width.saturating_sub(used + score.len());
+        let title = clipped(&s.title, room).into_owned();
+        let pad = room.saturating_sub(width_of(&title));
+        spans.push(Span::styled(title, t.style(Role::Text)));
+        spans.push(Span::raw(" ".repeat(pad)));
+        spans.push(Span::styled(score, t.style(Role::TextDim)));
+        spans
     }
 
     fn step_evidence(&self, s: &Suspect) -> Vec<Line<'static>> {
@@ -266,6 +335,26 @@ impl ItemLines<'_> {
             )],
             w,
             &ind,
+        ));
+        let how = match s.role {
+            SuspectRole::RootCause => "walking back from where the failure showed",
+            SuspectRole::Symptom => "where the failure showed",
+            SuspectRole::Suspect => "it looks wrong on its own",
+        };
+        out.extend(wrap_spans(
+            vec![
+                (format!("{ind}why: "), t.style(Role::Heading)),
+                (
+                    format!(
+                        "found by {} ({how}; detector confidence {:.2}), because:",
+                        clipped(&s.detector, 30),
+                        s.confidence
+                    ),
+                    t.style(Role::Text),
+                ),
+            ],
+            w,
+            &format!("{ind}  "),
         ));
         for e in &s.evidence {
             out.extend(wrap_spans(
@@ -284,14 +373,6 @@ impl ItemLines<'_> {
                 t.style(Role::TextDim),
             ));
         }
-        out.push(Line::styled(
-            format!(
-                "{ind}found by {}, detector confidence {:.2}",
-                clipped(&s.detector, 30),
-                s.confidence
-            ),
-            t.style(Role::TextDim),
-        ));
         let target = Target::Step(StepId::from(s.step.as_str()));
         // Ablating a step removes the units it produced: without any, only a replay tests it.
         let produced = self
@@ -307,7 +388,9 @@ impl ItemLines<'_> {
         };
         out.extend(self.verdict(
             self.result(&target),
-            None,
+            self.app.experiments.claims.get(&target).map(String::as_str),
+            &self.app.experiments.ledger_for_step(&s.step),
+            self.app.experiments.running_on(&target),
             "removing its units",
             &test,
             &ind,
@@ -328,20 +411,25 @@ impl ItemLines<'_> {
             .as_deref()
             .map(|s| format!("from {}", clipped(s, 10)))
             .unwrap_or_default();
-        let score = format!(" score {:.2}", e.score);
+        let score = format!(" {:.2}", e.score);
         let id_w = self.width.saturating_sub(CONTEXT_ROW_FIXED).clamp(8, 24);
         let unit = e.unit.as_deref().map(|u| Target::Unit(UnitId::from(u)));
-        let (mark, mark_role) = match unit
+        let ledger = e
+            .unit
+            .as_deref()
+            .map(|u| self.app.experiments.ledger_for_unit(u))
+            .unwrap_or_default();
+        let result = unit
             .as_ref()
             .and_then(|u| self.result(u))
-            .or(e.probe.as_ref())
-        {
-            Some(r) => verdict_mark(r.verdict),
-            None => (" ", Role::TextDim),
-        };
-        vec![
+            .or(e.probe.as_ref());
+        let (mark, mark_role) = self.mark(result, &ledger).unwrap_or((" ", Role::TextDim));
+        let mut spans = vec![
             Span::styled(format!(" {:<3}", pos + 1), t.style(Role::TextDim)),
-            Span::styled(if short { "★" } else { " " }, t.style(Role::Shortlist)),
+            Span::styled(
+                if short { marks::SHORTLIST } else { " " },
+                t.style(Role::Shortlist),
+            ),
             Span::styled(
                 format!(" {:<id_w$} ", clipped(&e.id, id_w)),
                 t.style(Role::Text),
@@ -356,8 +444,13 @@ impl ItemLines<'_> {
                 t.style(Role::TextDim),
             ),
             Span::styled(mark, t.style(mark_role)),
-            Span::styled(score, t.style(Role::TextDim)),
-        ]
+        ];
+        let used: usize = spans.iter().map(|x| width_of(&x.content)).sum();
+        spans.push(Span::raw(
+            " ".repeat(self.width.saturating_sub(used + score.len())),
+        ));
+        spans.push(Span::styled(score, t.style(Role::TextDim)));
+        spans
     }
 
     fn context_evidence(&self, e: &InfluenceEntry) -> Vec<Line<'static>> {
@@ -399,65 +492,112 @@ impl ItemLines<'_> {
                 &ind,
             ));
         }
-        let unit = e.unit.as_deref();
-        let result = unit
-            .and_then(|u| self.result(&Target::Unit(UnitId::from(u))))
-            .or(e.probe.as_ref());
-        let ledger = unit.and_then(|u| {
-            self.app
-                .experiments
-                .ledger
-                .attributions
-                .iter()
-                .rev()
-                .find(|a| a.unit == u)
-        });
-        if e.unit.is_some() {
+        if let Some(u) = e.unit.as_deref() {
+            let target = Target::Unit(UnitId::from(u));
+            let result = self.result(&target).or(e.probe.as_ref());
+            let claim = self.app.experiments.claims.get(&target).map(String::as_str);
+            let ledger = self.app.experiments.ledger_for_unit(u);
+            let running = self.app.experiments.running_on(&target);
             let test = format!("press {} to ablate", self.key(Action::Ablate));
-            out.extend(self.verdict(result, ledger, "removing it", &test, &ind));
+            out.extend(self.verdict(result, claim, &ledger, running, "removing it", &test, &ind));
         }
         out
     }
 
-    /// What re-runs found: a verdict, the ledger's record, or how to test it (`test`).
+    /// What re-runs found: a job running now, this session's verdict, what the ledger records
+    /// (each latest attribution with what was tried), or how to test it (`test`).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each piece of what re-runs found is its own source"
+    )]
     fn verdict(
         &self,
         result: Option<&ProbeResult>,
-        ledger: Option<&LedgerAttribution>,
+        claim: Option<&str>,
+        ledger: &[&LatestAttribution],
+        running: Option<JobId>,
         intervention: &str,
         test: &str,
         ind: &str,
     ) -> Vec<Line<'static>> {
         let t = &self.app.theme;
-        match (result, ledger) {
-            (Some(r), _) => {
-                let mut pieces = vec![(ind.to_owned(), Style::default())];
-                pieces.extend(
-                    verdict_line(self.app, r, intervention)
-                        .into_iter()
-                        .map(|s| (s.content.into_owned(), s.style)),
-                );
-                wrap_spans(pieces, self.width, &format!("{ind}  "))
-            }
-            (None, Some(a)) => wrap_spans(
+        let more = format!("{ind}  ");
+        let mut out = Vec::new();
+        if let Some(j) = running {
+            out.extend(wrap_spans(
                 vec![(
                     format!(
-                        "{ind}the ledger records it {} · {} · effect {} · confidence {} ({} trial{}, {}, {})",
-                        clipped(&a.disposition, 30),
-                        clipped(&a.evidence_level, 30),
-                        js_number(a.effect),
-                        js_number(a.confidence),
-                        a.trials,
-                        if a.trials == 1 { "" } else { "s" },
-                        clipped(&a.tested_at, 30),
-                        clipped(&a.status, 30)
+                        "{ind}job #{} is re-running it now: its verdict comes to Experiments ({})",
+                        j.0,
+                        self.key(Action::FocusExperiments)
                     ),
-                    t.style(Role::Text),
+                    t.style(Role::Running),
                 )],
                 self.width,
-                &format!("{ind}  "),
-            ),
-            (None, None) => wrap_spans(
+                &more,
+            ));
+        }
+        if let Some(r) = result {
+            let mut pieces = vec![(ind.to_owned(), Style::default())];
+            let line = verdict_line(self.app, r, intervention);
+            match claim {
+                // The engine's own sentence after the glyph, then the class and cost.
+                Some(c) => {
+                    let (glyph, role) = verdict_mark(r.verdict);
+                    pieces.push((glyph.to_owned(), t.style(role)));
+                    pieces.push((format!(" {}", clipped(c, 2000)), t.style(Role::Text)));
+                    pieces.extend(
+                        line.into_iter()
+                            .skip(2)
+                            .map(|s| (s.content.into_owned(), s.style)),
+                    );
+                }
+                None => pieces.extend(line.into_iter().map(|s| (s.content.into_owned(), s.style))),
+            }
+            out.extend(wrap_spans(pieces, self.width, &more));
+        }
+        // Newest first, at most a few: the Experiments pane lists them all.
+        for l in ledger.iter().rev().take(4) {
+            let a = &l.attribution;
+            let (glyph, role) =
+                super::super::experiments::ledger::disposition_mark(a.disposition.as_str());
+            let tried = l
+                .tried
+                .as_ref()
+                .map_or_else(|| "a re-run".to_owned(), |i| i.label());
+            let n = a.trial_ids.len();
+            out.extend(wrap_spans(
+                vec![
+                    (format!("{ind}ledger: {tried} → "), t.style(Role::TextDim)),
+                    (
+                        format!(
+                            "{glyph} {} · {}",
+                            a.disposition.as_str(),
+                            a.evidence_level.as_str()
+                        ),
+                        t.style(role),
+                    ),
+                    (
+                        format!(
+                            " · effect {} · confidence {} ({n} trial{}, {}{})",
+                            js_number(a.effect),
+                            js_number(a.confidence),
+                            if n == 1 { "" } else { "s" },
+                            clipped(&a.tested_at, 30),
+                            match l.status.as_str() {
+                                "verified" => String::new(),
+                                other => format!(", {other}"),
+                            }
+                        ),
+                        t.style(Role::Text),
+                    ),
+                ],
+                self.width,
+                &more,
+            ));
+        }
+        if out.is_empty() {
+            out.extend(wrap_spans(
                 vec![(
                     format!(
                         "{ind}untested: a score narrows the search; only a re-run proves a cause ({test})"
@@ -466,7 +606,8 @@ impl ItemLines<'_> {
                 )],
                 self.width,
                 ind,
-            ),
+            ));
         }
+        out
     }
 }

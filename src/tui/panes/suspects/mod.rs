@@ -12,12 +12,12 @@ mod items;
 
 pub use header::confidence_lines;
 
-use super::super::app::{App, Document, Pane};
-use super::super::experiment_port::Target;
+use super::super::app::{App, Document, Pane, RowHit, group};
 use super::super::render::{pane_block, title_room};
 use super::super::widgets::scroll_list::item_window;
 use crate::analysis::model::{StepId, UnitId};
 use crate::analysis::report::{InfluenceEntry, Suspect};
+use crate::experiments::engine::Target;
 use items::ItemLines;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -172,7 +172,7 @@ pub fn shortlist_targets(doc: &Document, view: View) -> Vec<Target> {
 pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused: bool) {
     let view = app.suspects.view;
     let title = match view {
-        View::Steps => format!("{} ranked", doc.report.suspects.len()),
+        View::Steps => format!("{} ranked", group(doc.report.suspects.len())),
         View::Context => {
             let room = title_room(app, Pane::Suspects, area.width);
             CONTEXT_TITLES
@@ -213,15 +213,38 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         };
         let start = item_window(offset, cursor, list_h, |i| ctx.lines(i, i == cursor).len());
         let mut i = start;
+        let mut hits = app.hits.borrow_mut();
         while lines.len() < height && i < count {
-            lines.extend(ctx.lines(i, i == cursor));
+            let (item, row) = ctx.lines_at(i, i == cursor);
+            if let Ok(y) = u16::try_from(lines.len() + row)
+                && lines.len() + row < height
+            {
+                hits.push(RowHit {
+                    pane: Pane::Suspects,
+                    y: inner.y.saturating_add(y),
+                    x: inner.x,
+                    width: inner.width,
+                    index: i,
+                });
+            }
+            lines.extend(item);
             i += 1;
         }
-        let hint = ctx.dropped_hint();
-        if i == count && !hint.is_empty() && lines.len() + 1 + hint.len() <= height {
-            lines.push(ratatui::text::Line::default());
-            lines.extend(hint);
-        }
+        drop(hits);
+        let bottom = ratatui::text::Line::styled(
+            format!(" {} of {} ", group(cursor + 1), group(count)),
+            app.theme.style(super::super::theme::Role::TextDim),
+        )
+        .right_aligned();
+        frame.render_widget(
+            Paragraph::new(bottom),
+            Rect {
+                y: area.y + area.height.saturating_sub(1),
+                height: 1.min(area.height),
+                x: area.x + 1,
+                width: area.width.saturating_sub(2),
+            },
+        );
     }
     lines.truncate(height);
     frame.render_widget(Paragraph::new(lines), inner);

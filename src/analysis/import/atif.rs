@@ -1,0 +1,359 @@
+//! ATIF agent trajectories (Harbor, OpenHands, Terminus; `schema_version` `ATIF-v1.x`):
+//! `session_id`, `agent` (`name`, `version`, `model_name`, `tool_definitions`), `steps`,
+//! `final_metrics`. A step is `{step_id, timestamp, source: "system" | "user" | "agent", message,
+//! model_name, reasoning_content, tool_calls: [{tool_call_id, function_name, arguments}],
+//! observation: {results: [{source_call_id, content}]}, metrics, extra}`.
+//!
+//! One step per ATIF step, in order, with the step id as its id (`1`, `2`, ...), then one `tool`
+//! step per tool call of an agent step (`2.1`, `2.2`, ...), below it, whose output is the
+//! observation result for that call (by `source_call_id`, else by position). The final answer is
+//! the argument of a `finish` / `final_answer` / `final_result` call, else the message of the last
+//! agent step when it called no tool; a trajectory whose last agent step still called tools ended
+//! before answering. Pure; never panics.
+
+use super::spans::{outcome::FINAL_ANSWER_TOOLS, status_guess};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text};
+use crate::analysis::load::Document;
+use crate::analysis::model::{RUN_FORMAT, value_text};
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+
+/// The ATIF importer.
+pub struct Atif;
+
+fn is_trajectory(v: &Value) -> bool {
+    let versioned = v
+        .get("schema_version")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.starts_with("ATIF"));
+    versioned
+        || (v.get("session_id").is_some()
+            && v.get("agent").is_some_and(Value::is_object)
+            && v.get("steps").is_some_and(Value::is_array))
+}
+
+impl Importer for Atif {
+    fn format(&self) -> SourceFormat {
+        SourceFormat::Atif
+    }
+
+    fn looks_for(&self) -> &'static str {
+        "an object with \"schema_version\": \"ATIF-v1.x\", or with session_id, an agent object and a steps array"
+    }
+
+    fn sniff(&self, doc: &Document) -> bool {
+        matches!(doc, Document::One(v) if is_trajectory(v))
+    }
+
+    fn count(&self, _doc: &Document) -> usize {
+        1
+    }
+
+    fn import(
+        &self,
+        doc: Document,
+        _index: Option<usize>,
+    ) -> Result<Vec<ImportedRun>, ImportError> {
+        let Document::One(v) = doc else {
+            return Err(ImportError(
+                "an ATIF trajectory is one JSON object, not JSON lines".to_owned(),
+            ));
+        };
+        let Some(steps) = v.get("steps").and_then(Value::as_array) else {
+            return Err(ImportError(
+                "\"steps\" is missing or not an array; an ATIF trajectory lists its steps there"
+                    .to_owned(),
+            ));
+        };
+        Ok(vec![ImportedRun {
+            value: build(&v, steps),
+            warnings: vec![status_guess()],
+        }])
+    }
+}
+
+fn text(v: &Value, key: &str) -> Option<String> {
+    v.get(key).map(value_text).and_then(|t| chat::non_empty(&t))
+}
+
+fn build(v: &Value, atif_steps: &[Value]) -> Value {
+    let mut steps: Vec<Value> = Vec::with_capacity(atif_steps.len());
+    let mut used: HashSet<String> = HashSet::new();
+    let mut task: Option<String> = None;
+    let mut answer: Option<String> = None;
+    let mut called_tools: Vec<String> = Vec::new();
+    for (i, s) in atif_steps.iter().enumerate() {
+        let base = s
+            .get("step_id")
+            .map(value_text)
+            .and_then(|t| chat::non_empty(&t))
+            .unwrap_or_else(|| (i + 1).to_string());
+        let id = unique(&mut used, &base);
+        let source = s.get("source").and_then(Value::as_str).unwrap_or_default();
+        let kind = match source {
+            "user" => "user",
+            "system" => "system",
+            "agent" => "llm",
+            _ => "event",
+        };
+        let message = text(s, "message");
+        if kind == "user" && task.is_none() {
+            task = message.as_deref().and_then(run_text::prose);
+        }
+        let calls: Vec<chat::CallPart> = s
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .map(|c| c.iter().filter_map(chat::call_from).collect())
+            .unwrap_or_default();
+        let mut step = Map::new();
+        step.insert("id".to_owned(), Value::String(id.clone()));
+        step.insert("kind".to_owned(), Value::String(kind.to_owned()));
+        if kind == "llm" {
+            if let Some(out) = chat::assistant_output(message.clone(), &calls) {
+                step.insert("output".to_owned(), out);
+            }
+            if let Some(a) = v.get("agent").and_then(|a| text(a, "name")) {
+                step.insert("agent".to_owned(), Value::String(a));
+            }
+            let final_call = calls
+                .iter()
+                .rev()
+                .find(|c| FINAL_ANSWER_TOOLS.contains(&c.name.as_str()));
+            if let Some(c) = final_call {
+                answer = run_text::call_answer(&c.arguments).or(answer);
+            }
+            let called_tools = calls
+                .iter()
+                .any(|c| !FINAL_ANSWER_TOOLS.contains(&c.name.as_str()));
+            if final_call.is_none() {
+                answer = if called_tools {
+                    None
+                } else {
+                    message.as_deref().and_then(run_text::prose)
+                };
+            }
+        } else if let Some(m) = &message {
+            step.insert("output".to_owned(), Value::String(m.clone()));
+        }
+        let metrics = s.get("metrics");
+        let count = |k: &str| metrics.and_then(|m| m.get(k)).and_then(chat::count);
+        if let Some(u) = chat::usage(count("prompt_tokens"), count("completion_tokens")) {
+            step.insert("usage".to_owned(), u);
+        }
+        if let Some(t) = s.get("timestamp").filter(|t| t.is_string()) {
+            step.insert("started_at".to_owned(), t.clone());
+        }
+        let mut attributes = Map::new();
+        for key in [
+            "model_name",
+            "reasoning_content",
+            "reasoning_effort",
+            "extra",
+        ] {
+            if let Some(x) = s.get(key).filter(|x| !x.is_null()) {
+                attributes.insert(format!("atif.{key}"), x.clone());
+            }
+        }
+        if let Some(cost) = metrics.and_then(|m| m.get("cost_usd")) {
+            attributes.insert("atif.cost_usd".to_owned(), cost.clone());
+        }
+        let results: Vec<&Value> = s
+            .get("observation")
+            .and_then(|o| o.get("results"))
+            .and_then(Value::as_array)
+            .map(|r| r.iter().collect())
+            .unwrap_or_default();
+        if calls.is_empty() && !results.is_empty() {
+            let observed: Vec<String> = results.iter().filter_map(|r| text(r, "content")).collect();
+            attributes.insert(
+                "atif.observation".to_owned(),
+                Value::String(observed.join("\n")),
+            );
+        }
+        if !attributes.is_empty() {
+            step.insert("attributes".to_owned(), Value::Object(attributes));
+        }
+        steps.push(Value::Object(step));
+        for (n, call) in calls.iter().enumerate() {
+            let result = results
+                .iter()
+                .find(|r| {
+                    call.id.is_some()
+                        && r.get("source_call_id").and_then(Value::as_str) == call.id.as_deref()
+                })
+                .or_else(|| {
+                    results
+                        .get(n)
+                        .filter(|r| r.get("source_call_id").is_none_or(Value::is_null))
+                })
+                .copied();
+            let cid = unique(&mut used, &format!("{id}.{}", n + 1));
+            let mut tool = Map::new();
+            tool.insert("name".to_owned(), Value::String(call.name.clone()));
+            tool.insert("arguments".to_owned(), call.arguments.clone());
+            if let Some(c) = &call.id {
+                tool.insert("call_id".to_owned(), Value::String(c.clone()));
+            }
+            if !called_tools.contains(&call.name) {
+                called_tools.push(call.name.clone());
+            }
+            let mut t = Map::new();
+            t.insert("id".to_owned(), Value::String(cid));
+            t.insert("kind".to_owned(), json!("tool"));
+            t.insert("parent".to_owned(), Value::String(id.clone()));
+            t.insert("tool".to_owned(), Value::Object(tool));
+            if let Some(r) = result {
+                let content = r.get("content").cloned().unwrap_or(Value::Null);
+                let failed = r.get("is_error").and_then(Value::as_bool) == Some(true);
+                if failed {
+                    t.insert("error".to_owned(), Value::String(value_text(&content)));
+                } else if !content.is_null() {
+                    t.insert("output".to_owned(), content);
+                }
+            }
+            steps.push(Value::Object(t));
+        }
+    }
+    let mut run = Map::new();
+    run.insert("format".to_owned(), json!(RUN_FORMAT));
+    let id = text(v, "session_id").unwrap_or_else(|| "trajectory".to_owned());
+    run.insert("id".to_owned(), Value::String(id));
+    let agent = v.get("agent");
+    if let Some(name) = agent.and_then(|a| text(a, "name")) {
+        let title = match agent.and_then(|a| text(a, "version")) {
+            Some(ver) => format!("{name} {ver}"),
+            None => name,
+        };
+        run.insert("title".to_owned(), Value::String(title));
+    }
+    run.insert("status".to_owned(), json!("failed"));
+    if let Some(t) = task {
+        run.insert("task".to_owned(), Value::String(t));
+    }
+    if let Some(a) = answer {
+        run.insert("final_answer".to_owned(), Value::String(a));
+    }
+    if let Some(m) = agent.and_then(|a| text(a, "model_name")) {
+        run.insert("model".to_owned(), json!({ "name": m }));
+    }
+    let mut tools: Vec<Value> = agent
+        .and_then(|a| a.get("tool_definitions"))
+        .and_then(Value::as_array)
+        .map(|defs| defs.iter().filter_map(chat::tool_definition).collect())
+        .unwrap_or_default();
+    for name in called_tools {
+        if !tools
+            .iter()
+            .any(|t| t.get("name").and_then(Value::as_str) == Some(&name))
+        {
+            tools.push(json!({ "name": name }));
+        }
+    }
+    if !tools.is_empty() {
+        run.insert("tools".to_owned(), Value::Array(tools));
+    }
+    let mut attributes = Map::new();
+    for key in ["schema_version", "final_metrics", "notes", "extra"] {
+        if let Some(x) = v.get(key).filter(|x| !x.is_null()) {
+            attributes.insert(format!("atif.{key}"), x.clone());
+        }
+    }
+    if let Some(a) = agent {
+        attributes.insert("atif.agent".to_owned(), strip_definitions(a));
+    }
+    run.insert("attributes".to_owned(), Value::Object(attributes));
+    run.insert("steps".to_owned(), Value::Array(steps));
+    Value::Object(run)
+}
+
+/// The agent object without its tool definitions (they are the run's `tools`).
+fn strip_definitions(agent: &Value) -> Value {
+    match agent {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| k.as_str() != "tool_definitions")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn unique(used: &mut HashSet<String>, base: &str) -> String {
+    if used.insert(base.to_owned()) {
+        return base.to_owned();
+    }
+    let mut n = 2usize;
+    loop {
+        let id = format!("{base}-{n}");
+        if used.insert(id.clone()) {
+            return id;
+        }
+        n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trajectory(last: Value) -> Value {
+        json!({"schema_version": "ATIF-v1.5", "session_id": "s-1",
+        "agent": {"name": "openhands", "version": "1.1.0", "model_name": "m"},
+        "steps": [
+            {"step_id": 1, "source": "system", "message": "You are an agent."},
+            {"step_id": 2, "source": "user", "message": "Create hello.txt."},
+            {"step_id": 3, "source": "agent", "message": "Creating it.",
+             "tool_calls": [{"tool_call_id": "c1", "function_name": "write_file",
+                             "arguments": {"path": "hello.txt"}}],
+             "observation": {"results": [{"source_call_id": "c1", "content": "written"}]},
+             "metrics": {"prompt_tokens": 100, "completion_tokens": 10}},
+            last
+        ]})
+    }
+
+    #[test]
+    fn steps_tool_calls_and_the_finish_call_are_read() {
+        let v = trajectory(
+            json!({"step_id": 4, "source": "agent", "message": "All done!",
+            "tool_calls": [{"tool_call_id": "c2", "function_name": "finish",
+                            "arguments": {"message": "Created hello.txt."}}]}),
+        );
+        let doc = Document::One(v);
+        assert!(Atif.sniff(&doc));
+        let runs = Atif.import(doc, None).unwrap_or_default();
+        let run = &runs[0].value;
+        let ids: Vec<&str> = run["steps"]
+            .as_array()
+            .map(|s| s.iter().filter_map(|x| x["id"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(ids, ["1", "2", "3", "3.1", "4", "4.1"]);
+        assert_eq!(run["steps"][3]["parent"], "3");
+        assert_eq!(run["steps"][3]["tool"]["name"], "write_file");
+        assert_eq!(run["steps"][3]["output"], "written");
+        assert_eq!(run["steps"][2]["usage"]["input_tokens"], 100);
+        assert_eq!(run["task"], "Create hello.txt.");
+        assert_eq!(run["final_answer"], "Created hello.txt.");
+        assert_eq!(run["title"], "openhands 1.1.0");
+    }
+
+    #[test]
+    fn a_last_turn_that_still_calls_tools_has_no_answer_and_a_plain_one_is_the_answer() {
+        let busy = trajectory(
+            json!({"step_id": 4, "source": "agent", "message": "Sleeping.",
+            "tool_calls": [{"tool_call_id": "c3", "function_name": "bash", "arguments": {}}],
+            "observation": {"results": [{"content": "slept"}]}}),
+        );
+        let runs = Atif.import(Document::One(busy), None).unwrap_or_default();
+        assert!(runs[0].value.get("final_answer").is_none());
+        assert_eq!(
+            runs[0].value["steps"][5]["output"], "slept",
+            "matched by position"
+        );
+        let plain = trajectory(
+            json!({"step_id": 4, "source": "agent", "message": "Done: hello.txt exists."}),
+        );
+        let runs = Atif.import(Document::One(plain), None).unwrap_or_default();
+        assert_eq!(runs[0].value["final_answer"], "Done: hello.txt exists.");
+    }
+}

@@ -1,0 +1,245 @@
+//! Spans written as one JSON object each, with a `context` holding the ids: what Phoenix's client
+//! and REST API return (`name`, `context.trace_id` / `span_id`, `parent_id`, `span_kind`,
+//! `start_time`, `end_time`, `status_code`, `status_message`, `attributes`, `events`) and what the
+//! OpenTelemetry SDK's console exporter prints (`span.to_json()`: the same ids, `kind`, `status:
+//! {status_code, description}`, `resource: {attributes}`). Shared by the `phoenix` and
+//! `otel_console` importers.
+//!
+//! The spans may come as an array, an object of arrays (Phoenix fixtures keyed by name), `{"data":
+//! [...]}` (Phoenix's REST API), `{"traces": [{"trace_id", "spans": [...]}]}` (spans regrouped by
+//! trace), or one object per span, several in a row. Pure; never panics.
+
+use super::spans::{self, Event, Span, StatusCode};
+use super::{ImportError, ImportedRun, chat};
+use crate::analysis::load::Document;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// True for one span of this family: a `context` object with a `span_id`, and a `name`.
+pub fn is_span(v: &Value) -> bool {
+    v.get("context")
+        .and_then(|c| c.get("span_id"))
+        .is_some_and(|s| s.is_string())
+        && v.get("name").is_some_and(Value::is_string)
+}
+
+/// Every span-like value of the document, in file order.
+pub fn raw_spans(doc: &Document) -> Vec<&Value> {
+    let mut out = Vec::new();
+    for v in doc.values() {
+        collect(v, &mut out);
+    }
+    out
+}
+
+fn collect<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+    match v {
+        Value::Array(items) => out.extend(items.iter().filter(|s| is_span(s))),
+        Value::Object(_) if is_span(v) => out.push(v),
+        Value::Object(o) => {
+            if let Some(Value::Array(traces)) = o.get("traces") {
+                for t in traces {
+                    if let Some(Value::Array(s)) = t.get("spans") {
+                        out.extend(s.iter().filter(|s| is_span(s)));
+                    }
+                }
+            } else if let Some(Value::Array(data)) = o.get("data") {
+                out.extend(data.iter().filter(|s| is_span(s)));
+            } else {
+                // An object of lists of spans (named sets of traces).
+                for list in o.values() {
+                    if let Value::Array(items) = list {
+                        out.extend(items.iter().filter(|s| is_span(s)));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The first span of the document, for sniffing.
+pub fn first_span(doc: &Document) -> Option<&Value> {
+    for v in doc.values() {
+        let mut found = Vec::new();
+        collect(v, &mut found);
+        if let Some(first) = found.first() {
+            return Some(first);
+        }
+    }
+    None
+}
+
+/// An id as written, without the `0x` the Python SDK puts before hex ids.
+fn id(v: Option<&Value>) -> Option<String> {
+    let s = v?.as_str()?.trim();
+    let s = s
+        .strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .unwrap_or(s);
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+/// An instant: ISO 8601 text, or a number of Unix nanoseconds (seconds when it is small enough
+/// to be seconds, as `time.time()` writes them).
+fn instant(v: Option<&Value>) -> Option<u64> {
+    match v? {
+        Value::String(s) => spans::time::iso_ns(s),
+        Value::Number(n) => match n.as_u64() {
+            Some(ns) if ns > 100_000_000_000_000_000 => Some(ns),
+            _ => n
+                .as_f64()
+                .filter(|f| f.is_finite() && *f > 0.0 && *f < 1.0e10)
+                .map(|secs| (secs * 1.0e9) as u64),
+        },
+        _ => None,
+    }
+}
+
+/// Decodes one span. The Phoenix `span_kind` becomes `openinference.span.kind` when the
+/// attributes do not carry it; nested attribute objects are flattened to dotted keys.
+pub fn decode(v: &Value, resources: &mut Resources) -> Span {
+    let ctx = v.get("context");
+    let mut attrs = match v.get("attributes") {
+        Some(Value::Object(m)) => spans::flatten(m.clone()),
+        _ => Map::new(),
+    };
+    if let Some(kind) = v.get("span_kind").and_then(Value::as_str)
+        && !attrs.contains_key("openinference.span.kind")
+    {
+        attrs.insert(
+            "openinference.span.kind".to_owned(),
+            Value::String(kind.to_owned()),
+        );
+    }
+    let status = v.get("status");
+    let status_code = v
+        .get("status_code")
+        .or_else(|| status.and_then(|s| s.get("status_code")))
+        .map(StatusCode::parse)
+        .unwrap_or_default();
+    let status_message = v
+        .get("status_message")
+        .or_else(|| status.and_then(|s| s.get("description")))
+        .and_then(Value::as_str)
+        .and_then(chat::non_empty);
+    let events = v
+        .get("events")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|e| Event {
+                    name: e
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    attrs: match e.get("attributes") {
+                        Some(Value::Object(m)) => m.clone(),
+                        _ => Map::new(),
+                    },
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let resource = match v.get("resource").and_then(|r| r.get("attributes")) {
+        Some(Value::Object(m)) => resources.at(m),
+        _ => resources.at(&Map::new()),
+    };
+    Span {
+        trace_id: id(ctx.and_then(|c| c.get("trace_id"))).unwrap_or_default(),
+        span_id: id(ctx.and_then(|c| c.get("span_id"))).unwrap_or_default(),
+        parent_id: id(v.get("parent_id")),
+        name: v
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        kind: v.get("kind").and_then(super::otlp::span_kind),
+        start_ns: instant(v.get("start_time")),
+        end_ns: instant(v.get("end_time")),
+        attrs,
+        events,
+        status: status_code,
+        status_message,
+        resource,
+        ..Span::default()
+    }
+}
+
+/// Resource attribute sets, each kept once.
+#[derive(Default)]
+pub struct Resources {
+    /// The sets, in order of first use.
+    pub list: Vec<Map<String, Value>>,
+    at: HashMap<String, usize>,
+}
+
+impl Resources {
+    fn at(&mut self, m: &Map<String, Value>) -> usize {
+        let key = Value::Object(m.clone()).to_string();
+        if let Some(&i) = self.at.get(&key) {
+            return i;
+        }
+        self.list.push(m.clone());
+        self.at.insert(key, self.list.len() - 1);
+        self.list.len() - 1
+    }
+}
+
+/// Decoded spans grouped by trace id, traces in order of first appearance.
+pub fn traces(doc: &Document) -> (Vec<(String, Vec<Span>)>, Resources) {
+    let mut resources = Resources::default();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut groups: Vec<(String, Vec<Span>)> = Vec::new();
+    for raw in raw_spans(doc) {
+        let span = decode(raw, &mut resources);
+        let g = *at.entry(span.trace_id.clone()).or_insert_with(|| {
+            groups.push((span.trace_id.clone(), Vec::new()));
+            groups.len() - 1
+        });
+        if let Some((_, members)) = groups.get_mut(g) {
+            members.push(span);
+        }
+    }
+    (groups, resources)
+}
+
+/// How many traces the document holds.
+pub fn count(doc: &Document) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    for raw in raw_spans(doc) {
+        seen.insert(id(raw.get("context").and_then(|c| c.get("trace_id"))).unwrap_or_default());
+    }
+    seen.len()
+}
+
+/// The runs of the document (only the `index` one when given).
+pub fn import(
+    doc: &Document,
+    index: Option<usize>,
+    hex_ids: bool,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let (groups, resources) = traces(doc);
+    if groups.is_empty() {
+        return Err(ImportError(
+            "no spans found; each span needs a \"name\" and a \"context\" with a string \"span_id\""
+                .to_owned(),
+        ));
+    }
+    Ok(super::pick(groups, index, "trace(s)")?
+        .into_iter()
+        .map(|(trace_id, members)| {
+            let refs: Vec<&Span> = members.iter().collect();
+            spans::build_run(
+                &trace_id,
+                &refs,
+                spans::Source {
+                    noun: "span",
+                    resources: &resources.list,
+                    hex_ids,
+                },
+            )
+        })
+        .collect())
+}

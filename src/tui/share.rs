@@ -1,0 +1,135 @@
+//! Sharing a diagnosis from the screen: the open run's report as Markdown
+//! (`analysis::report::render_markdown`) with the verdicts of this session's experiments and the
+//! ledger's records, and the file it is written to. The verdicts are the engine's and the
+//! ledger's; nothing here decides one.
+
+use super::app::{App, Document};
+use super::panes::experiments::JobState;
+use crate::analysis::report::{MarkdownExtras, Verdict, VerdictRow, render_markdown};
+use crate::experiments::engine::Target;
+use crate::experiments::spec::ExperimentKind;
+use std::path::{Path, PathBuf};
+
+/// The verdicts of this session's finished probes (newest first), then the ledger's latest
+/// record of each unit no probe of the session covers.
+pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
+    let mut out = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for job in app.experiments.jobs.iter().rev() {
+        if !matches!(job.state, JobState::Ended(_) | JobState::Running) {
+            continue;
+        }
+        for p in &job.probes {
+            let (Some(r), Some(target)) = (&p.result, &p.info.asked) else {
+                continue;
+            };
+            let experiment = match p.info.intervention.kind() {
+                ExperimentKind::Ablate => "ablation",
+                ExperimentKind::Restore => "restoration",
+                ExperimentKind::Replay => "replay",
+                ExperimentKind::Baseline => continue,
+            };
+            let name = match target {
+                Target::Step(s) => format!("step '{s}'"),
+                Target::Unit(u) => format!("unit '{u}'"),
+                Target::Id(i) => format!("'{i}'"),
+            };
+            seen.push(target.id().to_owned());
+            let verdict = match r.verdict {
+                Some(Verdict::Confirmed) => "CAUSAL",
+                Some(Verdict::NotConfirmed) => "NOT CONFIRMED",
+                Some(Verdict::Inconclusive) => "INCONCLUSIVE",
+                Some(Verdict::Error) => "ERROR",
+                None => "NOT PROBED",
+            };
+            let detail = p.claim.clone().unwrap_or_else(|| {
+                format!(
+                    "{} of {} samples changed the answer ({} completed)",
+                    r.flips, r.samples, r.completed
+                )
+            });
+            out.push(VerdictRow {
+                target: name,
+                experiment: experiment.to_owned(),
+                verdict: verdict.to_owned(),
+                detail,
+            });
+        }
+    }
+    let latest = app
+        .experiments
+        .ledger
+        .ledger
+        .as_ref()
+        .map_or(&[][..], |e| e.latest.as_slice());
+    for l in latest.iter().rev() {
+        let a = &l.attribution;
+        if seen.contains(&a.component_id) {
+            continue;
+        }
+        seen.push(a.component_id.clone());
+        let trials = a.trial_ids.len();
+        out.push(VerdictRow {
+            target: format!("{} '{}'", a.component_kind, a.component_id),
+            experiment: "ledger record".to_owned(),
+            verdict: format!("{} · {}", a.disposition.as_str(), a.evidence_level.as_str()),
+            detail: format!(
+                "effect {} from {trials} trial{}, tested {} ({})",
+                crate::analysis::influence::js_number(a.effect),
+                if trials == 1 { "" } else { "s" },
+                a.tested_at,
+                l.status.as_str()
+            ),
+        });
+    }
+    out
+}
+
+/// The Markdown of the open run with these verdicts.
+pub fn markdown(doc: &Document, verdicts: Vec<VerdictRow>, from: Option<String>) -> String {
+    render_markdown(
+        &doc.report,
+        &MarkdownExtras {
+            final_answer: doc.run.final_answer.clone(),
+            reference_answer: doc.run.reference_answer.clone(),
+            verdicts_from: from,
+            verdicts,
+        },
+    )
+}
+
+/// The file a run's diagnosis is written to in `dir`: `tdn-diagnosis-ID.md`, the id reduced to
+/// letters, digits, `-`, `_` and `.` (and cut), so a run cannot name a path.
+pub fn file_for(dir: &Path, run_id: &str) -> PathBuf {
+    let mut id: String = run_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    if id.is_empty() {
+        id.push_str("run");
+    }
+    dir.join(format!("tdn-diagnosis-{id}.md"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_id_cannot_name_a_path() {
+        let d = Path::new("out");
+        assert_eq!(
+            file_for(d, "../../etc/passwd"),
+            d.join("tdn-diagnosis-______etc_passwd.md")
+        );
+        assert_eq!(file_for(d, ""), d.join("tdn-diagnosis-run.md"));
+        assert_eq!(file_for(d, "cal-0007"), d.join("tdn-diagnosis-cal-0007.md"));
+    }
+}
