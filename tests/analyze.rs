@@ -129,7 +129,7 @@ const EXPECT: &[Expect] = &[
     },
     Expect {
         name: "flight-change-declined",
-        verdict: Some(("s4", "ungrounded_number")),
+        verdict: None,
         fault: "user",
         claims: &["no_claim", "supported"],
     },
