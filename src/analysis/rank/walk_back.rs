@@ -58,11 +58,19 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
     let mut symptoms_at: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (k, w) in items.iter().enumerate() {
         match w.finding.nature {
-            Nature::Suspect => {
+            // A reading of where the failure was sealed (the final answer, a hand-off of its
+            // value) explains no failure on the way: it is no cause to walk back to.
+            Nature::Suspect
+                if !matches!(
+                    w.finding.category,
+                    Category::AnswerHandoff | Category::FinalAnswer
+                ) =>
+            {
                 if let Some(f) = flagged.get_mut(w.finding.step) {
                     *f = true;
                 }
             }
+            Nature::Suspect => {}
             Nature::Symptom => {
                 if let Some(list) = symptoms_at.get_mut(w.finding.step) {
                     list.push(k);
