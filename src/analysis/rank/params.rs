@@ -72,7 +72,7 @@ pub const REPEATED_FAILURE: f64 = 0.85;
 /// The decision that committed the final answer of a failed run (the step that sealed it).
 pub const FINAL_ANSWER: f64 = 0.55;
 /// A step of the agent loop (a container) that failed on its own: the latest decision inside it.
-pub const EXECUTION_ERROR: f64 = 0.8;
+pub const EXECUTION_ERROR: f64 = 0.52;
 /// The step that opened the page the team was stuck on when its coordinator first saw no
 /// progress (or, without a page, the step that review judged).
 pub const STALL_START: f64 = 0.48;
