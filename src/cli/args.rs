@@ -116,7 +116,7 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Convert a trace (OTLP, Langfuse, Who&When, τ-bench) to tdn.run/1.
     Import(ImportArgs),
-    /// Measure step and agent accuracy on labelled runs (Who&When).
+    /// Measure step and agent accuracy on labelled runs, beside the baselines a guess reaches.
     Eval(EvalArgs),
     /// Re-run the agent without a unit, with a dropped unit restored, or from a step.
     Experiment(ExperimentArgs),
