@@ -3,6 +3,8 @@
 //! exit codes of docs/report.md and docs/run-format.md, and the judge runs only as the user
 //! allowed. Expected values come from sample-runs/README.md and the specs.
 
+#[path = "analyze/eval.rs"]
+mod eval;
 #[path = "analyze/judge.rs"]
 mod judge;
 
@@ -85,7 +87,7 @@ const EXPECT: &[Expect] = &[
     },
     Expect {
         name: "warranty-search-loop",
-        verdict: Some(("s7", "repeated_call")),
+        verdict: Some(("s6", "repeated_call")),
         fault: "agent",
         claims: &["supported"],
     },
@@ -145,7 +147,7 @@ const EXPECT: &[Expect] = &[
     },
     Expect {
         name: "refund-wrong-order",
-        verdict: Some(("s6", "point_of_no_return")),
+        verdict: Some(("s5", "point_of_no_return")),
         fault: "agent",
         claims: &["supported"],
     },
@@ -254,9 +256,17 @@ fn the_friday_case_blames_the_step_that_wrote_friday() {
             s[1]["role"].as_str(),
             s[1]["cause"].as_str()
         ),
-        (Some("s5"), Some("tool_error"), Some("symptom"), Some("s4"))
+        (
+            Some("s6"),
+            Some("contradicted_claim"),
+            Some("symptom"),
+            Some("s4")
+        )
     );
-    assert!(s[1]["evidence"].as_array().unwrap().iter().any(|e| {
+    // The failed call at s5 only showed the decision's effect: not listed, its evidence is the
+    // cause's.
+    assert!(s.iter().all(|x| x["step"] != "s5"));
+    assert!(s[0]["evidence"].as_array().unwrap().iter().any(|e| {
         e.as_str()
             .unwrap()
             .contains("yet the final answer says it worked")
@@ -312,11 +322,11 @@ fn text_output_names_the_suspects_and_fault_without_scores() {
         "{text}"
     );
     assert!(
-        text.contains("2. step 's5' (position 5): tool error"),
+        text.contains("2. step 's6' (position 6): contradicted claim"),
         "{text}"
     );
     assert!(
-        text.contains("3. step 's6' (position 6): contradicted claim"),
+        !text.contains("step 's5' (position 5): tool error"),
         "{text}"
     );
     assert!(text.contains("Fault: agent."), "{text}");

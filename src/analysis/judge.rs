@@ -251,7 +251,8 @@ pub fn read_answer(run: &Run, v: &Value) -> Result<JudgeAnswer, JudgeError> {
 }
 
 /// The judge's answer as a finding. When it names a model step that proposed a plan and a later
-/// tool call carried it out (issued by it, or using its values), the later call is blamed.
+/// tool call carried it out (issued by it, or using its values), the decision that made that
+/// call (the model step that issued it) is blamed.
 pub fn finding_from(
     facts: &Facts<'_>,
     answer: &JudgeAnswer,
@@ -261,12 +262,23 @@ pub fn finding_from(
     let mut at = answer.step;
     let mut plan_line = None;
     if let Some(k) = carried_out(facts, answer.step) {
-        plan_line = Some(format!(
-            "plan first proposed at {}; carried out at {}",
-            step_name(run, answer.step),
-            step_name(run, k)
-        ));
-        at = k;
+        // The decision is blamed, not the call's result: the model step that made the call.
+        let decided = facts.caller(k).unwrap_or(k);
+        plan_line = Some(if decided == k {
+            format!(
+                "plan first proposed at {}; carried out at {}",
+                step_name(run, answer.step),
+                step_name(run, k)
+            )
+        } else {
+            format!(
+                "plan first proposed at {}; carried out by the call at {}, made at {}",
+                step_name(run, answer.step),
+                step_name(run, k),
+                step_name(run, decided)
+            )
+        });
+        at = decided;
     }
     let mut f = Finding::new(
         at,

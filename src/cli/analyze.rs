@@ -52,13 +52,12 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
         let report = analyze_with_progress(&loaded, &opts, &progress);
         bar_now.finish();
-        let text = match (format, k) {
-            (ReportFormat::Json, _) => render_json(&report),
-            (ReportFormat::Text, 0) => render_text(&report),
-            (ReportFormat::Text, _) => format!("\n{}", render_text(&report)),
-            (ReportFormat::Markdown, _) => {
+        let text = match format {
+            ReportFormat::Json => render_json(&report),
+            ReportFormat::Text => render_text(&report),
+            ReportFormat::Markdown => {
                 let (verdicts, from) = ledger_verdicts(&settings, args, runs_in_file, &loaded);
-                let page = render_markdown(
+                render_markdown(
                     &report,
                     &MarkdownExtras {
                         final_answer: loaded.run.final_answer.clone(),
@@ -66,9 +65,14 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
                         verdicts_from: from,
                         verdicts,
                     },
-                );
-                if k == 0 { page } else { format!("\n{page}") }
+                )
             }
+        };
+        // Pages for people are separated by a blank line; JSON is one line per run.
+        let text = if k > 0 && !matches!(format, ReportFormat::Json) {
+            format!("\n{text}")
+        } else {
+            text
         };
         if !write_stdout(&text)? {
             break;
@@ -139,25 +143,6 @@ fn ledger_verdicts(
         }
     };
     // The latest attribution of each unit, as the ledger's one read gives them.
-    let rows = e
-        .latest
-        .iter()
-        .map(|a| {
-            let r = &a.attribution;
-            VerdictRow {
-                target: format!("{} '{}'", r.component_kind, r.component_id),
-                experiment: "ledger record".to_owned(),
-                verdict: format!("{} · {}", r.disposition.as_str(), r.evidence_level.as_str()),
-                detail: format!(
-                    "effect {} from {} trial{}, tested {} ({})",
-                    crate::analysis::influence::js_number(r.effect),
-                    r.trial_ids.len(),
-                    if r.trial_ids.len() == 1 { "" } else { "s" },
-                    r.tested_at,
-                    a.status.as_str()
-                ),
-            }
-        })
-        .collect();
+    let rows = e.latest.iter().map(crate::tui::share::ledger_row).collect();
     (rows, Some(from))
 }

@@ -114,9 +114,10 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Diagnose a run: top suspect with evidence, fault, claims (or the JSON report).
     Analyze(AnalyzeArgs),
-    /// Convert a trace (OTLP, Langfuse, Who&When, τ-bench) to tdn.run/1.
+    /// Convert a trace (OTLP, span rows, Langfuse, Phoenix, OpenAI Agents, ATIF, chat messages,
+    /// ...) to tdn.run/1; --from lists every format.
     Import(ImportArgs),
-    /// Measure step and agent accuracy on labelled runs (Who&When).
+    /// Measure step and agent accuracy on labelled runs, beside the baselines a guess reaches.
     Eval(EvalArgs),
     /// Re-run the agent without a unit, with a dropped unit restored, or from a step.
     Experiment(ExperimentArgs),
@@ -196,7 +197,8 @@ pub struct ImportArgs {
 /// `eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// Labelled run files or folders of them.
+    /// Labelled run files or folders of them; a folder holding `traces/` and `annotations/` is
+    /// one set of traces labelled by the annotation file of the same name.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Ignore the runs' reference answers.
@@ -205,9 +207,14 @@ pub struct EvalArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-    /// A labels file for runs without inline labels (JSON: {"file name": {"step": N, "agent": "..."}}).
+    /// Also print each rule's precision per set.
+    #[arg(long)]
+    pub rules: bool,
+    /// Labels for runs without inline labels: a JSON file ({"file name": {"step": N or [N, ...],
+    /// "agent": "..."}}), or a folder of annotation files ({"errors": [{"location": step id}]})
+    /// each labelling the run file of the same name. Repeatable.
     #[arg(long, value_name = "FILE")]
-    pub labels: Option<PathBuf>,
+    pub labels: Vec<PathBuf>,
     /// Config and consent.
     #[command(flatten)]
     pub config: ConfigArgs,

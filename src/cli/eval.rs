@@ -1,17 +1,21 @@
-//! `eval`: step and agent accuracy on labelled runs. Folders are walked for `.json` files, the
-//! files are analysed in parallel on every core, a progress line is drawn on stderr when it is a
-//! terminal, and the result is a table (or `--json`, the `tdn.eval/1` object).
+//! `eval`: step and agent accuracy on labelled runs, beside the random and trivial baselines and
+//! each rule's own precision. Folders are walked for `.json` files (a folder holding `traces/`
+//! and `annotations/` is one set of traces, each labelled by the annotation file of the same
+//! name), the files are analysed in parallel on every core, a progress line is drawn on stderr
+//! when it is a terminal, and the result is a table (or `--json`, the `tdn.eval/2` object).
 
 use super::args::EvalArgs;
 use super::common::{EXIT_USAGE, settings, write_stdout};
 use crate::analysis::eval::{
-    EvalReport, FileError, LabelFile, RunResult, Unlabelled, inline_label, predict, set_name,
+    EvalReport, FileError, Label, LabelFile, RunKey, RunResult, Unlabelled, annotation_label,
+    inline_label, predict, rule_findings, set_name,
 };
 use crate::analysis::load::{self, LoadOptions};
 use crate::analysis::model::inert_line;
 use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, analyze};
 use anyhow::Context;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,23 +25,28 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Width of the progress bar, in cells.
 const BAR_CELLS: usize = 30;
 
+/// One run file to score, with what its folder says about it.
+struct Input {
+    path: PathBuf,
+    /// The set, when the folder names it (annotated traces).
+    set: Option<String>,
+    /// The label from the annotation file of the same name.
+    label: Option<Label>,
+}
+
 /// Runs the subcommand.
 pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
-    let files = collect(&args.paths)?;
-    if files.is_empty() {
+    let inputs = collect(&args.paths)?;
+    if inputs.is_empty() {
         eprintln!(
             "tdn-tui: eval: no .json files under the given paths; give run files or folders of them"
         );
         return Ok(ExitCode::from(EXIT_USAGE));
     }
-    let labels = match &args.labels {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("{}: cannot read the labels file", p.display()))?;
-            LabelFile::parse(&text).with_context(|| format!("{}", p.display()))?
-        }
-        None => LabelFile::default(),
-    };
+    let mut labels = LabelFile::default();
+    for p in &args.labels {
+        labels.extend(read_labels(p)?);
+    }
     let mut settings = settings(&args.config, |_| {})?;
     if let Some(note) = super::common::embedder_consent(&mut settings) {
         eprintln!("tdn-tui: warning: {note}");
@@ -54,8 +63,8 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         judge: None,
     };
 
-    let progress = Progress::new(files.len());
-    let outcomes: Vec<FileOutcome> = files
+    let progress = Progress::new(inputs.len());
+    let outcomes: Vec<FileOutcome> = inputs
         .par_iter()
         .map(|f| {
             let o = eval_file(f, &labels, &opts, args.no_reference);
@@ -80,17 +89,56 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     if report.runs.is_empty() {
         eprintln!(
             "tdn-tui: eval: none of the {} file(s) holds a labelled run; Who&When files carry their labels, other runs need --labels FILE",
-            files.len()
+            inputs.len()
         );
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     let text = if args.json {
         serde_json::to_string(&report).context("cannot serialise the evaluation")? + "\n"
+    } else if args.rules {
+        crate::analysis::eval::render_table(&report)
+            + "\n"
+            + &crate::analysis::eval::render_rules(&report)
     } else {
         crate::analysis::eval::render_table(&report)
     };
     write_stdout(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A labels file, or a folder of annotation files (each labels the run file of its name).
+fn read_labels(p: &Path) -> anyhow::Result<LabelFile> {
+    if p.is_dir() {
+        let mut out = LabelFile::default();
+        for (name, label) in read_annotations(p)? {
+            out.insert(name, label);
+        }
+        return Ok(out);
+    }
+    let text = std::fs::read_to_string(p)
+        .with_context(|| format!("{}: cannot read the labels file", p.display()))?;
+    LabelFile::parse(&text).with_context(|| format!("{}", p.display()))
+}
+
+/// The annotation files of a folder by file name; files that are not annotations, or name no
+/// error, give no label.
+fn read_annotations(dir: &Path) -> anyhow::Result<HashMap<String, Label>> {
+    let mut out = HashMap::new();
+    for path in json_files(dir)? {
+        let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if let Some(label) = serde_json::from_str(&text)
+            .ok()
+            .and_then(|v| annotation_label(&v))
+        {
+            out.insert(name, label);
+        }
+    }
+    Ok(out)
 }
 
 /// What one file gave.
@@ -102,11 +150,12 @@ struct FileOutcome {
 }
 
 fn eval_file(
-    path: &Path,
+    input: &Input,
     labels: &LabelFile,
     opts: &AnalyzeOptions<'_>,
     no_reference: bool,
 ) -> FileOutcome {
+    let path = &input.path;
     let file = path.display().to_string();
     let mut out = FileOutcome::default();
     let loaded = match load::load_path(path, &LoadOptions::default()) {
@@ -120,10 +169,16 @@ fn eval_file(
         }
     };
     let many = loaded.len() > 1;
-    let set = set_name(path).unwrap_or_default();
+    let set = input
+        .set
+        .clone()
+        .or_else(|| set_name(path, many))
+        .unwrap_or_default();
     for (i, mut l) in loaded.into_iter().enumerate() {
         let index = many.then_some(i);
-        let label = inline_label(&l.run).or_else(|| labels.lookup(path, index).cloned());
+        let label = inline_label(&l.run)
+            .or_else(|| input.label.clone())
+            .or_else(|| labels.lookup(path, index).cloned());
         let Some(label) = label else {
             out.unlabelled.push(Unlabelled {
                 file: file.clone(),
@@ -138,48 +193,90 @@ fn eval_file(
         }
         let report = analyze(&l, opts);
         let predicted = predict(&report, &l.run);
-        out.runs.push(RunResult::new(
-            file.clone(),
-            set.clone(),
+        let resolved = label.resolve(&l.run);
+        let rules = if resolved.has_steps {
+            rule_findings(&l.run, l.run.reference_answer.as_deref())
+        } else {
+            Vec::new()
+        };
+        let key = RunKey {
+            file: file.clone(),
+            set: set.clone(),
             index,
-            l.run.id.clone(),
-            &label,
-            predicted,
-        ));
+            run: l.run.id.clone(),
+        };
+        out.runs
+            .push(RunResult::new(key, &l.run, &resolved, predicted, rules));
     }
     out
 }
 
-/// Every `.json` file named or found under a named folder, sorted, each once. Symbolic links to
-/// folders are not followed.
-fn collect(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+/// Every `.json` file under a folder, sorted. Symbolic links to folders are not followed.
+fn json_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
-    for p in paths {
-        let meta = std::fs::metadata(p)
-            .with_context(|| format!("{}: cannot read; give run files or folders", p.display()))?;
-        if meta.is_dir() {
-            let mut stack = vec![p.clone()];
-            while let Some(dir) = stack.pop() {
-                let entries = std::fs::read_dir(&dir)
-                    .with_context(|| format!("{}: cannot list the folder", dir.display()))?;
-                for entry in entries {
-                    let entry = entry
-                        .with_context(|| format!("{}: cannot list the folder", dir.display()))?;
-                    let path = entry.path();
-                    let ft = entry.file_type()?;
-                    if ft.is_dir() {
-                        stack.push(path);
-                    } else if path.extension().is_some_and(|e| e == "json") {
-                        out.push(path);
-                    }
-                }
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .with_context(|| format!("{}: cannot list the folder", dir.display()))?;
+        for entry in entries {
+            let entry =
+                entry.with_context(|| format!("{}: cannot list the folder", dir.display()))?;
+            let path = entry.path();
+            let ft = entry.file_type()?;
+            if ft.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                out.push(path);
             }
-        } else {
-            out.push(p.clone());
         }
     }
     out.sort();
-    out.dedup();
+    Ok(out)
+}
+
+/// Every `.json` file named or found under a named folder, sorted, each once. A folder holding
+/// `traces/` and `annotations/` gives its traces, each with the annotation of the same name, as
+/// one set named after the folder.
+fn collect(paths: &[PathBuf]) -> anyhow::Result<Vec<Input>> {
+    let mut out: Vec<Input> = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p)
+            .with_context(|| format!("{}: cannot read; give run files or folders", p.display()))?;
+        if !meta.is_dir() {
+            out.push(Input {
+                path: p.clone(),
+                set: None,
+                label: None,
+            });
+            continue;
+        }
+        let (traces, notes) = (p.join("traces"), p.join("annotations"));
+        if traces.is_dir() && notes.is_dir() {
+            let set = p
+                .canonicalize()
+                .ok()
+                .and_then(|c| c.file_name().map(|n| n.to_string_lossy().into_owned()));
+            let mut annotations = read_annotations(&notes)?;
+            for path in json_files(&traces)? {
+                let label = path
+                    .file_name()
+                    .and_then(|n| annotations.remove(&*n.to_string_lossy()));
+                out.push(Input {
+                    path,
+                    set: set.clone(),
+                    label,
+                });
+            }
+            continue;
+        }
+        out.extend(json_files(p)?.into_iter().map(|path| Input {
+            path,
+            set: None,
+            label: None,
+        }));
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out.dedup_by(|a, b| a.path == b.path);
     Ok(out)
 }
 

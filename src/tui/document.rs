@@ -292,16 +292,13 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
             out.push_str(" → ");
         }
     };
+    let failed = |e: &str| format!("{} {}", super::widgets::marks::FAILED, compact_text(e));
     match (&step.tool, step.kind) {
         (Some(call), _) => {
             out.push_str(&compact(&call.arguments, max));
             arrow(&mut out);
             match (&step.error, &step.output) {
-                (Some(e), _) => out.push_str(&format!(
-                    "{} {}",
-                    super::widgets::marks::FAILED,
-                    compact_text(e)
-                )),
+                (Some(e), _) => out.push_str(&failed(e)),
                 (None, Some(v)) => out.push_str(&compact(v, max)),
                 (None, None) => {}
             }
@@ -312,11 +309,7 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
             }
             if let Some(e) = &step.error {
                 arrow(&mut out);
-                out.push_str(&format!(
-                    "{} {}",
-                    super::widgets::marks::FAILED,
-                    compact_text(e)
-                ));
+                out.push_str(&failed(e));
             } else if let Some(v) = &step.output {
                 arrow(&mut out);
                 out.push_str(&compact(v, max));
@@ -335,11 +328,7 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
             }
             if let Some(e) = &step.error {
                 arrow(&mut out);
-                out.push_str(&format!(
-                    "{} {}",
-                    super::widgets::marks::FAILED,
-                    compact_text(e)
-                ));
+                out.push_str(&failed(e));
             }
             if out.is_empty()
                 && let Some(m) = &step.memory

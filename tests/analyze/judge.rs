@@ -22,7 +22,7 @@ fn a_scripted_judge_adds_its_finding_and_the_plan_rule_moves_it() {
         r#"cat > /dev/null; echo '{"step": "s4", "reason": "refunded ORD-2211, not the ORD-2210 the user named"}'"#,
     );
     let r = report(&c.output().unwrap());
-    assert_eq!(r["judge"]["step"], "s6");
+    assert_eq!(r["judge"]["step"], "s5");
     assert_eq!(r["judge"]["error"], Value::Null);
     let top = &r["suspects"][0];
     assert_eq!(
@@ -31,7 +31,7 @@ fn a_scripted_judge_adds_its_finding_and_the_plan_rule_moves_it() {
             top["detector"].as_str(),
             top["score"].as_f64()
         ),
-        (Some("s6"), Some("judge"), Some(0.9))
+        (Some("s5"), Some("judge"), Some(0.9))
     );
     let ev: Vec<&str> = top["evidence"]
         .as_array()
@@ -41,13 +41,13 @@ fn a_scripted_judge_adds_its_finding_and_the_plan_rule_moves_it() {
         .collect();
     assert!(
         ev.contains(
-            &"plan first proposed at step 's4' (position 4); carried out at step 's6' (position 6)"
+            &"plan first proposed at step 's4' (position 4); carried out by the call at step 's6' (position 6), made at step 's5' (position 5)"
         ),
         "{ev:?}"
     );
     assert!(
         ev.iter()
-            .any(|e| e.starts_with("the rules picked step 's6' (position 6) (point of no return)")),
+            .any(|e| e.starts_with("the rules picked step 's5' (position 5) (point of no return)")),
         "{ev:?}"
     );
 }
@@ -75,7 +75,7 @@ fn a_failing_slow_or_nonsensical_judge_leaves_the_rules_verdict() {
         );
         c.env("TDN_JUDGE", cmd);
         let r = report(&c.output().unwrap());
-        assert_eq!(r["verdict"]["step"], "s6", "{cmd}");
+        assert_eq!(r["verdict"]["step"], "s5", "{cmd}");
         assert_eq!(r["verdict"]["category"], "point_of_no_return", "{cmd}");
         assert_eq!(r["judge"]["step"], Value::Null);
         let err = r["judge"]["error"].as_str().unwrap();

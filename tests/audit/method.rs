@@ -52,24 +52,25 @@ const CASES: &[Case] = &[
         claims: &["contradicted"],
     },
     // A refund succeeded, so the wording problem (a contradicted plan detail first written at m1)
-    // is x0.7 and kept below the best tool-call finding, the refund's point of no return (0.5).
+    // is x0.7 and kept below the best finding on a call, the refund's point of no return (0.5),
+    // which is blamed on m1, the decision that made the refund call t1.
     Case {
         file: "downgrade-refund-wording",
-        verdict: Some(("t1", "point_of_no_return", "suspect")),
+        verdict: Some(("m1", "point_of_no_return", "suspect")),
         fault: "agent",
         claims: &["supported", "contradicted"],
     },
     // Memory read back as written (keys reordered, a trailing space): no memory finding. The
-    // only rule finding is the booking, the first state-changing call of a failed run. "Have a
-    // lovely evening!" is a pleasantry.
+    // only rule finding is the booking, the first state-changing call of a failed run, blamed on
+    // m1, the decision that made it. "Have a lovely evening!" is a pleasantry.
     Case {
         file: "dinner-memory-roundtrip",
-        verdict: Some(("t1", "point_of_no_return", "suspect")),
+        verdict: Some(("m1", "point_of_no_return", "suspect")),
         fault: "agent",
         claims: &["supported", "no_claim"],
     },
     // The member number from the task matches nothing and nothing else succeeded: fault user.
-    // The error names the value m1 wrote: 0.88, x1.2, capped at 0.99.
+    // The error names the value m1 passed as the task gave it to a look-up: 0.4, x1.2.
     Case {
         file: "loyalty-unknown-member",
         verdict: Some(("m1", "wrong_value", "root_cause")),
@@ -116,10 +117,11 @@ const CASES: &[Case] = &[
         fault: "agent",
         claims: &["supported"],
     },
-    // Three identical calls (object keys in another order once): a loop at the third call.
+    // Three identical calls (object keys in another order once): a loop at the third call,
+    // blamed on m3, the decision that made it.
     Case {
         file: "payment-poll-loop",
-        verdict: Some(("t3", "repeated_call", "suspect")),
+        verdict: Some(("m3", "repeated_call", "suspect")),
         fault: "agent",
         claims: &["supported"],
     },
@@ -292,17 +294,23 @@ fn an_error_that_does_not_name_the_value_gives_0_7_and_one_that_does_gives_0_88(
     let m1 = suspect(&r, "m1").unwrap();
     assert!(close(&m1["confidence"], 0.7), "{m1}");
     assert!(close(&m1["score"], 0.84), "{m1}");
-    let t1 = suspect(&r, "t1").unwrap();
-    assert_eq!(
-        (&t1["role"], &t1["cause"]),
-        (&"symptom".into(), &"m1".into())
+    // The failed call only showed the decision's effect: not listed; m1's evidence names it.
+    assert!(suspect(&r, "t1").is_none(), "{r}");
+    assert!(
+        m1["evidence"].as_array().unwrap().iter().any(|e| e
+            .as_str()
+            .unwrap()
+            .contains("there, the tool 'add_to_cart' failed")),
+        "{m1}"
     );
-    assert!(close(&t1["score"], 0.72), "{t1}");
 
+    // The member id the error names came from the task, passed as given to a look-up that
+    // matched nothing: the model's choice was fair, the user's id was wrong, so the value rule
+    // gives 0.4 (x1.2 = 0.48) instead of 0.88.
     let r = analyze("loyalty-unknown-member");
     let m1 = suspect(&r, "m1").unwrap();
-    assert!(close(&m1["confidence"], 0.88), "{m1}");
-    assert!(close(&m1["score"], 0.99), "capped: {m1}");
+    assert!(close(&m1["confidence"], 0.4), "{m1}");
+    assert!(close(&m1["score"], 0.48), "{m1}");
     assert!(
         m1["evidence"]
             .as_array()
@@ -325,11 +333,16 @@ fn an_earlier_flagged_step_upstream_of_the_failure_is_the_root_cause() {
             .contains("flows into step 't1' (position 4), where the failure surfaced"),
         "{r1}"
     );
-    let t1 = suspect(&r, "t1").unwrap();
-    assert_eq!(t1["cause"], "r1");
     assert!(
-        suspect(&r, "m1").is_none(),
-        "the value rule is not used when a flagged step is upstream"
+        suspect(&r, "t1").is_none(),
+        "the failed call only showed the effect"
+    );
+    // m1 made the shipment call (the first state-changing call: point of no return), but the
+    // value rule is not used when a flagged step is upstream.
+    assert_eq!(
+        suspect(&r, "m1").map(|m| m["category"].clone()),
+        Some("point_of_no_return".into()),
+        "{r}"
     );
 
     let r = analyze("baggage-outdated-unit");
@@ -356,16 +369,21 @@ fn a_read_no_later_step_used_is_scored_down() {
 #[test]
 fn a_wording_problem_in_a_run_that_refunded_stays_below_the_refund() {
     let r = analyze("downgrade-refund-wording");
-    let refund = suspect(&r, "t1").unwrap();
-    let wording = suspect(&r, "m1").unwrap();
-    assert_eq!(wording["category"], "contradicted_claim");
-    assert!(close(&wording["confidence"], 0.8));
-    // 0.8 x 0.7 = 0.56 would pass the refund's 0.5: capped just below it.
+    // The refund call t1 was decided at m1, which also wrote the contradicted plan detail: one
+    // suspect, m1. 0.8 x 0.7 = 0.56 would pass the refund's 0.5: the wording is capped just below
+    // it, so the refund decision leads and the wording adds its evidence.
+    assert!(suspect(&r, "t1").is_none());
+    let m1 = suspect(&r, "m1").unwrap();
+    assert_eq!(m1["category"], "point_of_no_return");
+    assert!(close(&m1["score"], 0.5), "{m1}");
     assert!(
-        wording["score"].as_f64().unwrap() < refund["score"].as_f64().unwrap(),
-        "{wording} vs {refund}"
+        m1["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().starts_with("also: the answer says")),
+        "{m1}"
     );
-    assert!(close(&wording["score"], 0.49), "{wording}");
     assert_eq!(r["claims"][1]["evidence_step"], "r1");
     assert_eq!(r["claims"][1]["origin_step"], "m1");
 }
@@ -463,7 +481,19 @@ fn strong_injection_loop_window_planning_and_budget_scores() {
     let r = analyze("rma-fraud-precondition");
     assert!(close(&suspect(&r, "d1").unwrap()["score"], 0.9));
     assert_eq!(suspect(&r, "s1").unwrap()["category"], "service_error");
-    assert_eq!(suspect(&r, "t2").unwrap()["category"], "point_of_no_return");
+    // The replacement call t2 was decided at d1: its point of no return joins d1's evidence.
+    assert!(suspect(&r, "t2").is_none());
+    assert!(
+        suspect(&r, "d1").unwrap()["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e
+                .as_str()
+                .unwrap()
+                .starts_with("also: the first state-changing call")),
+        "{r}"
+    );
 
     let r = analyze("research-step-budget");
     assert_eq!(r["verdict"]["index"], 6);

@@ -427,8 +427,8 @@ fn localize_asks_the_judge_under_the_runners_consent_rule() {
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["judge"]["error"], Value::Null, "{j}");
     assert_eq!(
-        j["judge"]["step"], "s6",
-        "the plan rule moves the judge's step: {j}"
+        j["judge"]["step"], "s5",
+        "the plan rule moves the judge's step to the decision that made the refund call: {j}"
     );
     assert_eq!(j["experiments"]["runner_calls"], 0);
     assert_eq!(

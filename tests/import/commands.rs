@@ -99,7 +99,7 @@ fn eval_scores_labelled_runs_per_set_in_both_settings() {
         let o = bin(&args);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(v["format"], "tdn.eval/1");
+        assert_eq!(v["format"], "tdn.eval/2");
         assert_eq!(v["reference"], json!(reference));
         assert_eq!(v["sets"].as_array().map(Vec::len), Some(1));
         assert_eq!(v["sets"][0]["set"], "whowhen");
@@ -113,8 +113,8 @@ fn eval_scores_labelled_runs_per_set_in_both_settings() {
         assert_eq!(
             labels,
             [
-                json!({"step": 3, "agent": "Verification_Expert"}),
-                json!({"step": 3, "agent": "WebSurfer"})
+                json!({"steps": [3], "missing": 0, "agent": "Verification_Expert"}),
+                json!({"steps": [3], "missing": 0, "agent": "WebSurfer"})
             ]
         );
     }
@@ -146,7 +146,10 @@ fn eval_needs_labels_for_runs_without_inline_ones() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(v["total"]["runs"], 1);
     assert_eq!(v["runs"][0]["index"], 0);
-    assert_eq!(v["runs"][0]["label"], json!({"step": 2, "agent": null}));
+    assert_eq!(
+        v["runs"][0]["label"],
+        json!({"steps": [2], "missing": 0, "agent": null})
+    );
     assert_eq!(v["total"]["agent"]["total"], 0);
     assert_eq!(v["unlabelled"][0]["run"], "task-8-trial-1");
 }

@@ -50,7 +50,7 @@ pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Ve
         if open == 0 {
             break;
         }
-        if !step.kind.is_model() {
+        if !crate::analysis::detect::decides(step) {
             continue;
         }
         let mut seen: HashSet<String> = HashSet::new();

@@ -80,11 +80,12 @@ pub fn each_term_except(text: &str, skip: &HashSet<&str>, mut f: impl FnMut(Stri
             continue;
         }
         match t.class {
-            TokenClass::Number => {
-                if let Some(x) = number_value(t.text) {
-                    f(format!("{x}"), TermKind::Number);
-                }
-            }
+            TokenClass::Number => match number_value(t.text) {
+                Some(x) => f(format!("{x}"), TermKind::Number),
+                // Digits that are not one number (a version, an EC number "3.1.3.1", a dotted
+                // code) are an id: left out, a claim made only of them would assert nothing.
+                None => f(t.text.to_lowercase(), TermKind::Id),
+            },
             TokenClass::Id | TokenClass::Email | TokenClass::Url | TokenClass::Date => {
                 f(t.text.to_lowercase(), TermKind::Id);
             }
@@ -272,6 +273,16 @@ mod tests {
         );
         assert_eq!(t[1].weight(), CLAIM_KEY_WEIGHT);
         assert_eq!(t[0].weight(), 1.0);
+    }
+
+    #[test]
+    fn digits_that_are_not_one_number_are_an_id() {
+        let t = terms("3.1.3.1;1.11.1.7");
+        let keys: Vec<_> = t.iter().map(|t| (t.key.as_str(), t.kind)).collect();
+        assert_eq!(
+            keys,
+            vec![("3.1.3.1", TermKind::Id), ("1.11.1.7", TermKind::Id)]
+        );
     }
 
     #[test]

@@ -312,7 +312,8 @@ pub fn trace(f: &Facts<'_>) -> Option<AnswerTrace> {
         if left == 0 {
             break;
         }
-        if matches!(s.kind, StepKind::User | StepKind::System) {
+        // A container's output repeats what happened inside it; it states nothing first.
+        if matches!(s.kind, StepKind::User | StepKind::System) || s.is_container() {
             continue;
         }
         for m in matcher.find_overlapping_iter(&norm_words(f.texts.produced(i))) {

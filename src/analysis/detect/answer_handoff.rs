@@ -94,7 +94,7 @@ fn agent_of(s: Option<&Step>) -> Option<&str> {
 /// A model or tool step of an agent other than `who`.
 fn other_agent(s: &Step, who: Option<&str>) -> bool {
     let a = agent_of(Some(s));
-    (s.kind.is_model() || s.kind == StepKind::Tool) && a.is_some() && a != who
+    (super::decides(s) || s.kind == StepKind::Tool) && a.is_some() && a != who
 }
 
 /// The latest step of another agent before `origin` that says something: at least

@@ -4,12 +4,15 @@
 //! answer came from. Linear in the run.
 
 use super::answer::{self, AnswerTrace};
+use super::vocab::{INFRASTRUCTURE, find_phrase};
 use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
-use crate::analysis::model::{Run, StepKind};
+use crate::analysis::model::{Run, Step, StepKind};
 use crate::analysis::report::SupportLabel;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use serde_json::Value;
 use std::cell::OnceCell;
+use std::collections::HashMap;
 
 /// At most this many distinct tool names are looked for in model outputs.
 const MAX_TOOL_NAMES: usize = 1_000;
@@ -32,6 +35,8 @@ pub struct Facts<'a> {
     last_user: Vec<Option<usize>>,
     changed: bool,
     used: Vec<bool>,
+    inside: Vec<Option<usize>>,
+    state_from: Vec<Option<(usize, String)>>,
     /// The final answer's origin, found once for the detectors that read it.
     answer: OnceCell<Option<AnswerTrace>>,
 }
@@ -67,6 +72,8 @@ impl<'a> Facts<'a> {
             last_user,
             changed,
             used: used_later(run, links, claims),
+            inside: last_decision_inside(run),
+            state_from: state_sources(run),
             answer: OnceCell::new(),
         }
     }
@@ -113,10 +120,121 @@ impl<'a> Facts<'a> {
         self.used.get(i).copied().unwrap_or(false)
     }
 
+    /// For a container step, the latest decision inside it (following parents at most
+    /// [`MAX_NESTING`] levels up from each decision): where what the container reports was
+    /// decided.
+    pub fn decision_inside(&self, i: usize) -> Option<usize> {
+        self.inside.get(i).copied().flatten()
+    }
+
+    /// For a failed call (not failed by its service): the latest earlier successful
+    /// state-changing call that named one of the same ids in its arguments, and that id. The
+    /// later call worked on something the earlier one had changed.
+    pub fn state_source(&self, i: usize) -> Option<(usize, &str)> {
+        self.state_from
+            .get(i)
+            .and_then(Option::as_ref)
+            .map(|(w, v)| (*w, v.as_str()))
+    }
+
     /// True when step `i` is a call to a tool the run marks as state-changing.
     pub fn mutating(&self, i: usize) -> bool {
         is_mutating(self.run, i)
     }
+}
+
+/// How many parents are followed up from a step when looking for the containers around it.
+const MAX_NESTING: usize = 64;
+
+fn last_decision_inside(run: &Run) -> Vec<Option<usize>> {
+    if !run.steps.iter().any(Step::is_container) {
+        return Vec::new();
+    }
+    let mut out = vec![None; run.steps.len()];
+    for (i, s) in run.steps.iter().enumerate() {
+        if !decides(s) {
+            continue;
+        }
+        let parent_of = |st: &Step| st.parent.as_ref().and_then(|p| run.step_index(p.as_str()));
+        let mut p = parent_of(s);
+        for _ in 0..MAX_NESTING {
+            let Some(k) = p.filter(|&k| k < i) else { break };
+            let Some(ps) = run.steps.get(k) else { break };
+            if ps.is_container()
+                && let Some(slot) = out.get_mut(k)
+            {
+                *slot = Some(i);
+            }
+            p = parent_of(ps);
+        }
+    }
+    out
+}
+
+/// At most this many id values are read from one call's arguments.
+const MAX_ID_VALUES: usize = 64;
+/// At most this many nodes of one call's arguments are visited.
+const MAX_ARG_NODES: usize = 2_000;
+
+/// The id-like string values of a call's arguments: at least 4 characters, holding a digit, no
+/// white space.
+fn id_values(args: &Value) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut stack = vec![args];
+    let mut visited = 0usize;
+    while let Some(v) = stack.pop() {
+        visited += 1;
+        if visited > MAX_ARG_NODES || out.len() >= MAX_ID_VALUES {
+            break;
+        }
+        match v {
+            Value::String(s) => {
+                let t = s.trim();
+                if t.chars().count() >= 4
+                    && t.chars().any(|c| c.is_ascii_digit())
+                    && !t.contains(char::is_whitespace)
+                {
+                    out.push(t);
+                }
+            }
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Object(o) => stack.extend(o.values()),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn state_sources(run: &Run) -> Vec<Option<(usize, String)>> {
+    let mut out = vec![None; run.steps.len()];
+    let mut changed: HashMap<&str, usize> = HashMap::new();
+    for (x, s) in run.steps.iter().enumerate() {
+        let Some(call) = s.tool.as_ref().filter(|_| s.kind == StepKind::Tool) else {
+            continue;
+        };
+        let values = id_values(&call.arguments);
+        match s.error.as_deref() {
+            None if is_mutating(run, x) => {
+                for v in values {
+                    changed.insert(v, x);
+                }
+            }
+            None => {}
+            Some(err) => {
+                if find_phrase(&err.to_lowercase(), INFRASTRUCTURE).is_some() {
+                    continue;
+                }
+                let found = values
+                    .iter()
+                    .filter_map(|v| changed.get(v).map(|&w| (w, *v)))
+                    .max_by_key(|&(w, _)| w);
+                if let (Some((w, v)), Some(slot)) = (found, out.get_mut(x)) {
+                    *slot = Some((w, v.to_owned()));
+                }
+            }
+        }
+    }
+    out
 }
 
 fn used_later(run: &Run, links: &LinkGraph, claims: &[CheckedClaim]) -> Vec<bool> {
@@ -152,6 +270,13 @@ fn used_later(run: &Run, links: &LinkGraph, claims: &[CheckedClaim]) -> Vec<bool
         }
     }
     used
+}
+
+/// True when the step is a decision of an agent: a model step (`llm`, `agent`, `decision`)
+/// that is not a container wrapping other steps (an agent run's span holds its children's work,
+/// not a choice of its own).
+pub fn decides(s: &Step) -> bool {
+    s.kind.is_model() && !s.is_container()
 }
 
 fn is_mutating(run: &Run, i: usize) -> bool {
@@ -194,7 +319,7 @@ fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
             caller = mention.or(last_model);
         }
         out.push(caller);
-        if s.kind.is_model() {
+        if decides(s) {
             last_model = Some(i);
             if let Some(ac) = &ac {
                 let text = texts.produced(i);

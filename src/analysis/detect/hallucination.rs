@@ -2,8 +2,11 @@
 //! no source supports, that a close source contradicts, or that only an outdated source supports.
 //! Each is a symptom placed on the claim's origin step (the earliest model step whose output held
 //! it; else the last model step), and the walk back looks through its evidence step. These are
-//! wording problems: they rank below a state-changing run's tool findings. No I/O.
+//! wording problems: they rank below a state-changing run's tool findings. In a conversation with
+//! a user (two user messages or more), unsupported claims are not findings: the last message
+//! recaps the conversation in other words. No I/O.
 
+use super::conversation::is_conversation;
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::rank::params::{CONTRADICTED_CLAIM, STALE_CLAIM, UNSUPPORTED_CLAIM};
@@ -26,11 +29,16 @@ impl Detector for Hallucination {
         let fallback = run
             .steps
             .iter()
-            .rposition(|s| s.kind.is_model())
+            .rposition(super::decides)
             .or_else(|| run.steps.len().checked_sub(1));
+        // In a conversation the last message recaps what was said and done in the user's words:
+        // a claim no source holds word for word is no sign of a fault there (measured on
+        // conversations that went right, it is found as often as on ones that went wrong).
+        let conversation = is_conversation(run);
         let mut out = Vec::new();
         for c in f.claims {
             let (category, confidence, says) = match c.label {
+                SupportLabel::Unsupported if conversation => continue,
                 SupportLabel::Unsupported => (
                     Category::UnsupportedClaim,
                     UNSUPPORTED_CLAIM,

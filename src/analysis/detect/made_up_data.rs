@@ -87,7 +87,7 @@ impl Detector for MadeUpData {
             if strong.is_some() {
                 break;
             }
-            if !s.kind.is_model() {
+            if !super::decides(s) {
                 continue;
             }
             let text = f.texts.produced(i);

@@ -6,9 +6,15 @@
 pub(crate) mod answer;
 mod answer_handoff;
 mod answer_origin;
+mod blocked;
+mod changed_state;
 mod code_failure;
+mod confirmation;
 mod context_window;
+pub(crate) mod conversation;
 mod facts;
+mod final_answer;
+mod grounding;
 mod hallucination;
 mod loops;
 mod made_up_data;
@@ -17,7 +23,9 @@ mod planning;
 mod point_of_no_return;
 mod progress_stall;
 mod prompt_injection;
+mod reissued;
 mod retrieval;
+mod retry;
 mod run_status;
 pub(crate) mod say;
 pub(crate) mod schema;
@@ -28,7 +36,7 @@ mod tool_error;
 pub(crate) mod vocab;
 mod wrong_tool;
 
-pub use facts::Facts;
+pub use facts::{Facts, decides};
 
 /// Which detector found something; the names are the report's `detector` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -67,6 +75,20 @@ pub enum DetectorId {
     ProgressStall,
     /// The steps that handed the final answer's value in to its origin and out of it.
     AnswerHandoff,
+    /// The decision that committed the final answer of a failed run.
+    FinalAnswer,
+    /// A decision right after a failure whose own action failed again.
+    RepeatedFailure,
+    /// A change made before the user confirmed it.
+    Confirmation,
+    /// A number stated that nothing before it gives.
+    Grounding,
+    /// A change that made a later call on the same thing fail.
+    ConflictingChange,
+    /// An agent's action after which its coordinator asked it again.
+    Instructions,
+    /// A fetched page that was a bot check or an access block.
+    BlockedSource,
     /// The optional judge model.
     Judge,
 }
@@ -92,6 +114,13 @@ impl DetectorId {
             DetectorId::CodeFailure => "code_failure",
             DetectorId::ProgressStall => "progress_stall",
             DetectorId::AnswerHandoff => "answer_handoff",
+            DetectorId::FinalAnswer => "final_answer",
+            DetectorId::RepeatedFailure => "repeated_failure",
+            DetectorId::Confirmation => "confirmation",
+            DetectorId::Grounding => "grounding",
+            DetectorId::ConflictingChange => "conflicting_change",
+            DetectorId::Instructions => "instructions",
+            DetectorId::BlockedSource => "blocked_source",
             DetectorId::Judge => "judge",
         }
     }
@@ -116,6 +145,8 @@ pub enum Category {
     PointOfNoReturn,
     /// The same call three or more times with identical arguments.
     RepeatedCall,
+    /// A decision right after a failure whose own action failed again.
+    RepeatedFailure,
     /// The step budget was used up or exceeded.
     StepBudget,
     /// A search returned nothing.
@@ -146,17 +177,32 @@ pub enum Category {
     AnswerOrigin,
     /// A step wrote the code of the first code run that failed.
     CodeFailure,
+    /// A step of the agent loop failed on its own (its code, its output's format): blamed on the
+    /// latest decision inside it.
+    ExecutionError,
     /// A step opened what the team got stuck on, or sent the agent there.
     ProgressStall,
     /// A step handed the final answer's value in to its origin, or took it up.
     AnswerHandoff,
+    /// The decision that committed the final answer of a failed run.
+    FinalAnswer,
+    /// A change made before the user confirmed it.
+    UnconfirmedAction,
+    /// A number stated that nothing before it gives.
+    UngroundedNumber,
+    /// A change that made a later call on the same thing fail.
+    ConflictingChange,
+    /// An agent's action that left an instruction unmet, so it was asked again.
+    ReissuedInstruction,
+    /// A fetched page was a bot check or an access block.
+    BlockedPage,
     /// The step the judge named.
     JudgePick,
 }
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 26] = [
+    pub const ALL: [Category; 34] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -165,6 +211,7 @@ impl Category {
         Category::WrongTool,
         Category::PointOfNoReturn,
         Category::RepeatedCall,
+        Category::RepeatedFailure,
         Category::StepBudget,
         Category::EmptyRetrieval,
         Category::OutdatedSource,
@@ -180,8 +227,15 @@ impl Category {
         Category::MadeUpData,
         Category::AnswerOrigin,
         Category::CodeFailure,
+        Category::ExecutionError,
         Category::ProgressStall,
         Category::AnswerHandoff,
+        Category::FinalAnswer,
+        Category::UnconfirmedAction,
+        Category::UngroundedNumber,
+        Category::ConflictingChange,
+        Category::ReissuedInstruction,
+        Category::BlockedPage,
         Category::JudgePick,
     ];
 
@@ -196,6 +250,7 @@ impl Category {
             Category::WrongTool => "wrong_tool",
             Category::PointOfNoReturn => "point_of_no_return",
             Category::RepeatedCall => "repeated_call",
+            Category::RepeatedFailure => "repeated_failure",
             Category::StepBudget => "step_budget",
             Category::EmptyRetrieval => "empty_retrieval",
             Category::OutdatedSource => "outdated_source",
@@ -211,8 +266,15 @@ impl Category {
             Category::MadeUpData => "made_up_data",
             Category::AnswerOrigin => "answer_origin",
             Category::CodeFailure => "code_failure",
+            Category::ExecutionError => "execution_error",
             Category::ProgressStall => "progress_stall",
             Category::AnswerHandoff => "answer_handoff",
+            Category::FinalAnswer => "final_answer",
+            Category::UnconfirmedAction => "unconfirmed_action",
+            Category::UngroundedNumber => "ungrounded_number",
+            Category::ConflictingChange => "conflicting_change",
+            Category::ReissuedInstruction => "reissued_instruction",
+            Category::BlockedPage => "blocked_page",
             Category::JudgePick => "judge_pick",
         }
     }
@@ -250,6 +312,12 @@ pub struct Finding {
     pub wording: bool,
     /// Further steps the walk back looks through (a claim's evidence), besides the links.
     pub upstream: Vec<usize>,
+    /// The step only showed the effect of a decision made elsewhere (a failed call's result
+    /// whose cause is known): kept as a record, not listed as a suspect.
+    pub effect_only: bool,
+    /// For a finding moved to the decision behind a step: the step where it was found (a
+    /// call, a search), where the decision's effect showed.
+    pub shown_at: Option<usize>,
 }
 
 impl Finding {
@@ -273,6 +341,8 @@ impl Finding {
             about_read: false,
             wording: false,
             upstream: Vec::new(),
+            effect_only: false,
+            shown_at: None,
         }
     }
 
@@ -312,6 +382,13 @@ pub const ALL: &[&dyn Detector] = &[
     &code_failure::CodeFailure,
     &progress_stall::ProgressStall,
     &answer_handoff::AnswerHandoff,
+    &final_answer::FinalAnswer,
+    &retry::RepeatedFailure,
+    &confirmation::UnconfirmedAction,
+    &grounding::UngroundedNumber,
+    &changed_state::ConflictingChange,
+    &reissued::ReissuedInstruction,
+    &blocked::BlockedPage,
 ];
 
 /// A count as a float, for ratios (saturating; counts never come near the limit).
@@ -330,10 +407,10 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn the_registry_holds_seventeen_detectors_with_distinct_names() {
-        assert_eq!(ALL.len(), 17);
+    fn the_registry_holds_every_detector_once_with_distinct_names() {
+        assert_eq!(ALL.len(), 24);
         let names: HashSet<_> = ALL.iter().map(|d| d.id().as_str()).collect();
-        assert_eq!(names.len(), 17);
+        assert_eq!(names.len(), ALL.len());
         assert!(!names.contains("judge"));
         for d in ALL {
             assert!(!d.doc().is_empty());

@@ -112,7 +112,7 @@ fn stalled(review: &Value) -> bool {
 
 /// A step that does the team's work: a model or tool step (not a user or system message).
 fn works(s: &Step) -> bool {
-    s.kind.is_model() || s.kind == StepKind::Tool
+    super::decides(s) || s.kind == StepKind::Tool
 }
 
 fn agent_of(s: Option<&Step>) -> Option<&str> {

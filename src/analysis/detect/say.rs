@@ -36,6 +36,22 @@ pub fn tool_of(run: &Run, i: usize) -> String {
         .map_or_else(|| "a tool".to_owned(), |t| quote(&t.name))
 }
 
+/// "the tool 'x'" for a tool step with a name, else "a tool".
+pub fn tool_phrase(run: &Run, i: usize) -> String {
+    match run.steps.get(i).and_then(|s| s.tool.as_ref()) {
+        Some(t) if !t.name.trim().is_empty() => format!("the tool {}", quote(&t.name)),
+        _ => "a tool".to_owned(),
+    }
+}
+
+/// "a" or "an" before a word, by its first letter (a vowel letter takes "an").
+pub fn article(word: &str) -> &'static str {
+    match word.trim_start().chars().next() {
+        Some(c) if "aeiouAEIOU".contains(c) => "an",
+        _ => "a",
+    }
+}
+
 /// The arguments of a tool step as compact JSON, quoted, or `no arguments`.
 pub fn args_of(run: &Run, i: usize) -> String {
     match run.steps.get(i).and_then(|s| s.tool.as_ref()) {

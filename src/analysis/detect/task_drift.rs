@@ -1,5 +1,6 @@
-//! Task drift (docs/how-it-decides.md, "Detect"): in a failed run that opens with a model's
-//! brief to the team (a manager's or orchestrator's plan, before any user message), the brief
+//! Task drift (docs/how-it-decides.md, "Detect"): in a failed run that opens with an agent's
+//! message briefing the team (a manager's or orchestrator's plan, before any user message; an
+//! `agent` step, not a model call's output or a container), the brief
 //! leaves out the task it was given: it holds under [`TASK_DRIFT_MAX_SHARE`] of the task's content
 //! words. Everything after it works on the wrong problem. Needs the run's `task`; a brief
 //! shorter than [`TASK_DRIFT_MIN_BRIEF_TERMS`] distinct words (a greeting) is not judged. Linear
@@ -16,6 +17,12 @@ use std::collections::HashSet;
 
 /// An opening brief that leaves out the task.
 pub struct TaskDrift;
+
+/// A message one agent wrote to the others (`agent` steps of a multi-agent conversation), not a
+/// model call's output: only a message can brief a team.
+fn is_message(s: &crate::analysis::model::Step) -> bool {
+    s.kind == StepKind::Agent && super::decides(s)
+}
 
 impl Detector for TaskDrift {
     fn id(&self) -> DetectorId {
@@ -41,8 +48,8 @@ impl Detector for TaskDrift {
         let Some(i) = run
             .steps
             .iter()
-            .position(|s| s.kind.is_model() || s.kind == StepKind::User)
-            .filter(|&i| run.steps.get(i).is_some_and(|s| s.kind.is_model()))
+            .position(|s| super::decides(s) || s.kind == StepKind::User)
+            .filter(|&i| run.steps.get(i).is_some_and(is_message))
         else {
             return Vec::new();
         };
@@ -91,12 +98,19 @@ mod tests {
     const OFF: &str = "Analyze and resolve the issue causing the code execution to fail with exit code 1 and output unknown language. Review the provided code to identify syntax or logical errors, debug the code to pinpoint the exact cause of the failure, optimize the code if necessary and verify the correctness of the solution by running it successfully.";
     const ON: &str = "Find every secretary of homeland security before April 2019, the university of each bachelor's degree, and report the westernmost university. Review the sources carefully, verify each degree, then compute the answer and check it twice before reporting it back to the team.";
 
+    fn agent(id: &str, text: &str) -> crate::analysis::model::Step {
+        let mut s = crate::analysis::model::Step::new(id, StepKind::Agent);
+        s.agent = Some("Planner".into());
+        s.output = Some(serde_json::json!(text));
+        s
+    }
+
     #[test]
     fn a_brief_about_something_else_is_flagged() {
         let run = RunBuilder::failed()
             .task(TASK)
-            .llm("s1", OFF)
-            .llm("s2", "ok")
+            .step(agent("s1", OFF))
+            .step(agent("s2", "ok"))
             .build();
         let found = facts_for(&run, |f| TaskDrift.detect(f));
         assert_eq!(found.len(), 1);
@@ -104,18 +118,33 @@ mod tests {
     }
 
     #[test]
+    fn a_model_calls_own_output_or_a_container_is_no_brief() {
+        // The first model call of a single agent (its own notes) briefs no team.
+        let call = RunBuilder::failed().task(TASK).llm("s1", OFF).build();
+        assert!(facts_for(&call, |f| TaskDrift.detect(f)).is_empty());
+        // An agent run's span holds its children's work, not a message of its own.
+        let mut wrapper = agent("run", OFF);
+        wrapper.container = true;
+        let run = RunBuilder::failed().task(TASK).step(wrapper).build();
+        assert!(facts_for(&run, |f| TaskDrift.detect(f)).is_empty());
+    }
+
+    #[test]
     fn a_faithful_brief_a_user_opening_or_a_short_greeting_is_not() {
-        let on = RunBuilder::failed().task(TASK).llm("s1", ON).build();
+        let on = RunBuilder::failed()
+            .task(TASK)
+            .step(agent("s1", ON))
+            .build();
         assert!(facts_for(&on, |f| TaskDrift.detect(f)).is_empty());
         let user_first = RunBuilder::failed()
             .task(TASK)
             .user("u1", TASK)
-            .llm("s1", OFF)
+            .step(agent("s1", OFF))
             .build();
         assert!(facts_for(&user_first, |f| TaskDrift.detect(f)).is_empty());
         let greeting = RunBuilder::failed()
             .task(TASK)
-            .llm("s1", "Hi! How can I help you today?")
+            .step(agent("s1", "Hi! How can I help you today?"))
             .build();
         assert!(facts_for(&greeting, |f| TaskDrift.detect(f)).is_empty());
     }

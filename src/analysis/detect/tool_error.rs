@@ -3,11 +3,11 @@
 //! state-changing call failed and the final answer still says it worked, the evidence says so.
 //! The walk back (`rank::walk_back`) then looks for the step that caused it. No I/O.
 
-use super::say::{args_of, quote, step, tool_of};
+use super::say::{args_of, article, quote, step, tool_of, tool_phrase};
 use super::schema::check_step;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
-use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::{INVALID_ARGUMENTS, STEP_ERROR, TOOL_ERROR};
+use crate::analysis::model::{Step, StepKind};
+use crate::analysis::rank::params::{EXECUTION_ERROR, INVALID_ARGUMENTS, STEP_ERROR, TOOL_ERROR};
 use crate::analysis::report::SupportLabel;
 
 /// Failed steps and rejected arguments.
@@ -31,6 +31,33 @@ impl Detector for ToolErrors {
                 let what: Vec<_> = check.problems.iter().map(|p| p.what.as_str()).collect();
                 format!("its arguments fail the tool's schema: {}", what.join("; "))
             });
+            if s.is_container() {
+                // Its own failure (a failure inside it was moved to the failed step by the
+                // loader): what was decided inside it failed when the agent ran it.
+                if let (Some(err), Some(m)) = (&s.error, f.decision_inside(i)) {
+                    out.push(
+                        Finding::new(
+                            m,
+                            Category::ExecutionError,
+                            DetectorId::ToolErrors,
+                            EXECUTION_ERROR,
+                            Nature::Suspect,
+                            format!(
+                                "what it decided failed when run, inside {}: {}",
+                                step_label(s),
+                                quote(err)
+                            ),
+                        )
+                        .because(format!(
+                            "{} failed on its own (no step inside it failed): {}",
+                            step(run, i),
+                            quote(err)
+                        ))
+                        .because(format!("{} is the latest decision inside it", step(run, m))),
+                    );
+                }
+                continue;
+            }
             let finding = match (&s.error, s.kind) {
                 (Some(err), StepKind::Tool) => {
                     let tool = tool_of(run, i);
@@ -40,7 +67,7 @@ impl Detector for ToolErrors {
                         DetectorId::ToolErrors,
                         TOOL_ERROR,
                         Nature::Symptom,
-                        format!("the tool {tool} failed"),
+                        format!("{} failed", tool_phrase(run, i)),
                     )
                     .because(format!(
                         "{} called {tool}, which failed: {}",
@@ -70,7 +97,11 @@ impl Detector for ToolErrors {
                     DetectorId::ToolErrors,
                     STEP_ERROR,
                     Nature::Symptom,
-                    format!("a {} step failed", kind.as_str()),
+                    if kind.is_model() {
+                        "the model call failed".to_owned()
+                    } else {
+                        format!("{} {} step failed", article(kind.as_str()), kind.as_str())
+                    },
                 )
                 .because(format!("{} failed: {}", step(run, i), quote(err))),
                 (None, _) if check.rejected() => Finding::new(
@@ -79,10 +110,7 @@ impl Detector for ToolErrors {
                     DetectorId::ToolErrors,
                     INVALID_ARGUMENTS,
                     Nature::Symptom,
-                    format!(
-                        "the tool {} got arguments its schema rejects",
-                        tool_of(run, i)
-                    ),
+                    format!("{} got arguments its schema rejects", tool_phrase(run, i)),
                 )
                 .because(format!(
                     "{} called {} with {}",
@@ -97,6 +125,11 @@ impl Detector for ToolErrors {
         }
         out
     }
+}
+
+/// A step's name, quoted, else its id.
+fn step_label(s: &Step) -> String {
+    quote(s.name.as_deref().unwrap_or(s.id.as_str()))
 }
 
 #[cfg(test)]

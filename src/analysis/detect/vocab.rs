@@ -267,6 +267,9 @@ pub const REQUEST_COMPLAINTS: &[&str] = &[
     "doesn't exist",
     "no match",
     "not recognized",
+    "unexpected keyword",
+    "unexpected argument",
+    "positional argument",
 ];
 
 /// Phrases of an error that complains about the call's input: the arguments are at fault. An
@@ -320,6 +323,9 @@ pub const INPUT_COMPLAINTS: &[&str] = &[
     "modulenotfounderror",
     "importerror",
     "is not defined",
+    "unexpected keyword",
+    "unexpected argument",
+    "positional argument",
 ];
 
 /// Phrases of an error about the infrastructure rather than the request: a server error, a
@@ -415,6 +421,31 @@ pub const REJECTIONS: &[&str] = &[
     "only",
     "invalid",
     "wrong",
+];
+
+/// Phrases of an error refusing the request outright by a rule of the service ("non-delivered
+/// order cannot be exchanged", "gift card balance is not enough"): enough on their own to say the
+/// request, not the service, was at fault. Narrower than [`REJECTIONS`], whose generic words
+/// ("wrong", "limit") need a key or kind of the request beside them.
+pub const REFUSALS: &[&str] = &[
+    "cannot be",
+    "can't be",
+    "can only",
+    "not allowed",
+    "not permitted",
+    "not eligible",
+    "ineligible",
+    "not enough",
+    "insufficient",
+    "does not add up",
+    "doesn't add up",
+    "not available on",
+    "no longer available",
+    "not supported",
+    "already",
+    "should match",
+    "should be",
+    "must match",
 ];
 
 /// Phrases of an error that says the details given matched nothing.

@@ -1,7 +1,8 @@
 //! Wrong tool (docs/how-it-decides.md, "Detect"): tool X was called where tool Y fits, because
 //! the arguments fail X's schema but fit Y's, or because the request matches Y's description far
 //! better than X's (and Y was never called, and Y does not change things where X only reads:
-//! a lookup before an action is not a wrong tool). The finding goes on the model step that issued the
+//! a lookup before an action is not a wrong tool; and the request is one request, at most
+//! [`WRONG_TOOL_MAX_REQUEST_TERMS`] content words, not a whole task served by many calls). The finding goes on the model step that issued the
 //! call (the one that chose the tool), else on the call itself. Needs the run's `tools`. No I/O.
 //!
 //! Bounded on hostile runs: the first [`MAX_CALLS`] tool calls are checked, against the first
@@ -14,7 +15,8 @@ use super::{Category, Detector, DetectorId, Facts, Finding, Nature, count};
 use crate::analysis::claims::words::terms;
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::rank::params::{
-    WRONG_TOOL_DESCRIPTION, WRONG_TOOL_FACTOR, WRONG_TOOL_MIN_SHARED, WRONG_TOOL_SCHEMA,
+    WRONG_TOOL_DESCRIPTION, WRONG_TOOL_FACTOR, WRONG_TOOL_MAX_REQUEST_TERMS, WRONG_TOOL_MIN_SHARED,
+    WRONG_TOOL_SCHEMA,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -147,6 +149,11 @@ impl Detector for WrongTool {
                 };
                 terms(&text).into_iter().map(|t| t.key).collect()
             });
+            // A long request (a whole task for many steps) is served by many calls, each doing
+            // a part of it: its words say nothing about which tool one call should use.
+            if request.len() > WRONG_TOOL_MAX_REQUEST_TERMS {
+                continue;
+            }
             let mut request = request.clone();
             request.extend(terms(f.texts.consumed(i)).into_iter().map(|t| t.key));
             let shared = |w: &HashSet<String>| request.intersection(w).count();

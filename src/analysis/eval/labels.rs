@@ -1,28 +1,86 @@
 //! Where the right answers come from: the inline Who&When labels an import keeps under
 //! `attributes.whowhen` (`mistake_step`, a string holding a 0-based index, and `mistake_agent`),
-//! or a labels file for other runs.
+//! a labels file for other runs, or an annotation file naming the steps (spans) where people
+//! found errors.
 //!
-//! Steps are compared as integers: "1" is step 1, "01" is step 1, "12" is never step 1, and a
-//! value that is not a whole non-negative number is no label at all.
+//! A label may accept several steps (any annotated error span of a trace is a hit). Steps are
+//! named by 0-based index or by step id; indices are compared as integers: "1" is step 1, "01" is
+//! step 1, "12" is never step 1, and a value that is not a whole non-negative number is no label
+//! at all.
 
 use crate::analysis::model::Run;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
+/// One labelled step, as the label names it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StepRef {
+    /// A 0-based position in the run.
+    Index(usize),
+    /// A step id (a span id in a trace).
+    Id(String),
+}
+
 /// The labelled failure of one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Label {
-    /// The 0-based index of the step that caused the failure.
-    pub step: Option<usize>,
+    /// The steps any of which counts as the right one (empty: no step label).
+    pub steps: Vec<StepRef>,
+    /// The agent that made the mistake.
+    pub agent: Option<String>,
+}
+
+/// A label with its steps found in one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resolved {
+    /// 0-based positions of the accepted steps, ascending, each once.
+    pub steps: Vec<usize>,
+    /// True when the label names steps at all (some may not exist in the run).
+    pub has_steps: bool,
+    /// Steps the label names that the run does not hold (an id no step has, an index past the
+    /// end): they count in the label but no prediction can hit them.
+    pub missing: usize,
     /// The agent that made the mistake.
     pub agent: Option<String>,
 }
 
 impl Label {
+    /// A label of one step by index.
+    pub fn at(step: usize) -> Self {
+        Label {
+            steps: vec![StepRef::Index(step)],
+            agent: None,
+        }
+    }
+
     /// True when neither part is known.
     pub fn is_empty(&self) -> bool {
-        self.step.is_none() && self.agent.is_none()
+        self.steps.is_empty() && self.agent.is_none()
+    }
+
+    /// The label's steps found in `run`.
+    pub fn resolve(&self, run: &Run) -> Resolved {
+        let mut steps = Vec::with_capacity(self.steps.len());
+        let mut missing = 0;
+        for r in &self.steps {
+            let found = match r {
+                StepRef::Index(i) => (*i < run.steps.len()).then_some(*i),
+                StepRef::Id(id) => run.step_index(id),
+            };
+            match found {
+                Some(i) => steps.push(i),
+                None => missing += 1,
+            }
+        }
+        steps.sort_unstable();
+        steps.dedup();
+        Resolved {
+            steps,
+            has_steps: !self.steps.is_empty(),
+            missing,
+            agent: self.agent.clone(),
+        }
     }
 }
 
@@ -46,6 +104,32 @@ pub fn parse_step(v: &Value) -> Option<usize> {
     }
 }
 
+/// A step label or a list of them; `None` when any element is not a whole number (a list that
+/// is partly wrong is a mistake in the file, not a smaller label).
+fn parse_steps(v: &Value) -> Option<Vec<StepRef>> {
+    match v {
+        Value::Array(items) => items
+            .iter()
+            .map(|x| parse_step(x).map(StepRef::Index))
+            .collect(),
+        other => parse_step(other).map(|i| vec![StepRef::Index(i)]),
+    }
+}
+
+/// A step id or a list of them.
+fn parse_ids(v: &Value) -> Option<Vec<StepRef>> {
+    let one = |x: &Value| {
+        x.as_str()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| StepRef::Id(s.to_owned()))
+    };
+    match v {
+        Value::Array(items) => items.iter().map(one).collect(),
+        other => one(other).map(|r| vec![r]),
+    }
+}
+
 fn parse_agent(v: &Value) -> Option<String> {
     v.as_str()
         .map(str::trim)
@@ -57,15 +141,40 @@ fn parse_agent(v: &Value) -> Option<String> {
 pub fn inline_label(run: &Run) -> Option<Label> {
     let w = run.attributes.get("whowhen")?;
     let label = Label {
-        step: w.get("mistake_step").and_then(parse_step),
+        steps: w
+            .get("mistake_step")
+            .and_then(parse_step)
+            .map(|i| vec![StepRef::Index(i)])
+            .unwrap_or_default(),
         agent: w.get("mistake_agent").and_then(parse_agent),
     };
     (!label.is_empty()).then_some(label)
 }
 
-/// A labels file: `{"<key>": {"step": N, "agent": "..."}}` (`mistake_step` and `mistake_agent`
-/// are accepted too). A key names a run file as given on the command line, as `<folder>/<file>`,
-/// or as `<file>`; a file holding several runs adds `#<index>`.
+/// The steps of an annotation file: `{"errors": [{"location": "<step id>", ...}, ...]}`, as the
+/// TRAIL benchmark writes one per trace. `None` when it names no error (the trace is not
+/// scored), or is not such an object.
+pub fn annotation_label(v: &Value) -> Option<Label> {
+    let errors = v.get("errors")?.as_array()?;
+    let mut steps: Vec<StepRef> = Vec::new();
+    for e in errors {
+        if let Some(id) = e.get("location").and_then(Value::as_str).map(str::trim)
+            && !id.is_empty()
+        {
+            let r = StepRef::Id(id.to_owned());
+            if !steps.contains(&r) {
+                steps.push(r);
+            }
+        }
+    }
+    (!steps.is_empty()).then_some(Label { steps, agent: None })
+}
+
+/// Labels by key: `{"<key>": {"step": N, "agent": "..."}}`. `step` is a 0-based index (or a
+/// string holding one) or a list of them, any of which counts; `step_id` names steps by id
+/// instead (one or a list); `mistake_step` and `mistake_agent` are accepted too. A key names a
+/// run file as given on the command line, as `<folder>/<file>`, or as `<file>`; a file holding
+/// several runs adds `#<index>`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LabelFile {
     by_key: HashMap<String, Label>,
@@ -89,20 +198,40 @@ impl LabelFile {
         };
         let mut by_key = HashMap::with_capacity(entries.len());
         for (key, entry) in entries {
+            let bad = || {
+                LabelError(format!(
+                    "the entry for '{}' has no usable \"step\" (a whole number or a list of them), \"step_id\" (a step id or a list of them) or \"agent\" (a string)",
+                    crate::analysis::model::inert_line(&key)
+                ))
+            };
             let pick = |a: &str, b: &str| entry.get(a).or_else(|| entry.get(b));
+            let mut steps = Vec::new();
+            if let Some(v) = pick("step", "mistake_step") {
+                steps.extend(parse_steps(v).ok_or_else(bad)?);
+            }
+            if let Some(v) = entry.get("step_id") {
+                steps.extend(parse_ids(v).ok_or_else(bad)?);
+            }
             let label = Label {
-                step: pick("step", "mistake_step").and_then(parse_step),
+                steps,
                 agent: pick("agent", "mistake_agent").and_then(parse_agent),
             };
             if label.is_empty() {
-                return Err(LabelError(format!(
-                    "the entry for '{}' has no usable \"step\" (a whole number) or \"agent\" (a string)",
-                    crate::analysis::model::inert_line(&key)
-                )));
+                return Err(bad());
             }
             by_key.insert(key, label);
         }
         Ok(LabelFile { by_key })
+    }
+
+    /// Adds a label under a key (a later one for the same key replaces it).
+    pub fn insert(&mut self, key: String, label: Label) {
+        self.by_key.insert(key, label);
+    }
+
+    /// Adds every label of another file; its entries win over equal keys.
+    pub fn extend(&mut self, other: LabelFile) {
+        self.by_key.extend(other.by_key);
     }
 
     /// The label for a run: the first of its [`label_keys`] that has an entry.
@@ -110,6 +239,11 @@ impl LabelFile {
         label_keys(path, run_index)
             .iter()
             .find_map(|k| self.by_key.get(k))
+    }
+
+    /// The label under exactly this key.
+    pub fn get(&self, key: &str) -> Option<&Label> {
+        self.by_key.get(key)
     }
 
     /// How many entries the file holds.
@@ -129,7 +263,7 @@ pub fn label_keys(path: &Path, run_index: Option<usize>) -> Vec<String> {
     let mut keys = vec![path.to_string_lossy().into_owned()];
     let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
     if let Some(f) = &file {
-        if let Some(set) = set_name(path) {
+        if let Some(set) = folder_name(path) {
             keys.push(format!("{set}/{f}"));
         }
         keys.push(f.clone());
@@ -141,17 +275,25 @@ pub fn label_keys(path: &Path, run_index: Option<usize>) -> Vec<String> {
     }
 }
 
-/// The set a run file belongs to: the name of its folder (e.g. `Hand-Crafted`).
-pub fn set_name(path: &Path) -> Option<String> {
+fn folder_name(path: &Path) -> Option<String> {
     path.parent()
         .and_then(Path::file_name)
         .map(|n| n.to_string_lossy().into_owned())
 }
 
+/// The set a run file belongs to: the name of its folder (e.g. `Hand-Crafted`); for a file
+/// holding several runs, the file's name without `.json` (each such file is a set of its own).
+pub fn set_name(path: &Path, many: bool) -> Option<String> {
+    if many && let Some(stem) = path.file_stem() {
+        return Some(stem.to_string_lossy().into_owned());
+    }
+    folder_name(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::model::RunStatus;
+    use crate::analysis::model::{RunStatus, Step, StepKind};
     use serde_json::json;
 
     #[test]
@@ -177,7 +319,7 @@ mod tests {
         assert_eq!(
             inline_label(&run),
             Some(Label {
-                step: Some(14),
+                steps: vec![StepRef::Index(14)],
                 agent: Some("Orchestrator".into())
             })
         );
@@ -193,24 +335,68 @@ mod tests {
         .unwrap_or_default();
         assert_eq!(f.len(), 3);
         let hc = f.lookup(Path::new("bench/Hand-Crafted/1.json"), None);
-        assert_eq!(hc.and_then(|l| l.step), Some(3));
+        assert_eq!(hc.map(|l| l.steps.clone()), Some(vec![StepRef::Index(3)]));
         let other = f.lookup(Path::new("bench/Other/1.json"), None);
-        assert_eq!(other.and_then(|l| l.step), Some(7));
+        assert_eq!(
+            other.map(|l| l.steps.clone()),
+            Some(vec![StepRef::Index(7)])
+        );
         let many = f.lookup(Path::new("x/results.json"), Some(2));
-        assert_eq!(many.and_then(|l| l.step), Some(0));
+        assert_eq!(many.map(|l| l.steps.clone()), Some(vec![StepRef::Index(0)]));
         assert_eq!(f.lookup(Path::new("x/results.json"), Some(1)), None);
+    }
+
+    #[test]
+    fn a_label_may_accept_several_steps_by_index_or_id() {
+        let f = LabelFile::parse(
+            r#"{"a.json": {"step": [3, "7"]}, "b.json": {"step_id": ["s2", "zz"], "step": 0}}"#,
+        )
+        .unwrap_or_default();
+        let a = f.get("a.json").cloned().unwrap_or_default();
+        assert_eq!(a.steps, vec![StepRef::Index(3), StepRef::Index(7)]);
+        let mut run = Run::new("r", RunStatus::Failed);
+        for id in ["s0", "s1", "s2", "s3"] {
+            run.steps.push(Step::new(id, StepKind::Llm));
+        }
+        run.reindex();
+        // 7 is past the end of a four-step run: counted, never hit.
+        let r = a.resolve(&run);
+        assert_eq!((r.steps, r.missing, r.has_steps), (vec![3], 1, true));
+        let b = f.get("b.json").cloned().unwrap_or_default().resolve(&run);
+        assert_eq!((b.steps, b.missing), (vec![0, 2], 1));
+    }
+
+    #[test]
+    fn annotations_name_every_error_span_once() {
+        let v = json!({"trace_id": "t", "errors": [
+            {"location": "aa", "category": "x"}, {"location": "bb"}, {"location": "aa"},
+            {"category": "no location"}]});
+        assert_eq!(
+            annotation_label(&v).map(|l| l.steps),
+            Some(vec![StepRef::Id("aa".into()), StepRef::Id("bb".into())])
+        );
+        assert_eq!(annotation_label(&json!({"errors": []})), None);
+        assert_eq!(annotation_label(&json!([1])), None);
     }
 
     #[test]
     fn a_bad_labels_file_says_what_to_fix() {
         let e = LabelFile::parse(r#"{"a.json": {"step": "x"}}"#).err();
-        assert_eq!(
-            e.map(|e| e.0).as_deref(),
-            Some(
-                "the entry for 'a.json' has no usable \"step\" (a whole number) or \"agent\" (a string)"
-            )
+        assert!(
+            e.as_ref().is_some_and(|e| e
+                .0
+                .starts_with("the entry for 'a.json' has no usable \"step\"")),
+            "{e:?}"
         );
+        assert!(LabelFile::parse(r#"{"a.json": {"step": [1, "x"]}}"#).is_err());
         assert!(LabelFile::parse("[1]").is_err());
         assert!(LabelFile::parse("{").is_err());
+    }
+
+    #[test]
+    fn a_file_of_several_runs_is_a_set_of_its_own() {
+        let p = Path::new("bench/agentrx/tau-retail-dev.json");
+        assert_eq!(set_name(p, true).as_deref(), Some("tau-retail-dev"));
+        assert_eq!(set_name(p, false).as_deref(), Some("agentrx"));
     }
 }

@@ -1,24 +1,34 @@
 //! Measuring the blame against people's labels (`tdn-tui eval`): labels from Who&When's inline
-//! fields or a labels file, predictions from reports, top-1 and top-3 step accuracy by exact index
-//! and agent accuracy, per set (the folder a run file sits in) and in total.
+//! fields, a labels file or per-trace annotation files, predictions from reports, top-1 and top-3
+//! step accuracy by exact index (any accepted step of a label) and agent accuracy, beside the
+//! random and trivial baselines on the same runs and each rule's own precision, per set and in
+//! total.
 //!
-//! Pure: it scores reports it is given; reading files, analysing them and printing belong to the
-//! command line.
+//! Pure: it scores the runs and reports it is given; reading files, analysing them and printing
+//! belong to the command line.
 
+mod baselines;
 mod labels;
+mod rules;
 mod score;
 mod table;
 
-pub use labels::{Label, LabelError, LabelFile, inline_label, label_keys, parse_step, set_name};
-pub use score::{
-    LabelOut, Outcome, Prediction, RunResult, SetScore, TOP_K, Tally, judge, predict, summarize,
+pub use baselines::{BASELINES, RANDOM, candidate, random_expectation};
+pub use labels::{
+    Label, LabelError, LabelFile, Resolved, StepRef, annotation_label, inline_label, label_keys,
+    parse_step, set_name,
 };
-pub use table::render_table;
+pub use rules::rule_findings;
+pub use score::{
+    BaselineRun, BaselineScore, LabelOut, Outcome, Prediction, Rate, RuleFinding, RuleScore,
+    RuleTop, RunKey, RunResult, SetScore, TOP_K, Tally, judge, predict, summarize,
+};
+pub use table::{render_rules, render_table};
 
 use serde::{Deserialize, Serialize};
 
 /// The `format` of `eval --json`.
-pub const EVAL_FORMAT: &str = "tdn.eval/1";
+pub const EVAL_FORMAT: &str = "tdn.eval/2";
 
 /// A run that had no label and was not scored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,8 +1,11 @@
-//! The `eval` table for people: one line per set and one for all, hits out of labelled runs with
-//! the percentage, and which reference setting was measured. Set names are made inert.
+//! The `eval` tables for people: one line per set and one for all, the rules' hits out of labelled
+//! runs with the percentage, and beside them the baselines on the same runs (the random guess's
+//! exact expectation and the trivial picks, top-1 / top-3 in percent); then, on request, each
+//! rule's precision per set. Set names are made inert.
 
 use super::EvalReport;
-use super::score::{SetScore, Tally};
+use super::baselines::{BASELINES, RANDOM};
+use super::score::{BaselineScore, SetScore, Tally};
 use crate::analysis::model::inert_line;
 use std::fmt::Write as _;
 
@@ -13,17 +16,35 @@ fn cell(t: &Tally) -> String {
     }
 }
 
+fn pair(b: Option<&BaselineScore>) -> String {
+    match b.and_then(|b| Some((b.top1.rate?, b.top3.rate?))) {
+        Some((a, c)) => format!("{:4.1}/{:4.1}", a * 100.0, c * 100.0),
+        None => "-".to_owned(),
+    }
+}
+
+/// Column titles of the baselines, in table order.
+fn baseline_titles() -> Vec<(&'static str, String)> {
+    let mut v = vec![(RANDOM, "random".to_owned())];
+    v.extend(BASELINES.iter().map(|(n, _)| (*n, n.replace('_', " "))));
+    v
+}
+
 fn line(out: &mut String, width: usize, s: &SetScore) {
     let name = inert_line(&s.set);
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "{name:<width$}  {:>4}  {:>9}  {:>15}  {:>15}  {:>15}",
+        "{name:<width$}  {:>4}  {:>15}  {:>15}  {:>15} ",
         s.runs,
-        s.predicted,
         cell(&s.step_top1),
         cell(&s.step_top3),
         cell(&s.agent),
     );
+    for (n, _) in baseline_titles() {
+        let b = s.baselines.iter().find(|b| b.name == n);
+        let _ = write!(out, " {:>13}", pair(b));
+    }
+    out.push('\n');
 }
 
 /// The table, ending with a line on the reference setting and on what was left out.
@@ -36,11 +57,15 @@ pub fn render_table(r: &EvalReport) -> String {
         .max()
         .unwrap_or(3);
     let mut out = String::new();
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "{:<width$}  {:>4}  {:>9}  {:>15}  {:>15}  {:>15}",
-        "set", "runs", "predicted", "step top-1", "step top-3", "agent"
+        "{:<width$}  {:>4}  {:>15}  {:>15}  {:>15} ",
+        "set", "runs", "step top-1", "step top-3", "agent"
     );
+    for (_, title) in baseline_titles() {
+        let _ = write!(out, " {title:>13}");
+    }
+    out.push('\n');
     for s in &r.sets {
         line(&mut out, width, s);
     }
@@ -52,7 +77,14 @@ pub fn render_table(r: &EvalReport) -> String {
     } else {
         "reference answers ignored (--no-reference)"
     };
-    let _ = writeln!(out, "\n{setting}; steps match by exact 0-based index");
+    let _ = writeln!(
+        out,
+        "\nbaselines: top-1/top-3 in percent on the same runs; random is the exact expectation of a uniform pick"
+    );
+    let _ = writeln!(
+        out,
+        "{setting}; a step matches by exact 0-based index (any accepted step of the label)"
+    );
     if !r.unlabelled.is_empty() {
         let _ = writeln!(
             out,
@@ -66,39 +98,100 @@ pub fn render_table(r: &EvalReport) -> String {
     out
 }
 
+/// Each rule's precision per set: runs where it fired, runs where its own best finding is a
+/// labelled step, and how often it gave the first suspect and was right.
+pub fn render_rules(r: &EvalReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "rule precision: its own best finding is a labelled step (fired = runs where it found something)"
+    );
+    let all: Vec<&SetScore> = r
+        .sets
+        .iter()
+        .chain((r.sets.len() > 1).then_some(&r.total))
+        .collect();
+    for s in all {
+        let _ = writeln!(
+            out,
+            "\n{}  ({} runs)\n  {:<22} {:<20} {:>5} {:>5} {:>9} {:>5} {:>9}",
+            inert_line(&s.set),
+            s.runs,
+            "rule",
+            "detector",
+            "fired",
+            "hits",
+            "precision",
+            "led",
+            "led right"
+        );
+        for x in &s.rules {
+            let p = x
+                .precision
+                .map_or_else(|| "-".to_owned(), |p| format!("{:.1}%", p * 100.0));
+            let _ = writeln!(
+                out,
+                "  {:<22} {:<20} {:>5} {:>5} {:>9} {:>5} {:>9}",
+                inert_line(&x.rule),
+                inert_line(&x.detector),
+                x.fired,
+                x.hits,
+                p,
+                x.lead,
+                x.lead_hits
+            );
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::score::{Prediction, RunResult};
-    use super::super::{FileError, Label};
+    use super::super::FileError;
+    use super::super::labels::Resolved;
+    use super::super::score::{Prediction, RuleFinding, RunKey, RunResult};
     use super::*;
+    use crate::analysis::model::{Run, RunStatus, Step, StepKind};
+
+    fn run() -> Run {
+        let mut r = Run::new("r", RunStatus::Failed);
+        for i in 0..4 {
+            let mut s = Step::new(format!("s{i}"), StepKind::Agent);
+            s.agent = Some("a".into());
+            r.steps.push(s);
+        }
+        r.reindex();
+        r
+    }
 
     #[test]
-    fn the_table_shows_each_set_the_total_and_the_setting() {
-        let l = Label {
-            step: Some(1),
+    fn the_table_shows_each_set_the_total_the_baselines_and_the_setting() {
+        let l = Resolved {
+            steps: vec![1],
+            has_steps: true,
+            missing: 0,
             agent: Some("a".into()),
         };
         let hit = Prediction {
             steps: vec![1],
             agent: Some("a".into()),
+            rule: Some("answer_origin".into()),
+        };
+        let key = |set: &str| RunKey {
+            file: format!("{set}/1.json"),
+            set: set.into(),
+            index: None,
+            run: "r".into(),
+        };
+        let run = run();
+        let finding = RuleFinding {
+            rule: "answer_origin".into(),
+            detector: "answer_origin".into(),
+            step: 1,
         };
         let runs = vec![
-            RunResult::new(
-                "A/1.json".into(),
-                "A".into(),
-                None,
-                "r1".into(),
-                &l,
-                hit.clone(),
-            ),
-            RunResult::new(
-                "B/1.json".into(),
-                "B".into(),
-                None,
-                "r2".into(),
-                &l,
-                Prediction::default(),
-            ),
+            RunResult::new(key("A"), &run, &l, hit, vec![finding]),
+            RunResult::new(key("B"), &run, &l, Prediction::default(), Vec::new()),
         ];
         let errors = vec![FileError {
             file: "B/2.json".into(),
@@ -107,9 +200,17 @@ mod tests {
         let r = EvalReport::new(false, runs, Vec::new(), errors);
         let t = render_table(&r);
         let lines: Vec<&str> = t.lines().collect();
-        assert!(lines[0].starts_with("set"), "{t}");
         assert!(
-            lines[1].starts_with("A  ") && lines[1].contains("1/1 100.0%"),
+            lines[0].starts_with("set") && lines[0].contains("random"),
+            "{t}"
+        );
+        assert!(lines[0].contains("last model"), "{t}");
+        // one labelled step among four: random 25% / 75%; first step picks 0, 1, 2: 0% / 100%.
+        assert!(
+            lines[1].starts_with("A  ")
+                && lines[1].contains("1/1 100.0%")
+                && lines[1].contains("25.0/75.0")
+                && lines[1].contains(" 0.0/100.0"),
             "{t}"
         );
         assert!(
@@ -125,5 +226,12 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("1 file(s) could not be loaded"), "{t}");
+        let rules = render_rules(&r);
+        assert!(
+            rules
+                .lines()
+                .any(|l| l.trim_start().starts_with("answer_origin") && l.contains("100.0%")),
+            "{rules}"
+        );
     }
 }

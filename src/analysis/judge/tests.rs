@@ -100,10 +100,10 @@ fn a_plan_proposed_then_carried_out_blames_the_later_step() {
         };
         finding_from(facts, &a, None)
     });
-    assert_eq!(f.step, 3);
+    assert_eq!(f.step, 2, "the decision that made the refund call");
     assert!(
         f.evidence.contains(
-            &"plan first proposed at step 's2' (position 2); carried out at step 's4' (position 4)"
+            &"plan first proposed at step 's2' (position 2); carried out by the call at step 's4' (position 4), made at step 's3' (position 3)"
                 .to_owned()
         ),
         "{:?}",

@@ -10,7 +10,7 @@
 //!   any: a final answer that says the failed call worked, or the next suspect among its steps.
 
 use super::ranking::SuspectEntry;
-use crate::analysis::detect::say::{quote, step as step_name, tool_of};
+use crate::analysis::detect::say::{quote, step as step_name, tool_phrase};
 use crate::analysis::detect::vocab::{DECLINES, NOT_FOUND, OFFERS, find_phrase};
 use crate::analysis::detect::{Category, Facts};
 use crate::analysis::links::tokens::{clip, tokens};
@@ -82,8 +82,8 @@ fn service_failure(facts: &Facts<'_>, top: &SuspectEntry, suspects: &[SuspectEnt
         .and_then(|s| s.error.as_deref())
         .unwrap_or("");
     let failed = format!(
-        "the tool {} or the service behind it failed at {} ({}), and nothing shows the user at fault",
-        tool_of(run, top.step),
+        "{} or the service behind it failed at {} ({}), and nothing shows the user at fault",
+        tool_phrase(run, top.step),
         step_name(run, top.step),
         quote(err)
     );

@@ -2,13 +2,15 @@
 //! the walk back from symptoms to causes, the ranking multipliers, one suspect per step, and the
 //! fault verdict. Every tuning number is in [`params`]. Pure; no I/O.
 
+mod decision;
 mod fault;
 pub mod params;
 mod ranking;
 mod walk_back;
 
+pub use decision::is_container;
 pub use fault::fault;
-pub use ranking::{Scored, SuspectEntry, score_all, suspects};
+pub use ranking::{Scored, SuspectEntry, listed, score_all, suspects};
 pub use walk_back::{Walked, walk_back};
 
 use crate::analysis::detect::{Facts, Finding};

@@ -53,6 +53,26 @@ pub const MADE_UP_ASSUMPTION: f64 = 0.65;
 pub const ANSWER_ORIGIN: f64 = 0.7;
 /// The step that wrote the code of the first code run that failed.
 pub const CODE_FAILURE: f64 = 0.75;
+/// A fetched page that was a bot check or an access block.
+pub const BLOCKED_PAGE: f64 = 0.6;
+/// An agent's action after which its coordinator asked it again for much the same thing.
+pub const REISSUED_INSTRUCTION: f64 = 0.46;
+/// ... when the new instruction holds at least this share of the previous one's content words
+pub const REISSUE_SHARE: f64 = 0.4;
+/// ... and the previous one had at least this many.
+pub const REISSUE_MIN_TERMS: usize = 5;
+/// A change made in a conversation before the user confirmed it.
+pub const UNCONFIRMED_ACTION: f64 = 0.8;
+/// A number the agent stated, or passed to a change, that nothing before it gives.
+pub const UNGROUNDED_NUMBER: f64 = 0.75;
+/// The earlier change that made a later call on the same thing fail.
+pub const CONFLICTING_CHANGE: f64 = 0.8;
+/// A decision right after a failure of its agent whose own action failed again.
+pub const REPEATED_FAILURE: f64 = 0.85;
+/// The decision that committed the final answer of a failed run (the step that sealed it).
+pub const FINAL_ANSWER: f64 = 0.55;
+/// A step of the agent loop (a container) that failed on its own: the latest decision inside it.
+pub const EXECUTION_ERROR: f64 = 0.52;
 /// The step that opened the page the team was stuck on when its coordinator first saw no
 /// progress (or, without a page, the step that review judged).
 pub const STALL_START: f64 = 0.48;
@@ -67,6 +87,9 @@ pub const HANDOFF_IN: f64 = 0.42;
 pub const WALK_BACK_NAMED: f64 = 0.88;
 /// The model step whose value reached a failing tool, otherwise.
 pub const WALK_BACK_UNNAMED: f64 = 0.7;
+/// The walk back's model step when the failing value is one the user gave, passed as given to a
+/// call that changes nothing and matched nothing (a look-up of what the user said).
+pub const WALK_BACK_USER_VALUE: f64 = 0.4;
 /// A failing tool with valid arguments and an error that does not mention them: the tool or the
 /// service behind it is blamed (the finding stays on the tool step as `service_error`).
 pub const SERVICE_ERROR: f64 = 0.75;
@@ -85,6 +108,8 @@ pub const WORDING_FACTOR: f64 = 0.7;
 pub const WORDING_CAP_GAP: f64 = 0.01;
 /// No score goes above this.
 pub const SCORE_CAP: f64 = 0.99;
+/// The 0-based place the earliest decisive error moves up to when it ranks below it.
+pub const EARLIEST_ERROR_SLOT: usize = 2;
 
 // ---- The judge ------------------------------------------------------------------------------
 
@@ -114,6 +139,9 @@ pub const WRONG_TOOL_MIN_SHARED: usize = 2;
 /// ... and at least this many times as many as the called tool (a called tool sharing none
 /// counts as half a word).
 pub const WRONG_TOOL_FACTOR: f64 = 2.0;
+/// Wrong tool by description is judged only for a request of at most this many distinct content
+/// words: a longer one is a whole task that many calls serve in parts.
+pub const WRONG_TOOL_MAX_REQUEST_TERMS: usize = 40;
 
 /// Task drift: the task needs at least this many distinct content words to be judged ...
 pub const TASK_DRIFT_MIN_TASK_TERMS: usize = 5;

@@ -6,8 +6,8 @@
 //! Scores only put suspects in order; they are not probabilities.
 
 use super::params::{
-    MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, SYMPTOM_FACTOR, UNUSED_READ_FACTOR,
-    WORDING_CAP_GAP, WORDING_FACTOR,
+    EARLIEST_ERROR_SLOT, MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, SYMPTOM_FACTOR,
+    UNUSED_READ_FACTOR, WORDING_CAP_GAP, WORDING_FACTOR,
 };
 use super::walk_back::Walked;
 use crate::analysis::detect::{Category, DetectorId, Facts, Finding};
@@ -79,8 +79,9 @@ pub fn score_all(facts: &Facts<'_>, walked: Vec<Walked>) -> Vec<Scored> {
             .iter()
             .filter(|x| !x.finding.wording)
             .filter(|x| {
+                // A finding on a call, or moved from a call to the decision that made it.
                 run.steps
-                    .get(x.finding.step)
+                    .get(x.finding.shown_at.unwrap_or(x.finding.step))
                     .is_some_and(|s| s.kind == StepKind::Tool)
             })
             .map(|x| x.score)
@@ -102,10 +103,18 @@ pub fn score_all(facts: &Facts<'_>, walked: Vec<Walked>) -> Vec<Scored> {
     out
 }
 
-/// One suspect per step, best first (ties: earlier step first).
+/// True when a finding is listed among the suspects: every finding but one on a step that only
+/// showed a decision's effect (a failed call whose cause is known; its cause carries the
+/// evidence). A model step's own wrong words stay listed, even with a cause upstream.
+pub fn listed(s: &Scored) -> bool {
+    !s.finding.effect_only
+}
+
+/// One suspect per step, best first (ties: earlier step first). A step that only showed a
+/// decision's effect is not listed ([`listed`]).
 pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
     let mut by_step: HashMap<usize, Vec<Scored>> = HashMap::new();
-    for s in scored {
+    for s in scored.into_iter().filter(listed) {
         by_step.entry(s.finding.step).or_default().push(s);
     }
     let mut out: Vec<SuspectEntry> = by_step
@@ -145,7 +154,52 @@ pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
             .then(b.confidence.total_cmp(&a.confidence))
             .then(a.step.cmp(&b.step))
     });
+    earliest_error_near_the_top(&mut out);
     out
+}
+
+/// Findings that read a failure where it was sealed (the final answer, the value it gave and
+/// whoever handed it on, a claim of the answer, the run's crash), as opposed to a decisive
+/// error on the way.
+fn seals(c: Category) -> bool {
+    matches!(
+        c,
+        Category::FinalAnswer
+            | Category::AnswerOrigin
+            | Category::AnswerHandoff
+            | Category::UnsupportedClaim
+            | Category::ContradictedClaim
+            | Category::StaleClaim
+            | Category::ConflictingChange
+            | Category::RunError
+    )
+}
+
+/// Both readings of a failure near the top: when the earliest decisive error (the earliest
+/// suspect that is not a reading of where the failure was sealed) ranks below
+/// [`EARLIEST_ERROR_SLOT`], it moves up to that place, at the score of the suspect it displaces,
+/// and says so in its evidence.
+fn earliest_error_near_the_top(out: &mut Vec<SuspectEntry>) {
+    let earliest = out
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !seals(s.category))
+        .min_by_key(|(_, s)| s.step)
+        .map(|(k, _)| k);
+    let Some(k) = earliest.filter(|&k| k > EARLIEST_ERROR_SLOT) else {
+        return;
+    };
+    let Some(score) = out.get(EARLIEST_ERROR_SLOT).map(|s| s.score) else {
+        return;
+    };
+    let mut e = out.remove(k);
+    e.score = e.score.max(score);
+    e.evidence.truncate(MAX_EVIDENCE_LINES - 1);
+    e.evidence.push(
+        "the earliest decisive error the rules found: ranked near the top beside where the failure was sealed"
+            .to_owned(),
+    );
+    out.insert(EARLIEST_ERROR_SLOT.min(out.len()), e);
 }
 
 fn push_line(lines: &mut Vec<String>, line: String) {

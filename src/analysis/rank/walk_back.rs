@@ -15,11 +15,12 @@
 
 use super::params::{
     LINK_SCAN_BYTES, QUOTE_CHARS, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED,
+    WALK_BACK_USER_VALUE,
 };
-use crate::analysis::detect::say::{quote, short, step as step_name, tool_of};
+use crate::analysis::detect::say::{quote, short, step as step_name, tool_of, tool_phrase};
 use crate::analysis::detect::schema::check_step;
 use crate::analysis::detect::vocab::{
-    INPUT_COMPLAINTS, REQUEST_COMPLAINTS, contains_words, find_phrase,
+    INPUT_COMPLAINTS, NOT_FOUND, REQUEST_COMPLAINTS, contains_words, find_phrase,
 };
 use crate::analysis::detect::{Category, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
@@ -57,11 +58,19 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
     let mut symptoms_at: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (k, w) in items.iter().enumerate() {
         match w.finding.nature {
-            Nature::Suspect => {
+            // A reading of where the failure was sealed (the final answer, a hand-off of its
+            // value) explains no failure on the way: it is no cause to walk back to.
+            Nature::Suspect
+                if !matches!(
+                    w.finding.category,
+                    Category::AnswerHandoff | Category::FinalAnswer
+                ) =>
+            {
                 if let Some(f) = flagged.get_mut(w.finding.step) {
                     *f = true;
                 }
             }
+            Nature::Suspect => {}
             Nature::Symptom => {
                 if let Some(list) = symptoms_at.get_mut(w.finding.step) {
                     list.push(k);
@@ -70,7 +79,8 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
         }
     }
     let mut anc: Vec<Option<usize>> = vec![None; n];
-    let mut roots: Vec<(usize, usize)> = Vec::new();
+    // (cause, symptom step, the symptom's finding)
+    let mut roots: Vec<(usize, usize, Option<usize>)> = Vec::new();
     let earliest = |flagged: &[bool], anc: &[Option<usize>], p: usize| -> Option<usize> {
         let own = flagged.get(p).copied().unwrap_or(false).then_some(p);
         min_opt(own, anc.get(p).copied().flatten())
@@ -95,7 +105,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
                     w.cause = Some(c);
                     w.role = Role::Symptom;
                 }
-                roots.push((c, x));
+                roots.push((c, x, Some(k)));
                 continue;
             }
             let failed_call = matches!(
@@ -133,7 +143,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
                         w.cause = Some(m);
                         w.role = Role::Symptom;
                     }
-                    roots.push((m, x));
+                    roots.push((m, x, Some(k)));
                     if let Some(slot) = anc.get_mut(x) {
                         *slot = min_opt(*slot, Some(m));
                     }
@@ -142,8 +152,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
                     if let Some(w) = items.get_mut(k) {
                         w.finding.category = Category::ServiceError;
                         w.finding.confidence = SERVICE_ERROR;
-                        w.finding.title =
-                            format!("the tool {} or its service failed", tool_of(run, x));
+                        w.finding.title = format!("{} or its service failed", tool_phrase(run, x));
                         w.finding.evidence.extend(lines);
                     }
                 }
@@ -152,14 +161,30 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
         }
     }
     let mut flows: std::collections::HashMap<usize, Vec<String>> = std::collections::HashMap::new();
-    for (root, symptom) in roots {
-        let line = format!(
+    for (root, symptom, k) in roots {
+        let mut new = vec![format!(
             "its output flows into {}, where the failure surfaced",
             step_name(run, symptom)
-        );
+        )];
+        // A symptom on a step that decided nothing (a call's result) is not listed as a
+        // suspect: say here what showed there, with its evidence.
+        if let Some(w) = k.and_then(|k| items.get(k))
+            && run
+                .steps
+                .get(symptom)
+                .is_some_and(|s| !s.kind.is_model() && s.kind != StepKind::User)
+        {
+            new.push(format!(
+                "there, {}",
+                short(&w.finding.title, 2 * QUOTE_CHARS)
+            ));
+            new.extend(w.finding.evidence.iter().cloned());
+        }
         let lines = flows.entry(root).or_default();
-        if !lines.contains(&line) {
-            lines.push(line);
+        for line in new {
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
         }
     }
     for w in items.iter_mut() {
@@ -173,7 +198,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             w.finding.evidence = ev;
         }
     }
-    items
+    super::decision::to_decisions(facts, items)
 }
 
 fn min_opt(a: Option<usize>, b: Option<usize>) -> Option<usize> {
@@ -185,12 +210,17 @@ fn min_opt(a: Option<usize>, b: Option<usize>) -> Option<usize> {
 }
 
 /// The steps directly upstream of `x`: value links into it, the model step that issued it (a
-/// tool call), the steps it requires (a decision). All earlier than `x`.
+/// tool call), the decision behind an earlier change to what it works on (a failed call), the
+/// steps it requires (a decision). All earlier than `x`.
 fn parents(facts: &Facts<'_>, x: usize) -> Vec<usize> {
     let run = facts.run;
     let mut out: Vec<usize> = facts.links.into_step(x).iter().map(|u| u.from).collect();
     if let Some(c) = facts.caller(x) {
         out.push(c);
+    }
+    // A failed call on something an earlier change had changed depends on that change's decision.
+    if let Some(d) = facts.state_source(x).and_then(|(w, _)| facts.caller(w)) {
+        out.push(d);
     }
     if let Some(d) = run.steps.get(x).and_then(|s| s.decision.as_ref()) {
         for o in d.options.iter().filter(|o| o.id == d.chosen) {
@@ -276,7 +306,9 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     });
     // A business rule rejecting what the request holds ("payment amount does not add up, ...
     // paid 255" of amounts 250 and 5) is about the arguments too.
-    let content = said.about_content(complaint.is_some());
+    // A business rule refusing the request ("non-delivered order cannot be exchanged") is about
+    // the request even when it names none of its parts: the decision to make it is blamed.
+    let content = said.about_content(complaint.is_some()) || said.refusal.is_some();
     if named.is_empty() && !check.rejected() && complaint.is_none() && !content {
         let valid = if check.known {
             "the arguments pass the tool's schema"
@@ -343,7 +375,7 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     let wrote_named = named
         .iter()
         .any(|v| contains_words(facts.texts.produced(m), v));
-    let confidence = if wrote_named {
+    let mut confidence = if wrote_named {
         WALK_BACK_NAMED
     } else {
         WALK_BACK_UNNAMED
@@ -414,6 +446,18 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
             quote(v),
             u
         ));
+        // Looking up what the user gave was a fair decision when it matched nothing: the user's
+        // details, not the choice, failed.
+        if !facts.mutating(x)
+            && contains_words(args_text, v)
+            && find_phrase(&err_lower, NOT_FOUND).is_some()
+        {
+            confidence = WALK_BACK_USER_VALUE;
+            lines.push(
+                "the model looked up what the user gave, as given, and changed nothing: a weak suspect"
+                    .to_owned(),
+            );
+        }
     }
     Blame::Model {
         step: m,
@@ -444,6 +488,14 @@ fn content_lines(said: &Mentions) -> Vec<String> {
             "the error is about the {} the arguments name ({})",
             quote(words),
             quote(v)
+        ));
+    }
+    if lines.is_empty()
+        && let Some(r) = said.refusal
+    {
+        lines.push(format!(
+            "the error refuses the request itself ({})",
+            quote(r)
         ));
     }
     if !lines.is_empty() {

@@ -6,7 +6,9 @@
 //! whether it is about the infrastructure (a 5xx, a time-out, an outage, credentials), which
 //! keeps the blame on the service. Pure; every walk over the arguments is bounded.
 
-use crate::analysis::detect::vocab::{INFRASTRUCTURE, REJECTIONS, contains_words, find_phrase};
+use crate::analysis::detect::vocab::{
+    INFRASTRUCTURE, REFUSALS, REJECTIONS, contains_words, find_phrase,
+};
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
 use serde_json::Value;
@@ -40,6 +42,8 @@ pub(super) struct Mentions {
     pub kind: Option<(String, String)>,
     /// A phrase rejecting the request's content.
     pub rejection: Option<&'static str>,
+    /// A phrase refusing the request outright, enough on its own.
+    pub refusal: Option<&'static str>,
     /// A phrase about the infrastructure (a 5xx, a time-out, an outage, credentials).
     pub infrastructure: Option<&'static str>,
 }
@@ -61,6 +65,7 @@ pub(super) fn mentions(err_lower: &str, args: &Value) -> Mentions {
         key: named_key(err_lower, args),
         kind: named_kind(err_lower, args),
         rejection: find_phrase(err_lower, REJECTIONS),
+        refusal: find_phrase(err_lower, REFUSALS),
         infrastructure: find_phrase(err_lower, INFRASTRUCTURE),
     }
 }

@@ -258,3 +258,19 @@ fn an_error_that_mentions_nothing_of_the_request_still_blames_the_service() {
     let w = walk(&booking("Error: code 9731"));
     find(&w, 2, Category::ServiceError);
 }
+
+#[test]
+fn a_rule_refusing_the_request_blames_the_decision_that_made_it() {
+    // The error names no argument, key or kind of value; it refuses what was asked.
+    let w = walk(&booking("Error: non-delivered order cannot be exchanged"));
+    let root = find(&w, 1, Category::WrongValue);
+    let ev = root.finding.evidence.join("\n");
+    assert!(
+        ev.contains("refuses the request itself ('cannot be')"),
+        "{ev}"
+    );
+    assert!(
+        w.iter()
+            .all(|x| x.finding.category != Category::ServiceError)
+    );
+}

@@ -74,11 +74,22 @@ fn the_spec_friday_example_gives_the_spec_report() {
         s[0].evidence[0],
         "its output flows into step 's3' (position 3), where the failure surfaced"
     );
+    // The failed call only showed the decision's effect: it is not listed, and the cause's
+    // evidence says what showed there.
+    assert!(s.iter().all(|x| x.step != "s3"), "{s:#?}");
+    assert!(
+        s[0].evidence.iter().any(|e| e
+            == "the tool's error names 'Friday': 'invalid start: 'Friday' is not a date-time'"),
+        "{:#?}",
+        s[0].evidence
+    );
+    // The answer that says the failed booking worked is the model's own words: listed, with
+    // the booking decision as its cause.
     assert_eq!(
         (s[1].step.as_str(), s[1].category.as_str(), s[1].role),
-        ("s3", "tool_error", Role::Symptom)
+        ("s4", "contradicted_claim", Role::Symptom)
     );
-    assert_eq!((s[1].score, s[1].cause.as_deref()), (0.72, Some("s2")));
+    assert_eq!(s[1].cause.as_deref(), Some("s2"));
     assert_eq!(
         r.links,
         vec![Link {
@@ -240,23 +251,24 @@ fn a_good_judge_answer_becomes_the_top_finding_capped_at_0_9() {
     let top = &r.suspects[0];
     assert_eq!(
         (top.step.as_str(), top.detector.as_str(), top.score),
-        ("s4", "judge", 0.9)
+        ("s3", "judge", 0.9)
     );
     assert!(top.evidence.iter().any(|e| e
-        == "plan first proposed at step 's2' (position 2); carried out at step 's4' (position 4)"));
+        == "plan first proposed at step 's2' (position 2); carried out by the call at step 's4' (position 4), made at step 's3' (position 3)"));
     assert!(
         top.evidence
             .iter()
-            .any(|e| e.starts_with("the rules picked step 's4' (position 4) (point of no return)"))
+            .any(|e| e.starts_with("the rules picked step 's3' (position 3) (point of no return)"))
     );
     let outcome = r.judge.unwrap();
-    assert_eq!((outcome.step.as_deref(), outcome.error), (Some("s4"), None));
-    // The finding moved from the step the judge named: both are said, and why.
+    assert_eq!((outcome.step.as_deref(), outcome.error), (Some("s3"), None));
+    // The finding moved from the step the judge named to the decision that made the refund
+    // call: both are said, and why.
     assert_eq!(outcome.named.as_deref(), Some("s2"));
     assert_eq!(
         outcome.moved_because.as_deref(),
         Some(
-            "the plan proposed at step 's2' (position 2) was carried out at step 's4' (position 4)"
+            "the plan proposed at step 's2' (position 2) was carried out at step 's3' (position 3)"
         )
     );
 }

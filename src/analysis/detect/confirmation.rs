@@ -1,0 +1,199 @@
+//! Unconfirmed action (docs/how-it-decides.md, "Detect"): in a failed conversation with a user,
+//! a decision that changed something (a call to a tool the run marks `mutates`) before the user
+//! confirmed it: the user's last message before it does not say yes, or says yes to nothing,
+//! because no message of the agent since the user's message before asked them to confirm. One
+//! confirmation covers every change made before the user speaks again. The first such decision
+//! after each user message is flagged. When the run's instructions ask for confirmation, the
+//! evidence quotes them. Linear in the run. No I/O.
+
+use super::conversation::{AFFIRMATIONS, CONFIRM_ASKS, is_conversation, said};
+use super::say::{quote, short, step, tool_of};
+use super::vocab::find_phrase;
+use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
+use crate::analysis::model::StepKind;
+use crate::analysis::rank::params::UNCONFIRMED_ACTION;
+use std::collections::HashSet;
+
+/// A change made before the user confirmed it.
+pub struct UnconfirmedAction;
+
+/// The first sentence of the run's instructions (system steps) that speaks of confirming.
+fn confirm_rule(f: &Facts<'_>) -> Option<String> {
+    f.run
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.kind == StepKind::System)
+        .find_map(|(i, _)| {
+            f.texts
+                .produced(i)
+                .split(['\n', '.'])
+                .find(|l| l.to_lowercase().contains("confirm"))
+                .map(|l| short(l, 160))
+        })
+}
+
+impl Detector for UnconfirmedAction {
+    fn id(&self) -> DetectorId {
+        DetectorId::Confirmation
+    }
+
+    fn doc(&self) -> &'static str {
+        "In a failed conversation, a change made before the user confirmed it (no yes to a proposal)."
+    }
+
+    fn detect(&self, f: &Facts<'_>) -> Vec<Finding> {
+        let run = f.run;
+        if !run.went_wrong() || !is_conversation(run) {
+            return Vec::new();
+        }
+        // For each user step: did an agent message since the user's message before ask them to
+        // confirm? One pass, carrying what was asked since the last user step.
+        let mut asked = vec![false; run.steps.len()];
+        let mut asking = false;
+        for (i, s) in run.steps.iter().enumerate() {
+            if s.kind == StepKind::User {
+                if let Some(slot) = asked.get_mut(i) {
+                    *slot = asking;
+                }
+                asking = false;
+            } else if decides(s)
+                && let Some(text) = said(s)
+            {
+                let lower = text.to_lowercase();
+                asking |= find_phrase(&lower, CONFIRM_ASKS).is_some() || text.contains('?');
+            }
+        }
+        let mut judged: HashSet<Option<usize>> = HashSet::new();
+        let mut out = Vec::new();
+        let mut rule: Option<Option<String>> = None;
+        for (t, s) in run.steps.iter().enumerate() {
+            if s.kind != StepKind::Tool || !f.mutating(t) {
+                continue;
+            }
+            let Some(d) = f.caller(t) else { continue };
+            let u = f.last_user_before(d);
+            if !judged.insert(u) {
+                continue;
+            }
+            let user_said = u.map(|u| f.texts.produced(u)).unwrap_or("");
+            let yes = find_phrase(&user_said.to_lowercase(), AFFIRMATIONS);
+            let proposal = u.is_some_and(|u| asked.get(u).copied().unwrap_or(false));
+            if yes.is_some() && proposal {
+                continue;
+            }
+            let why = match (u, yes) {
+                (None, _) => "no user message comes before it".to_owned(),
+                (Some(u), None) => format!(
+                    "the user's last message before it, at {}, does not say yes: {}",
+                    step(run, u),
+                    quote(user_said)
+                ),
+                (Some(u), Some(_)) => format!(
+                    "the user's last message before it, at {}, agrees ({}), but no message of the agent since the user spoke before asked them to confirm a change",
+                    step(run, u),
+                    quote(user_said)
+                ),
+            };
+            let mut fi = Finding::new(
+                d,
+                Category::UnconfirmedAction,
+                DetectorId::Confirmation,
+                UNCONFIRMED_ACTION,
+                Nature::Suspect,
+                format!(
+                    "it changed something before the user confirmed: {}",
+                    tool_of(run, t)
+                ),
+            )
+            .because(format!(
+                "it made the state-changing call to {} at {}",
+                tool_of(run, t),
+                step(run, t)
+            ))
+            .because(why);
+            if let Some(r) = rule.get_or_insert_with(|| confirm_rule(f)) {
+                fi = fi.because(format!("the instructions say: {}", quote(r)));
+            }
+            out.push(fi);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::detect::tests_support::facts_for;
+    use crate::analysis::testutil::RunBuilder;
+    use serde_json::json;
+
+    fn shop() -> RunBuilder {
+        RunBuilder::failed()
+            .tool_def("cancel_order", "", json!(null), true)
+            .tool_def("get_order", "", json!(null), false)
+            .step({
+                let mut s = crate::analysis::model::Step::new("sys", StepKind::System);
+                s.output = Some(json!(
+                    "Help with orders. Before any change, list the details and obtain explicit user confirmation (yes) to proceed."
+                ));
+                s
+            })
+    }
+
+    #[test]
+    fn a_change_right_after_an_instruction_is_unconfirmed() {
+        let run = shop()
+            .user("u1", "Cancel order ORD-1042, I don't need it.")
+            .llm("m2", json!({"tool_calls": [{"name": "get_order"}]}))
+            .tool_ok("t3", "get_order", json!({"id": "ORD-1042"}), "pending")
+            .llm("m4", json!({"tool_calls": [{"name": "cancel_order"}]}))
+            .tool_ok("t5", "cancel_order", json!({"id": "ORD-1042"}), "cancelled")
+            .llm("m6", "Cancelled.")
+            .user("u7", "Thanks")
+            .build();
+        let found = facts_for(&run, |f| UnconfirmedAction.detect(f));
+        assert_eq!(found.iter().map(|x| x.step).collect::<Vec<_>>(), [4]);
+        let ev = found[0].evidence.join("\n");
+        assert!(ev.contains("does not say yes"), "{ev}");
+        assert!(ev.contains("obtain explicit user confirmation"), "{ev}");
+    }
+
+    #[test]
+    fn a_yes_to_a_proposal_covers_every_change_until_the_user_speaks_again() {
+        let run = shop()
+            .user("u1", "Cancel orders ORD-1042 and ORD-1043.")
+            .llm(
+                "m2",
+                "I will cancel ORD-1042 and ORD-1043. Shall I proceed?",
+            )
+            .user("u3", "Yes, go ahead.")
+            .llm("m4", json!({"tool_calls": [{"name": "cancel_order"}]}))
+            .tool_ok("t5", "cancel_order", json!({"id": "ORD-1042"}), "cancelled")
+            .llm("m6", json!({"tool_calls": [{"name": "cancel_order"}]}))
+            .tool_ok("t7", "cancel_order", json!({"id": "ORD-1043"}), "cancelled")
+            .build();
+        assert!(facts_for(&run, |f| UnconfirmedAction.detect(f)).is_empty());
+    }
+
+    #[test]
+    fn a_yes_to_no_proposal_or_a_single_task_is_not_a_confirmation() {
+        let run = shop()
+            .user("u1", "Cancel ORD-1042.")
+            .llm("m2", "Here is the order: pending.")
+            .user("u3", "Ok.")
+            .llm("m4", json!({"tool_calls": [{"name": "cancel_order"}]}))
+            .tool_ok("t5", "cancel_order", json!({"id": "ORD-1042"}), "cancelled")
+            .build();
+        let found = facts_for(&run, |f| UnconfirmedAction.detect(f));
+        assert_eq!(found.iter().map(|x| x.step).collect::<Vec<_>>(), [4]);
+        assert!(found[0].evidence[1].contains("agrees ('Ok.')"));
+        // One user message: a task to carry out, not a conversation.
+        let task = shop()
+            .user("u1", "Cancel ORD-1042.")
+            .llm("m2", json!({"tool_calls": [{"name": "cancel_order"}]}))
+            .tool_ok("t3", "cancel_order", json!({"id": "ORD-1042"}), "cancelled")
+            .build();
+        assert!(facts_for(&task, |f| UnconfirmedAction.detect(f)).is_empty());
+    }
+}

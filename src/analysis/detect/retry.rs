@@ -1,0 +1,234 @@
+//! Repeated failure (docs/how-it-decides.md, "Detect"): in a failed run, a decision made right
+//! after a failure of the same agent (it had the error in front of it) whose own action failed
+//! again the same way (the two errors open alike): it did not act on what the failure said. A failure is a failed tool call (decided by
+//! the model step that issued it) or a step of the agent loop that failed on its own (decided by
+//! the latest decision inside it, such as code that would not parse or run). The first failure is
+//! left to the other rules (the walk back, `execution_error`); this rule names the retry that
+//! ignored it. Linear in the run. No I/O.
+
+use super::say::{quote, step};
+use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
+use crate::analysis::model::StepKind;
+use crate::analysis::rank::params::REPEATED_FAILURE;
+use std::collections::{HashMap, HashSet};
+
+/// A decision after a failure whose own action failed again.
+pub struct RepeatedFailure;
+
+/// How many words of an error's opening say what kind of failure it is.
+const SIGNATURE_WORDS: usize = 12;
+/// How many of those words two errors must share to be the same failure.
+const SIGNATURE_MIN_SHARED: usize = 3;
+
+/// Each failure of the run as (failed step, the decision behind it), in step order.
+fn failures(f: &Facts<'_>) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (i, s) in f.run.steps.iter().enumerate() {
+        if !s.failed() {
+            continue;
+        }
+        let author = if s.is_container() {
+            f.decision_inside(i)
+        } else if s.kind == StepKind::Tool {
+            f.caller(i)
+        } else {
+            None
+        };
+        if let Some(a) = author {
+            out.push((i, a));
+        }
+    }
+    out
+}
+
+/// The words of an error's opening (its first [`SIGNATURE_WORDS`] runs of letters, lower case):
+/// the kind of failure, without the numbers and names that change between tries.
+fn signature(error: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in error
+        .split(|c: char| !c.is_alphabetic() && c != '_')
+        .filter(|w| w.chars().count() >= 2)
+        .take(SIGNATURE_WORDS)
+    {
+        let w = w.to_lowercase();
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// True when two errors open alike: at least [`SIGNATURE_MIN_SHARED`] words, and half the words
+/// of the shorter opening, are shared (the same exception, the same complaint; a shared prefix
+/// such as "exit code" alone is not enough).
+fn same_failure(a: &str, b: &str) -> bool {
+    let (x, y) = (signature(a), signature(b));
+    let shorter = x.len().min(y.len());
+    let shared = x.iter().filter(|w| y.contains(w)).count();
+    shared >= SIGNATURE_MIN_SHARED && 2 * shared >= shorter
+}
+
+impl Detector for RepeatedFailure {
+    fn id(&self) -> DetectorId {
+        DetectorId::RepeatedFailure
+    }
+
+    fn doc(&self) -> &'static str {
+        "In a failed run, a decision made right after a failure of its agent whose own action failed again."
+    }
+
+    fn detect(&self, f: &Facts<'_>) -> Vec<Finding> {
+        let run = f.run;
+        if !run.went_wrong() {
+            return Vec::new();
+        }
+        let fails = failures(f);
+        if fails.len() < 2 {
+            return Vec::new();
+        }
+        // The first failure each decision is behind.
+        let mut by_author: HashMap<usize, usize> = HashMap::new();
+        for &(i, a) in &fails {
+            by_author.entry(a).or_insert(i);
+        }
+        // next[i]: the first decision after position i.
+        let mut next: Vec<Option<usize>> = vec![None; run.steps.len()];
+        let mut upcoming = None;
+        for (i, s) in run.steps.iter().enumerate().rev() {
+            if let Some(slot) = next.get_mut(i) {
+                *slot = upcoming;
+            }
+            if decides(s) {
+                upcoming = Some(i);
+            }
+        }
+        let agent = |k: usize| run.steps.get(k).and_then(|s| s.agent.as_deref());
+        let mut out = Vec::new();
+        let mut flagged: HashSet<usize> = HashSet::new();
+        for &(i, a) in &fails {
+            let Some(m) = next.get(i.max(a)).copied().flatten() else {
+                continue;
+            };
+            let Some(&again) = by_author.get(&m) else {
+                continue;
+            };
+            let err = |k: usize| {
+                run.steps
+                    .get(k)
+                    .and_then(|s| s.error.as_deref())
+                    .unwrap_or("")
+            };
+            if m == a
+                || agent(m) != agent(a)
+                || flagged.contains(&m)
+                || !same_failure(err(i), err(again))
+            {
+                continue;
+            }
+            flagged.insert(m);
+            out.push(
+                Finding::new(
+                    m,
+                    Category::RepeatedFailure,
+                    DetectorId::RepeatedFailure,
+                    REPEATED_FAILURE,
+                    Nature::Suspect,
+                    "it acted again right after a failure, and failed again".to_owned(),
+                )
+                .because(format!(
+                    "it came right after the failure at {} (decided at {}): {}",
+                    step(run, i),
+                    step(run, a),
+                    quote(err(i))
+                ))
+                .because(format!(
+                    "what it decided failed again, at {}: {}",
+                    step(run, again),
+                    quote(err(again))
+                )),
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::detect::tests_support::facts_for;
+    use crate::analysis::testutil::RunBuilder;
+    use serde_json::json;
+
+    #[test]
+    fn the_retry_that_fails_again_is_flagged_not_the_one_that_recovers() {
+        let run = RunBuilder::failed()
+            .llm("m0", "call page_down")
+            .tool_err(
+                "t1",
+                "page_down",
+                json!({"": ""}),
+                "unexpected keyword argument ''",
+            )
+            .llm("m2", "call page_down again")
+            .tool_err(
+                "t3",
+                "page_down",
+                json!({"": {}}),
+                "unexpected keyword argument ''",
+            )
+            .llm("m4", "call page_down without arguments")
+            .tool_ok("t5", "page_down", json!({}), "page 2")
+            .llm("m6", "search")
+            .tool_err("t7", "web_search", json!({"q": "x"}), "no results")
+            .llm("m8", "answer")
+            .build();
+        let found = facts_for(&run, |f| RepeatedFailure.detect(f));
+        // m2 read the failure of t1 and failed again at t3; m4 recovered; m8 made no call.
+        assert_eq!(found.iter().map(|x| x.step).collect::<Vec<_>>(), [2]);
+        assert!(found[0].evidence[1].contains("step 't3' (position 4)"));
+    }
+
+    #[test]
+    fn a_different_failure_after_a_fix_is_progress_not_a_repeat() {
+        let run = RunBuilder::failed()
+            .llm("m0", "code")
+            .tool_err(
+                "t1",
+                "python",
+                json!({"code": "x"}),
+                "IndentationError: unexpected indent",
+            )
+            .llm("m2", "fixed the indent")
+            .tool_err("t3", "python", json!({"code": "y"}), "KeyError: 'Platform'")
+            .build();
+        assert!(facts_for(&run, |f| RepeatedFailure.detect(f)).is_empty());
+        assert!(!same_failure(
+            "exit code 1: KeyError: 'transcript'",
+            "exit code 127: ffmpeg: not found"
+        ));
+        assert!(same_failure(
+            "TypeError: PageDownTool.forward() got an unexpected keyword argument ''",
+            "TypeError: PageDownTool.forward() got an unexpected keyword argument 'arguments'"
+        ));
+    }
+
+    #[test]
+    fn another_agents_step_or_a_run_that_succeeded_is_not_a_retry() {
+        let build = |ok: bool| {
+            let b = if ok {
+                RunBuilder::succeeded()
+            } else {
+                RunBuilder::failed()
+            };
+            b.llm("m0", "x")
+                .with(|s| s.agent = Some("a".into()))
+                .tool_err("t1", "f", json!({}), "boom")
+                .llm("m2", "y")
+                .with(|s| s.agent = Some("b".into()))
+                .tool_err("t3", "f", json!({}), "boom")
+                .build()
+        };
+        assert!(facts_for(&build(false), |f| RepeatedFailure.detect(f)).is_empty());
+        assert!(facts_for(&build(true), |f| RepeatedFailure.detect(f)).is_empty());
+    }
+}
