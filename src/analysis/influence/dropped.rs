@@ -2,7 +2,7 @@
 //! Pure set arithmetic in linear time, no embedder. A dropped unit is a candidate, never a cause:
 //! only putting it back and re-running can show that it mattered.
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 /// The diff of available and sent unit ids.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! scoring here.
 
 use crate::analysis::model::{Run, Step, StepKind, value_text};
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 /// At most this many ancestors per item: the first half nearest the evidence (the reasoning that
 /// took it up) and the second half nearest the answer. Keeps scoring linear on long runs; DEPTH

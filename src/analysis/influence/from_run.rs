@@ -17,7 +17,7 @@ use crate::analysis::progress::Progress;
 use crate::analysis::report::{
     DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection,
 };
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// Evidence items scored per embedding request. Bounds the vectors held at once (a run can
 /// hold 100,000 steps); scores do not depend on it, since each item's score depends only on its

@@ -4,7 +4,7 @@ use super::ids::{StepId, UnitId};
 use super::step::Step;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// How the run ended (`status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -10,7 +10,7 @@
 
 use crate::analysis::model::Step;
 use serde_json::Value;
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// The attribute that keeps a container's own error message once it is taken as its child's.
 pub const CONTAINER_ERROR: &str = "container.error";

@@ -18,7 +18,7 @@ use crate::analysis::import::SourceFormat;
 use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, Step};
 use refs::resolve_refs;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 use step::{Refs, step_from_value};
 pub use stream::{Streamed, run_from_text};
 use top::{context_units, limits, model_info, tools};

@@ -6,7 +6,7 @@ use crate::analysis::load::error::{json_type, quoted};
 use crate::analysis::load::warning::Warning;
 use crate::analysis::model::{Decision, DecisionOption, Step, StepContext, StepId, UnitId};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 /// `Some(earlier index)` when `v` names an existing step strictly before `index`.
 pub(super) fn earlier_step(
