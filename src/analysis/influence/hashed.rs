@@ -188,7 +188,6 @@ struct Scratch {
     bounds: Vec<usize>,
     /// All zeros between texts; buckets are summed here in feature order.
     sums: Vec<f64>,
-    touched: Vec<u32>,
 }
 
 impl Scratch {
@@ -205,25 +204,31 @@ impl Scratch {
     }
 
     /// The vector of [`Scratch::vector`] by its non-zero buckets: each bucket summed in the same
-    /// order, so every number has the same bits.
+    /// order, so every number has the same bits. The buckets a feature touched are marked in a
+    /// bit set and read back in bucket order.
     fn sparse(&mut self, text: &str) -> SparseVector {
         self.collect(text);
         self.sums.resize(HASHED_DIM, 0.0);
-        self.touched.clear();
+        let mut touched = [0u64; HASHED_DIM / 64];
         for &(h, weight, count) in &self.features.list {
             let (bucket, sign) = slot(h);
-            if let Some(x) = self.sums.get_mut(bucket) {
+            if let (Some(x), Some(bits)) = (self.sums.get_mut(bucket), touched.get_mut(bucket / 64))
+            {
                 *x += sign * weight * f64::from(count).sqrt();
-                self.touched.push(u32::try_from(bucket).unwrap_or(0));
+                *bits |= 1u64 << (bucket % 64);
             }
         }
-        self.touched.sort_unstable();
-        self.touched.dedup();
-        let mut entries = Vec::with_capacity(self.touched.len());
-        for &b in &self.touched {
-            if let Some(x) = self.sums.get_mut(b as usize) {
-                entries.push((b, *x));
-                *x = 0.0;
+        let n: u32 = touched.iter().map(|w| w.count_ones()).sum();
+        let mut entries = Vec::with_capacity(n as usize);
+        for (word, &bits) in touched.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let b = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(x) = self.sums.get_mut(b) {
+                    entries.push((u32::try_from(b).unwrap_or(0), *x));
+                    *x = 0.0;
+                }
             }
         }
         SparseVector::from_entries(HASHED_DIM, entries)
@@ -256,6 +261,15 @@ impl Scratch {
             padded.push('<');
             padded.push_str(t);
             padded.push('>');
+            if padded.is_ascii() {
+                // Every byte is a character: a trigram is three bytes.
+                for w in padded.as_bytes().windows(3) {
+                    let mut h = Fnv::new(KIND_TRIGRAM);
+                    h.feed(w);
+                    f.add(h, TRIGRAM_WEIGHT);
+                }
+                continue;
+            }
             bounds.clear();
             bounds.extend(padded.char_indices().map(|(i, _)| i));
             bounds.push(padded.len());
