@@ -92,7 +92,11 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
         for (n, doc) in step.documents.iter().flatten().enumerate() {
             let is_unit = doc.id.as_deref().is_some_and(|d| run.unit(d).is_some());
             if !is_unit {
-                add(format!("{}#{n}", step.id), Cow::Borrowed(&doc.text), &mut out);
+                add(
+                    format!("{}#{n}", step.id),
+                    Cow::Borrowed(&doc.text),
+                    &mut out,
+                );
             }
         }
         match step.kind {
@@ -194,7 +198,10 @@ pub fn model_outputs<'a>(run: &'a Run, answer: &str) -> ModelOutputs<'a> {
 /// The positions (into `outputs`) of one piece of evidence's ancestors: the model outputs at or
 /// after its `from` step, at most [`MAX_ANCESTORS`] of them, as two ranges read one after the
 /// other (the second is empty when all fit).
-pub fn ancestor_window(evidence: &RunEvidence<'_>, outputs: &ModelOutputs<'_>) -> [Range<usize>; 2] {
+pub fn ancestor_window(
+    evidence: &RunEvidence<'_>,
+    outputs: &ModelOutputs<'_>,
+) -> [Range<usize>; 2] {
     let total = outputs.steps.len();
     let first = outputs.steps.partition_point(|&s| s < evidence.from);
     let count = total.saturating_sub(first);
