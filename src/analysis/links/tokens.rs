@@ -162,10 +162,11 @@ fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
 
 fn classify(tok: &str) -> TokenClass {
     let b = tok.as_bytes();
-    if let Some(at) = tok.find('@')
+    // '@' and '.' are single bytes: looked for byte by byte (a token is short).
+    if let Some(at) = b.iter().position(|&c| c == b'@')
         && at > 0
-        && tok.get(at + 1..).is_some_and(|d| {
-            d.contains('.') && !d.starts_with('.') && !d.ends_with('.') && !d.contains('@')
+        && b.get(at + 1..).is_some_and(|d| {
+            d.contains(&b'.') && !d.starts_with(b".") && !d.ends_with(b".") && !d.contains(&b'@')
         })
     {
         return TokenClass::Email;
