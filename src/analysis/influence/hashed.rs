@@ -153,6 +153,10 @@ impl std::hash::Hasher for PassThrough {
 
 type PassThroughMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<PassThrough>>;
 
+/// Feature slots a batch's map keeps between texts (a few pages); a longer text's map is
+/// dropped after it.
+const KEPT_FEATURE_ROOM: usize = 1 << 14;
+
 /// Features of one text, each distinct feature once with its count, in first-seen order (so
 /// float sums never depend on a map's order). Features are told apart by their 64-bit hash.
 #[derive(Default)]
@@ -238,9 +242,15 @@ impl Scratch {
     fn collect(&mut self, text: &str) {
         let lower = text.to_lowercase();
         let f = &mut self.features;
-        f.index.clear();
-        f.list.clear();
-        f.index.reserve(lower.len());
+        // The map keeps its room from one text to the next; room grown for a long text is let
+        // go rather than cleared for every later text (a clear costs the room).
+        if f.index.capacity() > KEPT_FEATURE_ROOM {
+            f.index = PassThroughMap::default();
+            f.list = Vec::new();
+        } else {
+            f.index.clear();
+            f.list.clear();
+        }
         let padded = &mut self.padded;
         let bounds = &mut self.bounds;
         let mut prev: Option<&str> = None;
