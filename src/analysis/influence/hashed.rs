@@ -119,16 +119,44 @@ fn pack(word: &str) -> Option<u64> {
     Some(u64::from_le_bytes(buf))
 }
 
-/// True for a word of [`HASHED_STOP_WORDS`] (a binary search over packed words; no string
-/// comparisons on the hot path).
+/// Slots of the stop-word table (a power of two, several times the words, so a look-up mostly
+/// reads one slot).
+const STOP_SLOTS: usize = 512;
+
+/// The slot a packed word starts its search at: the top bits of a multiplicative hash.
+fn stop_slot(k: u64) -> usize {
+    (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - STOP_SLOTS.trailing_zeros())) as usize
+}
+
+/// True for a word of [`HASHED_STOP_WORDS`]: an open-addressed table of the packed words (0
+/// marks an empty slot; no word packs to 0), read from the word's slot to the first empty one.
+/// No string comparisons on the hot path.
 fn is_stop_word(word: &str) -> bool {
-    static PACKED: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
-    let packed = PACKED.get_or_init(|| {
-        let mut v: Vec<u64> = HASHED_STOP_WORDS.iter().filter_map(|w| pack(w)).collect();
-        v.sort_unstable();
-        v
+    static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = vec![0u64; STOP_SLOTS];
+        for k in HASHED_STOP_WORDS.iter().filter_map(|w| pack(w)) {
+            let mut i = stop_slot(k);
+            while t.get(i).is_some_and(|&x| x != 0 && x != k) {
+                i = (i + 1) % STOP_SLOTS;
+            }
+            if let Some(slot) = t.get_mut(i) {
+                *slot = k;
+            }
+        }
+        t
     });
-    pack(word).is_some_and(|k| packed.binary_search(&k).is_ok())
+    let Some(k) = pack(word).filter(|&k| k != 0) else {
+        return false;
+    };
+    let mut i = stop_slot(k);
+    loop {
+        match table.get(i) {
+            Some(&x) if x == k => return true,
+            Some(&0) | None => return false,
+            Some(_) => i = (i + 1) % STOP_SLOTS,
+        }
+    }
 }
 
 /// A `Hasher` for keys that are already well-mixed 64-bit hashes: it passes them through.
