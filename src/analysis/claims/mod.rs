@@ -9,6 +9,7 @@ mod actions;
 mod courtesy;
 mod evidence;
 mod label;
+mod markup;
 mod origin;
 mod records;
 mod split;
