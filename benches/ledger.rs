@@ -24,10 +24,10 @@ fn run() -> Run {
         });
     }
     let mut s = Step::new("s1", StepKind::Llm);
-    s.context = Some(StepContext {
+    s.context = Some(Box::new(StepContext {
         available: None,
         sent: ids.iter().map(|i| i.as_str().into()).collect(),
-    });
+    }));
     r.steps.push(s);
     r.reindex();
     r

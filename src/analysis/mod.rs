@@ -3,7 +3,7 @@
 //! `model` is the run, `load` and `import` read it, `links`, `detect`, `rank` and `claims` find
 //! what went wrong, `influence` ranks context, and `report` puts it all in the one structure that
 //! `analyze --json`, the text output and the screen share; `eval` scores reports against labelled
-//! runs.
+//! runs; `progress` counts how far a load and an analysis have come, for whoever shows it.
 
 pub mod claims;
 pub mod detect;
@@ -14,6 +14,7 @@ pub mod judge;
 pub mod links;
 pub mod load;
 pub mod model;
+pub mod progress;
 pub mod rank;
 pub mod report;
 #[cfg(test)]

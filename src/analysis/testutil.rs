@@ -137,10 +137,10 @@ impl RunBuilder {
     pub fn llm_ctx(self, id: &str, available: &[&str], sent: &[&str], output: &str) -> Self {
         let mut s = Step::new(id, StepKind::Llm);
         s.output = Some(Value::from(output));
-        s.context = Some(StepContext {
+        s.context = Some(Box::new(StepContext {
             available: Some(available.iter().map(|u| UnitId::from(*u)).collect()),
             sent: sent.iter().map(|u| UnitId::from(*u)).collect(),
-        });
+        }));
         self.step(s)
     }
 
@@ -157,11 +157,11 @@ impl RunBuilder {
     /// A tool call that succeeded.
     pub fn tool_ok(self, id: &str, name: &str, args: Value, output: impl Into<Value>) -> Self {
         let mut s = Step::new(id, StepKind::Tool);
-        s.tool = Some(ToolCall {
+        s.tool = Some(Box::new(ToolCall {
             name: name.to_owned(),
             arguments: args,
             call_id: None,
-        });
+        }));
         s.output = Some(output.into());
         self.step(s)
     }
@@ -169,11 +169,11 @@ impl RunBuilder {
     /// A tool call that failed.
     pub fn tool_err(self, id: &str, name: &str, args: Value, error: &str) -> Self {
         let mut s = Step::new(id, StepKind::Tool);
-        s.tool = Some(ToolCall {
+        s.tool = Some(Box::new(ToolCall {
             name: name.to_owned(),
             arguments: args,
             call_id: None,
-        });
+        }));
         s.error = Some(error.to_owned());
         self.step(s)
     }
@@ -189,27 +189,27 @@ impl RunBuilder {
     /// A memory write.
     pub fn mem_write(self, id: &str, key: &str, value: impl Into<Value>) -> Self {
         let mut s = Step::new(id, StepKind::MemoryWrite);
-        s.memory = Some(MemoryOp {
+        s.memory = Some(Box::new(MemoryOp {
             key: key.to_owned(),
             value: value.into(),
-        });
+        }));
         self.step(s)
     }
 
     /// A memory read.
     pub fn mem_read(self, id: &str, key: &str, value: impl Into<Value>) -> Self {
         let mut s = Step::new(id, StepKind::MemoryRead);
-        s.memory = Some(MemoryOp {
+        s.memory = Some(Box::new(MemoryOp {
             key: key.to_owned(),
             value: value.into(),
-        });
+        }));
         self.step(s)
     }
 
     /// A decision: `options` are `(id, required step ids)`.
     pub fn decision(self, id: &str, chosen: &str, options: &[(&str, &[&str])]) -> Self {
         let mut s = Step::new(id, StepKind::Decision);
-        s.decision = Some(Decision {
+        s.decision = Some(Box::new(Decision {
             chosen: chosen.to_owned(),
             options: options
                 .iter()
@@ -218,7 +218,7 @@ impl RunBuilder {
                     requires: req.iter().map(|r| StepId::from(*r)).collect(),
                 })
                 .collect(),
-        });
+        }));
         self.step(s)
     }
 

@@ -1,19 +1,24 @@
 //! `analyze`: the diagnosis of each run in the file, as text for people, with `--json` (or
 //! `--format json`) the report of docs/report.md (one compact object per line), or with
 //! `--format markdown` a page to paste into a bug, with the verdicts the run's attribution ledger
-//! holds. Exit 0 when every run was analysed, 2 for a file that cannot be loaded or bad usage.
+//! holds. Exit 0 when every run was analysed, 2 for a file that cannot be loaded or bad usage. On
+//! a terminal, stderr shows a progress bar meanwhile.
 
 use super::args::{AnalyzeArgs, ReportFormat};
 use super::common::{embedder_consent, load_options, reference_choice, settings, write_stdout};
+use super::progress_bar::Bar;
 use crate::analysis::judge::Judge;
 use crate::analysis::load::{self, Warning};
+use crate::analysis::progress::Progress;
 use crate::analysis::report::{
-    AnalyzeOptions, MarkdownExtras, VerdictRow, analyze, render_json, render_markdown, render_text,
+    AnalyzeOptions, MarkdownExtras, VerdictRow, analyze_with_progress, render_json,
+    render_markdown, render_text,
 };
 use crate::config::Settings;
 use crate::experiments::command_judge::CommandJudge;
 use crate::experiments::embedder;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Runs the subcommand.
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
@@ -25,12 +30,16 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     let embedder = embedder::from_settings(&settings);
     let judge = judge_from(&settings, &mut notes);
-    let runs = load::load_path(&args.run, &load_options(&args.input))?;
+    // A bar on stderr while a big run loads and is analysed; wiped before each report prints.
+    let progress = Arc::new(Progress::new());
+    let mut bar = Some(Bar::start(progress.clone()));
+    let runs = load::load_path_with_progress(&args.run, &load_options(&args.input), &progress)?;
     let format = match (args.json, args.format) {
         (true, _) => ReportFormat::Json,
         (false, f) => f.unwrap_or(ReportFormat::Text),
     };
     let runs_in_file = runs.len();
+    let last = runs_in_file.saturating_sub(1);
     for (k, loaded) in runs.into_iter().enumerate() {
         let mut loaded = loaded;
         loaded.warnings.extend(notes.iter().cloned());
@@ -40,14 +49,15 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             confidence: settings.confidence,
             judge: judge.as_ref().map(|j| j as &dyn Judge),
         };
-        let report = analyze(&loaded, &opts);
-        let text = match (format, k) {
-            (ReportFormat::Json, _) => render_json(&report),
-            (ReportFormat::Text, 0) => render_text(&report),
-            (ReportFormat::Text, _) => format!("\n{}", render_text(&report)),
-            (ReportFormat::Markdown, _) => {
+        let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
+        let report = analyze_with_progress(&loaded, &opts, &progress);
+        bar_now.finish();
+        let text = match format {
+            ReportFormat::Json => render_json(&report),
+            ReportFormat::Text => render_text(&report),
+            ReportFormat::Markdown => {
                 let (verdicts, from) = ledger_verdicts(&settings, args, runs_in_file, &loaded);
-                let page = render_markdown(
+                render_markdown(
                     &report,
                     &MarkdownExtras {
                         final_answer: loaded.run.final_answer.clone(),
@@ -55,12 +65,23 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
                         verdicts_from: from,
                         verdicts,
                     },
-                );
-                if k == 0 { page } else { format!("\n{page}") }
+                )
             }
+        };
+        // Pages for people are separated by a blank line; JSON is one line per run.
+        let text = if k > 0 && !matches!(format, ReportFormat::Json) {
+            format!("\n{text}")
+        } else {
+            text
         };
         if !write_stdout(&text)? {
             break;
+        }
+        if k == last {
+            // The command ends here: freeing a 100,000-step run and its report piece by piece
+            // only adds time before the process exits (issue 11).
+            std::mem::forget(report);
+            std::mem::forget(loaded);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -122,25 +143,6 @@ fn ledger_verdicts(
         }
     };
     // The latest attribution of each unit, as the ledger's one read gives them.
-    let rows = e
-        .latest
-        .iter()
-        .map(|a| {
-            let r = &a.attribution;
-            VerdictRow {
-                target: format!("{} '{}'", r.component_kind, r.component_id),
-                experiment: "ledger record".to_owned(),
-                verdict: format!("{} · {}", r.disposition.as_str(), r.evidence_level.as_str()),
-                detail: format!(
-                    "effect {} from {} trial{}, tested {} ({})",
-                    crate::analysis::influence::js_number(r.effect),
-                    r.trial_ids.len(),
-                    if r.trial_ids.len() == 1 { "" } else { "s" },
-                    r.tested_at,
-                    a.status.as_str()
-                ),
-            }
-        })
-        .collect();
+    let rows = e.latest.iter().map(crate::tui::share::ledger_row).collect();
     (rows, Some(from))
 }

@@ -114,7 +114,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Diagnose a run: top suspect with evidence, fault, claims (or the JSON report).
     Analyze(AnalyzeArgs),
-    /// Convert a trace (OTLP, Langfuse, Who&When, τ-bench) to tdn.run/1.
+    /// Convert a trace (OTLP, span rows, Langfuse, Phoenix, OpenAI Agents, ATIF, chat messages,
+    /// ...) to tdn.run/1; --from lists every format.
     Import(ImportArgs),
     /// Measure step and agent accuracy on labelled runs, beside the baselines a guess reaches.
     Eval(EvalArgs),

@@ -15,6 +15,7 @@ mod influence;
 mod ledger;
 mod localize;
 mod open;
+mod progress_bar;
 mod toolbox;
 mod validate;
 

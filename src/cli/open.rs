@@ -1,21 +1,26 @@
-//! `tdn-tui RUN`: open the debugger (or, with `--render WxH`, print its screen as text). Loading
-//! problems are reported on stderr with exit 2 before the terminal is touched; the screen itself
-//! is started by `tui::start`, and while it is up logs go to a file and nothing is printed.
+//! `tdn-tui RUN`: open the debugger (or, with `--render WxH`, print its screen as text). The live
+//! screen takes the terminal at once and shows progress while the file is loaded and analysed on
+//! a thread of its own; a loading problem gives the terminal back and is reported on stderr with
+//! exit 2 (with `--render`, or without a terminal, before anything is drawn). The screen itself is
+//! started by `tui::start`, and while it is up logs go to a file and nothing is printed.
 
 mod reports;
 
-use super::args::{Color as ColorArg, OpenArgs};
+use super::args::{Color as ColorArg, InputArgs, OpenArgs};
 use super::common::{load_options, reference_choice, write_stdout};
+use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{ConfidenceOptions, Embedder};
 use crate::analysis::judge::Judge;
 use crate::analysis::load;
-use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, Report, analyze};
+use crate::analysis::model::Run;
+use crate::analysis::progress::Progress;
+use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, Report, analyze_run};
 use crate::config::{ColorChoice, Overrides, Settings};
 use crate::experiments::command_judge::CommandJudge;
 use crate::tui::app::Document;
 use crate::tui::effects::Opener;
 use crate::tui::headless::{parse_keys, parse_size};
-use crate::tui::start::{Ended, Start, choice, start};
+use crate::tui::start::{Ended, Ready, Start, StartLoading, choice, start, start_loading};
 use anyhow::bail;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -47,16 +52,16 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let keys = parse_keys(args.keys.as_deref().unwrap_or("")).map_err(anyhow::Error::msg)?;
-    let runs = Arc::new(load::load_path(path, &load_options(&args.input))?);
-    if runs.is_empty() {
-        bail!("{}: the file holds no run", path.display());
-    }
-    let reports = match &args.report {
-        Some(p) => Some(Arc::new(reports::read_reports(p, &runs)?)),
-        None => None,
-    };
-    // A file that cannot be opened says so first; only a good one needs a terminal.
+    // Without a terminal (and no --render) a file that cannot be opened says so first; only a
+    // good one needs a terminal.
     if render.is_none() && !std::io::stdout().is_terminal() {
+        let runs = load::load_path(path, &load_options(&args.input))?;
+        if runs.is_empty() {
+            bail!("{}: the file holds no run", path.display());
+        }
+        if let Some(p) = &args.report {
+            reports::read_reports(p, &runs)?;
+        }
         bail!("the debugger needs a terminal; to print its screen as text, add --render 120x40");
     }
     let reference = reference_choice(&args.reference)?;
@@ -73,58 +78,58 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     }
     let embedder: Arc<dyn Embedder> =
         Arc::from(crate::experiments::embedder::from_settings(&settings));
-    let analysis = Arc::new(Analysis {
-        runs: runs.clone(),
+    let work = Work {
+        path: path.clone(),
+        input: args.input.clone(),
+        report: args.report.clone(),
         reference,
         embedder,
         confidence: settings.confidence,
-        source: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
-    });
-    let opener: Arc<Opener> = {
-        let analysis = analysis.clone();
-        Arc::new(
-            move |i: usize| match reports.as_ref().and_then(|r| r.get(i)) {
-                Some(r) => analysis.with_report(i, r.clone()),
-                // The screen opens on the rules' verdict; J asks the judge.
-                None => analysis.open(i, None),
-            },
-        )
+        // Asking the judge analyses the run again with it; the screen shows the command and
+        // asks before its first use, which is the user's consent for a command from the current
+        // folder. A saved report (`--report`) is shown as it is.
+        judge: match (&settings.judge, &args.report) {
+            (Some(cmd), None) => Some(CommandJudge::new(
+                cmd.text.clone(),
+                settings.judge_timeout_s,
+            )),
+            _ => None,
+        },
     };
-    // When the file changes (a run still being written), it is read and analysed again.
-    let reloader: Arc<Opener> = {
-        let (path, input) = (path.clone(), args.input.clone());
-        let analysis = analysis.clone();
-        Arc::new(move |i: usize| {
-            let runs = load::load_path(&path, &load_options(&input)).map_err(|e| e.to_string())?;
-            let loaded = runs
-                .into_iter()
-                .nth(i)
-                .ok_or_else(|| format!("the file no longer holds a run at position {i}"))?;
-            analysis.open_loaded(&loaded)
-        })
-    };
-    // Asking the judge analyses the run again with it; the screen shows the command and asks
-    // before its first use, which is the user's consent for a command from the current folder.
-    // A saved report (`--report`) is shown as it is.
-    let judged: Option<Arc<Opener>> = match (&settings.judge, &args.report) {
-        (Some(cmd), None) => {
-            let judge = CommandJudge::new(cmd.text.clone(), settings.judge_timeout_s);
-            Some(Arc::new(move |i: usize| analysis.open(i, Some(&judge))))
+    let ended = match render {
+        None => {
+            // The live screen takes the terminal at once and shows the load's progress; the run
+            // is loaded and analysed on a thread of its own (issue 11).
+            let progress = Arc::new(Progress::new());
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let counted = progress.clone();
+            std::thread::spawn(move || {
+                let ready = work.prepare(&counted, true).map_err(|e| format!("{e:#}"));
+                let _ = tx.send(ready);
+            });
+            start_loading(StartLoading {
+                settings,
+                file: path.display().to_string(),
+                progress,
+                done: rx,
+                messages,
+            })?
         }
-        _ => None,
+        Some(size) => {
+            let ready = work.prepare(&Progress::new(), false)?;
+            start(Start {
+                settings,
+                runs: ready.runs,
+                opener: ready.opener,
+                judged: ready.judged,
+                reloader: ready.reloader,
+                messages,
+                render: Some(size),
+                keys,
+                index: ready.index,
+            })?
+        }
     };
-    let index = args.input.index.zip(runs.first().map(|l| l.source_format));
-    let ended = start(Start {
-        settings,
-        runs: runs.iter().map(choice).collect(),
-        opener,
-        judged,
-        reloader: Some(reloader),
-        messages,
-        render,
-        keys,
-        index,
-    })?;
     // A stop signal ends the screen as it ends any program (128 + the signal), once its
     // experiments are stopped; the screen is still printed when it can be.
     let signal = match ended {
@@ -144,9 +149,114 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// What opening the file takes, handed to the thread that does it.
+struct Work {
+    path: std::path::PathBuf,
+    input: InputArgs,
+    report: Option<std::path::PathBuf>,
+    reference: ReferenceChoice,
+    embedder: Arc<dyn Embedder>,
+    confidence: ConfidenceOptions,
+    judge: Option<CommandJudge>,
+}
+
+impl Work {
+    /// Loads the file, reads `--report` if given, and (with `open_first`, for a file of one run)
+    /// analyses its run, counting in `progress`.
+    fn prepare(self, progress: &Progress, open_first: bool) -> anyhow::Result<Ready> {
+        let Work {
+            path,
+            input,
+            report,
+            reference,
+            embedder,
+            confidence,
+            judge,
+        } = self;
+        let loaded = load::load_path_with_progress(&path, &load_options(&input), progress)?;
+        if loaded.is_empty() {
+            bail!("{}: the file holds no run", path.display());
+        }
+        let reports = match &report {
+            Some(p) => Some(Arc::new(reports::read_reports(p, &loaded)?)),
+            None => None,
+        };
+        let choices = loaded.iter().map(choice).collect();
+        let index = input.index.zip(loaded.first().map(|l| l.source_format));
+        let analysis = Arc::new(Analysis {
+            runs: loaded
+                .into_iter()
+                .map(|l| OpenRun {
+                    run: Arc::new(l.run),
+                    warnings: l.warnings,
+                    source_format: l.source_format,
+                })
+                .collect(),
+            reference,
+            embedder,
+            confidence,
+            source: std::path::absolute(&path).unwrap_or_else(|_| path.clone()),
+        });
+        let opener: Arc<Opener> = {
+            let analysis = analysis.clone();
+            let reports = reports.clone();
+            Arc::new(
+                move |i: usize| match reports.as_ref().and_then(|r| r.get(i)) {
+                    Some(r) => analysis.with_report(i, r.clone()),
+                    // The screen opens on the rules' verdict; J asks the judge.
+                    None => analysis.open(i, None, &Progress::new()),
+                },
+            )
+        };
+        // When the file changes (a run still being written), it is read and analysed again.
+        let reloader: Arc<Opener> = {
+            let (path, input) = (path.clone(), input.clone());
+            let analysis = analysis.clone();
+            Arc::new(move |i: usize| {
+                let runs =
+                    load::load_path(&path, &load_options(&input)).map_err(|e| e.to_string())?;
+                let loaded = runs
+                    .into_iter()
+                    .nth(i)
+                    .ok_or_else(|| format!("the file no longer holds a run at position {i}"))?;
+                analysis.open_loaded(loaded)
+            })
+        };
+        let first = if open_first && analysis.runs.len() == 1 {
+            Some(match reports.as_ref().and_then(|r| r.first()) {
+                Some(r) => analysis.with_report(0, r.clone()),
+                None => analysis.open(0, None, progress),
+            })
+            .transpose()
+            .map_err(anyhow::Error::msg)?
+        } else {
+            None
+        };
+        let judged: Option<Arc<Opener>> = judge.map(|judge| {
+            Arc::new(move |i: usize| analysis.open(i, Some(&judge), &Progress::new()))
+                as Arc<Opener>
+        });
+        Ok(Ready {
+            runs: choices,
+            first,
+            opener,
+            judged,
+            reloader: Some(reloader),
+            index,
+        })
+    }
+}
+
+/// A run of the file, shared with the screen once opened.
+struct OpenRun {
+    run: Arc<Run>,
+    warnings: Vec<load::Warning>,
+    source_format: SourceFormat,
+}
+
 /// What opening a run of the file needs: the runs and how to analyse them.
 struct Analysis {
-    runs: Arc<Vec<load::Loaded>>,
+    runs: Vec<OpenRun>,
     reference: ReferenceChoice,
     embedder: Arc<dyn Embedder>,
     confidence: ConfidenceOptions,
@@ -154,50 +264,61 @@ struct Analysis {
 }
 
 impl Analysis {
-    fn loaded(&self, i: usize) -> Result<&load::Loaded, String> {
+    fn run(&self, i: usize) -> Result<&OpenRun, String> {
         self.runs
             .get(i)
             .ok_or_else(|| format!("the file has no run at position {i}"))
     }
 
+    fn options<'a>(&'a self, judge: Option<&'a dyn Judge>) -> AnalyzeOptions<'a> {
+        AnalyzeOptions {
+            reference: self.reference.clone(),
+            embedder: self.embedder.as_ref(),
+            confidence: self.confidence,
+            judge,
+        }
+    }
+
     /// Analyses a run read again from the file and opens it.
-    fn open_loaded(&self, loaded: &load::Loaded) -> Result<Document, String> {
-        let report = analyze(
-            loaded,
-            &AnalyzeOptions {
-                reference: self.reference.clone(),
-                embedder: self.embedder.as_ref(),
-                confidence: self.confidence,
-                judge: None,
-            },
+    fn open_loaded(&self, loaded: load::Loaded) -> Result<Document, String> {
+        let run = Arc::new(loaded.run);
+        let report = analyze_run(
+            &run,
+            &loaded.warnings,
+            loaded.source_format,
+            &self.options(None),
+            &Progress::new(),
         );
-        Ok(Document::new(
-            loaded.run.clone(),
+        Ok(Document::from_shared(
+            run,
             report,
             Some(self.source.clone()),
         ))
     }
 
     /// Analyses the run at `i` (asking `judge` when given) and opens it.
-    fn open(&self, i: usize, judge: Option<&dyn Judge>) -> Result<Document, String> {
-        let loaded = self.loaded(i)?;
-        let report = analyze(
-            loaded,
-            &AnalyzeOptions {
-                reference: self.reference.clone(),
-                embedder: self.embedder.as_ref(),
-                confidence: self.confidence,
-                judge,
-            },
+    fn open(
+        &self,
+        i: usize,
+        judge: Option<&dyn Judge>,
+        progress: &Progress,
+    ) -> Result<Document, String> {
+        let r = self.run(i)?;
+        let report = analyze_run(
+            &r.run,
+            &r.warnings,
+            r.source_format,
+            &self.options(judge),
+            progress,
         );
         self.with_report(i, report)
     }
 
-    /// Opens the run at `i` with a report already made.
+    /// Opens the run at `i` with a report already made (the run is shared, not copied).
     fn with_report(&self, i: usize, report: Report) -> Result<Document, String> {
-        let loaded = self.loaded(i)?;
-        Ok(Document::new(
-            loaded.run.clone(),
+        let r = self.run(i)?;
+        Ok(Document::from_shared(
+            r.run.clone(),
             report,
             Some(self.source.clone()),
         ))

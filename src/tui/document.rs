@@ -50,6 +50,9 @@ pub struct Document {
     pub shortlisted: HashSet<usize>,
     /// The report's links, indexed for drawing.
     pub graph: Graph,
+    /// Per step: positions in `report.links` of the links into it, then of those out of it, in
+    /// report order (the detail pane lists them without a search of every link).
+    pub links_of: StepLinks,
     /// The rows of the dropped pane.
     pub dropped_rows: Vec<DroppedRow>,
     /// Per step: positions of the loader warnings about it.
@@ -60,6 +63,11 @@ impl Document {
     /// Builds the look-ups. Report entries that name no step of the run are kept in the report
     /// and simply not marked on the timeline.
     pub fn new(run: Run, report: Report, source: Option<PathBuf>) -> Document {
+        Document::from_shared(Arc::new(run), report, source)
+    }
+
+    /// [`Document::new`] for a run shared with its opener (no copy of the run).
+    pub fn from_shared(run: Arc<Run>, report: Report, source: Option<PathBuf>) -> Document {
         let n = run.steps.len();
         let mut depth = vec![0u16; n];
         let mut parent = vec![None; n];
@@ -150,6 +158,13 @@ impl Document {
                 .iter()
                 .filter_map(|l| Some((run.step_index(&l.from)?, run.step_index(&l.to)?))),
         );
+        let links_of = StepLinks::build(
+            n,
+            report
+                .links
+                .iter()
+                .map(|l| (run.step_index(&l.from), run.step_index(&l.to))),
+        );
         let dropped_rows = DroppedRow::build(&report);
         let mut warnings_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (wi, w) in report.run.warnings.iter().enumerate() {
@@ -158,7 +173,7 @@ impl Document {
             }
         }
         Document {
-            run: Arc::new(run),
+            run,
             report: Arc::new(report),
             source,
             labels,
@@ -172,6 +187,7 @@ impl Document {
             suspect_of,
             shortlisted,
             graph,
+            links_of,
             dropped_rows,
             warnings_of,
         }
@@ -192,6 +208,77 @@ impl Document {
     }
 }
 
+/// The report's links by step: for each step, the positions of the links into it and out of it.
+#[derive(Clone, Debug, Default)]
+pub struct StepLinks {
+    in_start: Vec<usize>,
+    ins: Vec<usize>,
+    out_start: Vec<usize>,
+    outs: Vec<usize>,
+}
+
+impl StepLinks {
+    /// From each link's `(from, to)` step positions, in report order (`None`: names no step).
+    fn build(n: usize, ends: impl Iterator<Item = (Option<usize>, Option<usize>)>) -> StepLinks {
+        let ends: Vec<(Option<usize>, Option<usize>)> = ends.collect();
+        let (in_start, ins) = by_step(n, ends.iter().map(|&(_, t)| t));
+        let (out_start, outs) = by_step(n, ends.iter().map(|&(f, _)| f));
+        StepLinks {
+            in_start,
+            ins,
+            out_start,
+            outs,
+        }
+    }
+
+    /// Positions in `report.links` of the links into step `i`, in report order.
+    pub fn into_step(&self, i: usize) -> &[usize] {
+        part(&self.in_start, &self.ins, i)
+    }
+
+    /// Positions in `report.links` of the links out of step `i`, in report order.
+    pub fn out_of_step(&self, i: usize) -> &[usize] {
+        part(&self.out_start, &self.outs, i)
+    }
+}
+
+/// Item positions grouped by the step each names, in item order (a counting sort).
+fn by_step(
+    n: usize,
+    steps: impl Iterator<Item = Option<usize>> + Clone,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut start = vec![0usize; n + 1];
+    for s in steps.clone().flatten() {
+        if let Some(c) = start.get_mut(s + 1) {
+            *c += 1;
+        }
+    }
+    for k in 0..n {
+        let before = start.get(k).copied().unwrap_or(0);
+        if let Some(c) = start.get_mut(k + 1) {
+            *c += before;
+        }
+    }
+    let mut fill = start.clone();
+    let mut out = vec![0usize; start.last().copied().unwrap_or(0)];
+    for (pos, s) in steps.enumerate() {
+        if let Some(at) = s.and_then(|s| fill.get_mut(s)) {
+            if let Some(slot) = out.get_mut(*at) {
+                *slot = pos;
+            }
+            *at += 1;
+        }
+    }
+    (start, out)
+}
+
+fn part<'a>(start: &[usize], list: &'a [usize], i: usize) -> &'a [usize] {
+    match (start.get(i), start.get(i + 1)) {
+        (Some(&a), Some(&b)) => list.get(a..b).unwrap_or(&[]),
+        _ => &[],
+    }
+}
+
 /// What a step did, on one line, inert and cut to `max` columns: a tool call's arguments and
 /// what came back (`to: dana@example.com → status: sent`, or its error), a model's text or the
 /// tool it called, a search's query and what it found, else the start of its output, error or
@@ -205,16 +292,13 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
             out.push_str(" → ");
         }
     };
+    let failed = |e: &str| format!("{} {}", super::widgets::marks::FAILED, compact_text(e));
     match (&step.tool, step.kind) {
         (Some(call), _) => {
             out.push_str(&compact(&call.arguments, max));
             arrow(&mut out);
             match (&step.error, &step.output) {
-                (Some(e), _) => out.push_str(&format!(
-                    "{} {}",
-                    super::widgets::marks::FAILED,
-                    compact_text(e)
-                )),
+                (Some(e), _) => out.push_str(&failed(e)),
                 (None, Some(v)) => out.push_str(&compact(v, max)),
                 (None, None) => {}
             }
@@ -225,11 +309,7 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
             }
             if let Some(e) = &step.error {
                 arrow(&mut out);
-                out.push_str(&format!(
-                    "{} {}",
-                    super::widgets::marks::FAILED,
-                    compact_text(e)
-                ));
+                out.push_str(&failed(e));
             } else if let Some(v) = &step.output {
                 arrow(&mut out);
                 out.push_str(&compact(v, max));
@@ -248,11 +328,7 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
             }
             if let Some(e) = &step.error {
                 arrow(&mut out);
-                out.push_str(&format!(
-                    "{} {}",
-                    super::widgets::marks::FAILED,
-                    compact_text(e)
-                ));
+                out.push_str(&failed(e));
             }
             if out.is_empty()
                 && let Some(m) = &step.memory
@@ -346,11 +422,11 @@ mod tests {
     #[test]
     fn a_tool_step_shows_its_arguments_and_what_came_back() {
         let mut s = Step::new("s5", StepKind::Tool);
-        s.tool = Some(ToolCall {
+        s.tool = Some(Box::new(ToolCall {
             name: "send_email".to_owned(),
             arguments: json!({"to": "dana@example.com", "subject": "Refund"}),
             call_id: None,
-        });
+        }));
         s.output = Some(json!({"status": "sent"}));
         assert_eq!(
             step_excerpt(&s, 200),

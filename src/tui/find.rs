@@ -27,12 +27,16 @@ const SNIPPET_BEFORE: usize = 16;
 const SNIPPET_BYTES: usize = 400;
 
 /// The steps matching a query, ascending.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct SearchHits {
     /// The query they answer.
     pub query: String,
     /// Matching step indices, ascending.
     pub steps: Vec<usize>,
+    /// The pattern the steps' content was searched with (`None` for a query too short to look
+    /// for in the content, and for a filter): the rows on screen draw their snippets with it, so
+    /// a frame compiles nothing.
+    pub content: Option<Regex>,
 }
 
 /// A case-insensitive literal pattern for `text` (`None` for an empty text).
@@ -52,12 +56,12 @@ pub fn pattern(text: &str) -> Option<Regex> {
 /// answered a prefix of `query`, only its matches are looked at again: a step that does not match
 /// a query cannot match a longer one.
 pub fn search(doc: &Document, query: &str, previous: Option<&SearchHits>) -> SearchHits {
+    let content = (query.chars().count() >= MIN_CONTENT_QUERY)
+        .then(|| pattern(query))
+        .flatten();
     let steps = if query.is_empty() {
         Vec::new()
     } else {
-        let content = (query.chars().count() >= MIN_CONTENT_QUERY)
-            .then(|| pattern(query))
-            .flatten();
         let is_match = |m: &mut SkimMatcherV2, i: usize| {
             doc.labels
                 .get(i)
@@ -93,6 +97,7 @@ pub fn search(doc: &Document, query: &str, previous: Option<&SearchHits>) -> Sea
     SearchHits {
         query: query.to_owned(),
         steps,
+        content,
     }
 }
 
@@ -198,6 +203,7 @@ pub fn filter(doc: &Document, query: &str) -> Result<SearchHits, String> {
     Ok(SearchHits {
         query: query.to_owned(),
         steps,
+        content: None,
     })
 }
 
@@ -267,14 +273,10 @@ fn floor(s: &str, mut i: usize) -> usize {
 /// Calls `f` on each text of a step's content until it returns true.
 fn visit_step<'a>(step: &'a Step, f: &mut dyn FnMut(std::borrow::Cow<'a, str>) -> bool) {
     use std::borrow::Cow;
-    let mut texts: Vec<Cow<'a, str>> = Vec::new();
-    if let Some(e) = &step.error {
-        texts.push(Cow::Borrowed(e.as_str()));
-    }
-    for t in texts {
-        if f(t) {
-            return;
-        }
+    if let Some(e) = &step.error
+        && f(Cow::Borrowed(e.as_str()))
+    {
+        return;
     }
     let mut values: Vec<&'a Value> = Vec::new();
     if let Some(c) = &step.tool {
@@ -398,11 +400,11 @@ mod tests {
         s2.agent = Some("Planner".to_owned());
         s2.output = Some(json!({"plan": "look it up", "amount": 120}));
         let mut s3 = Step::new("s3", StepKind::Tool);
-        s3.tool = Some(ToolCall {
+        s3.tool = Some(Box::new(ToolCall {
             name: "create_event".to_owned(),
             arguments: json!({"start": "Friday"}),
             call_id: None,
-        });
+        }));
         s3.error = Some("invalid start".to_owned());
         let mut s4 = Step::new("s4", StepKind::Llm);
         s4.output = Some(json!("Your REFUND is on its way"));
@@ -477,6 +479,7 @@ mod tests {
         let h = SearchHits {
             query: "x".into(),
             steps: vec![2, 5, 9],
+            content: None,
         };
         assert_eq!(next_hit(&h, Some(5), true), Some(9));
         assert_eq!(next_hit(&h, Some(9), true), Some(2));

@@ -16,6 +16,7 @@ pub mod find;
 pub mod headless;
 pub mod judge;
 pub mod keymap;
+pub mod loading;
 pub mod overlays;
 pub mod panes;
 pub mod picker;
@@ -86,11 +87,113 @@ pub fn run(
 ) -> anyhow::Result<Option<i32>> {
     install_panic_hook();
     let mut terminal = enter()?;
-    let result = rt.block_on(event_loop(&mut terminal, screen, signals));
+    let result = rt.block_on(async {
+        let events = EventStream::new();
+        event_loop(&mut terminal, screen, signals, events).await
+    });
     leave();
     let _ = terminal.show_cursor();
     rt.shutdown_timeout(Duration::from_millis(500));
     result
+}
+
+/// Takes the terminal at once and shows the loading screen until `done` hands over what the
+/// screen opens with (or why it cannot); `open` then makes the screen, which runs on `rt` as
+/// [`run`] does. While loading, the quit keys leave at once and a stop signal ends the screen
+/// (returned, as from [`run`]). The terminal is restored whatever happens; a failure is returned
+/// after it is.
+pub fn run_loading<T>(
+    rt: tokio::runtime::Runtime,
+    mut signals: StopSignals,
+    view: &loading::View,
+    theme: &theme::Theme,
+    keymap: &keymap::Keymap,
+    done: tokio::sync::oneshot::Receiver<Result<T, String>>,
+    open: impl FnOnce(T, &tokio::runtime::Runtime) -> anyhow::Result<Screen>,
+) -> anyhow::Result<Option<i32>> {
+    install_panic_hook();
+    let mut terminal = enter()?;
+    // One stream of terminal events for the loading screen and the screen after it: a second
+    // stream would leave the first's reader behind to take keys meant for the screen.
+    let mut events = rt.block_on(async { EventStream::new() });
+    let waited = rt.block_on(loading_loop(
+        &mut terminal,
+        view,
+        theme,
+        keymap,
+        done,
+        &mut signals,
+        &mut events,
+    ));
+    let screen = match waited {
+        Ok(loading::Outcome::Ready(t)) => open(t, &rt),
+        Ok(loading::Outcome::Quit) => {
+            leave();
+            let _ = terminal.show_cursor();
+            return Ok(None);
+        }
+        Ok(loading::Outcome::Signal(n)) => {
+            leave();
+            let _ = terminal.show_cursor();
+            return Ok(Some(n));
+        }
+        Ok(loading::Outcome::Failed(why)) => Err(anyhow::anyhow!(why)),
+        Err(e) => Err(e),
+    };
+    let screen = match screen {
+        Ok(s) => s,
+        Err(e) => {
+            leave();
+            let _ = terminal.show_cursor();
+            return Err(e);
+        }
+    };
+    let result = rt.block_on(event_loop(&mut terminal, screen, signals, events));
+    leave();
+    let _ = terminal.show_cursor();
+    rt.shutdown_timeout(Duration::from_millis(500));
+    result
+}
+
+/// The loading screen's loop: redraws every [`loading::REDRAW`], until the work hands over, the
+/// user quits, or a stop signal comes.
+async fn loading_loop<T>(
+    terminal: &mut Term,
+    view: &loading::View,
+    theme: &theme::Theme,
+    keymap: &keymap::Keymap,
+    mut done: tokio::sync::oneshot::Receiver<Result<T, String>>,
+    signals: &mut StopSignals,
+    events: &mut EventStream,
+) -> anyhow::Result<loading::Outcome<T>> {
+    let mut tick = tokio::time::interval(loading::REDRAW);
+    loop {
+        terminal.draw(|f| loading::render(view, theme, f))?;
+        tokio::select! {
+            r = &mut done => {
+                return Ok(match r {
+                    Ok(Ok(t)) => loading::Outcome::Ready(t),
+                    Ok(Err(why)) => loading::Outcome::Failed(why),
+                    Err(_) => loading::Outcome::Failed(
+                        "the run could not be opened (the loader stopped)".to_owned(),
+                    ),
+                });
+            }
+            ev = events.next() => match ev {
+                Some(Ok(Event::Key(k)))
+                    if k.kind != KeyEventKind::Release
+                        && loading::quits(keymap, &Chord::from_event(&k)) =>
+                {
+                    return Ok(loading::Outcome::Quit);
+                }
+                Some(Err(e)) => return Err(e.into()),
+                None => return Ok(loading::Outcome::Quit),
+                _ => {}
+            },
+            (n, _) = signals.next() => return Ok(loading::Outcome::Signal(n)),
+            _ = tick.tick() => {}
+        }
+    }
 }
 
 fn enter() -> anyhow::Result<Term> {
@@ -165,6 +268,7 @@ async fn event_loop(
     terminal: &mut Term,
     screen: Screen,
     mut signals: StopSignals,
+    mut events: EventStream,
 ) -> anyhow::Result<Option<i32>> {
     let Screen {
         mut app,
@@ -191,7 +295,6 @@ async fn event_loop(
     if app.doc.is_some() {
         pending.push(Effect::LoadLedger);
     }
-    let mut events = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
     // The run's file as last read, to notice when it changes.
     let mut watched: Option<(PathBuf, Option<effects::FileStamp>)> = None;

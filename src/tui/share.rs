@@ -7,14 +7,17 @@ use super::app::{App, Document};
 use super::panes::experiments::JobState;
 use crate::analysis::report::{MarkdownExtras, Verdict, VerdictRow, render_markdown};
 use crate::experiments::engine::Target;
+use crate::experiments::ledger::history::LatestAttribution;
 use crate::experiments::spec::ExperimentKind;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The verdicts of this session's finished probes (newest first), then the ledger's latest
 /// record of each unit no probe of the session covers.
 pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
     let mut out = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    // The units and steps the session's probes covered (the ledger's rows for them are older).
+    let mut seen: HashSet<String> = HashSet::new();
     for job in app.experiments.jobs.iter().rev() {
         if !matches!(job.state, JobState::Ended(_) | JobState::Running) {
             continue;
@@ -34,7 +37,7 @@ pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
                 Target::Unit(u) => format!("unit '{u}'"),
                 Target::Id(i) => format!("'{i}'"),
             };
-            seen.push(target.id().to_owned());
+            seen.insert(target.id().to_owned());
             let verdict = match r.verdict {
                 Some(Verdict::Confirmed) => "CAUSAL",
                 Some(Verdict::NotConfirmed) => "NOT CONFIRMED",
@@ -63,26 +66,30 @@ pub fn session_verdicts(app: &App) -> Vec<VerdictRow> {
         .as_ref()
         .map_or(&[][..], |e| e.latest.as_slice());
     for l in latest.iter().rev() {
-        let a = &l.attribution;
-        if seen.contains(&a.component_id) {
-            continue;
+        if seen.insert(l.attribution.component_id.clone()) {
+            out.push(ledger_row(l));
         }
-        seen.push(a.component_id.clone());
-        let trials = a.trial_ids.len();
-        out.push(VerdictRow {
-            target: format!("{} '{}'", a.component_kind, a.component_id),
-            experiment: "ledger record".to_owned(),
-            verdict: format!("{} · {}", a.disposition.as_str(), a.evidence_level.as_str()),
-            detail: format!(
-                "effect {} from {trials} trial{}, tested {} ({})",
-                crate::analysis::influence::js_number(a.effect),
-                if trials == 1 { "" } else { "s" },
-                a.tested_at,
-                l.status.as_str()
-            ),
-        });
     }
     out
+}
+
+/// A ledger's latest attribution of a unit as a verdict row, as recorded (the screen's share key
+/// and `analyze --format markdown` word it alike).
+pub fn ledger_row(l: &LatestAttribution) -> VerdictRow {
+    let a = &l.attribution;
+    let trials = a.trial_ids.len();
+    VerdictRow {
+        target: format!("{} '{}'", a.component_kind, a.component_id),
+        experiment: "ledger record".to_owned(),
+        verdict: format!("{} · {}", a.disposition.as_str(), a.evidence_level.as_str()),
+        detail: format!(
+            "effect {} from {trials} trial{}, tested {} ({})",
+            crate::analysis::influence::js_number(a.effect),
+            if trials == 1 { "" } else { "s" },
+            a.tested_at,
+            l.status.as_str()
+        ),
+    }
 }
 
 /// The Markdown of the open run with these verdicts.
@@ -99,7 +106,8 @@ pub fn markdown(doc: &Document, verdicts: Vec<VerdictRow>, from: Option<String>)
 }
 
 /// The file a run's diagnosis is written to in `dir`: `tdn-diagnosis-ID.md`, the id reduced to
-/// letters, digits, `-`, `_` and `.` (and cut), so a run cannot name a path.
+/// ASCII letters, digits, `-` and `_` (any other character becomes `_`) and cut to 60, so a run
+/// cannot name a path.
 pub fn file_for(dir: &Path, run_id: &str) -> PathBuf {
     let mut id: String = run_id
         .chars()

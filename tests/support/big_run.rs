@@ -43,17 +43,17 @@ pub fn big_run(n: usize) -> Run {
             s.error = Some(format!("generated failure at {i}"));
         }
         if kind == StepKind::Tool {
-            s.tool = Some(ToolCall {
+            s.tool = Some(Box::new(ToolCall {
                 name: "lookup".to_owned(),
                 arguments: serde_json::json!({"q": i, "text": "some words to wrap in the detail pane"}),
                 call_id: None,
-            });
+            }));
         }
         if kind == StepKind::Llm {
-            s.context = Some(StepContext {
+            s.context = Some(Box::new(StepContext {
                 available: Some((0..4).map(|u| UnitId(format!("u{u}"))).collect()),
                 sent: (0..3).map(|u| UnitId(format!("u{u}"))).collect(),
-            });
+            }));
         }
         s.output = Some(if kind == StepKind::Agent {
             // A multi-agent message: the timeline shows its start after the label.
@@ -96,6 +96,7 @@ pub fn big_report(run: &Run) -> Report {
             role: Role::Suspect,
             cause: None,
             evidence: vec![format!("step {} failed", s.index + 1)],
+            similar: Vec::new(),
         })
         .collect();
     let links = (0..n.saturating_sub(5))

@@ -95,3 +95,12 @@ pub fn scripted() -> Arc<ScriptedPort> {
 pub fn press(h: &mut Headless, keys: &str) {
     h.press_all(&parse_keys(keys).expect("test keys parse"));
 }
+
+/// The status bar's text ("" when it shows none).
+pub fn status(h: &Headless) -> String {
+    h.app
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}

@@ -51,8 +51,9 @@ fn a_search_without_a_match_does_not_report_the_previous_count() {
         "/ l l m Enter / x y x y Enter",
     );
     let s = h.screen();
+    // The first search's message ("2 steps match 'llm': ...") must not stand for the second.
     assert!(
-        !s.contains("2 matching"),
+        !s.contains("match 'llm'"),
         "the count of 'llm' is shown:\n{s}"
     );
     assert!(s.contains("no step matches 'xyxy'"), "{s}");

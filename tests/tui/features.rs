@@ -5,7 +5,7 @@
 //! fixtures (tests/fixtures/tui/): the calendar run holds nine steps, s2 (an agent) holds s3-s7,
 //! s4 failed.
 
-use super::fixture::{calendar, headless, press, refund_scored, screen, scripted};
+use super::fixture::{calendar, headless, press, refund_scored, screen, scripted, status};
 use std::sync::Arc;
 use tdn_tui::analysis::load::Warning;
 use tdn_tui::experiments::engine::Unavailable;
@@ -77,12 +77,7 @@ fn the_timeline_filters_by_failure_suspicion_kind_agent_and_text() {
     // A filter that is not understood says so and changes nothing once accepted.
     press(&mut h, "Esc f i s : n o p e Enter");
     assert_eq!(ids(&h).len(), 9);
-    let status = h
-        .app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
+    let status = status(&h);
     assert!(status.contains("is:failed"), "{status}");
 }
 
@@ -142,12 +137,7 @@ fn go_to_takes_a_position_or_an_id() {
     assert_eq!(selected_id(&h), "s2");
     press(&mut h, ": 4 2 Enter");
     assert_eq!(selected_id(&h), "s2", "nothing moves");
-    let status = h
-        .app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
+    let status = status(&h);
     assert!(status.contains("from 1 to 9"), "{status}");
 }
 
@@ -260,12 +250,7 @@ fn the_diagnosis_is_written_as_markdown_to_share() {
     assert!(text.contains(&format!("step '{top}'")), "{text}");
     // The confirmed ablation of s3 (scripted) is in it.
     assert!(text.contains("CAUSAL"), "{text}");
-    let status = h
-        .app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
+    let status = status(&h);
     assert!(status.contains("tdn-diagnosis-cal-0007.md"), "{status}");
 }
 
@@ -279,6 +264,7 @@ fn a_warning_shows_the_step_it_is_about() {
         index: Some(6),
         field: Some("colour".to_owned()),
         file: false,
+        cut: None,
     }];
     let doc = Document::new(doc.run.as_ref().clone(), report, None);
     let mut h = screen(doc, (120, 40), scripted());
@@ -315,28 +301,13 @@ fn a_run_read_again_keeps_the_selected_step_and_the_view() {
         h.app.timeline.sort,
         tdn_tui::tui::panes::timeline::SortKey::Position
     );
-    let status = h
-        .app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
-    assert!(status.contains("10 steps (was 9)"), "{status}");
+    let said = status(&h);
+    assert!(said.contains("10 steps (was 9)"), "{said}");
     // Without a terminal, neither a reload nor a pager can run; each says so.
     press(&mut h, "C-r");
-    let status = h
-        .app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
-    assert!(status.contains("live screen"), "{status}");
+    let said = status(&h);
+    assert!(said.contains("live screen"), "{said}");
     press(&mut h, "O");
-    let status = h
-        .app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
-    assert!(status.contains("needs a terminal"), "{status}");
+    let said = status(&h);
+    assert!(said.contains("needs a terminal"), "{said}");
 }

@@ -3,7 +3,7 @@
 //! are sure about is never sent, and the judged report replaces the ranking while the
 //! experiments stay. The judged report comes from a scripted opener, never computed here.
 
-use super::fixture::{press, refund_scored};
+use super::fixture::{press, refund_scored, status};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tdn_tui::analysis::report::JudgeOutcome;
@@ -59,14 +59,6 @@ fn screen_moved(
         clipboard: Clipboard::None,
     };
     Headless::new(app, ctx, rx)
-}
-
-fn status(h: &Headless) -> String {
-    h.app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default()
 }
 
 fn top_step(h: &Headless) -> String {

@@ -4,7 +4,7 @@
 //! with it (cancellable when it is open again) while their ends are said to be that run's. Runs and reports come from the screen's
 //! fixtures; verdicts from a scripted port, never computed here.
 
-use super::fixture::{press, refund_scored};
+use super::fixture::{press, refund_scored, status};
 use std::sync::{Arc, Mutex};
 use tdn_tui::analysis::model::{Run, RunStatus};
 use tdn_tui::analysis::report::{JudgeOutcome, Report};
@@ -112,14 +112,6 @@ fn recording() -> Arc<Recording> {
         inner: ScriptedPort::new("./agent.sh"),
         opened: Mutex::new(Vec::new()),
     })
-}
-
-fn status(h: &Headless) -> String {
-    h.app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default()
 }
 
 #[test]

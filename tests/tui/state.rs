@@ -516,3 +516,41 @@ fn the_viewer_shows_the_selected_step_full_screen() {
     press(&mut h, "Esc");
     assert!(h.app.overlay.is_none());
 }
+
+/// The step detail lists the selected step's links in report order, found by step (issue 11:
+/// a search of every link of a 100,000-step run on each key was the slow keypress).
+#[test]
+fn the_detail_lists_a_steps_links_in_report_order() {
+    use super::big_run::{big_report, big_run};
+    use tdn_tui::analysis::report::Link;
+    let run = big_run(20);
+    let mut report = big_report(&run);
+    let link = |f: usize, t: usize, v: &str| Link {
+        from: format!("s{f}"),
+        to: format!("s{t}"),
+        value: v.to_owned(),
+    };
+    report.links = vec![
+        link(1, 6, "first-in"),
+        link(6, 9, "first-out"),
+        link(0, 6, "second-in"),
+        link(6, 7, "second-out"),
+        link(2, 3, "elsewhere"),
+    ];
+    let doc = Document::new(run, report, None);
+    assert_eq!(doc.links_of.into_step(6), &[0, 2]);
+    assert_eq!(doc.links_of.out_of_step(6), &[1, 3]);
+    assert!(doc.links_of.into_step(99).is_empty());
+    let mut h = screen(doc, (120, 60), none());
+    press(&mut h, "1 g j j j j j j");
+    assert_eq!(selected_id(&h), "s6");
+    let s = h.screen();
+    let at = |needle: &str| {
+        s.find(needle)
+            .unwrap_or_else(|| panic!("{needle} in:\n{s}"))
+    };
+    assert!(at("'first-in'") < at("'second-in'"));
+    assert!(at("'second-in'") < at("'first-out'"));
+    assert!(at("'first-out'") < at("'second-out'"));
+    assert!(!s.contains("'elsewhere'"), "{s}");
+}

@@ -5,6 +5,10 @@
 //! only at passages sharing a term with it. A result written as JSON also gives one passage per
 //! record (`records`), whose numbers keep their keys; the whole result still supports claims,
 //! but only a single record can contradict one.
+//!
+//! Only the terms of the claims are indexed (issue 11): a passage is kept only when it holds
+//! one of them, since no other passage can be a candidate, and a number a passage gives that no
+//! claim names is counted as "another number" without an id of its own.
 
 use super::records::{KeyedNumber, json_of, records};
 use super::words::{each_id_part, each_term, numbers_in};
@@ -12,7 +16,11 @@ use crate::analysis::links::tokens::{clip, sentences};
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::rank::params::MAX_EVIDENCE_PASSAGES;
-use std::collections::HashMap;
+use hashbrown::HashMap;
+use std::collections::HashSet;
+
+/// The term id of a number that no claim names: it equals no claim's number.
+const OTHER_TERM: u32 = u32::MAX;
 
 /// A text shorter than this is one passage; a longer one is split into sentences.
 const WHOLE_PASSAGE_BYTES: usize = 400;
@@ -75,18 +83,25 @@ pub struct Passage {
     terms: Vec<u32>,
 }
 
-/// Every passage of the run, with an index from term to passages.
+/// Every passage of the run holding a claim's term, with an index from term to passages.
 #[derive(Debug, Default)]
 pub struct EvidenceIndex {
     passages: Vec<Passage>,
+    /// Passages looked at, kept or not (the cap counts them all).
+    seen: usize,
+    /// The terms of the claims: only these get ids.
+    wanted: HashSet<String>,
     ids: HashMap<String, u32>,
     postings: Vec<Vec<u32>>,
 }
 
 impl EvidenceIndex {
-    /// Collects and indexes the evidence of `run`.
-    pub fn build(run: &Run, texts: &StepTexts) -> EvidenceIndex {
-        let mut ix = EvidenceIndex::default();
+    /// Collects and indexes the evidence of `run` for claims whose terms are `wanted`.
+    pub fn build(run: &Run, texts: &StepTexts, wanted: HashSet<String>) -> EvidenceIndex {
+        let mut ix = EvidenceIndex {
+            wanted,
+            ..EvidenceIndex::default()
+        };
         let has_user_step = run.steps.iter().any(|s| s.kind == StepKind::User);
         if !has_user_step && let Some(task) = &run.task {
             ix.add_statements(None, task);
@@ -131,7 +146,7 @@ impl EvidenceIndex {
                 }
                 _ => {}
             }
-            if ix.passages.len() >= MAX_EVIDENCE_PASSAGES {
+            if ix.seen >= MAX_EVIDENCE_PASSAGES {
                 break;
             }
         }
@@ -179,7 +194,7 @@ impl EvidenceIndex {
                 .and_then(serde_json::Value::as_bool)
                 .unwrap_or(false);
             self.add(producer.or(first_use), kind, outdated, &unit.text);
-            if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+            if self.seen >= MAX_EVIDENCE_PASSAGES {
                 return;
             }
         }
@@ -191,7 +206,7 @@ impl EvidenceIndex {
             if !s.ends_with('?') {
                 self.push(step, SourceKind::User, false, s);
             }
-            if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+            if self.seen >= MAX_EVIDENCE_PASSAGES {
                 return;
             }
         }
@@ -210,7 +225,7 @@ impl EvidenceIndex {
             }
         }
         for r in recs {
-            if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+            if self.seen >= MAX_EVIDENCE_PASSAGES {
                 return;
             }
             self.push_record(i, &r.text, &r.values, &r.numbers);
@@ -227,7 +242,7 @@ impl EvidenceIndex {
         } else {
             for s in sentences(clip(text, crate::analysis::rank::params::LINK_SCAN_BYTES)) {
                 self.push(step, kind, outdated, s);
-                if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+                if self.seen >= MAX_EVIDENCE_PASSAGES {
                     return;
                 }
             }
@@ -243,7 +258,7 @@ impl EvidenceIndex {
             .iter()
             .filter_map(|n| {
                 Some(Counted {
-                    term: self.term_id(&n.number)?,
+                    term: self.counted_term(&n.number)?,
                     money: n.money,
                     key: n.key.clone(),
                 })
@@ -255,14 +270,27 @@ impl EvidenceIndex {
         }
     }
 
-    /// The id of `key`, added when new.
-    fn intern(&mut self, key: String) -> u32 {
-        let next = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+    /// The id of `key`, added when new; `None` for a term no claim has.
+    fn intern(&mut self, key: String) -> Option<u32> {
+        if !self.wanted.contains(&key) {
+            return None;
+        }
+        let next = u32::try_from(self.ids.len()).unwrap_or(OTHER_TERM);
         let id = *self.ids.entry(key).or_insert(next);
         if usize::try_from(id).is_ok_and(|i| i == self.postings.len()) {
             self.postings.push(Vec::new());
         }
-        id
+        Some(id)
+    }
+
+    /// The term of a number the passage gives: its id when a claim has it, else
+    /// [`OTHER_TERM`]. A number no passage so far gave has none.
+    fn counted_term(&self, key: &str) -> Option<u32> {
+        if self.wanted.contains(key) {
+            self.term_id(key)
+        } else {
+            Some(OTHER_TERM)
+        }
     }
 
     fn push(
@@ -287,21 +315,26 @@ impl EvidenceIndex {
         text: &str,
         index: &str,
     ) -> Option<usize> {
-        if self.passages.len() >= MAX_EVIDENCE_PASSAGES {
+        if self.seen >= MAX_EVIDENCE_PASSAGES {
             return None;
         }
         let outdated = false;
+        self.seen += 1;
         let p = u32::try_from(self.passages.len()).unwrap_or(u32::MAX);
         let mut terms: Vec<u32> = Vec::new();
-        each_term(index, |key, _| terms.push(self.intern(key)));
+        each_term(index, |key, _| terms.extend(self.intern(key)));
         // Ids hold their parts too ('certificate_7504069' holds 7504069), but those parts are
         // not numbers the passage gives.
-        each_id_part(index, |key, _| terms.push(self.intern(key)));
+        each_id_part(index, |key, _| terms.extend(self.intern(key)));
+        if terms.is_empty() {
+            // No claim's term: never a candidate.
+            return None;
+        }
         let numbers: Vec<Counted> = numbers_in(index)
             .into_iter()
             .filter_map(|(n, money)| {
                 Some(Counted {
-                    term: self.term_id(&n)?,
+                    term: self.counted_term(&n)?,
                     money,
                     key: Vec::new(),
                 })

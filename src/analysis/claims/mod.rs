@@ -50,7 +50,13 @@ pub fn check_claims(run: &Run, texts: &StepTexts) -> Vec<CheckedClaim> {
     if parts.is_empty() {
         return Vec::new();
     }
-    let ix = EvidenceIndex::build(run, texts);
+    // Only the claims' terms are looked up in the evidence, so only they are indexed.
+    let wanted = parts
+        .iter()
+        .flat_map(|p| words::terms(&p.text))
+        .map(|t| t.key)
+        .collect();
+    let ix = EvidenceIndex::build(run, texts, wanted);
     let actions = actions::action_calls(run, texts);
     // A sentence that asserts nothing (an offer, a courtesy, a lead-in) makes none of its
     // clauses a claim either ("I hope it clears up soon and that you have a good trip").

@@ -24,7 +24,7 @@ pub struct Facts<'a> {
     /// The run.
     pub run: &'a Run,
     /// What each step produced and consumed.
-    pub texts: &'a StepTexts,
+    pub texts: &'a StepTexts<'a>,
     /// Which step used which earlier step's output.
     pub links: &'a LinkGraph,
     /// The checked claims of the final answer.
@@ -45,7 +45,7 @@ impl<'a> Facts<'a> {
     /// Computes the facts.
     pub fn new(
         run: &'a Run,
-        texts: &'a StepTexts,
+        texts: &'a StepTexts<'a>,
         links: &'a LinkGraph,
         claims: &'a [CheckedClaim],
     ) -> Facts<'a> {

@@ -382,11 +382,11 @@ mod tests {
         }];
         run.reindex();
         let mut step = Step::new("s", StepKind::Tool);
-        step.tool = Some(ToolCall {
+        step.tool = Some(Box::new(ToolCall {
             name: "search".into(),
             arguments: Value::String("{'query': unterminated".into()),
             call_id: None,
-        });
+        }));
         assert!(!check_step(&run, &step).rejected());
         if let Some(t) = step.tool.as_mut() {
             t.arguments = serde_json::json!({});

@@ -590,9 +590,18 @@ pub const NEGATION_CONTRACTIONS: &[&str] = &[
     "mustn't",
 ];
 
-/// True when `word` (lower case) is a stop word.
+/// True when `word` (lower case) is a stop word. One look-up in a set built on first use (it
+/// is asked for every word of every passage of evidence).
 pub fn is_stopword(word: &str) -> bool {
-    STOPWORDS.contains(&word) || NEGATION_CONTRACTIONS.contains(&word)
+    static SET: std::sync::OnceLock<hashbrown::HashSet<&'static str>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| {
+        STOPWORDS
+            .iter()
+            .chain(NEGATION_CONTRACTIONS.iter())
+            .copied()
+            .collect()
+    })
+    .contains(word)
 }
 
 /// The first phrase of `phrases` found in `haystack` (both compared in lower case; `haystack`

@@ -169,10 +169,10 @@ mod tests {
             ..crate::analysis::model::Tool::default()
         });
         for i in [2, 4, 5] {
-            r.steps[i].tool = Some(ToolCall {
+            r.steps[i].tool = Some(Box::new(ToolCall {
                 name: if i == 2 { "lookup" } else { "refund" }.into(),
                 ..ToolCall::default()
-            });
+            }));
         }
         r.reindex();
         // the calls at 4 and 5 were both decided at 3.

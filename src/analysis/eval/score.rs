@@ -24,18 +24,29 @@ pub struct Prediction {
     pub rule: Option<String>,
 }
 
-/// The prediction of a report: its suspects in rank order.
+/// The prediction of a report: its suspects in rank order, each grouped suspect (`similar`) at
+/// its own rank.
 pub fn predict(report: &Report, run: &Run) -> Prediction {
-    let mut ranked: Vec<&crate::analysis::report::Suspect> = report.suspects.iter().collect();
-    ranked.sort_by_key(|s| s.rank);
-    let rule = ranked.first().map(|s| s.category.clone());
+    let rule = report
+        .suspects
+        .iter()
+        .min_by_key(|s| s.rank)
+        .map(|s| s.category.clone());
+    let mut ranked: Vec<(usize, usize)> = report
+        .suspects
+        .iter()
+        .flat_map(|s| {
+            std::iter::once((s.rank, s.index)).chain(s.similar.iter().map(|x| (x.rank, x.index)))
+        })
+        .collect();
+    ranked.sort_by_key(|&(rank, _)| rank);
     let mut steps: Vec<usize> = Vec::with_capacity(TOP_K);
-    for s in ranked {
+    for (_, index) in ranked {
         if steps.len() == TOP_K {
             break;
         }
-        if !steps.contains(&s.index) {
-            steps.push(s.index);
+        if !steps.contains(&index) {
+            steps.push(index);
         }
     }
     let agent = steps

@@ -177,3 +177,15 @@ fn tallies_count_only_runs_with_the_label_part_and_rules_by_their_own_best_findi
     assert!((random.top1.hits - 0.75).abs() < 1e-12);
     assert_eq!(random.top3.rate, Some(0.75));
 }
+
+#[test]
+fn grouped_suspects_count_at_their_own_ranks() {
+    let run = Run::new("r", RunStatus::Failed);
+    let mut lead = suspect(1, 7);
+    lead["similar"] = serde_json::json!([
+        {"rank": 3, "step": "h9", "index": 9, "score": 0.5},
+        {"rank": 5, "step": "h11", "index": 11, "score": 0.4}
+    ]);
+    let r = report(serde_json::json!([lead, suspect(2, 4), suspect(4, 2)]));
+    assert_eq!(predict(&r, &run).steps, vec![7, 4, 9]);
+}

@@ -7,12 +7,12 @@
 //! One step per ATIF step, in order, with the step id as its id (`1`, `2`, ...), then one `tool`
 //! step per tool call of an agent step (`2.1`, `2.2`, ...), below it, whose output is the
 //! observation result for that call (by `source_call_id`, else by position). The final answer is
-//! the argument of a `finish` / `final_answer` / `final_result` call, else the message of the last
-//! agent step when it called no tool; a trajectory whose last agent step still called tools ended
-//! before answering. Pure; never panics.
+//! read from the last agent step: the argument of its `finish` / `final_answer` / `final_result`
+//! call, else its message when it called no tool; a trajectory whose last agent step still called
+//! tools ended before answering. Pure; never panics.
 
 use super::spans::{outcome::FINAL_ANSWER_TOOLS, status_guess};
-use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, keep_fields, run_text, tree};
 use crate::analysis::load::Document;
 use crate::analysis::model::{RUN_FORMAT, value_text};
 use serde_json::{Map, Value, json};
@@ -45,10 +45,6 @@ impl Importer for Atif {
         matches!(doc, Document::One(v) if is_trajectory(v))
     }
 
-    fn count(&self, _doc: &Document) -> usize {
-        1
-    }
-
     fn import(
         &self,
         doc: Document,
@@ -78,17 +74,19 @@ fn text(v: &Value, key: &str) -> Option<String> {
 
 fn build(v: &Value, atif_steps: &[Value]) -> Value {
     let mut steps: Vec<Value> = Vec::with_capacity(atif_steps.len());
-    let mut used: HashSet<String> = HashSet::new();
+    let mut used = tree::UniqueIds::with_capacity(atif_steps.len());
     let mut task: Option<String> = None;
     let mut answer: Option<String> = None;
+    // The tools called, in order of first call.
     let mut called_tools: Vec<String> = Vec::new();
+    let mut called: HashSet<String> = HashSet::new();
     for (i, s) in atif_steps.iter().enumerate() {
         let base = s
             .get("step_id")
             .map(value_text)
             .and_then(|t| chat::non_empty(&t))
             .unwrap_or_else(|| (i + 1).to_string());
-        let id = unique(&mut used, &base);
+        let (id, _) = used.claim(&base);
         let source = s.get("source").and_then(Value::as_str).unwrap_or_default();
         let kind = match source {
             "user" => "user",
@@ -122,11 +120,11 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
             if let Some(c) = final_call {
                 answer = run_text::call_answer(&c.arguments).or(answer);
             }
-            let called_tools = calls
+            let calls_other_tools = calls
                 .iter()
                 .any(|c| !FINAL_ANSWER_TOOLS.contains(&c.name.as_str()));
             if final_call.is_none() {
-                answer = if called_tools {
+                answer = if calls_other_tools {
                     None
                 } else {
                     message.as_deref().and_then(run_text::prose)
@@ -144,16 +142,17 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
             step.insert("started_at".to_owned(), t.clone());
         }
         let mut attributes = Map::new();
-        for key in [
-            "model_name",
-            "reasoning_content",
-            "reasoning_effort",
-            "extra",
-        ] {
-            if let Some(x) = s.get(key).filter(|x| !x.is_null()) {
-                attributes.insert(format!("atif.{key}"), x.clone());
-            }
-        }
+        keep_fields(
+            s,
+            &[
+                "model_name",
+                "reasoning_content",
+                "reasoning_effort",
+                "extra",
+            ],
+            "atif",
+            &mut attributes,
+        );
         if let Some(cost) = metrics.and_then(|m| m.get("cost_usd")) {
             attributes.insert("atif.cost_usd".to_owned(), cost.clone());
         }
@@ -187,21 +186,20 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
                         .filter(|r| r.get("source_call_id").is_none_or(Value::is_null))
                 })
                 .copied();
-            let cid = unique(&mut used, &format!("{id}.{}", n + 1));
-            let mut tool = Map::new();
-            tool.insert("name".to_owned(), Value::String(call.name.clone()));
-            tool.insert("arguments".to_owned(), call.arguments.clone());
-            if let Some(c) = &call.id {
-                tool.insert("call_id".to_owned(), Value::String(c.clone()));
-            }
-            if !called_tools.contains(&call.name) {
+            let (cid, _) = used.claim(&format!("{id}.{}", n + 1));
+            let tool = chat::tool_call(
+                call.name.clone(),
+                Some(call.arguments.clone()),
+                call.id.clone(),
+            );
+            if called.insert(call.name.clone()) {
                 called_tools.push(call.name.clone());
             }
             let mut t = Map::new();
             t.insert("id".to_owned(), Value::String(cid));
             t.insert("kind".to_owned(), json!("tool"));
             t.insert("parent".to_owned(), Value::String(id.clone()));
-            t.insert("tool".to_owned(), Value::Object(tool));
+            t.insert("tool".to_owned(), tool);
             if let Some(r) = result {
                 let content = r.get("content").cloned().unwrap_or(Value::Null);
                 let failed = r.get("is_error").and_then(Value::as_bool) == Some(true);
@@ -241,23 +239,26 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
         .and_then(Value::as_array)
         .map(|defs| defs.iter().filter_map(chat::tool_definition).collect())
         .unwrap_or_default();
-    for name in called_tools {
-        if !tools
-            .iter()
-            .any(|t| t.get("name").and_then(Value::as_str) == Some(&name))
-        {
-            tools.push(json!({ "name": name }));
-        }
-    }
+    let defined: HashSet<&str> = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .collect();
+    let undefined: Vec<Value> = called_tools
+        .into_iter()
+        .filter(|name| !defined.contains(name.as_str()))
+        .map(|name| json!({ "name": name }))
+        .collect();
+    tools.extend(undefined);
     if !tools.is_empty() {
         run.insert("tools".to_owned(), Value::Array(tools));
     }
     let mut attributes = Map::new();
-    for key in ["schema_version", "final_metrics", "notes", "extra"] {
-        if let Some(x) = v.get(key).filter(|x| !x.is_null()) {
-            attributes.insert(format!("atif.{key}"), x.clone());
-        }
-    }
+    keep_fields(
+        v,
+        &["schema_version", "final_metrics", "notes", "extra"],
+        "atif",
+        &mut attributes,
+    );
     if let Some(a) = agent {
         attributes.insert("atif.agent".to_owned(), strip_definitions(a));
     }
@@ -276,20 +277,6 @@ fn strip_definitions(agent: &Value) -> Value {
                 .collect(),
         ),
         other => other.clone(),
-    }
-}
-
-fn unique(used: &mut HashSet<String>, base: &str) -> String {
-    if used.insert(base.to_owned()) {
-        return base.to_owned();
-    }
-    let mut n = 2usize;
-    loop {
-        let id = format!("{base}-{n}");
-        if used.insert(id.clone()) {
-            return id;
-        }
-        n += 1;
     }
 }
 
@@ -355,5 +342,22 @@ mod tests {
         );
         let runs = Atif.import(Document::One(plain), None).unwrap_or_default();
         assert_eq!(runs[0].value["final_answer"], "Done: hello.txt exists.");
+    }
+
+    #[test]
+    fn repeated_step_ids_get_the_next_free_suffix() {
+        let v = json!({"schema_version": "ATIF-v1.5", "session_id": "s", "agent": {},
+        "steps": [
+            {"step_id": 1, "source": "user", "message": "a"},
+            {"step_id": "1-2", "source": "user", "message": "b"},
+            {"step_id": 1, "source": "user", "message": "c"},
+            {"step_id": 1, "source": "user", "message": "d"}
+        ]});
+        let runs = Atif.import(Document::One(v), None).unwrap_or_default();
+        let ids: Vec<&str> = runs[0].value["steps"]
+            .as_array()
+            .map(|s| s.iter().filter_map(|x| x["id"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(ids, ["1", "1-2", "1-3", "1-4"]);
     }
 }

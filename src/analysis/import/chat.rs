@@ -375,6 +375,19 @@ fn flatten_message(m: Value) -> Value {
     Value::Object(o)
 }
 
+/// A tool step's `tool`: `{name, arguments?, call_id?}`.
+pub fn tool_call(name: String, arguments: Option<Value>, call_id: Option<String>) -> Value {
+    let mut tool = Map::new();
+    tool.insert("name".to_owned(), Value::String(name));
+    if let Some(args) = arguments {
+        tool.insert("arguments".to_owned(), args);
+    }
+    if let Some(id) = call_id {
+        tool.insert("call_id".to_owned(), Value::String(id));
+    }
+    Value::Object(tool)
+}
+
 /// The output of a model step: its text alone, or, when it called tools,
 /// `{"content"?: text, "tool_calls": [{"id"?, "name", "arguments"}]}`. `None` when both are empty.
 pub fn assistant_output(text: Option<String>, calls: &[CallPart]) -> Option<Value> {

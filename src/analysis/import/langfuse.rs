@@ -8,10 +8,9 @@
 //! parsed.
 
 use super::spans::{self, Parts, Span, StatusCode};
-use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, run_text};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, keep_fields, run_text};
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// The Langfuse importer.
 pub struct Langfuse;
@@ -40,19 +39,14 @@ type RunParts<'a> = (Option<&'a Value>, Vec<&'a Value>);
 
 /// Observations grouped by `traceId`, in order of first appearance.
 fn bare(list: &[Value]) -> Vec<RunParts<'_>> {
-    let mut at: HashMap<&str, usize> = HashMap::new();
-    let mut out: Vec<RunParts<'_>> = Vec::new();
-    for o in list.iter().filter(|o| looks_like_observation(o)) {
+    let observations = list.iter().filter(|o| looks_like_observation(o)).map(|o| {
         let t = o.get("traceId").and_then(Value::as_str).unwrap_or_default();
-        let g = *at.entry(t).or_insert_with(|| {
-            out.push((None, Vec::new()));
-            out.len() - 1
-        });
-        if let Some((_, members)) = out.get_mut(g) {
-            members.push(o);
-        }
-    }
-    out
+        (t, o)
+    });
+    spans::by_trace(observations)
+        .into_iter()
+        .map(|(_, members)| (None, members))
+        .collect()
 }
 
 /// Lenient for types this version does not know: a string `type` and a `traceId` or `startTime`.
@@ -138,20 +132,6 @@ fn nanos(v: &Value, key: &str) -> Option<u64> {
     text_at(v, key).and_then(spans::time::iso_ns)
 }
 
-/// The step kind a Langfuse type states, and whether it wraps others; `None` for `SPAN` and
-/// `EVENT`, which say nothing (the attributes decide, else `event`).
-fn kind(t: &str) -> (Option<&'static str>, bool) {
-    match t {
-        "GENERATION" => (Some("llm"), false),
-        "TOOL" => (Some("tool"), false),
-        "RETRIEVER" => (Some("retrieval"), false),
-        "AGENT" => (Some("agent"), true),
-        "CHAIN" => (Some("event"), true),
-        "EMBEDDING" | "EVALUATOR" | "GUARDRAIL" => (Some("event"), false),
-        _ => (None, false),
-    }
-}
-
 /// An observation's metadata as an object (Langfuse stores it as an object or as a string
 /// holding one).
 fn metadata(o: &Value) -> Map<String, Value> {
@@ -179,7 +159,10 @@ fn tool_message_name(output: &Value) -> Option<String> {
 /// `usage` and `model` fill what they leave.
 fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
     let t = text_at(o, "type").unwrap_or("EVENT");
-    let (mut hint, wrapper) = kind(t);
+    // The kind the type states and whether it wraps others (see `spans::observation_class`).
+    let stated = spans::observation_class(t);
+    let mut hint = stated.map(|c| c.kind);
+    let wrapper = stated.is_some_and(|c| c.wrapper);
     let mut meta = metadata(o);
     let attrs = match meta.remove("attributes").map(chat::json_or_string) {
         Some(Value::Object(a)) => spans::flatten(a),
@@ -217,12 +200,8 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
         None
     };
     if let Some(tool_name) = tool_name {
-        let mut tool = Map::new();
-        tool.insert("name".to_owned(), Value::String(tool_name));
-        if let Some(args) = input.clone().map(chat::call_arguments) {
-            tool.insert("arguments".to_owned(), args);
-        }
-        given.tool = Some(Value::Object(tool));
+        let arguments = input.clone().map(chat::call_arguments);
+        given.tool = Some(chat::tool_call(tool_name, arguments, None));
     }
     if hint == Some("retrieval") {
         given.documents = output.as_ref().and_then(documents);
@@ -257,17 +236,18 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
     }
     let mut attrs = attrs;
     attrs.insert("langfuse.type".to_owned(), Value::String(t.to_owned()));
-    for key in [
-        "model",
-        "modelParameters",
-        "level",
-        "statusMessage",
-        "version",
-    ] {
-        if let Some(v) = o.get(key).filter(|v| !v.is_null()) {
-            attrs.insert(format!("langfuse.{key}"), v.clone());
-        }
-    }
+    keep_fields(
+        o,
+        &[
+            "model",
+            "modelParameters",
+            "level",
+            "statusMessage",
+            "version",
+        ],
+        "langfuse",
+        &mut attrs,
+    );
     if !meta.is_empty() {
         attrs.insert("langfuse.metadata".to_owned(), Value::Object(meta));
     }
@@ -339,18 +319,19 @@ fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
         Some(Value::Object(a)) => a,
         _ => Map::new(),
     };
-    for key in [
-        "metadata",
-        "tags",
-        "userId",
-        "sessionId",
-        "release",
-        "version",
-    ] {
-        if let Some(v) = t.get(key).filter(|v| !v.is_null()) {
-            attributes.insert(format!("langfuse.{key}"), v.clone());
-        }
-    }
+    keep_fields(
+        t,
+        &[
+            "metadata",
+            "tags",
+            "userId",
+            "sessionId",
+            "release",
+            "version",
+        ],
+        "langfuse",
+        &mut attributes,
+    );
     if !attributes.is_empty() {
         r.insert("attributes".to_owned(), Value::Object(attributes));
     }

@@ -60,10 +60,6 @@ impl Importer for Messages {
         list(doc).is_some()
     }
 
-    fn count(&self, _doc: &Document) -> usize {
-        1
-    }
-
     fn import(
         &self,
         doc: Document,
@@ -80,29 +76,13 @@ impl Importer for Messages {
         let value = if conversation {
             conversation_run(items)
         } else {
-            let mut run = who_when::history_run(items, "messages");
-            if let Some(o) = run.as_object_mut() {
-                o.insert("attributes".to_owned(), agents_only(o.get("attributes")));
-            }
-            return Ok(vec![ImportedRun {
-                value: run,
-                warnings: vec![status_guess()],
-            }]);
+            who_when::history_run(items, "messages")
         };
         Ok(vec![ImportedRun {
             value,
             warnings: vec![status_guess()],
         }])
     }
-}
-
-/// The run attributes of a multi-agent log: the team, when its plan named one.
-fn agents_only(attributes: Option<&Value>) -> Value {
-    let mut out = Map::new();
-    if let Some(a) = attributes.and_then(|a| a.get("agents")) {
-        out.insert("agents".to_owned(), a.clone());
-    }
-    Value::Object(out)
 }
 
 fn conversation_run(items: &[Value]) -> Value {

@@ -23,7 +23,7 @@ mod tree;
 mod who_when;
 
 use crate::analysis::load::{Document, Warning};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Where a run came from (`run.source_format` in the report; `import --from` names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -131,8 +131,11 @@ pub trait Importer: Sync {
     fn looks_for(&self) -> &'static str;
     /// True when the document looks like this format (cheap: look at keys, not content).
     fn sniff(&self, doc: &Document) -> bool;
-    /// How many runs the document holds (for `--index` checks and the picker).
-    fn count(&self, doc: &Document) -> usize;
+    /// How many runs the document holds (for `--index` checks and the picker); one unless the
+    /// format can hold several.
+    fn count(&self, _doc: &Document) -> usize {
+        1
+    }
     /// Converts the runs of the document (only the one at `index` when given).
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError>;
 }
@@ -155,10 +158,6 @@ impl Importer for Native {
             Some(Value::Object(o)) => o.contains_key("format"),
             _ => false,
         }
-    }
-
-    fn count(&self, _doc: &Document) -> usize {
-        1
     }
 
     fn import(
@@ -244,6 +243,16 @@ pub(crate) fn pick<T>(
         None => Err(ImportError(format!(
             "--index {i} is out of range: the file holds {n} {what}, numbered from 0"
         ))),
+    }
+}
+
+/// Copies the fields of `from` named in `keys` that are present and not null into `to`, each as
+/// `prefix.key`: what a format records beyond the run model, kept as it was written.
+pub(crate) fn keep_fields(from: &Value, keys: &[&str], prefix: &str, to: &mut Map<String, Value>) {
+    for key in keys {
+        if let Some(x) = from.get(*key).filter(|x| !x.is_null()) {
+            to.insert(format!("{prefix}.{key}"), x.clone());
+        }
     }
 }
 

@@ -17,7 +17,7 @@
 //! shared span reader builds the run. Pure; never panics.
 
 use super::spans::{self, Parts, Span, StatusCode};
-use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, decode};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields};
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
 
@@ -64,20 +64,18 @@ fn traces(doc: &Document) -> Vec<(Option<&Value>, Vec<&Value>)> {
         }
     }
     // Spans given without their trace, grouped by `trace_id`.
-    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for s in loose {
+    let loose = loose.into_iter().map(|s| {
         let t = s
             .get("trace_id")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let g = *at.entry(t).or_insert_with(|| {
-            out.push((None, Vec::new()));
-            out.len() - 1
-        });
-        if let Some((_, members)) = out.get_mut(g) {
-            members.push(s);
-        }
-    }
+        (t, s)
+    });
+    out.extend(
+        spans::by_trace(loose)
+            .into_iter()
+            .map(|(_, members)| (None, members)),
+    );
     out
 }
 
@@ -141,11 +139,12 @@ fn build(trace: Option<&Value>, members: &[&Value]) -> ImportedRun {
             o.insert("title".to_owned(), Value::String(name.to_owned()));
         }
         let mut attributes = Map::new();
-        for key in ["group_id", "metadata"] {
-            if let Some(v) = t.get(key).filter(|v| !v.is_null()) {
-                attributes.insert(format!("openai_agents.{key}"), v.clone());
-            }
-        }
+        keep_fields(
+            t,
+            &["group_id", "metadata"],
+            "openai_agents",
+            &mut attributes,
+        );
         if !attributes.is_empty() {
             o.insert("attributes".to_owned(), Value::Object(attributes));
         }
@@ -187,12 +186,8 @@ fn span(s: &Value) -> Span {
             ("agent", true)
         }
         "function" => {
-            let mut tool = Map::new();
-            tool.insert("name".to_owned(), Value::String(name.clone()));
-            if let Some(args) = field(s, data, "input").cloned().map(chat::call_arguments) {
-                tool.insert("arguments".to_owned(), args);
-            }
-            given.tool = Some(Value::Object(tool));
+            let arguments = field(s, data, "input").cloned().map(chat::call_arguments);
+            given.tool = Some(chat::tool_call(name.clone(), arguments, None));
             given.output = field(s, data, "output").cloned().map(decode::decoded);
             ("tool", false)
         }

@@ -30,7 +30,7 @@ impl Importer for OtelConsole {
     }
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        span_json::import(&doc, index, true)
+        span_json::import(&doc, index)
     }
 }
 

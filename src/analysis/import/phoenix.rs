@@ -29,7 +29,7 @@ impl Importer for Phoenix {
     }
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        span_json::import(&doc, index, true)
+        span_json::import(&doc, index)
     }
 }
 

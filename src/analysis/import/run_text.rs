@@ -11,6 +11,7 @@
 use super::chat::{message_role, message_text};
 use super::{decode, pyliteral};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 const MAX_DEPTH: usize = 6;
 
@@ -51,6 +52,15 @@ pub fn prose(text: &str) -> Option<String> {
     (!t.is_empty() && !decode::serialised(t)).then(|| t.to_owned())
 }
 
+/// A value with the text it holds decoded, when it is text (JSON encoded once or twice, a
+/// Python literal); any other value as it is.
+fn undone(v: &Value) -> Cow<'_, Value> {
+    match v {
+        Value::String(_) => Cow::Owned(decode::decoded(v.clone())),
+        _ => Cow::Borrowed(v),
+    }
+}
+
 /// The task an input states: the last user message of a list of messages (also under
 /// `messages`, as LangGraph records its state), the `task`, `input`, `question`, `query` or
 /// `prompt` of an object, a user message, or the input itself when it is prose.
@@ -62,13 +72,8 @@ fn task_in(v: &Value, depth: usize) -> Option<String> {
     if depth > MAX_DEPTH {
         return None;
     }
-    let owned;
-    let v = if v.is_string() {
-        owned = decode::decoded(v.clone());
-        &owned
-    } else {
-        v
-    };
+    let undone = undone(v);
+    let v = undone.as_ref();
     match v {
         Value::String(s) => prose(s),
         Value::Array(items) => {
@@ -114,13 +119,8 @@ fn answer_in(v: &Value, depth: usize) -> Option<String> {
     if depth > MAX_DEPTH {
         return None;
     }
-    let owned;
-    let v = if v.is_string() {
-        owned = decode::decoded(v.clone());
-        &owned
-    } else {
-        v
-    };
+    let undone = undone(v);
+    let v = undone.as_ref();
     match v {
         Value::String(s) => prose(s),
         Value::Array(items) => {

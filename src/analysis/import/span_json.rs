@@ -9,11 +9,10 @@
 //! [...]}` (Phoenix's REST API), `{"traces": [{"trace_id", "spans": [...]}]}` (spans regrouped by
 //! trace), or one object per span, several in a row. Pure; never panics.
 
-use super::spans::{self, Event, Span, StatusCode};
+use super::spans::{self, Event, Resources, Span, StatusCode};
 use super::{ImportError, ImportedRun, chat};
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// True for one span of this family: a `context` object with a `span_id`, and a `name`.
 pub fn is_span(v: &Value) -> bool {
@@ -143,8 +142,8 @@ pub fn decode(v: &Value, resources: &mut Resources) -> Span {
         })
         .unwrap_or_default();
     let resource = match v.get("resource").and_then(|r| r.get("attributes")) {
-        Some(Value::Object(m)) => resources.at(m),
-        _ => resources.at(&Map::new()),
+        Some(Value::Object(m)) => resources.intern(m.clone()),
+        _ => resources.intern(Map::new()),
     };
     Span {
         trace_id: id(ctx.and_then(|c| c.get("trace_id"))).unwrap_or_default(),
@@ -167,41 +166,13 @@ pub fn decode(v: &Value, resources: &mut Resources) -> Span {
     }
 }
 
-/// Resource attribute sets, each kept once.
-#[derive(Default)]
-pub struct Resources {
-    /// The sets, in order of first use.
-    pub list: Vec<Map<String, Value>>,
-    at: HashMap<String, usize>,
-}
-
-impl Resources {
-    fn at(&mut self, m: &Map<String, Value>) -> usize {
-        let key = Value::Object(m.clone()).to_string();
-        if let Some(&i) = self.at.get(&key) {
-            return i;
-        }
-        self.list.push(m.clone());
-        self.at.insert(key, self.list.len() - 1);
-        self.list.len() - 1
-    }
-}
-
 /// Decoded spans grouped by trace id, traces in order of first appearance.
 pub fn traces(doc: &Document) -> (Vec<(String, Vec<Span>)>, Resources) {
     let mut resources = Resources::default();
-    let mut at: HashMap<String, usize> = HashMap::new();
-    let mut groups: Vec<(String, Vec<Span>)> = Vec::new();
-    for raw in raw_spans(doc) {
+    let groups = spans::by_trace(raw_spans(doc).into_iter().map(|raw| {
         let span = decode(raw, &mut resources);
-        let g = *at.entry(span.trace_id.clone()).or_insert_with(|| {
-            groups.push((span.trace_id.clone(), Vec::new()));
-            groups.len() - 1
-        });
-        if let Some((_, members)) = groups.get_mut(g) {
-            members.push(span);
-        }
-    }
+        (span.trace_id.clone(), span)
+    }));
     (groups, resources)
 }
 
@@ -214,12 +185,9 @@ pub fn count(doc: &Document) -> usize {
     seen.len()
 }
 
-/// The runs of the document (only the `index` one when given).
-pub fn import(
-    doc: &Document,
-    index: Option<usize>,
-    hex_ids: bool,
-) -> Result<Vec<ImportedRun>, ImportError> {
+/// The runs of the document (only the `index` one when given). Both formats write OpenTelemetry
+/// ids, so ids that are not are warned about.
+pub fn import(doc: &Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
     let (groups, resources) = traces(doc);
     if groups.is_empty() {
         return Err(ImportError(
@@ -231,15 +199,7 @@ pub fn import(
         .into_iter()
         .map(|(trace_id, members)| {
             let refs: Vec<&Span> = members.iter().collect();
-            spans::build_run(
-                &trace_id,
-                &refs,
-                spans::Source {
-                    noun: "span",
-                    resources: &resources.list,
-                    hex_ids,
-                },
-            )
+            spans::build_run(&trace_id, &refs, spans::Source::otel(&resources.list))
         })
         .collect())
 }

@@ -14,7 +14,6 @@ use super::spans::{self, Event, Span, StatusCode};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// The span-row importer.
 pub struct SpanRows;
@@ -104,64 +103,30 @@ impl Importer for SpanRows {
     }
 
     fn count(&self, doc: &Document) -> usize {
-        group(rows(doc)).len()
+        spans::by_trace(rows(doc)).len()
     }
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        let groups = group(rows(&doc));
+        let groups = spans::by_trace(rows(&doc));
         if groups.is_empty() {
             return Err(ImportError(
                 "no span rows found; each needs a string \"span_id\" (or SpanId) and a \"span_name\" (or SpanName)".to_owned(),
             ));
         }
-        let mut resources: Vec<Map<String, Value>> = Vec::new();
-        let mut resource_at: HashMap<String, usize> = HashMap::new();
+        let mut resources = spans::Resources::default();
         let runs = super::pick(groups, index, "trace(s)")?;
         Ok(runs
             .into_iter()
             .map(|(trace_id, members)| {
                 let decoded: Vec<Span> = members
                     .iter()
-                    .map(|row| {
-                        let res = resource_of(row);
-                        let key = Value::Object(res.clone()).to_string();
-                        let at = *resource_at.entry(key).or_insert_with(|| {
-                            resources.push(res);
-                            resources.len() - 1
-                        });
-                        decode_row(row, &trace_id, at)
-                    })
+                    .map(|row| decode_row(row, &trace_id, resources.intern(resource_of(row))))
                     .collect();
                 let refs: Vec<&Span> = decoded.iter().collect();
-                spans::build_run(
-                    &trace_id,
-                    &refs,
-                    spans::Source {
-                        noun: "span",
-                        resources: &resources,
-                        hex_ids: true,
-                    },
-                )
+                spans::build_run(&trace_id, &refs, spans::Source::otel(&resources.list))
             })
             .collect())
     }
-}
-
-type Groups<'a> = Vec<(String, Vec<&'a Value>)>;
-
-fn group(rows: Vec<(String, &Value)>) -> Groups<'_> {
-    let mut at: HashMap<String, usize> = HashMap::new();
-    let mut out: Groups<'_> = Vec::new();
-    for (trace, row) in rows {
-        let g = *at.entry(trace.clone()).or_insert_with(|| {
-            out.push((trace, Vec::new()));
-            out.len() - 1
-        });
-        if let Some((_, members)) = out.get_mut(g) {
-            members.push(row);
-        }
-    }
-    out
 }
 
 /// String attribute values that hold numbers or booleans stay strings: the conventions read both.

@@ -55,10 +55,6 @@ impl Importer for WhoWhen {
         }
     }
 
-    fn count(&self, _doc: &Document) -> usize {
-        1
-    }
-
     fn import(
         &self,
         doc: Document,

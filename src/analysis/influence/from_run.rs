@@ -13,6 +13,7 @@ use super::types::{
     ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, ScoreError, ScoreRequest,
 };
 use crate::analysis::model::{Run, StepKind};
+use crate::analysis::progress::Progress;
 use crate::analysis::report::{
     DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection,
 };
@@ -32,6 +33,17 @@ pub fn influence_section(
     embedder: &dyn Embedder,
     confidence: &ConfidenceOptions,
 ) -> Result<Option<InfluenceSection>, EmbedError> {
+    influence_section_counted(run, reference, embedder, confidence, &Progress::new())
+}
+
+/// [`influence_section`], counting the pieces ranked in `progress`.
+pub fn influence_section_counted(
+    run: &Run,
+    reference: Option<&str>,
+    embedder: &dyn Embedder,
+    confidence: &ConfidenceOptions,
+    progress: &Progress,
+) -> Result<Option<InfluenceSection>, EmbedError> {
     let Some(answer) = run.final_answer.as_deref().filter(|a| !a.trim().is_empty()) else {
         return Ok(None);
     };
@@ -41,6 +53,7 @@ pub fn influence_section(
     }
     let outputs = model_outputs(run, answer);
     let windows = ancestor_windows(&evidence, &outputs);
+    progress.influence_total(u64::try_from(evidence.len()).unwrap_or(u64::MAX));
 
     let mut scored: Vec<(usize, InfluenceScore)> = Vec::with_capacity(evidence.len());
     let mut start = 0;
@@ -69,6 +82,7 @@ pub fn influence_section(
             scored.push((at, s));
         }
         start += chunk.len();
+        progress.influence_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
     }
     // Chunks come back sorted on their own; restore input order, then sort once, stably.
     scored.sort_by_key(|(at, _)| *at);

@@ -19,10 +19,10 @@ fn unit(id: &str, text: &str) -> ContextUnit {
 fn llm(id: &str, output: &str, sent: &[&str], available: Option<&[&str]>) -> Step {
     let mut s = Step::new(id, StepKind::Llm);
     s.output = Some(json!(output));
-    s.context = Some(StepContext {
+    s.context = Some(Box::new(StepContext {
         available: available.map(|a| a.iter().map(|x| UnitId::from(*x)).collect()),
         sent: sent.iter().map(|x| UnitId::from(*x)).collect(),
-    });
+    }));
     s
 }
 
@@ -151,10 +151,10 @@ fn documents_tool_results_and_memory_reads_not_recorded_as_units_are_evidence() 
     let mut recorded = Step::new("t2", StepKind::Tool);
     recorded.output = Some(json!("tool output as a unit"));
     let mut memory = Step::new("m1", StepKind::MemoryRead);
-    memory.memory = Some(MemoryOp {
+    memory.memory = Some(Box::new(MemoryOp {
         key: "tier".to_owned(),
         value: json!("gold customer"),
-    });
+    }));
     let mut empty_tool = Step::new("t3", StepKind::Tool);
     empty_tool.output = Some(json!(""));
     run.steps = vec![

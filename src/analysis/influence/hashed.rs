@@ -9,6 +9,7 @@
 //! hash or dimension changes every score: bump [`HASHED_VERSION`] and the docs with it.
 
 use super::lexical::fold_plural;
+use super::sparse::SparseVector;
 use super::types::{EmbedError, Embedder};
 use std::collections::HashMap;
 
@@ -185,10 +186,51 @@ struct Scratch {
     features: Features,
     padded: String,
     bounds: Vec<usize>,
+    /// All zeros between texts; buckets are summed here in feature order.
+    sums: Vec<f64>,
+    touched: Vec<u32>,
 }
 
 impl Scratch {
     fn vector(&mut self, text: &str) -> Vec<f64> {
+        self.collect(text);
+        let mut v = vec![0.0; HASHED_DIM];
+        for &(h, weight, count) in &self.features.list {
+            let (bucket, sign) = slot(h);
+            if let Some(x) = v.get_mut(bucket) {
+                *x += sign * weight * f64::from(count).sqrt();
+            }
+        }
+        v
+    }
+
+    /// The vector of [`Scratch::vector`] by its non-zero buckets: each bucket summed in the same
+    /// order, so every number has the same bits.
+    fn sparse(&mut self, text: &str) -> SparseVector {
+        self.collect(text);
+        self.sums.resize(HASHED_DIM, 0.0);
+        self.touched.clear();
+        for &(h, weight, count) in &self.features.list {
+            let (bucket, sign) = slot(h);
+            if let Some(x) = self.sums.get_mut(bucket) {
+                *x += sign * weight * f64::from(count).sqrt();
+                self.touched.push(u32::try_from(bucket).unwrap_or(0));
+            }
+        }
+        self.touched.sort_unstable();
+        self.touched.dedup();
+        let mut entries = Vec::with_capacity(self.touched.len());
+        for &b in &self.touched {
+            if let Some(x) = self.sums.get_mut(b as usize) {
+                entries.push((b, *x));
+                *x = 0.0;
+            }
+        }
+        SparseVector::from_entries(HASHED_DIM, entries)
+    }
+
+    /// Fills `features.list` with the features of `text`.
+    fn collect(&mut self, text: &str) {
         let lower = text.to_lowercase();
         let f = &mut self.features;
         f.index.clear();
@@ -225,14 +267,6 @@ impl Scratch {
                 }
             }
         }
-        let mut v = vec![0.0; HASHED_DIM];
-        for &(h, weight, count) in &f.list {
-            let (bucket, sign) = slot(h);
-            if let Some(x) = v.get_mut(bucket) {
-                *x += sign * weight * f64::from(count).sqrt();
-            }
-        }
-        v
     }
 }
 
@@ -248,6 +282,11 @@ impl Embedder for HashedEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
         let mut scratch = Scratch::default();
         Ok(texts.iter().map(|t| scratch.vector(t)).collect())
+    }
+
+    fn embed_sparse(&self, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
+        let mut scratch = Scratch::default();
+        Ok(texts.iter().map(|t| scratch.sparse(t)).collect())
     }
 }
 
@@ -291,6 +330,29 @@ mod tests {
         let near = cosine(&hashed_vector("summarise"), &hashed_vector("summarised")).unwrap();
         let far = cosine(&hashed_vector("summarise"), &hashed_vector("invoice")).unwrap();
         assert!(near > 0.25 && far.abs() < 0.1, "{near} {far}");
+    }
+
+    #[test]
+    fn sparse_vectors_are_the_dense_ones_by_their_non_zero_buckets() {
+        let texts = [
+            "Refunds denied twice this year.",
+            "",
+            "Parcels ship by courier; refunds ship never.",
+            "返金は拒否されました",
+        ];
+        let dense = HashedEmbedder.embed(&texts).unwrap();
+        let sparse = HashedEmbedder.embed_sparse(&texts).unwrap();
+        for (d, s) in dense.iter().zip(&sparse) {
+            assert_eq!(s.dim(), HASHED_DIM);
+            let back = s.to_dense();
+            assert!(
+                d.iter()
+                    .zip(&back)
+                    .all(|(x, y)| x.to_bits() == y.to_bits() || (*x == 0.0 && *y == 0.0))
+            );
+        }
+        assert!(sparse[1].entries().is_empty());
+        assert!(!sparse[0].entries().is_empty() && sparse[0].entries().len() < 100);
     }
 
     #[test]

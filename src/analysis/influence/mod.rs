@@ -14,6 +14,7 @@ mod lexical;
 mod mock;
 pub mod num_text;
 mod score;
+mod sparse;
 mod types;
 mod weights;
 
@@ -35,7 +36,7 @@ pub use cosine::{
 };
 pub use dropped::{DroppedDiff, dropped_reason, find_dropped_context};
 pub use evidence::MAX_ANCESTORS;
-pub use from_run::{dropped_section, influence_section};
+pub use from_run::{dropped_section, influence_section, influence_section_counted};
 pub use hashed::{
     HASHED_DIM, HASHED_VERSION, HashedEmbedder, fnv1a64, hashed_tokens, hashed_vector,
 };
@@ -43,6 +44,7 @@ pub use js_number::js_number;
 pub use lexical::{LexicalEmbedder, STOP_WORDS, overlap, token_set, tokens};
 pub use mock::{BUILTIN_EMBEDDERS, MOCK_DIM, MockEmbedder, builtin_embedder, mock_vector};
 pub use score::{score_contrastive, score_influence, score_lexical};
+pub use sparse::{SparseVector, cosine_sparse};
 pub use types::{
     ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, RankingConfidence,
     ScoreError, ScoreRequest, Signals, Strategy, Weights,

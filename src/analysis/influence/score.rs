@@ -5,8 +5,9 @@
 //!
 //! Scores are similarity proxies: "resembles the answer", never "caused it".
 
-use super::cosine::{cosine, depth};
+use super::cosine::depth;
 use super::lexical::{TokenSets, overlap_sorted};
+use super::sparse::{Cosines, SparseVector};
 use super::types::{EmbedError, Embedder, InfluenceScore, ScoreError, ScoreRequest, Signals};
 use super::weights::{adapt_weights, composite, validate_weights};
 use std::collections::{HashMap, HashSet};
@@ -23,12 +24,13 @@ pub fn score_influence(
     }
     let texts = Texts::collect(req, &[req.answer]);
     let vectors = embed_checked(embedder, &texts.list)?;
+    let cos = Cosines::new(&vectors);
     let answer = texts.index(req.answer);
     score_frame(
         req,
         &texts,
-        |a, b| similarity(&vectors, a, b),
-        |e| similarity(&vectors, e, answer),
+        |a, b| similarity(&cos, a, b),
+        |e| similarity(&cos, e, answer),
     )
 }
 
@@ -46,12 +48,13 @@ pub fn score_contrastive(
     }
     let texts = Texts::collect(req, &[req.answer, reference]);
     let vectors = embed_checked(embedder, &texts.list)?;
+    let cos = Cosines::new(&vectors);
     let (answer, refer) = (texts.index(req.answer), texts.index(reference));
     score_frame(
         req,
         &texts,
-        |a, b| similarity(&vectors, a, b),
-        |e| Ok(similarity(&vectors, e, answer)? - similarity(&vectors, e, refer)?),
+        |a, b| similarity(&cos, a, b),
+        |e| Ok(similarity(&cos, e, answer)? - similarity(&cos, e, refer)?),
     )
 }
 
@@ -123,11 +126,11 @@ impl<'a> Texts<'a> {
 
 /// One batch call, then the checks every embedder must pass: one vector per text, all of one
 /// length. An empty batch makes no call.
-fn embed_checked(embedder: &dyn Embedder, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
+fn embed_checked(embedder: &dyn Embedder, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
     if texts.is_empty() {
         return Ok(Vec::new());
     }
-    let vectors = embedder.embed(texts)?;
+    let vectors = embedder.embed_sparse(texts)?;
     if vectors.len() != texts.len() {
         return Err(EmbedError(format!(
             "the '{}' embedder returned {} vectors for {} texts",
@@ -137,22 +140,22 @@ fn embed_checked(embedder: &dyn Embedder, texts: &[&str]) -> Result<Vec<Vec<f64>
         )));
     }
     if let Some(first) = vectors.first()
-        && let Some(odd) = vectors.iter().find(|v| v.len() != first.len())
+        && let Some(odd) = vectors.iter().find(|v| v.dim() != first.dim())
     {
         return Err(EmbedError(format!(
             "the '{}' embedder returned vectors of different lengths ({} and {})",
             embedder.name(),
-            first.len(),
-            odd.len()
+            first.dim(),
+            odd.dim()
         )));
     }
     Ok(vectors)
 }
 
-fn similarity(vectors: &[Vec<f64>], a: usize, b: usize) -> Result<f64, ScoreError> {
-    match (vectors.get(a), vectors.get(b)) {
-        (Some(x), Some(y)) => cosine(x, y).map_err(|e| EmbedError(e.to_string()).into()),
-        _ => Err(internal()),
+fn similarity(cos: &Cosines<'_>, a: usize, b: usize) -> Result<f64, ScoreError> {
+    match cos.get(a, b) {
+        Some(r) => r.map_err(|e| EmbedError(e.to_string()).into()),
+        None => Err(internal()),
     }
 }
 

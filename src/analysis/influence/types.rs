@@ -1,5 +1,6 @@
 //! The shared value types of the influence layer.
 
+use super::sparse::SparseVector;
 use serde::{Deserialize, Serialize};
 
 /// The four signals of one scored piece of evidence.
@@ -109,6 +110,16 @@ pub trait Embedder: Send + Sync {
     fn name(&self) -> &str;
     /// One vector per text, in order, all the same length.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError>;
+
+    /// The same vectors kept by their non-zero entries. The default asks [`Embedder::embed`];
+    /// an embedder whose vectors are mostly zeros builds them directly (no dense copy).
+    fn embed_sparse(&self, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
+        Ok(self
+            .embed(texts)?
+            .iter()
+            .map(|v| SparseVector::from_dense(v))
+            .collect())
+    }
 }
 
 /// One piece of evidence to score: its id, its text, and the texts of the model's reasoning

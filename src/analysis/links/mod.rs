@@ -2,29 +2,61 @@
 //! on step A when a value of A's output (an id, a date, a sentence, a number of 100 or more)
 //! appears word for word in B's input.
 //!
-//! Found with one multi-pattern index (aho-corasick) over every value any step produced, and one
-//! scan of each step's input: never by comparing pairs of steps. Against quadratic blow-up a use
-//! links only to the latest earlier producer of its value, each step gives at most
-//! [`LINK_MAX_VALUES_PER_STEP`] + [`LINK_MAX_SENTENCES_PER_STEP`] values, each step receives at
-//! most [`LINK_MAX_PER_STEP`] links, and all values together are capped at
-//! [`LINK_MAX_PATTERN_BYTES`]. So the graph has at most 32 edges per step whatever the run.
-//! Pure; no I/O.
+//! Found with one index of every value any step produced (`index.rs`: each value filed under a
+//! word it must show, looked up word by word while each step's input is scanned once), never by
+//! comparing pairs of steps. Against quadratic blow-up a use links only to the latest earlier
+//! producer of its value, each step gives at most [`LINK_MAX_VALUES_PER_STEP`] +
+//! [`LINK_MAX_SENTENCES_PER_STEP`] values, each step receives at most [`LINK_MAX_PER_STEP`] links,
+//! and all values together are capped at [`LINK_MAX_PATTERN_BYTES`]. So the graph has at most 32
+//! edges per step whatever the run. Pure; no I/O.
 
+mod index;
+#[cfg(test)]
+mod proptests;
 mod texts;
 pub(crate) mod tokens;
 mod values;
 
+pub use index::{LINK_CHECKS_PER_BYTE, LINK_MIN_CHECKS};
 pub use texts::{StepTexts, flat_text, flat_text_into};
 pub use values::ValueKind;
 pub(crate) use values::{link_values, number_value};
 
 use crate::analysis::model::Run;
+use crate::analysis::progress::Progress;
 use crate::analysis::rank::params::{
     LINK_MAX_MATCHES_PER_STEP, LINK_MAX_PATTERN_BYTES, LINK_MAX_PER_STEP,
     LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
 };
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
-use std::collections::{HashMap, HashSet};
+use hashbrown::HashSet;
+use index::{Index, Interned};
+use rayon::prelude::*;
+
+/// Steps handed to one parallel task at least (fewer tasks than steps, so scheduling costs
+/// nothing next to the scans).
+const STEPS_PER_TASK: usize = 256;
+
+/// A scanning thread's buffers.
+#[derive(Default)]
+struct Scan {
+    words: Vec<(usize, usize)>,
+    hits: Vec<index::Hit>,
+    seen: HashSet<u32>,
+}
+
+/// Steps whose values are found together before they are added to the index (bounds the
+/// values held at once).
+const STEPS_PER_BATCH: usize = 4_096;
+
+/// The values of one step's output, in the order [`link_values`] gives them.
+fn step_values(text: &str) -> Vec<(&str, ValueKind)> {
+    let mut out = Vec::new();
+    link_values(text, |v, kind| {
+        out.push((v, kind));
+        true
+    });
+    out
+}
 
 /// One use of a value: `from`'s output holds it and `to`'s input holds it verbatim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,176 +70,260 @@ pub struct Use {
 }
 
 /// Which step used which earlier step's output.
-#[derive(Debug, Default)]
 pub struct LinkGraph {
-    values: Vec<(String, ValueKind)>,
-    by_text: HashMap<String, usize>,
-    producers: Vec<Vec<usize>>,
+    index: Index,
+    /// `producers[producers_start[v]..producers_start[v + 1]]` are the steps whose output holds
+    /// value `v`, in order.
+    producers_start: Vec<u32>,
+    producers: Vec<usize>,
     /// Every use, grouped by consumer in step order.
     uses: Vec<Use>,
     /// `uses[into_start[j]..into_start[j + 1]]` are the uses into step `j`.
-    into_start: Vec<usize>,
-    /// For each producer, the positions in `uses` of its uses, in consumer order.
-    out_of: Vec<Vec<usize>>,
+    into_start: Vec<u32>,
+    /// `out_of[out_start[p]..out_start[p + 1]]` are the positions in `uses` of the uses of
+    /// step `p`'s output, in consumer order.
+    out_start: Vec<u32>,
+    out_of: Vec<u32>,
     /// Values left out because the run held more than the cap.
     pub truncated: bool,
+}
+
+impl std::fmt::Debug for LinkGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkGraph")
+            .field("values", &self.index.len())
+            .field("uses", &self.uses.len())
+            .field("truncated", &self.truncated)
+            .finish()
+    }
+}
+
+impl Default for LinkGraph {
+    fn default() -> Self {
+        LinkGraph {
+            index: Index::new(0),
+            producers_start: vec![0],
+            producers: Vec::new(),
+            uses: Vec::new(),
+            into_start: vec![0],
+            out_start: vec![0],
+            out_of: Vec::new(),
+            truncated: false,
+        }
+    }
+}
+
+/// Offsets into a flat list, from per-item counts (`start[i]..start[i + 1]` is item `i`).
+fn starts(counts: impl Iterator<Item = usize>) -> Vec<u32> {
+    let mut out = vec![0u32];
+    let mut total = 0u32;
+    for c in counts {
+        total = total.saturating_add(u32::try_from(c).unwrap_or(u32::MAX));
+        out.push(total);
+    }
+    out
+}
+
+fn slice_of<'a, T>(list: &'a [T], start: &[u32], i: usize) -> &'a [T] {
+    match (start.get(i), start.get(i + 1)) {
+        (Some(&a), Some(&b)) => list.get(a as usize..b as usize).unwrap_or(&[]),
+        _ => &[],
+    }
 }
 
 impl LinkGraph {
     /// Finds every link of `run`, reading the texts in `texts`.
     pub fn build(run: &Run, texts: &StepTexts) -> LinkGraph {
+        LinkGraph::build_counted(run, texts, &Progress::new())
+    }
+
+    /// [`LinkGraph::build`], adding each step to `progress` twice: once its values are indexed,
+    /// once its input is scanned.
+    pub fn build_counted(run: &Run, texts: &StepTexts, progress: &Progress) -> LinkGraph {
         let n = run.steps.len().min(texts.len());
-        let mut g = LinkGraph {
-            out_of: vec![Vec::new(); n],
-            ..LinkGraph::default()
-        };
-        let mut pattern_bytes = 0usize;
-        for p in 0..n {
-            let mut atoms = 0usize;
-            let mut sentences = 0usize;
-            let mut seen_here: HashSet<usize> = HashSet::new();
-            link_values(texts.produced(p), |v, kind| {
-                let room = if kind == ValueKind::Sentence {
-                    &mut sentences
-                } else {
-                    &mut atoms
-                };
-                let cap = if kind == ValueKind::Sentence {
-                    LINK_MAX_SENTENCES_PER_STEP
-                } else {
-                    LINK_MAX_VALUES_PER_STEP
-                };
-                if *room >= cap {
-                    return kind != ValueKind::Sentence || sentences < cap;
-                }
-                let id = match g.by_text.get(v) {
-                    Some(&id) => id,
-                    None => {
-                        if pattern_bytes + v.len() > LINK_MAX_PATTERN_BYTES {
-                            g.truncated = true;
-                            return true;
+        let mut index = Index::new(LINK_MAX_PATTERN_BYTES);
+        let mut truncated = false;
+        // The values each step gives, found in parallel (they are spans of the texts), then
+        // added in step order, so ids and caps do not depend on the threads.
+        // (value, producing step), in step order.
+        let mut produced: Vec<(u32, u32)> = Vec::new();
+        let mut seen_here: Vec<usize> = Vec::new();
+        for first in (0..n).step_by(STEPS_PER_BATCH) {
+            let batch = first..n.min(first + STEPS_PER_BATCH);
+            let found: Vec<Vec<(&str, ValueKind)>> = batch
+                .clone()
+                .into_par_iter()
+                .with_min_len(STEPS_PER_TASK)
+                .map(|p| step_values(texts.produced(p)))
+                .collect();
+            progress.add(u64::try_from(found.len()).unwrap_or(0));
+            for (p, values) in batch.zip(&found) {
+                let mut atoms = 0usize;
+                let mut sentences = 0usize;
+                seen_here.clear();
+                for &(v, kind) in values {
+                    let sentence = kind == ValueKind::Sentence;
+                    let (room, cap) = if sentence {
+                        (&mut sentences, LINK_MAX_SENTENCES_PER_STEP)
+                    } else {
+                        (&mut atoms, LINK_MAX_VALUES_PER_STEP)
+                    };
+                    if *room >= cap {
+                        if sentence {
+                            break;
                         }
-                        pattern_bytes += v.len();
-                        let id = g.values.len();
-                        g.values.push((v.to_owned(), kind));
-                        g.by_text.insert(v.to_owned(), id);
-                        g.producers.push(Vec::new());
-                        id
+                        continue;
                     }
-                };
-                if seen_here.insert(id) {
-                    *room += 1;
-                    if let Some(list) = g.producers.get_mut(id) {
-                        list.push(p);
+                    let id = match index.intern(v, kind) {
+                        Interned::Known(id) | Interned::New(id) => id,
+                        Interned::Full => {
+                            truncated = true;
+                            continue;
+                        }
+                    };
+                    if !seen_here.contains(&id) {
+                        seen_here.push(id);
+                        *room += 1;
+                        if let (Ok(v), Ok(s)) = (u32::try_from(id), u32::try_from(p)) {
+                            produced.push((v, s));
+                        }
                     }
                 }
-                true
-            });
-        }
-        g.into_start.push(0);
-        let ac = if g.values.is_empty() {
-            None
-        } else {
-            AhoCorasick::builder()
-                .match_kind(MatchKind::Standard)
-                .kind(Some(AhoCorasickKind::ContiguousNFA))
-                .build(g.values.iter().map(|(s, _)| s.as_str()))
-                .or_else(|_| {
-                    AhoCorasick::builder()
-                        .match_kind(MatchKind::Standard)
-                        .build(g.values.iter().map(|(s, _)| s.as_str()))
-                })
-                .ok()
-        };
-        for j in 0..n {
-            if let Some(ac) = &ac {
-                g.scan_consumer(ac, j, texts.consumed(j));
             }
-            g.into_start.push(g.uses.len());
         }
+        index.finish();
+
+        // Producers of each value, in step order (a counting sort keeps the order).
+        let mut counts = vec![0usize; index.len()];
+        for &(v, _) in &produced {
+            if let Some(c) = counts.get_mut(v as usize) {
+                *c += 1;
+            }
+        }
+        let producers_start = starts(counts.into_iter());
+        let mut fill: Vec<u32> = producers_start.clone();
+        let mut producers = vec![0usize; produced.len()];
+        for &(v, s) in &produced {
+            if let Some(at) = fill.get_mut(v as usize) {
+                if let Some(slot) = producers.get_mut(*at as usize) {
+                    *slot = s as usize;
+                }
+                *at += 1;
+            }
+        }
+        drop(produced);
+
+        let mut g = LinkGraph {
+            index,
+            producers_start,
+            producers,
+            uses: Vec::new(),
+            into_start: vec![0],
+            out_start: Vec::new(),
+            out_of: Vec::new(),
+            truncated,
+        };
+        // Each input is scanned on its own (the index is only read), in parallel; the uses come
+        // back in step order.
+        let per_step: Vec<Vec<Use>> = (0..n)
+            .into_par_iter()
+            .with_min_len(STEPS_PER_TASK)
+            .map_init(Scan::default, |scan, j| {
+                g.index
+                    .scan(texts.consumed(j), &mut scan.words, &mut scan.hits);
+                progress.add(1);
+                g.uses_into(j, &scan.hits, &mut scan.seen)
+            })
+            .collect();
+        g.uses.reserve(per_step.iter().map(Vec::len).sum());
+        for uses in per_step {
+            g.uses.extend(uses);
+            g.into_start
+                .push(u32::try_from(g.uses.len()).unwrap_or(u32::MAX));
+        }
+        let mut out_counts = vec![0usize; n];
+        for u in &g.uses {
+            if let Some(c) = out_counts.get_mut(u.from) {
+                *c += 1;
+            }
+        }
+        g.out_start = starts(out_counts.into_iter());
+        let mut fill = g.out_start.clone();
+        g.out_of = vec![0; g.uses.len()];
         for (k, u) in g.uses.iter().enumerate() {
-            if let Some(list) = g.out_of.get_mut(u.from) {
-                list.push(k);
+            if let Some(at) = fill.get_mut(u.from) {
+                if let Some(slot) = g.out_of.get_mut(*at as usize) {
+                    *slot = u32::try_from(k).unwrap_or(u32::MAX);
+                }
+                *at += 1;
             }
         }
         g
     }
 
-    fn scan_consumer(&mut self, ac: &AhoCorasick, j: usize, text: &str) {
-        let mut seen: HashSet<usize> = HashSet::new();
-        let mut linked = 0usize;
-        for m in ac
-            .find_overlapping_iter(text)
-            .take(LINK_MAX_MATCHES_PER_STEP)
-        {
-            let id = m.pattern().as_usize();
-            if seen.contains(&id) {
+    /// The uses into step `j`, from the hits of its input: each value once, in order of the
+    /// hits, linked to its latest producer before `j`.
+    fn uses_into(&self, j: usize, hits: &[index::Hit], seen: &mut HashSet<u32>) -> Vec<Use> {
+        seen.clear();
+        let mut out = Vec::new();
+        for h in hits.iter().take(LINK_MAX_MATCHES_PER_STEP) {
+            if !seen.insert(h.value) {
                 continue;
             }
-            let Some((_, kind)) = self.values.get(id) else {
-                continue;
-            };
-            if *kind != ValueKind::Sentence && !at_boundaries(text, m.start(), m.end()) {
-                continue;
-            }
-            seen.insert(id);
-            let Some(prods) = self.producers.get(id) else {
-                continue;
-            };
+            let id = h.value as usize;
+            let prods = self.producers_of_id(id);
             let before = prods.partition_point(|&p| p < j);
             let Some(&from) = before.checked_sub(1).and_then(|k| prods.get(k)) else {
                 continue;
             };
-            self.uses.push(Use {
+            out.push(Use {
                 from,
                 to: j,
                 value: id,
             });
-            linked += 1;
-            if linked >= LINK_MAX_PER_STEP {
+            if out.len() >= LINK_MAX_PER_STEP {
                 break;
             }
         }
+        out
+    }
+
+    fn producers_of_id(&self, id: usize) -> &[usize] {
+        slice_of(&self.producers, &self.producers_start, id)
     }
 
     /// The uses into step `j`.
     pub fn into_step(&self, j: usize) -> &[Use] {
-        match (self.into_start.get(j), self.into_start.get(j + 1)) {
-            (Some(&a), Some(&b)) => self.uses.get(a..b).unwrap_or(&[]),
-            _ => &[],
-        }
+        slice_of(&self.uses, &self.into_start, j)
     }
 
     /// The uses of step `p`'s output by later steps.
     pub fn out_of_step(&self, p: usize) -> impl Iterator<Item = &Use> + '_ {
-        self.out_of
-            .get(p)
-            .into_iter()
-            .flatten()
-            .filter_map(|&k| self.uses.get(k))
+        slice_of(&self.out_of, &self.out_start, p)
+            .iter()
+            .filter_map(|&k| self.uses.get(k as usize))
     }
 
     /// True when a later step used something of step `p`'s output.
     pub fn is_used(&self, p: usize) -> bool {
-        self.out_of.get(p).is_some_and(|v| !v.is_empty())
+        !slice_of(&self.out_of, &self.out_start, p).is_empty()
     }
 
     /// A value's text.
     pub fn value(&self, id: usize) -> &str {
-        self.values.get(id).map_or("", |(s, _)| s.as_str())
+        self.index.value(id)
     }
 
     /// A value's kind.
     pub fn value_kind(&self, id: usize) -> Option<ValueKind> {
-        self.values.get(id).map(|(_, k)| *k)
+        self.index.kind(id)
     }
 
     /// The steps whose output holds this value, in order (empty when no step produced it).
     pub fn producers_of(&self, value: &str) -> &[usize] {
-        self.by_text
-            .get(value)
-            .and_then(|&id| self.producers.get(id))
-            .map_or(&[], Vec::as_slice)
+        self.index
+            .find(value)
+            .map_or(&[], |id| self.producers_of_id(id))
     }
 
     /// Every use, grouped by consumer in step order.
@@ -232,13 +348,6 @@ impl LinkGraph {
         }
         out
     }
-}
-
-/// True when the match is not part of a longer word or number.
-fn at_boundaries(text: &str, start: usize, end: usize) -> bool {
-    let before = text.get(..start).and_then(|s| s.chars().next_back());
-    let after = text.get(end..).and_then(|s| s.chars().next());
-    !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
 }
 
 #[cfg(test)]

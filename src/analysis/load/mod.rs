@@ -15,7 +15,8 @@ mod warning;
 pub use document::{Document, parse_document};
 pub use error::{LoadError, RunError};
 pub use native::run_from_value;
-pub use warning::Warning;
+use native::{Streamed, run_from_text};
+pub use warning::{Cut, Warning};
 
 /// A JSON value's type in words ("an object", "a string", ...), for messages.
 pub fn json_type_name(v: &serde_json::Value) -> &'static str {
@@ -24,6 +25,7 @@ pub fn json_type_name(v: &serde_json::Value) -> &'static str {
 
 use crate::analysis::import::{self, SourceFormat};
 use crate::analysis::model::Run;
+use crate::analysis::progress::{Progress, Stage};
 use std::path::Path;
 
 /// The largest run file the loader reads (1 GiB); a bigger file is refused with a message.
@@ -51,12 +53,57 @@ pub struct Loaded {
 
 /// Reads every run in the file at `path` (or only the `--index` one).
 pub fn load_path(path: &Path, opts: &LoadOptions) -> Result<Vec<Loaded>, LoadError> {
+    load_path_with_progress(path, opts, &Progress::new())
+}
+
+/// [`load_path`], counting in `progress` how far it has come.
+pub fn load_path_with_progress(
+    path: &Path,
+    opts: &LoadOptions,
+    progress: &Progress,
+) -> Result<Vec<Loaded>, LoadError> {
+    progress.stage(Stage::Reading, 0);
     let text = read_text(path)?;
-    load_str(&text, path, opts)
+    load_str_with_progress(&text, path, opts, progress)
 }
 
 /// Reads every run in `text`, reporting errors against `path`.
 pub fn load_str(text: &str, path: &Path, opts: &LoadOptions) -> Result<Vec<Loaded>, LoadError> {
+    load_str_with_progress(text, path, opts, &Progress::new())
+}
+
+/// [`load_str`], counting the steps read in `progress`. A native file that starts with its
+/// `format` is read step by step, never held whole as JSON values (issue 11).
+pub fn load_str_with_progress(
+    text: &str,
+    path: &Path,
+    opts: &LoadOptions,
+    progress: &Progress,
+) -> Result<Vec<Loaded>, LoadError> {
+    progress.stage(Stage::Loading, 0);
+    if matches!(opts.format, None | Some(SourceFormat::Native)) {
+        let streamed = run_from_text(text, progress);
+        if !matches!(streamed, Streamed::NotHere)
+            && let Some(i) = opts.index.filter(|&i| i != 0)
+        {
+            return Err(LoadError::IndexOutOfRange {
+                path: path.to_path_buf(),
+                index: i,
+                count: 1,
+            });
+        }
+        match streamed {
+            Streamed::Loaded(run, warnings) => {
+                return Ok(vec![Loaded {
+                    run: *run,
+                    warnings: warning::capped(warnings),
+                    source_format: SourceFormat::Native,
+                }]);
+            }
+            Streamed::Failed(e) => return Err(e.at(path)),
+            Streamed::NotHere => {}
+        }
+    }
     let doc = parse_document(text, path)?;
     let format = match opts.format {
         Some(f) => f,

@@ -19,6 +19,21 @@ pub struct Warning {
     /// every run in it: commands that list several runs say it once. Not written to reports.
     #[serde(skip)]
     pub file: bool,
+    /// For a warning that a list was cut short: what, how many there were, how many are listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<Cut>,
+}
+
+/// A list cut short (`warnings`, `suspects`): the numbers behind its warning, so a reader need
+/// not parse the sentence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cut {
+    /// Which list: `warnings` or `suspects`.
+    pub what: String,
+    /// How many there were.
+    pub found: usize,
+    /// How many are listed.
+    pub kept: usize,
 }
 
 /// At most this many loader warnings are kept per run; the rest are counted in one more.
@@ -28,14 +43,18 @@ pub const MAX_WARNINGS: usize = 1_000;
 /// out, so a hostile file cannot fill the report and the screen with warnings.
 pub fn capped(mut all: Vec<Warning>) -> Vec<Warning> {
     if all.len() > MAX_WARNINGS {
-        let rest = all.len() - MAX_WARNINGS;
+        let found = all.len();
+        let rest = found - MAX_WARNINGS;
         all.truncate(MAX_WARNINGS);
-        all.push(Warning::run(
-            None,
-            format!(
-                "{rest} more warning(s) are not listed: only the first {MAX_WARNINGS} are kept; fix these and validate again"
-            ),
-        ));
+        all.push(
+            Warning::run(
+                None,
+                format!(
+                    "{rest} more warning(s) are not listed: only the first {MAX_WARNINGS} are kept; fix these and validate again"
+                ),
+            )
+            .with_cut("warnings", found, MAX_WARNINGS),
+        );
     }
     all
 }
@@ -49,6 +68,7 @@ impl Warning {
             index: None,
             field: field.map(str::to_owned),
             file: false,
+            cut: None,
         }
     }
 
@@ -60,6 +80,17 @@ impl Warning {
         }
     }
 
+    /// The same warning, saying that the list `what` held `found` items of which `kept` are
+    /// listed.
+    pub fn with_cut(mut self, what: &str, found: usize, kept: usize) -> Self {
+        self.cut = Some(Cut {
+            what: what.to_owned(),
+            found,
+            kept,
+        });
+        self
+    }
+
     /// A warning about one step.
     pub fn step(id: &str, index: usize, field: &str, message: impl Into<String>) -> Self {
         Warning {
@@ -68,6 +99,7 @@ impl Warning {
             index: Some(index),
             field: Some(field.to_owned()),
             file: false,
+            cut: None,
         }
     }
 }

@@ -197,19 +197,19 @@ pub struct Step {
     pub error: Option<String>,
     /// For `tool` steps.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool: Option<ToolCall>,
+    pub tool: Option<Box<ToolCall>>,
     /// For `retrieval` steps (`Some(vec![])` = nothing found).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub documents: Option<Vec<Document>>,
     /// For `memory_read` / `memory_write`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory: Option<MemoryOp>,
+    pub memory: Option<Box<MemoryOp>>,
     /// For `decision` steps.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub decision: Option<Decision>,
+    pub decision: Option<Box<Decision>>,
     /// For `llm` steps.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<StepContext>,
+    pub context: Option<Box<StepContext>>,
     /// Token counts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,

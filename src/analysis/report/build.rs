@@ -2,20 +2,25 @@
 //! optional judge, fault, ranking confidence, influence and dropped context, in that order.
 //! Pure except for what the given embedder and judge do; never panics on any run.
 
+use super::SimilarStep;
+use super::group::group_similar;
 use super::{
-    Claim, Fault, JudgeOutcome, Link, REPORT_FORMAT, Report, RunSummary, Suspect, VerdictStep,
+    Claim, Fault, InfluenceSection, JudgeOutcome, Link, REPORT_FORMAT, Report, RunSummary, Suspect,
+    VerdictStep,
 };
 use crate::analysis::claims::{CheckedClaim, check_claims};
 use crate::analysis::detect::say::{short, step as step_name};
 use crate::analysis::detect::{Facts, detect_all};
+use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{
-    ConfidenceOptions, Embedder, RankingSubject, dropped_section, influence_section,
-    ranking_confidence_of,
+    ConfidenceOptions, EmbedError, Embedder, RankingSubject, dropped_section,
+    influence_section_counted, ranking_confidence_of,
 };
 use crate::analysis::judge::{Judge, build_request, finding_from, read_answer, should_ask};
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::load::{Loaded, Warning};
 use crate::analysis::model::{Run, RunStatus};
+use crate::analysis::progress::{Progress, Stage};
 use crate::analysis::rank::params::{MAX_SUSPECTS, QUOTE_CHARS, SCORE_CAP};
 use crate::analysis::rank::{Scored, SuspectEntry, fault, score_all, suspects, walk_back};
 use crate::analysis::report::Role;
@@ -67,46 +72,99 @@ fn round6(x: f64) -> f64 {
 
 /// Analyses one run.
 pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
-    let run = &loaded.run;
-    let mut warnings = loaded.warnings.clone();
+    analyze_with_progress(loaded, opts, &Progress::new())
+}
+
+/// Analyses one run, counting in `progress` how far it has come. The influence ranking, which
+/// needs nothing else of the analysis, runs on a second thread meanwhile.
+pub fn analyze_with_progress(
+    loaded: &Loaded,
+    opts: &AnalyzeOptions<'_>,
+    progress: &Progress,
+) -> Report {
+    analyze_run(
+        &loaded.run,
+        &loaded.warnings,
+        loaded.source_format,
+        opts,
+        progress,
+    )
+}
+
+/// [`analyze_with_progress`] for a run held elsewhere (the screen shares it with its panes),
+/// with the loader's warnings and the format it came in.
+pub fn analyze_run(
+    run: &Run,
+    warnings: &[Warning],
+    source_format: SourceFormat,
+    opts: &AnalyzeOptions<'_>,
+    progress: &Progress,
+) -> Report {
+    let loaded = Parts {
+        run,
+        warnings,
+        source_format,
+    };
+    let loaded = &loaded;
+    let reference = match &opts.reference {
+        ReferenceChoice::FromRun => run.reference_answer.as_deref(),
+        ReferenceChoice::Ignore => None,
+        ReferenceChoice::Given(t) => Some(t.as_str()),
+    };
+    std::thread::scope(|scope| {
+        let influence = scope.spawn(|| {
+            influence_section_counted(run, reference, opts.embedder, &opts.confidence, progress)
+        });
+        let rules = rules_report(loaded, opts, reference, progress);
+        let influence = influence
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        finish(rules, influence, opts, progress)
+    })
+}
+
+/// A loaded run, borrowed.
+struct Parts<'a> {
+    run: &'a Run,
+    warnings: &'a [Warning],
+    source_format: SourceFormat,
+}
+
+/// Everything but the influence ranking.
+fn rules_report(
+    loaded: &Parts<'_>,
+    opts: &AnalyzeOptions<'_>,
+    reference: Option<&str>,
+    progress: &Progress,
+) -> Report {
+    let run = loaded.run;
+    let steps = u64::try_from(run.steps.len()).unwrap_or(u64::MAX);
+    let mut warnings = loaded.warnings.to_vec();
+    progress.stage(Stage::Linking, steps.saturating_mul(2));
     let texts = StepTexts::build(run);
-    let links = LinkGraph::build(run, &texts);
+    let links = LinkGraph::build_counted(run, &texts, progress);
     if links.truncated {
         warnings.push(Warning::run(
             None,
             "the run holds more distinct values than the link index takes (16 MiB); values of later steps were left out, so some links may be missing",
         ));
     }
+    progress.stage(Stage::Claims, 0);
     let checked = check_claims(run, &texts);
-    let reference = match &opts.reference {
-        ReferenceChoice::FromRun => run.reference_answer.as_deref(),
-        ReferenceChoice::Ignore => None,
-        ReferenceChoice::Given(t) => Some(t.as_str()),
-    };
+    progress.stage(Stage::Detecting, 0);
     let facts = Facts::new(run, &texts, &links, &checked).with_reference(reference);
     let scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
     let rule_suspects = suspects(scored.clone());
     let fault = fault(&facts, &rule_suspects);
-    let (judge, mut ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
-    if ranked.len() > MAX_SUSPECTS {
-        warnings.push(Warning::run(
-            None,
-            format!(
-                "{} suspects found; only the first {MAX_SUSPECTS} are listed",
-                ranked.len()
-            ),
-        ));
-        ranked.truncate(MAX_SUSPECTS);
-    }
-    let suspects_out: Vec<Suspect> = ranked
+    let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
+    // The verdict and the ranking confidence read the ranking itself (its first
+    // MAX_SUSPECTS); the list is grouped for reading afterwards.
+    let pairs: Vec<(String, f64)> = ranked
         .iter()
-        .enumerate()
-        .map(|(k, s)| to_suspect(run, k, s))
+        .take(MAX_SUSPECTS)
+        .map(|s| (step_id(run, s.step), round6(s.score)))
         .collect();
-    let pairs: Vec<(&str, f64)> = suspects_out
-        .iter()
-        .map(|s| (s.step.as_str(), s.score))
-        .collect();
+    let pairs: Vec<(&str, f64)> = pairs.iter().map(|(s, x)| (s.as_str(), *x)).collect();
     // Rule scores order findings; in a run that did not fail they order observations.
     let subject = if matches!(run.status, RunStatus::Failed | RunStatus::Error) {
         RankingSubject::Suspects
@@ -114,27 +172,53 @@ pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
         RankingSubject::Observations
     };
     let confidence = ranking_confidence_of(&pairs, &opts.confidence, subject);
-    let verdict = suspects_out.first().map(|s| VerdictStep {
-        step: s.step.clone(),
-        index: s.index,
-        category: s.category.clone(),
+    let mut groups = group_similar(&ranked);
+    if groups.len() > MAX_SUSPECTS {
+        let found = groups.len();
+        let grouped = if found < ranked.len() {
+            " (similar findings grouped)"
+        } else {
+            ""
+        };
+        warnings.push(
+            Warning::run(
+                None,
+                format!(
+                    "{found} suspects found{grouped}; only the first {MAX_SUSPECTS} are listed"
+                ),
+            )
+            .with_cut("suspects", found, MAX_SUSPECTS),
+        );
+        groups.truncate(MAX_SUSPECTS);
+    }
+    let suspects_out: Vec<Suspect> = groups
+        .iter()
+        .filter_map(|g| {
+            let mut s = to_suspect(run, g.lead, ranked.get(g.lead)?);
+            s.similar = g
+                .similar
+                .iter()
+                .filter_map(|&k| {
+                    let e = ranked.get(k)?;
+                    Some(SimilarStep {
+                        rank: k + 1,
+                        step: step_id(run, e.step),
+                        index: e.step,
+                        score: round6(e.score),
+                    })
+                })
+                .collect();
+            Some(s)
+        })
+        .collect();
+    let verdict = ranked.first().map(|s| VerdictStep {
+        step: step_id(run, s.step),
+        index: s.step,
+        category: s.category.as_str().to_owned(),
         title: s.title.clone(),
         evidence: s.evidence.clone(),
     });
-    let influence = match influence_section(run, reference, opts.embedder, &opts.confidence) {
-        Ok(s) => s,
-        Err(e) => {
-            warnings.push(Warning::run(
-                None,
-                format!(
-                    "the embedder '{}' failed: {}; the influence ranking is left out",
-                    short(opts.embedder.name(), QUOTE_CHARS),
-                    short(&e.to_string(), 300)
-                ),
-            ));
-            None
-        }
-    };
+    progress.stage(Stage::Report, 0);
     Report {
         format: REPORT_FORMAT.to_owned(),
         run: RunSummary {
@@ -153,11 +237,33 @@ pub fn analyze(loaded: &Loaded, opts: &AnalyzeOptions<'_>) -> Report {
         confidence,
         links: links_out(run, &links),
         claims: checked.iter().map(|c| to_claim(run, c)).collect(),
-        influence,
+        influence: None,
         dropped: dropped_section(run),
         judge,
         experiments: None,
     }
+}
+
+/// Puts the influence ranking into the report (or a warning when the embedder failed).
+fn finish(
+    mut report: Report,
+    influence: Result<Option<InfluenceSection>, EmbedError>,
+    opts: &AnalyzeOptions<'_>,
+    progress: &Progress,
+) -> Report {
+    match influence {
+        Ok(s) => report.influence = s,
+        Err(e) => report.run.warnings.push(Warning::run(
+            None,
+            format!(
+                "the embedder '{}' failed: {}; the influence ranking is left out",
+                short(opts.embedder.name(), QUOTE_CHARS),
+                short(&e.to_string(), 300)
+            ),
+        )),
+    }
+    progress.stage(Stage::Done, 0);
+    report
 }
 
 /// Asks the judge when the rules call for it; returns the outcome and the final suspects.
@@ -243,6 +349,7 @@ fn to_suspect(run: &Run, k: usize, s: &SuspectEntry) -> Suspect {
         role: s.role,
         cause: s.cause.map(|c| step_id(run, c)),
         evidence: s.evidence.clone(),
+        similar: Vec::new(),
     }
 }
 

@@ -15,6 +15,8 @@ use std::fmt::Write as _;
 const MAX_OTHER_SUSPECTS: usize = 9;
 /// At most this many claims are listed.
 const MAX_CLAIMS: usize = 30;
+/// At most this many steps of a shortlist are named.
+const MAX_SHORTLIST: usize = 10;
 /// At most this many dropped units are named.
 const MAX_DROPPED: usize = 10;
 /// At most this many evidence lines of the top suspect.
@@ -73,6 +75,14 @@ pub fn md(text: &str, max: usize) -> String {
         out.push(c);
     }
     out
+}
+
+/// ` and N more` when a list of `total` was cut to `shown`, else nothing.
+fn and_more(total: usize, shown: usize) -> String {
+    match total.checked_sub(shown) {
+        Some(more) if more > 0 => format!(" and {more} more"),
+        _ => String::new(),
+    }
 }
 
 /// The report as Markdown.
@@ -195,16 +205,17 @@ fn suspects(report: &Report, failed: bool, out: &mut String) {
         if c.clear_winner {
             out.push_str("Ranking: the top suspect leads clearly.\n\n");
         } else if !c.shortlist.is_empty() {
-            let list: Vec<String> = c.shortlist.iter().take(10).map(|s| md(s, 40)).collect();
+            let list: Vec<String> = c
+                .shortlist
+                .iter()
+                .take(MAX_SHORTLIST)
+                .map(|s| md(s, 40))
+                .collect();
             let _ = writeln!(
                 out,
                 "Ranking: too close to call; re-run each of {}{}.\n",
                 list.join(", "),
-                if c.shortlist.len() > 10 {
-                    format!(" and {} more", c.shortlist.len() - 10)
-                } else {
-                    String::new()
-                }
+                and_more(c.shortlist.len(), MAX_SHORTLIST)
             );
         }
     }
@@ -301,11 +312,7 @@ fn context(report: &Report, out: &mut String) {
             d.dropped.len(),
             d.available_count,
             names.join(", "),
-            if d.dropped.len() > MAX_DROPPED {
-                format!(" and {} more", d.dropped.len() - MAX_DROPPED)
-            } else {
-                String::new()
-            }
+            and_more(d.dropped.len(), MAX_DROPPED)
         );
     }
     if let Some(j) = &report.judge {

@@ -3,11 +3,13 @@
 //! added, none renamed. The screen renders this structure and computes nothing of its own.
 
 mod build;
+mod group;
 mod markdown;
 mod probe;
 mod text;
 
-pub use build::{AnalyzeOptions, ReferenceChoice, analyze};
+pub use build::{AnalyzeOptions, ReferenceChoice, analyze, analyze_run, analyze_with_progress};
+pub use group::GROUP_MIN_SIMILAR;
 pub use markdown::{MarkdownExtras, VerdictRow, md, render_markdown};
 pub use probe::{
     CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
@@ -144,6 +146,23 @@ pub struct Suspect {
     pub cause: Option<String>,
     /// Sentences a person can check against the run.
     pub evidence: Vec<String>,
+    /// The same finding on other steps, listed under this one (docs/report.md): each with its
+    /// rank in the full ranking. Empty for a finding that does not repeat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub similar: Vec<SimilarStep>,
+}
+
+/// A step whose suspect is grouped under a like one (`suspects[].similar`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimilarStep {
+    /// Its rank in the full ranking (1-based; the listed suspects keep theirs too).
+    pub rank: usize,
+    /// Step id.
+    pub step: String,
+    /// 0-based position.
+    pub index: usize,
+    /// Its score.
+    pub score: f64,
 }
 
 /// A dependency: a value of `from`'s output appears verbatim in `to`'s input.

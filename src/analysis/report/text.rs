@@ -126,6 +126,9 @@ pub fn render_text(report: &Report) -> String {
                 words(&top.category)
             );
             let _ = writeln!(out, "  {}", inert(&top.title));
+            if let Some(line) = similar_line(top) {
+                let _ = writeln!(out, "  {line}");
+            }
             let _ = writeln!(
                 out,
                 "  found by {} ({})",
@@ -148,6 +151,9 @@ pub fn render_text(report: &Report) -> String {
                         role_words(report, s)
                     );
                     let _ = writeln!(out, "     {}", inert(&s.title));
+                    if let Some(line) = similar_line(s) {
+                        let _ = writeln!(out, "     {line}");
+                    }
                     if let Some(e) = s.evidence.first() {
                         let _ = writeln!(out, "     - {}", inert(e));
                     }
@@ -319,4 +325,24 @@ pub fn render_json(report: &Report) -> String {
     }
     out.push('\n');
     out
+}
+
+/// "and 999 similar steps: 's12', 's15', 's20', ...", for a suspect with grouped ones.
+fn similar_line(s: &super::Suspect) -> Option<String> {
+    let n = s.similar.len();
+    if n == 0 {
+        return None;
+    }
+    let shown: Vec<String> = s
+        .similar
+        .iter()
+        .take(3)
+        .map(|x| format!("'{}'", inert(&x.step)))
+        .collect();
+    Some(format!(
+        "and {n} similar step{}: {}{}",
+        if n == 1 { "" } else { "s" },
+        shown.join(", "),
+        if n > 3 { ", ..." } else { "" }
+    ))
 }

@@ -33,7 +33,7 @@ pub fn run() -> Run {
         });
     }
     let mut s = Step::new("s1", StepKind::Llm);
-    s.context = Some(StepContext {
+    s.context = Some(Box::new(StepContext {
         available: Some(vec![
             "sys".into(),
             "doc-a".into(),
@@ -41,7 +41,7 @@ pub fn run() -> Run {
             "mem".into(),
         ]),
         sent: vec!["sys".into(), "doc-a".into(), "doc-b".into()],
-    });
+    }));
     r.steps.push(s);
     r.reindex();
     r

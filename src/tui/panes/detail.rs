@@ -338,11 +338,18 @@ impl Builder<'_> {
     }
 
     fn links(&mut self, doc: &Document, step: &Step) {
-        let id = step.id.as_str();
-        let ins: Vec<&crate::analysis::report::Link> =
-            doc.report.links.iter().filter(|l| l.to == id).collect();
-        let outs: Vec<&crate::analysis::report::Link> =
-            doc.report.links.iter().filter(|l| l.from == id).collect();
+        // Looked up by step (built at open), not searched among every link of the run.
+        let Some(i) = doc.index_of(step.id.as_str()) else {
+            return;
+        };
+        let of = |positions: &[usize]| -> Vec<&crate::analysis::report::Link> {
+            positions
+                .iter()
+                .filter_map(|&k| doc.report.links.get(k))
+                .collect()
+        };
+        let ins = of(doc.links_of.into_step(i));
+        let outs = of(doc.links_of.out_of_step(i));
         if ins.is_empty() && outs.is_empty() {
             return;
         }

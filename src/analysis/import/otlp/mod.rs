@@ -8,11 +8,11 @@ mod wire;
 
 pub(super) use wire::span_kind;
 
-use super::spans::{self, Span};
+use super::spans;
 use super::{ImportError, ImportedRun, Importer, SourceFormat};
 use crate::analysis::load::{Document, Warning};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The OTLP JSON importer.
 pub struct Otlp;
@@ -23,22 +23,6 @@ fn requests(doc: &Document) -> Vec<&Value> {
         Document::One(v) => vec![v],
         Document::Lines(vs) => vs.iter().collect(),
     }
-}
-
-/// Span positions grouped by trace id, traces in order of first appearance.
-fn group(spans: &[Span]) -> Vec<(String, Vec<usize>)> {
-    let mut at: HashMap<&str, usize> = HashMap::new();
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, s) in spans.iter().enumerate() {
-        let g = *at.entry(s.trace_id.as_str()).or_insert_with(|| {
-            groups.push((s.trace_id.clone(), Vec::new()));
-            groups.len() - 1
-        });
-        if let Some((_, members)) = groups.get_mut(g) {
-            members.push(i);
-        }
-    }
-    groups
 }
 
 impl Importer for Otlp {
@@ -78,7 +62,7 @@ impl Importer for Otlp {
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
         let decoded = wire::decode(requests(&doc));
-        let groups = group(&decoded.spans);
+        let groups = spans::by_trace(decoded.spans.iter().map(|s| (s.trace_id.as_str(), s)));
         if groups.is_empty() {
             return Err(ImportError(
                 "no spans found; OTLP JSON lists them under resourceSpans, then scopeSpans, then spans"
@@ -88,18 +72,10 @@ impl Importer for Otlp {
         Ok(super::pick(groups, index, "trace(s)")?
             .into_iter()
             .map(|(trace_id, members)| {
-                let spans: Vec<&Span> = members
-                    .iter()
-                    .filter_map(|&i| decoded.spans.get(i))
-                    .collect();
                 let mut run = spans::build_run(
-                    &trace_id,
-                    &spans,
-                    spans::Source {
-                        noun: "span",
-                        resources: &decoded.resources,
-                        hex_ids: true,
-                    },
+                    trace_id,
+                    &members,
+                    spans::Source::otel(&decoded.resources),
                 );
                 if decoded.not_traces > 0 {
                     run.warnings.push(Warning::file(

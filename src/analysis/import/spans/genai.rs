@@ -65,15 +65,13 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
             .and_then(Value::as_str)
             .and_then(chat::non_empty)
     {
-        let mut tool = serde_json::Map::new();
-        tool.insert("name".to_owned(), Value::String(name));
-        if let Some(args) = json_attr("gen_ai.tool.call.arguments") {
-            tool.insert("arguments".to_owned(), args);
-        }
-        if let Some(id) = a.get("gen_ai.tool.call.id").and_then(Value::as_str) {
-            tool.insert("call_id".to_owned(), Value::String(id.to_owned()));
-        }
-        p.tool = Some(Value::Object(tool));
+        p.tool = Some(chat::tool_call(
+            name,
+            json_attr("gen_ai.tool.call.arguments"),
+            a.get("gen_ai.tool.call.id")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        ));
         if p.output.is_none() {
             p.output = json_attr("gen_ai.tool.call.result");
         }
@@ -151,20 +149,17 @@ fn traceloop_entity(span: &Span, kind: &str, p: &mut Parts) {
         && entity_kind == Some("tool")
         && let Some(name) = entity_name.clone()
     {
-        let mut tool = serde_json::Map::new();
-        tool.insert("name".to_owned(), Value::String(name));
-        if let Some(args) = &input {
+        let arguments = input.as_ref().map(|args| {
             let positional = args
                 .get("args")
                 .and_then(Value::as_array)
                 .is_some_and(|l| !l.is_empty());
-            let arguments = match args.get("kwargs") {
+            match args.get("kwargs") {
                 Some(kw @ Value::Object(_)) if !positional => kw.clone(),
                 _ => args.clone(),
-            };
-            tool.insert("arguments".to_owned(), arguments);
-        }
-        p.tool = Some(Value::Object(tool));
+            }
+        });
+        p.tool = Some(chat::tool_call(name, arguments, None));
     }
     if p.agent.is_none() && entity_kind == Some("agent") {
         p.agent = entity_name;

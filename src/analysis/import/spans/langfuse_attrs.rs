@@ -4,30 +4,30 @@
 //! and on the root `langfuse.trace.input` / `.output`. Pure; reads attributes only.
 
 use super::Span;
-use super::step::{Class, Parts};
+use super::step::{Class, Parts, class};
 use crate::analysis::import::chat;
 use serde_json::{Map, Value};
 
-/// The class `langfuse.observation.type` states, when it states one.
+/// The class `langfuse.observation.type` states (in any case), when it states one.
 pub fn classify(a: &Map<String, Value>) -> Option<Class> {
-    let t = a
-        .get("langfuse.observation.type")
-        .and_then(Value::as_str)?
-        .to_ascii_lowercase();
-    let (kind, wrapper) = match t.as_str() {
-        "generation" => ("llm", false),
-        "tool" => ("tool", false),
-        "retriever" => ("retrieval", false),
-        "agent" => ("agent", true),
-        "chain" => ("event", true),
-        "embedding" | "evaluator" | "guardrail" => ("event", false),
+    let t = a.get("langfuse.observation.type").and_then(Value::as_str)?;
+    observation_class(&t.to_ascii_uppercase())
+}
+
+/// The class a Langfuse observation type states, written as its API writes it (`GENERATION`,
+/// `TOOL`, ...); `None` for `SPAN`, `EVENT` and types this version does not know, which say
+/// nothing (the attributes decide). Shared with the importer of Langfuse's own export.
+pub fn observation_class(t: &str) -> Option<Class> {
+    let (kind, wrapper) = match t {
+        "GENERATION" => ("llm", false),
+        "TOOL" => ("tool", false),
+        "RETRIEVER" => ("retrieval", false),
+        "AGENT" => ("agent", true),
+        "CHAIN" => ("event", true),
+        "EMBEDDING" | "EVALUATOR" | "GUARDRAIL" => ("event", false),
         _ => return None,
     };
-    Some(Class {
-        kind,
-        stated: true,
-        wrapper,
-    })
+    Some(class(kind, wrapper))
 }
 
 /// What the Langfuse attributes of a span say.
@@ -62,16 +62,11 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
     if kind == "tool"
         && let Some(name) = chat::non_empty(&span.name)
     {
-        let mut tool = Map::new();
-        tool.insert("name".to_owned(), Value::String(name));
-        if let Some(args) = a
+        let arguments = a
             .get("langfuse.observation.input")
             .cloned()
-            .map(chat::call_arguments)
-        {
-            tool.insert("arguments".to_owned(), args);
-        }
-        p.tool = Some(Value::Object(tool));
+            .map(chat::call_arguments);
+        p.tool = Some(chat::tool_call(name, arguments, None));
         p.tool_named_by_span = true;
     }
     p.model = a

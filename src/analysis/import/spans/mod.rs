@@ -24,9 +24,11 @@ use super::{ImportedRun, tree};
 use crate::analysis::load::Warning;
 use crate::analysis::model::RUN_FORMAT;
 use serde_json::{Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
 
 pub use attrs::flatten;
+pub use langfuse_attrs::observation_class;
 pub use outcome::status_guess;
 pub use step::Parts;
 
@@ -121,6 +123,63 @@ pub struct Source<'a> {
     pub resources: &'a [Map<String, Value>],
     /// Ids are OpenTelemetry's: 32 hex digits for a trace, 16 for a span; others are warned.
     pub hex_ids: bool,
+}
+
+impl<'a> Source<'a> {
+    /// An OpenTelemetry format's spans (OTLP, span rows, Phoenix, the console exporter): ids are
+    /// OpenTelemetry's, so others are warned.
+    pub fn otel(resources: &'a [Map<String, Value>]) -> Source<'a> {
+        Source {
+            noun: "span",
+            resources,
+            hex_ids: true,
+        }
+    }
+}
+
+/// Items grouped by their trace id: the traces in order of first appearance, each trace's items
+/// in the order given. Every format here may hold several traces in one file.
+pub fn by_trace<K: Eq + Hash + Clone, T>(
+    items: impl IntoIterator<Item = (K, T)>,
+) -> Vec<(K, Vec<T>)> {
+    let mut at: HashMap<K, usize> = HashMap::new();
+    let mut out: Vec<(K, Vec<T>)> = Vec::new();
+    for (trace, item) in items {
+        match at.get(&trace) {
+            Some(&g) => {
+                if let Some((_, members)) = out.get_mut(g) {
+                    members.push(item);
+                }
+            }
+            None => {
+                at.insert(trace.clone(), out.len());
+                out.push((trace, vec![item]));
+            }
+        }
+    }
+    out
+}
+
+/// Resource attribute sets, each kept once, for formats that repeat a span's resource on every
+/// span (spans name theirs by position in `list`).
+#[derive(Default)]
+pub struct Resources {
+    /// The sets, in order of first use.
+    pub list: Vec<Map<String, Value>>,
+    at: HashMap<String, usize>,
+}
+
+impl Resources {
+    /// The position of this set, added when it is new.
+    pub fn intern(&mut self, m: Map<String, Value>) -> usize {
+        let key = serde_json::to_string(&m).unwrap_or_default();
+        if let Some(&i) = self.at.get(&key) {
+            return i;
+        }
+        self.list.push(m);
+        self.at.insert(key, self.list.len() - 1);
+        self.list.len() - 1
+    }
 }
 
 /// The run of one trace's spans.

@@ -70,24 +70,15 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
         p.tool_named_by_span = named.is_none();
         let name = named.or_else(|| chat::non_empty(&span.name));
         if let Some(name) = name {
-            let mut tool = Map::new();
-            tool.insert("name".to_owned(), Value::String(name));
             let parameters = a.get("tool.parameters").cloned().map(chat::json_or_string);
-            if let Some(args) = a
+            let arguments = a
                 .get("tool_call.function.arguments")
                 .or_else(|| a.get("input.value"))
                 .cloned()
                 .map(chat::call_arguments)
-            {
-                tool.insert(
-                    "arguments".to_owned(),
-                    python_call(args, parameters.as_ref()),
-                );
-            }
-            if let Some(id) = text("tool_call.id").or_else(|| text("tool.id")) {
-                tool.insert("call_id".to_owned(), Value::String(id));
-            }
-            p.tool = Some(Value::Object(tool));
+                .map(|args| python_call(args, parameters.as_ref()));
+            let call_id = text("tool_call.id").or_else(|| text("tool.id"));
+            p.tool = Some(chat::tool_call(name, arguments, call_id));
             p.tools = tool_definition(a, parameters).into_iter().collect();
         }
     }

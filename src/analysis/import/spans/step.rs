@@ -71,7 +71,8 @@ pub struct Class {
     pub wrapper: bool,
 }
 
-const fn class(kind: &'static str, wrapper: bool) -> Class {
+/// A class a convention or the format states.
+pub const fn class(kind: &'static str, wrapper: bool) -> Class {
     Class {
         kind,
         stated: true,
@@ -137,17 +138,10 @@ pub fn classify(span: &Span) -> Class {
     }
     // OpenLLMetry's `@workflow` and `@task` decorators wrap the calls made inside them.
     let traceloop_wrapper = matches!(traceloop.as_deref(), Some("workflow" | "task"));
-    match span.kind_hint {
-        Some(kind) => Class {
-            kind,
-            stated: true,
-            wrapper: span.wrapper_hint || traceloop_wrapper,
-        },
-        None => Class {
-            kind: "event",
-            stated: false,
-            wrapper: span.wrapper_hint || traceloop_wrapper,
-        },
+    Class {
+        kind: span.kind_hint.unwrap_or("event"),
+        stated: span.kind_hint.is_some(),
+        wrapper: span.wrapper_hint || traceloop_wrapper,
     }
 }
 

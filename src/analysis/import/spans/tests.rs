@@ -139,3 +139,31 @@ fn a_wide_and_deep_tree_of_many_agents_builds_in_one_pass() {
     assert_eq!(run["steps"].as_array().map(Vec::len), Some(30_000));
     assert_eq!(run["final_answer"], "42");
 }
+
+#[test]
+fn traces_group_in_order_of_first_appearance_and_resources_are_kept_once() {
+    let groups = by_trace([
+        ("t2", 'a'),
+        ("t1", 'b'),
+        ("t2", 'c'),
+        ("t3", 'd'),
+        ("t1", 'e'),
+    ]);
+    assert_eq!(
+        groups,
+        [
+            ("t2", vec!['a', 'c']),
+            ("t1", vec!['b', 'e']),
+            ("t3", vec!['d'])
+        ]
+    );
+    let mut r = Resources::default();
+    let svc = |name: &str| match json!({"service.name": name}) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    assert_eq!(r.intern(svc("a")), 0);
+    assert_eq!(r.intern(svc("b")), 1);
+    assert_eq!(r.intern(svc("a")), 0);
+    assert_eq!(r.list.len(), 2);
+}

@@ -8,7 +8,7 @@
 //! Pure; reads attributes only.
 
 use super::Span;
-use super::step::{Class, Parts};
+use super::step::{Class, Parts, class};
 use crate::analysis::import::chat;
 use serde_json::{Map, Value, json};
 
@@ -36,11 +36,7 @@ pub fn classify(a: &Map<String, Value>) -> Option<Class> {
     } else {
         return None;
     };
-    Some(Class {
-        kind,
-        stated: true,
-        wrapper,
-    })
+    Some(class(kind, wrapper))
 }
 
 /// What the Vercel AI SDK attributes of a span say.
@@ -68,22 +64,20 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
     };
     p.input = json_attr("ai.prompt.messages").or_else(|| {
         json_attr("ai.prompt").map(|prompt| match &prompt {
-            Value::Object(o) if o.get("messages").is_some_and(Value::is_array) => {
+            // `{system?, messages}` or `{system?, prompt}`: the system text, then the messages
+            // or the prompt as a user message.
+            Value::Object(o)
+                if o.get("messages").is_some_and(Value::is_array)
+                    || o.get("prompt").is_some_and(Value::is_string) =>
+            {
                 let mut msgs = Vec::new();
                 if let Some(sys) = o.get("system").and_then(Value::as_str) {
                     msgs.push(json!({"role": "system", "content": sys}));
                 }
-                if let Some(Value::Array(m)) = o.get("messages") {
-                    msgs.extend(m.iter().cloned());
+                match o.get("messages") {
+                    Some(Value::Array(m)) => msgs.extend(m.iter().cloned()),
+                    _ => msgs.push(json!({"role": "user", "content": o.get("prompt")})),
                 }
-                Value::Array(msgs)
-            }
-            Value::Object(o) if o.get("prompt").is_some_and(Value::is_string) => {
-                let mut msgs = Vec::new();
-                if let Some(sys) = o.get("system").and_then(Value::as_str) {
-                    msgs.push(json!({"role": "system", "content": sys}));
-                }
-                msgs.push(json!({"role": "user", "content": o.get("prompt")}));
                 Value::Array(msgs)
             }
             _ => prompt,
@@ -98,20 +92,12 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
     if kind == "tool"
         && let Some(name) = text("ai.toolCall.name")
     {
-        let mut tool = Map::new();
-        tool.insert("name".to_owned(), Value::String(name));
-        if let Some(args) = a
+        let arguments = a
             .get("ai.toolCall.args")
             .or_else(|| a.get("ai.toolCall.input"))
             .cloned()
-            .map(chat::call_arguments)
-        {
-            tool.insert("arguments".to_owned(), args);
-        }
-        if let Some(id) = text("ai.toolCall.id") {
-            tool.insert("call_id".to_owned(), Value::String(id));
-        }
-        p.tool = Some(Value::Object(tool));
+            .map(chat::call_arguments);
+        p.tool = Some(chat::tool_call(name, arguments, text("ai.toolCall.id")));
         if p.output.is_none() {
             p.output = json_attr("ai.toolCall.result").or_else(|| json_attr("ai.toolCall.output"));
         }

@@ -3,21 +3,24 @@
 //! Errors stop the load; warnings drop or ignore the offending part and keep going. Linear in the
 //! size of the run: ids are looked up in hash maps, never by scanning. `top.rs` reads the optional
 //! top-level parts, `step.rs` one step, `refs.rs` the references between steps and units once all
-//! are known.
+//! are known, and `stream.rs` reads a native file's steps one by one straight from its text.
 
 mod bubbled;
+mod compact;
 mod refs;
 mod step;
+mod stream;
 mod top;
 
 use super::error::{RunError, json_type, quoted};
 use super::warning::Warning;
 use crate::analysis::import::SourceFormat;
-use crate::analysis::model::{RUN_FORMAT, Run, RunStatus};
+use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, Step};
 use refs::resolve_refs;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
-use step::step_from_value;
+use step::{Refs, step_from_value};
+pub use stream::{Streamed, run_from_text};
 use top::{context_units, limits, model_info, tools};
 
 const TOP_FIELDS: &[&str] = &[
@@ -46,6 +49,19 @@ pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Wa
             found: json_type(&value),
         });
     };
+    let (run, raw_steps) = head(&mut obj)?;
+    let mut w = Vec::new();
+    let run = top_fields(run, &mut obj, &mut w);
+    let mut steps = Steps::with_capacity(raw_steps.len());
+    for raw in raw_steps {
+        steps.push(raw)?;
+    }
+    Ok(finish(run, obj, steps, w))
+}
+
+/// The required top-level fields, checked (and taken out, in this order) as the format lists
+/// them: `format`, `id`, `status`, then `steps`, which must be an array.
+pub(super) fn head(obj: &mut Map<String, Value>) -> Result<(Run, Vec<Value>), RunError> {
     match obj.get("format") {
         None => return Err(RunError::FormatMissing),
         Some(Value::String(s)) if s == RUN_FORMAT => {}
@@ -91,58 +107,99 @@ pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Wa
             ));
         }
     };
+    Ok((Run::new(id, status), raw_steps))
+}
 
-    let mut w = Vec::new();
-    let mut run = Run::new(id, status);
-    run.title = opt_string(&mut obj, "title", &mut w);
-    run.error = opt_string(&mut obj, "error", &mut w);
-    run.task = opt_string(&mut obj, "task", &mut w);
-    run.final_answer = opt_string(&mut obj, "final_answer", &mut w);
-    run.reference_answer = opt_string(&mut obj, "reference_answer", &mut w);
-    run.model = model_info(&mut obj, &mut w);
-    run.limits = limits(&mut obj, &mut w);
-    run.tools = tools(&mut obj, &mut w);
-    run.attributes = opt_object(&mut obj, "attributes", &mut w);
+/// The optional top-level fields, each with a warning when it is of the wrong type.
+pub(super) fn top_fields(mut run: Run, obj: &mut Map<String, Value>, w: &mut Vec<Warning>) -> Run {
+    run.title = opt_string(obj, "title", w);
+    run.error = opt_string(obj, "error", w);
+    run.task = opt_string(obj, "task", w);
+    run.final_answer = opt_string(obj, "final_answer", w);
+    run.reference_answer = opt_string(obj, "reference_answer", w);
+    run.model = model_info(obj, w);
+    run.limits = limits(obj, w);
+    run.tools = tools(obj, w);
+    run.attributes = opt_object(obj, "attributes", w);
+    run
+}
 
-    // Steps: first pass builds each step and the id index, so later references resolve.
-    let mut seen: HashMap<String, usize> = HashMap::with_capacity(raw_steps.len());
-    let mut steps = Vec::with_capacity(raw_steps.len());
-    let mut pending = Vec::with_capacity(raw_steps.len());
-    for (index, raw) in raw_steps.into_iter().enumerate() {
-        let (step, refs) = step_from_value(raw, index, &mut w)?;
-        if let Some(&first) = seen.get(step.id.as_str()) {
+/// The steps read so far: each built as it comes, with the id index later references need.
+#[derive(Default)]
+pub(super) struct Steps {
+    seen: HashMap<String, usize>,
+    steps: Vec<Step>,
+    /// Each step's references (`None`: it makes none).
+    pending: Vec<Option<Box<Refs>>>,
+    warnings: Vec<Warning>,
+}
+
+impl Steps {
+    pub(super) fn with_capacity(n: usize) -> Steps {
+        Steps {
+            seen: HashMap::with_capacity(n),
+            steps: Vec::with_capacity(n),
+            pending: Vec::with_capacity(n),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Builds the next step; a step that is unusable, or repeats an id, stops the load.
+    pub(super) fn push(&mut self, raw: Value) -> Result<(), RunError> {
+        let index = self.steps.len();
+        let (step, refs) = step_from_value(raw, index, &mut self.warnings)?;
+        if let Some(&first) = self.seen.get(step.id.as_str()) {
             return Err(RunError::DuplicateStep {
                 id: step.id.0.clone(),
                 index,
                 first,
             });
         }
-        seen.insert(step.id.0.clone(), index);
-        steps.push(step);
-        pending.push(refs);
+        self.seen.insert(step.id.0.clone(), index);
+        self.steps.push(step);
+        self.pending
+            .push((!refs.is_empty()).then(|| Box::new(refs)));
+        Ok(())
     }
+}
+
+/// Context units, every reference between steps and units, the fields left over.
+pub(super) fn finish(
+    mut run: Run,
+    mut obj: Map<String, Value>,
+    steps: Steps,
+    mut w: Vec<Warning>,
+) -> (Run, Vec<Warning>) {
+    let Steps {
+        seen,
+        mut steps,
+        pending,
+        warnings,
+    } = steps;
+    w.extend(warnings);
     if steps.is_empty() {
         w.push(Warning::run(
             Some("steps"),
             "\"steps\" is empty: the run opens as an empty run and nothing can be diagnosed",
         ));
     }
-
-    // Context units, then every reference between steps and units.
     run.context_units = context_units(&mut obj, &seen, &mut w);
     let unit_ids: HashSet<&str> = run.context_units.iter().map(|u| u.id.as_str()).collect();
     for (step, refs) in steps.iter_mut().zip(pending) {
-        resolve_refs(step, refs, &seen, &unit_ids, &mut w);
+        if let Some(refs) = refs {
+            resolve_refs(step, *refs, &seen, &unit_ids, &mut w);
+        }
     }
+    drop(unit_ids);
     bubbled::one_failure_per_fault(&mut steps);
+    steps.shrink_to_fit();
     run.steps = steps;
-
     for key in TOP_FIELDS {
         obj.remove(*key);
     }
     run.extra = obj;
     run.reindex();
-    Ok((run, w))
+    (run, w)
 }
 
 pub(super) fn missing_top(field: &'static str, fix: &'static str) -> RunError {

@@ -1,7 +1,7 @@
 //! Resolving what a step names: its parent, a decision's required steps, and its context units.
 //! A reference to a missing, later or same step, or to no unit, is dropped with a warning.
 
-use super::step::Refs;
+use super::step::{Describe, Refs};
 use crate::analysis::load::error::{json_type, quoted};
 use crate::analysis::load::warning::Warning;
 use crate::analysis::model::{Decision, DecisionOption, Step, StepContext, StepId, UnitId};
@@ -37,8 +37,8 @@ pub(super) fn resolve_refs(
     w: &mut Vec<Warning>,
 ) {
     let index = step.index;
-    let describe = step.describe();
     let id = step.id.0.clone();
+    let describe = Describe(&id, index);
     let here = |field: &str, msg: String| Warning::step(&id, index, field, msg);
     if let Some(p) = refs.parent {
         match earlier_step(&p, index, steps) {
@@ -113,7 +113,7 @@ pub(super) fn resolve_refs(
                         options.push(DecisionOption { id: oid, requires });
                     }
                 }
-                step.decision = Some(Decision { chosen, options });
+                step.decision = Some(Box::new(Decision { chosen, options }));
             }
             other => w.push(here(
                 "decision",
@@ -176,7 +176,7 @@ pub(super) fn resolve_refs(
                     }
                     Some(v) => list("sent", v),
                 };
-                step.context = Some(StepContext { available, sent });
+                step.context = Some(Box::new(StepContext { available, sent }));
             }
             other => w.push(here(
                 "context",

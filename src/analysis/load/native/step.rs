@@ -30,12 +30,28 @@ pub(super) const STEP_FIELDS: &[&str] = &[
     "attributes",
 ];
 
+/// How a warning names the step, written only when a warning is.
+pub(super) struct Describe<'a>(pub(super) &'a str, pub(super) usize);
+
+impl std::fmt::Display for Describe<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&describe_step(self.0, self.1))
+    }
+}
+
 /// References a step makes, resolved once every step and unit is known.
 #[derive(Default)]
 pub(super) struct Refs {
     pub(super) parent: Option<Value>,
     pub(super) decision: Option<Value>,
     pub(super) context: Option<Value>,
+}
+
+impl Refs {
+    /// True when the step names nothing to resolve.
+    pub(super) fn is_empty(&self) -> bool {
+        self.parent.is_none() && self.decision.is_none() && self.context.is_none()
+    }
 }
 
 pub(super) fn step_from_value(
@@ -103,7 +119,7 @@ pub(super) fn step_from_value(
         }
     }
     let mut refs = Refs::default();
-    let describe = describe_step(&id, index);
+    let describe = Describe(&id, index);
     let wrong = |field: &str, v: &Value, want: &str| {
         Warning::step(
             &id,
@@ -154,11 +170,11 @@ pub(super) fn step_from_value(
                     Some(Value::String(s)) => Some(s),
                     _ => None,
                 };
-                step.tool = Some(ToolCall {
+                step.tool = Some(Box::new(ToolCall {
                     name,
                     arguments: t.remove("arguments").unwrap_or(Value::Null),
                     call_id,
-                });
+                }));
             }
             _ => w.push(here(
                 "tool",
@@ -218,10 +234,10 @@ pub(super) fn step_from_value(
         None | Some(Value::Null) => {}
         Some(Value::Object(mut m)) => match m.remove("key") {
             Some(Value::String(key)) => {
-                step.memory = Some(MemoryOp {
+                step.memory = Some(Box::new(MemoryOp {
                     key,
                     value: m.remove("value").unwrap_or(Value::Null),
-                });
+                }));
             }
             _ => w.push(here(
                 "memory",

@@ -206,24 +206,12 @@ fn prove_lines(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
             ),
         )),
     }
-    let view = app.suspects.view;
-    let shortlist = match view {
-        View::Steps => doc.report.confidence.shortlist.len(),
-        View::Context => doc
-            .report
-            .influence
-            .as_ref()
-            .map(|i| i.confidence.shortlist.len())
-            .unwrap_or(0),
+    let confidence = match app.suspects.view {
+        View::Steps => Some(&doc.report.confidence),
+        View::Context => doc.report.influence.as_ref().map(|i| &i.confidence),
     };
-    let close = match view {
-        View::Steps => !doc.report.confidence.clear_winner,
-        View::Context => doc
-            .report
-            .influence
-            .as_ref()
-            .is_some_and(|i| !i.confidence.clear_winner),
-    };
+    let shortlist = confidence.map_or(0, |c| c.shortlist.len());
+    let close = confidence.is_some_and(|c| !c.clear_winner);
     let blame = nothing_to_blame(doc).is_none();
     match selected(app, doc) {
         Some(_) if close && shortlist > 1 && blame => tests.push((

@@ -334,13 +334,7 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         lines.push(ctx.header());
     }
     let mut hits = app.hits.borrow_mut();
-    for (k, &i) in tl
-        .visible
-        .get(rows.clone())
-        .unwrap_or(&[])
-        .iter()
-        .enumerate()
-    {
+    for (k, &i) in shown.iter().enumerate() {
         let row = rows.start + k;
         hits.push(RowHit {
             pane: Pane::Timeline,

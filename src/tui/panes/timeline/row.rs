@@ -39,7 +39,7 @@ pub struct RowContext<'a> {
     nested: bool,
     lanes: bool,
     matcher: Option<SkimMatcherV2>,
-    content: Option<Regex>,
+    content: Option<&'a Regex>,
     waterfall: Option<Waterfall>,
 }
 
@@ -81,9 +81,7 @@ impl<'a> RowContext<'a> {
             nested: doc.nested && in_order,
             lanes: in_order,
             matcher: (!q.is_empty()).then(SkimMatcherV2::default),
-            content: (q.chars().count() >= super::super::super::find::MIN_CONTENT_QUERY)
-                .then(|| super::super::super::find::pattern(q))
-                .flatten(),
+            content: app.search.hits.content.as_ref(),
             waterfall,
         }
     }
@@ -232,10 +230,10 @@ impl<'a> RowContext<'a> {
         let right_w: usize = right.iter().map(|s| width_of(&s.content)).sum();
         let room = self.width.saturating_sub(used + right_w + 1);
         let label = self.doc.labels.get(i).map(String::as_str).unwrap_or("");
-        let mut label_w = self.push_label(&mut spans, i, label, room);
+        let (mut label_w, label_matched) = self.push_label(&mut spans, i, label, room);
         let left = room.saturating_sub(label_w + 2);
         if left >= MIN_EXCERPT {
-            label_w += self.push_excerpt(&mut spans, i, step, left);
+            label_w += self.push_excerpt(&mut spans, i, step, label_matched, left);
         }
         if !right.is_empty() {
             spans.push(Span::raw(" ".repeat(room.saturating_sub(label_w) + 1)));
@@ -248,24 +246,26 @@ impl<'a> RowContext<'a> {
         line
     }
 
-    /// What the step did after its label, or, for a step the search found by its content, the
-    /// text around the match with the match highlighted; returns the columns used.
-    fn push_excerpt(&self, spans: &mut Vec<Span<'a>>, i: usize, step: &Step, room: usize) -> usize {
+    /// What the step did after its label, or, for a step the search found by its content (not
+    /// by its label), the text around the match with the match highlighted; returns the columns
+    /// used.
+    fn push_excerpt(
+        &self,
+        spans: &mut Vec<Span<'a>>,
+        i: usize,
+        step: &Step,
+        label_matched: bool,
+        room: usize,
+    ) -> usize {
         let t = &self.app.theme;
         let hit = self.app.search.hits.steps.binary_search(&i).is_ok();
-        let label_matched = self.matcher.as_ref().is_some_and(|m| {
-            self.doc
-                .labels
-                .get(i)
-                .is_some_and(|l| m.fuzzy_match(l, &self.app.search.hits.query).is_some())
-        });
         if hit
             && !label_matched
             && let Some(Snippet {
                 before,
                 matched,
                 after,
-            }) = self.content.as_ref().and_then(|re| snippet(step, re))
+            }) = self.content.and_then(|re| snippet(step, re))
         {
             let before = clipped(&before, room.saturating_sub(4) / 2).into_owned();
             let matched = clipped(&matched, room.saturating_sub(width_of(&before))).into_owned();
@@ -292,25 +292,26 @@ impl<'a> RowContext<'a> {
     }
 
     /// Pushes the label, id dim, kind in its role, matched characters highlighted; returns its
-    /// width.
+    /// width and whether the search matched it (for a step the search found).
     fn push_label(
         &self,
         spans: &mut Vec<Span<'a>>,
         i: usize,
         label: &'a str,
         room: usize,
-    ) -> usize {
+    ) -> (usize, bool) {
         let t = &self.app.theme;
-        let matched: Vec<usize> = match (
+        let found = match (
             &self.matcher,
             self.app.search.hits.steps.binary_search(&i).is_ok(),
         ) {
             (Some(m), true) => m
                 .fuzzy_indices(label, &self.app.search.hits.query)
-                .map(|(_, idx)| idx)
-                .unwrap_or_default(),
-            _ => Vec::new(),
+                .map(|(_, idx)| idx),
+            _ => None,
         };
+        let label_matched = found.is_some();
+        let matched: Vec<usize> = found.unwrap_or_default();
         let mut w = 0;
         let mut part = 0usize;
         let mut buf = String::new();
@@ -351,7 +352,7 @@ impl<'a> RowContext<'a> {
             spans.push(Span::styled("…", t.style(Role::TextDim)));
             w += 1;
         }
-        w
+        (w, label_matched)
     }
 }
 

@@ -1,0 +1,182 @@
+//! The link index against a plain reading of docs/how-it-decides.md, "Link", on small random
+//! runs: every value each step produced (with the same per-step caps), every place each value
+//! occurs in each later input (ids, dates and numbers only outside longer words), taken in
+//! order of where they end, longer first, each value once per input, linked to its latest
+//! earlier producer. The reference compares every value with every position; the index must
+//! find exactly the same uses.
+
+use super::index::at_boundaries;
+use super::{LinkGraph, StepTexts, Use, ValueKind, link_values};
+use crate::analysis::model::{Run, RunStatus, Step, StepKind};
+use crate::analysis::rank::params::{
+    LINK_MAX_PER_STEP, LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
+};
+use proptest::prelude::*;
+use serde_json::Value;
+use std::collections::HashMap;
+
+struct Reference {
+    values: Vec<(String, ValueKind)>,
+    producers: Vec<Vec<usize>>,
+    uses: Vec<Use>,
+}
+
+fn reference(texts: &StepTexts) -> Reference {
+    let mut values: Vec<(String, ValueKind)> = Vec::new();
+    let mut by_text: HashMap<String, usize> = HashMap::new();
+    let mut producers: Vec<Vec<usize>> = Vec::new();
+    for p in 0..texts.len() {
+        let (mut atoms, mut sentences) = (0, 0);
+        let mut here: Vec<usize> = Vec::new();
+        link_values(texts.produced(p), |v, kind| {
+            let sentence = kind == ValueKind::Sentence;
+            let full = if sentence {
+                sentences >= LINK_MAX_SENTENCES_PER_STEP
+            } else {
+                atoms >= LINK_MAX_VALUES_PER_STEP
+            };
+            if full {
+                return !sentence;
+            }
+            let id = *by_text.entry(v.to_owned()).or_insert_with(|| {
+                values.push((v.to_owned(), kind));
+                producers.push(Vec::new());
+                values.len() - 1
+            });
+            if !here.contains(&id) {
+                here.push(id);
+                if sentence {
+                    sentences += 1;
+                } else {
+                    atoms += 1;
+                }
+                producers[id].push(p);
+            }
+            true
+        });
+    }
+    let mut uses = Vec::new();
+    for j in 0..texts.len() {
+        let text = texts.consumed(j);
+        // (end, length, value) of every occurrence
+        let mut hits: Vec<(usize, usize, usize)> = Vec::new();
+        for (id, (v, kind)) in values.iter().enumerate() {
+            for start in (0..=text.len()).filter(|&s| text.is_char_boundary(s)) {
+                let end = start + v.len();
+                if text.get(start..end) == Some(v.as_str())
+                    && (*kind == ValueKind::Sentence || at_boundaries(text, start, end))
+                {
+                    hits.push((end, v.len(), id));
+                }
+            }
+        }
+        hits.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut seen: Vec<usize> = Vec::new();
+        let mut linked = 0;
+        for (_, _, id) in hits {
+            if seen.contains(&id) {
+                continue;
+            }
+            seen.push(id);
+            if let Some(&from) = producers[id].iter().rev().find(|&&p| p < j) {
+                uses.push(Use {
+                    from,
+                    to: j,
+                    value: id,
+                });
+                linked += 1;
+                if linked >= LINK_MAX_PER_STEP {
+                    break;
+                }
+            }
+        }
+    }
+    Reference {
+        values,
+        producers,
+        uses,
+    }
+}
+
+/// Pieces that make values, near-values and traps: ids inside longer ids, numbers inside ids,
+/// dates inside date-times, spans with spaces, addresses, non-ASCII words, sentences, and
+/// giant words that leave a cut sentence without an inner word.
+const PIECES: &[&str] = &[
+    "ORD-1042",
+    "ORD-10423",
+    "1042",
+    "xORD-1042",
+    "A1-B2",
+    "ann.lee@example.com",
+    "https://shop.example/o/1042/",
+    "2026-11-06",
+    "2026-11-06T10:00Z",
+    "Friday",
+    "6 November",
+    "November 6",
+    "1200",
+    "1,200.50",
+    "12000",
+    "the",
+    "order",
+    "refund",
+    "déjà",
+    "東京",
+    "The order was refunded in full today.",
+    "Please refund the order placed last Friday!",
+    "the order was refunded in full today",
+    "QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ then it was done and over",
+    "QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ",
+];
+const GLUE: &[&str] = &["", " ", " ", "-", ".", ". ", "\n", ", ", "/", "é", ":"];
+
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec((0..PIECES.len(), 0..GLUE.len()), 0..10).prop_map(|parts| {
+        let mut s = String::new();
+        for (p, g) in parts {
+            s.push_str(PIECES[p]);
+            s.push_str(GLUE[g]);
+        }
+        s
+    })
+}
+
+fn run_of(steps: &[(String, String)]) -> Run {
+    let mut run = Run::new("prop", RunStatus::Failed);
+    for (k, (input, output)) in steps.iter().enumerate() {
+        let mut s = Step::new(format!("s{k}"), StepKind::Llm);
+        if !input.is_empty() {
+            s.input = Some(Value::String(input.clone()));
+        }
+        if !output.is_empty() {
+            s.output = Some(Value::String(output.clone()));
+        }
+        run.steps.push(s);
+    }
+    run.reindex();
+    run
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn the_index_finds_exactly_the_uses_of_the_reference(
+        steps in prop::collection::vec((text(), text()), 1..8)
+    ) {
+        let run = run_of(&steps);
+        let texts = StepTexts::build(&run);
+        let g = LinkGraph::build(&run, &texts);
+        let r = reference(&texts);
+        prop_assert_eq!(g.uses(), r.uses.as_slice());
+        for (id, (v, kind)) in r.values.iter().enumerate() {
+            prop_assert_eq!(g.value(id), v.as_str());
+            prop_assert_eq!(g.value_kind(id), Some(*kind));
+            prop_assert_eq!(g.producers_of(v), r.producers[id].as_slice());
+        }
+        for u in g.uses() {
+            prop_assert!(g.out_of_step(u.from).any(|o| o == u));
+            prop_assert!(g.into_step(u.to).contains(u));
+        }
+    }
+}

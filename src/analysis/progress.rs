@@ -1,0 +1,168 @@
+//! How far a load and an analysis have come, as counters that another thread reads while the
+//! work goes on (issue 11: a 100,000-step run must show progress, on the screen and on a
+//! terminal's stderr). The analysis only stores numbers here; whoever shows them polls
+//! [`Progress::snapshot`]. No I/O, no terminal, no waiting.
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+/// What the work is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Reading the file (bytes).
+    Reading,
+    /// Parsing and checking the steps (steps).
+    Loading,
+    /// Finding the links between steps (steps).
+    Linking,
+    /// Checking the final answer's claims.
+    Claims,
+    /// Running the detectors and ranking the suspects.
+    Detecting,
+    /// Writing the report.
+    Report,
+    /// Finished.
+    Done,
+}
+
+impl Stage {
+    const ALL: [Stage; 7] = [
+        Stage::Reading,
+        Stage::Loading,
+        Stage::Linking,
+        Stage::Claims,
+        Stage::Detecting,
+        Stage::Report,
+        Stage::Done,
+    ];
+
+    /// What the stage does, in words.
+    pub fn label(self) -> &'static str {
+        match self {
+            Stage::Reading => "reading the file",
+            Stage::Loading => "loading steps",
+            Stage::Linking => "linking steps",
+            Stage::Claims => "checking claims",
+            Stage::Detecting => "running detectors",
+            Stage::Report => "writing the report",
+            Stage::Done => "done",
+        }
+    }
+
+    fn code(self) -> u8 {
+        Stage::ALL
+            .iter()
+            .position(|s| *s == self)
+            .and_then(|i| u8::try_from(i).ok())
+            .unwrap_or(0)
+    }
+
+    fn from_code(c: u8) -> Stage {
+        Stage::ALL
+            .get(usize::from(c))
+            .copied()
+            .unwrap_or(Stage::Done)
+    }
+}
+
+/// Counters of one load and analysis. Shared by reference; every method takes `&self`.
+#[derive(Debug, Default)]
+pub struct Progress {
+    stage: AtomicU8,
+    done: AtomicU64,
+    total: AtomicU64,
+    influence_done: AtomicU64,
+    influence_total: AtomicU64,
+}
+
+/// What [`Progress::snapshot`] read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The current stage.
+    pub stage: Stage,
+    /// Units of the stage done (bytes or steps).
+    pub done: u64,
+    /// Units of the stage in all (0: not known).
+    pub total: u64,
+    /// Pieces of context ranked by influence so far (it runs beside the other stages).
+    pub influence_done: u64,
+    /// Pieces of context to rank (0: none, or not started).
+    pub influence_total: u64,
+}
+
+impl Progress {
+    /// Fresh counters, at [`Stage::Reading`].
+    pub fn new() -> Progress {
+        Progress::default()
+    }
+
+    /// Enters a stage with `total` units to do.
+    pub fn stage(&self, stage: Stage, total: u64) {
+        self.done.store(0, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+        self.stage.store(stage.code(), Ordering::Release);
+    }
+
+    /// Sets how many units of the stage are done.
+    pub fn done(&self, done: u64) {
+        self.done.store(done, Ordering::Relaxed);
+    }
+
+    /// Adds to the units of the stage done.
+    pub fn add(&self, n: u64) {
+        self.done.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Sets how many pieces of context the influence ranking has in all.
+    pub fn influence_total(&self, total: u64) {
+        self.influence_total.store(total, Ordering::Relaxed);
+    }
+
+    /// Adds to the pieces of context ranked.
+    pub fn influence_add(&self, n: u64) {
+        self.influence_done.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The counters as they are now (each read on its own; a reader may see a stage with the
+    /// previous stage's count for a moment).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            stage: Stage::from_code(self.stage.load(Ordering::Acquire)),
+            done: self.done.load(Ordering::Relaxed),
+            total: self.total.load(Ordering::Relaxed),
+            influence_done: self.influence_done.load(Ordering::Relaxed),
+            influence_total: self.influence_total.load(Ordering::Relaxed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_and_counts_read_back() {
+        let p = Progress::new();
+        assert_eq!(p.snapshot().stage, Stage::Reading);
+        p.stage(Stage::Linking, 100);
+        p.add(30);
+        p.add(12);
+        p.influence_total(9);
+        p.influence_add(4);
+        let s = p.snapshot();
+        assert_eq!(
+            (
+                s.stage,
+                s.done,
+                s.total,
+                s.influence_done,
+                s.influence_total
+            ),
+            (Stage::Linking, 42, 100, 4, 9)
+        );
+        p.stage(Stage::Done, 0);
+        assert_eq!((p.snapshot().stage, p.snapshot().done), (Stage::Done, 0));
+        for s in Stage::ALL {
+            assert_eq!(Stage::from_code(s.code()), s);
+        }
+    }
+}
