@@ -41,6 +41,9 @@ pub const CONTRADICTED_CLAIM: f64 = 0.8;
 pub const STALE_CLAIM: f64 = 0.7;
 /// A claim of the answer that no source supports.
 pub const UNSUPPORTED_CLAIM: f64 = 0.5;
+/// An unsupported claim first written by the run's first decision (before any source was read,
+/// when a later decision follows): below the weak suspects that fill a short list.
+pub const UNSUPPORTED_OPENING: f64 = 0.28;
 /// The run ended in an error and no step failed.
 pub const RUN_ERROR: f64 = 0.5;
 /// The run opens with a model's brief that leaves out the task.
