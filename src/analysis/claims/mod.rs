@@ -15,6 +15,8 @@ mod records;
 mod split;
 pub(crate) mod words;
 
+pub(crate) use split::ends_abbreviated;
+
 pub use split::{Part, split_claims, split_parts};
 
 use crate::analysis::links::StepTexts;

@@ -149,8 +149,12 @@ fn parts(text: &str) -> Vec<String> {
         let next = it.peek().copied();
         let cut = match c {
             ';' | '\n' => true,
-            // A sentence's end: "Hello, Bob! And bye." is two parts.
-            '!' | '?' | '.' => next.is_some_and(char::is_whitespace),
+            // A sentence's end: "Hello, Bob! And bye." is two parts; "St. Louis" is one.
+            '!' | '?' => next.is_some_and(char::is_whitespace),
+            '.' => {
+                next.is_some_and(char::is_whitespace)
+                    && !crate::analysis::claims::ends_abbreviated(&format!("{cur}."))
+            }
             ',' => {
                 !(prev.is_some_and(|p| p.is_ascii_digit())
                     && next.is_some_and(|n| n.is_ascii_digit()))
@@ -471,6 +475,15 @@ mod tests {
                 " bye my dear bob "
             ]
         );
+        let keys = |a: &str| -> Vec<String> {
+            answer_items(a, "Where?", None)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|i| i.key)
+                .collect()
+        };
+        assert!(keys("St. Louis, Missouri").contains(&" st louis ".to_owned()));
+        assert!(!keys("St. Louis, Missouri").contains(&" st ".to_owned()));
         assert_eq!(without_joiners("and, bye"), "bye");
         assert_eq!(without_joiners("Paris or"), "Paris");
         assert_eq!(without_joiners("Andorra"), "Andorra");
