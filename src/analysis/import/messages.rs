@@ -22,18 +22,6 @@ use serde_json::{Map, Value, json};
 /// The chat-message-list importer.
 pub struct Messages;
 
-/// Roles of a conversation between a user and one assistant.
-const CHAT_ROLES: [&str; 8] = [
-    "system",
-    "developer",
-    "user",
-    "human",
-    "assistant",
-    "ai",
-    "tool",
-    "function",
-];
-
 fn is_message(v: &Value) -> bool {
     v.get("role").is_some_and(Value::is_string)
         && (v.get("content").is_some() || v.get("tool_calls").is_some())
@@ -71,9 +59,12 @@ impl Importer for Messages {
                 "a message list is a JSON array whose every item has a string \"role\" and a \"content\"".to_owned(),
             ));
         };
-        let conversation = items
-            .iter()
-            .all(|m| chat::str_at(m, "role").is_some_and(|r| CHAT_ROLES.contains(&r)));
+        let conversation = items.iter().all(|m| {
+            matches!(
+                chat::message_role(m),
+                Some("system" | "user" | "assistant" | "tool")
+            )
+        });
         let (value, mut warnings) = if conversation {
             conversation_run(items)
         } else {
@@ -138,6 +129,26 @@ mod tests {
         assert_eq!(run["task"], "Weather in Oslo?");
         assert_eq!(run["final_answer"], "4C and rain in Oslo.");
         assert_eq!(runs[0].warnings.len(), 1, "the outcome is a guess");
+    }
+
+    #[test]
+    fn every_other_name_of_a_chat_role_is_read_as_that_role() {
+        let doc = Document::One(json!([
+            {"role": "developer", "content": "Be brief."},
+            {"role": "human", "content": "Capital of Peru?"},
+            {"role": "model", "content": "Lima."},
+            {"role": "function", "name": "lookup", "content": "Lima"},
+            {"role": "ai", "content": "Lima, as looked up."}
+        ]));
+        let runs = Messages.import(doc, None).unwrap_or_default();
+        let run = &runs[0].value;
+        let kinds: Vec<&str> = run["steps"]
+            .as_array()
+            .map(|s| s.iter().filter_map(|x| x["kind"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(kinds, ["system", "user", "llm", "tool", "llm"]);
+        assert_eq!(run["task"], "Capital of Peru?");
+        assert_eq!(run["final_answer"], "Lima, as looked up.");
     }
 
     #[test]
