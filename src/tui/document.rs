@@ -2,7 +2,7 @@
 //! and excerpts, nesting, the dependency lanes, suspect and dropped rows) so that each frame only
 //! looks things up. Nothing here does I/O or decides anything about the run.
 
-use super::panes::dropped::DroppedRow;
+use super::panes::dropped::DroppedIndex;
 use super::widgets::graph_gutter::Graph;
 use super::widgets::inert_text::{clipped, one_line};
 use crate::analysis::model::Run;
@@ -53,8 +53,8 @@ pub struct Document {
     /// Per step: positions in `report.links` of the links into it, then of those out of it, in
     /// report order (the detail pane lists them without a search of every link).
     pub links_of: StepLinks,
-    /// The rows of the dropped pane.
-    pub dropped_rows: Vec<DroppedRow>,
+    /// The dropped pane's rows, counts and comparisons.
+    pub dropped: DroppedIndex,
     /// Per step: positions of the loader warnings about it.
     pub warnings_of: HashMap<usize, Vec<usize>>,
 }
@@ -165,7 +165,7 @@ impl Document {
                 .iter()
                 .map(|l| (run.step_index(&l.from), run.step_index(&l.to))),
         );
-        let dropped_rows = DroppedRow::build(&report);
+        let dropped = DroppedIndex::build(&run, &report);
         let mut warnings_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (wi, w) in report.run.warnings.iter().enumerate() {
             if let Some(i) = w.step.as_deref().and_then(|id| run.step_index(id)) {
@@ -188,7 +188,7 @@ impl Document {
             shortlisted,
             graph,
             links_of,
-            dropped_rows,
+            dropped,
             warnings_of,
         }
     }

@@ -423,7 +423,7 @@ fn motion(app: &mut App, m: Motion) {
             app.detail.scroll = moved(app.detail.scroll, m, len, page);
         }
         Pane::Dropped => {
-            app.dropped.cursor = moved(app.dropped.cursor, m, doc.dropped_rows.len(), page);
+            app.dropped.cursor = moved(app.dropped.cursor, m, doc.dropped.rows.len(), page);
             if let Some(i) = dropped::selected_step(app, &doc) {
                 select(app, i);
             }
