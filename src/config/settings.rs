@@ -2,6 +2,7 @@
 
 use super::file::ConfigFile;
 use super::paths::{self, ConfigOrigin};
+use super::programs::Viewers;
 use super::reader::Reader;
 use super::rules::{
     DEFAULT_FLIP_THRESHOLD, EmbedderChoice, FlipRule, FlipRuleError, parse_embedder, parse_flip,
@@ -112,6 +113,8 @@ pub struct UiSettings {
     pub keymap_path: Option<PathBuf>,
     /// Where logs go while the screen is up.
     pub log_path: Option<PathBuf>,
+    /// The pager and the editor the screen opens a step in (`O`, `E`).
+    pub viewers: Viewers,
 }
 
 /// What the command line sets; `None` leaves the lower layers in force.
@@ -215,6 +218,7 @@ impl Default for Settings {
                 no_color: false,
                 keymap_path: None,
                 log_path: None,
+                viewers: Viewers::default(),
             },
         }
     }
@@ -405,6 +409,7 @@ impl Settings {
         if let Some(p) = env.var("TDN_LOG").filter(|p| !p.is_empty()) {
             self.ui.log_path = Some(PathBuf::from(p));
         }
+        self.ui.viewers = Viewers::from_env(env);
     }
 
     fn apply_overrides(&mut self, o: &Overrides, flip: &mut WrittenFlip) {

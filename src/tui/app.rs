@@ -17,6 +17,7 @@ use super::panes::suspects::SuspectsState;
 use super::panes::timeline::TimelineState;
 use super::picker::{PickerState, RunChoice};
 use super::theme::Theme;
+use crate::config::Viewers;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -193,6 +194,8 @@ pub struct AppOptions {
     pub size: (u16, u16),
     /// The folder the share key writes the diagnosis to (`None`: it says there is none).
     pub share_dir: Option<std::path::PathBuf>,
+    /// The pager and the editor a step is opened in (resolved with the settings).
+    pub viewers: Viewers,
 }
 
 impl Default for AppOptions {
@@ -204,6 +207,7 @@ impl Default for AppOptions {
             headless: true,
             size: (120, 40),
             share_dir: None,
+            viewers: Viewers::default(),
         }
     }
 }
@@ -263,6 +267,8 @@ pub struct App {
     pub hits: std::cell::RefCell<Vec<RowHit>>,
     /// The folder the share key writes to.
     pub share_dir: Option<std::path::PathBuf>,
+    /// The pager and the editor a step is opened in.
+    pub viewers: Viewers,
     /// Mouse support is on.
     pub mouse: bool,
     /// Ticks so far.
@@ -315,6 +321,7 @@ impl App {
             problems: opts.messages.clone(),
             hits: std::cell::RefCell::new(Vec::new()),
             share_dir: opts.share_dir.clone(),
+            viewers: opts.viewers.clone(),
             mouse: false,
             tick: 0,
             headless: opts.headless,

@@ -311,3 +311,39 @@ fn a_run_read_again_keeps_the_selected_step_and_the_view() {
     let said = status(&h);
     assert!(said.contains("needs a terminal"), "{said}");
 }
+
+#[test]
+fn the_pager_and_editor_are_the_ones_the_settings_resolved() {
+    use tdn_tui::config::{ViewerCommand, Viewers};
+    use tdn_tui::tui::effects::{Effect, External};
+    let viewers = Viewers {
+        pager: ViewerCommand {
+            text: "most -s".to_owned(),
+            from: "$PAGER",
+            variable: "$PAGER",
+        },
+        ..Viewers::default()
+    };
+    let opts = AppOptions {
+        viewers,
+        ..AppOptions::default()
+    };
+    let mut app = App::new(calendar(), opts);
+    app.headless = false;
+    let command = |fx: &[Effect]| {
+        fx.iter().find_map(|e| match e {
+            Effect::External {
+                program, command, ..
+            } => Some((*program, command.text.clone())),
+            _ => None,
+        })
+    };
+    let fx = tdn_tui::tui::update::update(&mut app, Action::OpenPager);
+    assert_eq!(command(&fx), Some((External::Pager, "most -s".to_owned())));
+    let fx = tdn_tui::tui::update::update(&mut app, Action::OpenEditor);
+    assert_eq!(
+        command(&fx),
+        Some((External::Editor, "vi".to_owned())),
+        "the default when nothing chose an editor"
+    );
+}

@@ -145,7 +145,16 @@ pub(super) fn external(app: &mut App, program: External, fx: &mut Vec<Effect>) {
         app.problem("opening a pager or an editor needs a terminal; nothing was opened");
         return;
     }
-    fx.push(Effect::External { program, doc, step });
+    let command = match program {
+        External::Pager => app.viewers.pager.clone(),
+        External::Editor => app.viewers.editor.clone(),
+    };
+    fx.push(Effect::External {
+        program,
+        command,
+        doc,
+        step,
+    });
 }
 
 /// `S`: the diagnosis as Markdown, written to a file.
