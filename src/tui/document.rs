@@ -27,6 +27,10 @@ pub struct Document {
     pub report: Arc<Report>,
     /// The file the run came from (experiments and the ledger need it).
     pub source: Option<PathBuf>,
+    /// The file the report was read from (`--report`), when it was read rather than computed:
+    /// such a report is shown as it is and never analysed again, not even when the run's file
+    /// changes.
+    pub saved_report: Option<PathBuf>,
     /// Per step: `id kind name @agent`, made inert and clipped (timeline rows and search).
     pub labels: Vec<String>,
     /// Some step records a duration or tokens (the timeline keeps columns for them).
@@ -176,6 +180,7 @@ impl Document {
             run,
             report: Arc::new(report),
             source,
+            saved_report: None,
             labels,
             has_timing,
             spans,

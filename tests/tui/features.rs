@@ -347,3 +347,40 @@ fn the_pager_and_editor_are_the_ones_the_settings_resolved() {
         "the default when nothing chose an editor"
     );
 }
+
+#[test]
+fn a_saved_report_is_never_analysed_again_and_the_status_line_says_so() {
+    use tdn_tui::tui::effects::Effect;
+    let mut doc = calendar();
+    doc.saved_report = Some(std::path::PathBuf::from("judged-report.json"));
+    let mut app = App::new(doc, AppOptions::default());
+    // Even the live screen reads nothing again for a saved report.
+    app.headless = false;
+    let fx = tdn_tui::tui::update::update(&mut app, Action::Reload);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Reload(_))), "{fx:?}");
+    let said = app
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        said.contains("nothing was read again") && said.contains("'judged-report.json' (--report)"),
+        "{said}"
+    );
+    let fx = tdn_tui::tui::update::update(&mut app, Action::FileChanged);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Reload(_))), "{fx:?}");
+    let said = app
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        said.contains("the run's file changed") && said.contains("describes it as it was"),
+        "{said}"
+    );
+    // A report computed at open is read again when its run changes.
+    let mut app = App::new(calendar(), AppOptions::default());
+    app.headless = false;
+    let fx = tdn_tui::tui::update::update(&mut app, Action::FileChanged);
+    assert!(fx.iter().any(|e| matches!(e, Effect::Reload(0))), "{fx:?}");
+}

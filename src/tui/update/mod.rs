@@ -135,7 +135,8 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Warnings => view::warnings(app),
         Action::OpenPager => view::external(app, External::Pager, fx),
         Action::OpenEditor => view::external(app, External::Editor, fx),
-        Action::Reload | Action::FileChanged => view::reload(app, fx),
+        Action::Reload => view::reload(app, false, fx),
+        Action::FileChanged => view::reload(app, true, fx),
         Action::Reloaded(i, doc) => view::reloaded(app, i, doc, fx),
         Action::ExternalDone(r) => match r {
             Ok(m) => app.message(m),
