@@ -7,6 +7,7 @@
 //! items are built. The state and item look-ups are here; [`header`] draws the fixed lines,
 //! [`items`] each item.
 
+mod evidence;
 mod header;
 mod items;
 
