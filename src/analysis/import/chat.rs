@@ -9,6 +9,7 @@
 //! `run_text`.
 
 use super::decode;
+pub use super::roles::message_role;
 use serde_json::{Map, Value, json};
 
 /// One tool call requested by a model.
@@ -179,53 +180,6 @@ fn call_list_text(s: &str) -> Vec<CallPart> {
             }
         }
         _ => Vec::new(),
-    }
-}
-
-/// A message's role, one of `system`, `user`, `assistant`, `tool` or the name it is given (an
-/// agent's): `role`, `message.role` (`developer` is `system`, `human` is `user`, `ai` and Gemini's
-/// `model` are `assistant`, `function` is `tool`), LangChain's `type` (`human`, `ai`, `system`,
-/// `tool`, `function`, and the `*MessageChunk` class names it writes for streamed messages) or, for
-/// its serialised objects, the class they name: read through the one table in
-/// [`decode::lc_role`], which [`decode::unwrap_lc`] reads too, so a message and its unwrapped
-/// `kwargs` have the same role. Every importer that turns messages into steps reads roles here.
-pub fn message_role(v: &Value) -> Option<&str> {
-    if let Some(class) = decode::lc_class(v) {
-        let kwargs = v.get("kwargs");
-        return kwargs
-            .and_then(|k| str_at(k, "role"))
-            .map(role_name)
-            .or_else(|| {
-                kwargs
-                    .and_then(|k| str_at(k, "type"))
-                    .and_then(decode::lc_role)
-            })
-            .or_else(|| decode::lc_role(class));
-    }
-    if let Some(raw) =
-        str_at(v, "role").or_else(|| v.get("message").and_then(|m| str_at(m, "role")))
-    {
-        return Some(role_name(raw));
-    }
-    // `type: "function"` is also a tool definition or a call item (`{"type": "function",
-    // "function": {...}}`, `{"type": "function", "name", "parameters"}`): it is LangChain's
-    // function message only with a `content` and no `function` object.
-    let function_message = v.get("content").is_some() && v.get("function").is_none();
-    v.get("kwargs")
-        .and_then(|k| str_at(k, "type"))
-        .or_else(|| str_at(v, "type"))
-        .filter(|t| *t != "function" || function_message)
-        .and_then(decode::lc_role)
-}
-
-/// A `role` as one of the four chat roles when it is one of their other names.
-fn role_name(raw: &str) -> &str {
-    match raw {
-        "developer" => "system",
-        "human" => "user",
-        "ai" | "model" => "assistant",
-        "function" => "tool",
-        other => other,
     }
 }
 
@@ -532,53 +486,6 @@ mod tests {
             json!({"content": [{"type": "tool_use", "id": "u", "name": "h", "input": {"k": "v"}}]});
         assert_eq!(message_calls(&anthropic)[0].arguments, json!({"k": "v"}));
         assert!(message_calls(&json!({"tool_calls": [{"function": {}}]})).is_empty());
-    }
-
-    #[test]
-    fn langchain_roles_agree_with_their_unwrapped_kwargs() {
-        for class in [
-            "HumanMessage",
-            "HumanMessageChunk",
-            "AIMessage",
-            "AIMessageChunk",
-            "SystemMessage",
-            "SystemMessageChunk",
-            "ToolMessage",
-            "ToolMessageChunk",
-            "FunctionMessage",
-            "FunctionMessageChunk",
-        ] {
-            let lc = json!({"lc": 1, "type": "constructor",
-                "id": ["langchain_core", "messages", class], "kwargs": {"content": "x"}});
-            let unwrapped = decode::unwrap_lc(&lc).map(Value::Object);
-            let role = message_role(&lc);
-            assert!(role.is_some(), "{class} has a role");
-            assert_eq!(
-                unwrapped.as_ref().and_then(message_role),
-                role,
-                "{class}: its kwargs give the same role"
-            );
-        }
-        let chunk_kwargs = json!({"type": "AIMessageChunk", "content": "x"});
-        assert_eq!(message_role(&chunk_kwargs), Some("assistant"));
-        for not_message in [
-            json!({"type": "function", "function": {"name": "f"}}),
-            json!({"type": "function", "name": "f", "parameters": {}}),
-            json!({"type": "function", "id": "c1", "function": {"name": "f", "arguments": "{}"}}),
-        ] {
-            assert_eq!(message_role(&not_message), None, "{not_message}");
-        }
-        for (role, expected) in [
-            ("developer", "system"),
-            ("function", "tool"),
-            ("human", "user"),
-            ("model", "assistant"),
-        ] {
-            assert_eq!(
-                message_role(&json!({"role": role, "content": "x"})),
-                Some(expected)
-            );
-        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! Pure; bounded (at most [`MAX_DECODES`] layers, the parsers' own depth limits); never panics.
 
 use super::pyliteral;
+use super::roles::{lc_class, lc_type};
 use serde_json::{Map, Value};
 
 /// At most this many layers of encoding are undone.
@@ -76,47 +77,6 @@ pub fn serialised(text: &str) -> bool {
         return true;
     }
     matches!(decoded_text(t), Some(Value::Object(_) | Value::Array(_)))
-}
-
-/// LangChain's message classes, the `type` each writes and the chat role each stands for: the one
-/// table that [`unwrap_lc`] and the chat reader's roles (`chat::message_role`) both read. A
-/// streamed `*Chunk` class stands for the same message as its class (its own `type` is its class
-/// name, `AIMessageChunk`).
-const LC_MESSAGES: [(&str, &str, &str); 5] = [
-    ("HumanMessage", "human", "user"),
-    ("AIMessage", "ai", "assistant"),
-    ("SystemMessage", "system", "system"),
-    ("ToolMessage", "tool", "tool"),
-    ("FunctionMessage", "function", "tool"),
-];
-
-fn lc_row(name: &str) -> Option<&'static (&'static str, &'static str, &'static str)> {
-    let name = name.strip_suffix("Chunk").unwrap_or(name);
-    LC_MESSAGES
-        .iter()
-        .find(|(class, kind, _)| *class == name || *kind == name)
-}
-
-/// The LangChain `type` (`human`, `ai`, `system`, `tool`, `function`) a message class or type
-/// names, `*Chunk` classes included; `None` for anything else.
-pub fn lc_type(name: &str) -> Option<&'static str> {
-    lc_row(name).map(|(_, kind, _)| *kind)
-}
-
-/// The chat role (`user`, `assistant`, `system`, `tool`) a LangChain message class or type names,
-/// `*Chunk` classes included; `None` for anything else.
-pub fn lc_role(name: &str) -> Option<&'static str> {
-    lc_row(name).map(|(_, _, role)| *role)
-}
-
-/// The class name of a LangChain serialised object (`{"lc": 1, "type": "constructor", "id":
-/// [..., "HumanMessage"], ...}`): the last item of its `id`. `None` for any other value.
-pub fn lc_class(v: &Value) -> Option<&str> {
-    let o = v.as_object()?;
-    if o.get("lc").is_none() || o.get("type").and_then(Value::as_str) != Some("constructor") {
-        return None;
-    }
-    o.get("id")?.as_array()?.last()?.as_str()
 }
 
 /// LangChain's serialised object `{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"],
