@@ -384,3 +384,38 @@ fn a_saved_report_is_never_analysed_again_and_the_status_line_says_so() {
     let fx = tdn_tui::tui::update::update(&mut app, Action::FileChanged);
     assert!(fx.iter().any(|e| matches!(e, Effect::Reload(0))), "{fx:?}");
 }
+
+#[test]
+fn page_down_in_the_warnings_moves_by_the_rows_drawn() {
+    let doc = calendar();
+    let mut report = doc.report.as_ref().clone();
+    report.run.warnings = (0..300)
+        .map(|i| Warning {
+            message: format!("note {i} about the run"),
+            step: Some(format!("w{i}")),
+            index: None,
+            field: None,
+            file: false,
+            cut: None,
+        })
+        .collect();
+    for size in [(80, 24), (120, 40), (160, 50), (100, 60)] {
+        let run = doc.run.as_ref().clone();
+        let mut h = screen(Document::new(run, report.clone(), None), size, scripted());
+        press(&mut h, "W");
+        let drawn = h
+            .screen()
+            .lines()
+            .filter(|l| l.contains("⚠ step 'w"))
+            .count();
+        assert!(drawn > 3, "{size:?}: {}", h.screen());
+        press(&mut h, "PageDown");
+        let Some(Overlay::Warnings { cursor, .. }) = &h.app.overlay else {
+            panic!("the warnings list is open");
+        };
+        assert_eq!(*cursor, drawn, "{size:?}: one page is the rows drawn");
+        // The row the page landed on is drawn, and it is the row after the first page.
+        let s = h.screen();
+        assert!(s.contains(&format!("step 'w{drawn}'")), "{size:?}: {s}");
+    }
+}

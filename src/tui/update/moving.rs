@@ -22,7 +22,7 @@ pub(super) fn motion(app: &mut App, m: Motion) {
         }
         Some(Overlay::Warnings { cursor, .. }) => {
             let n = super::super::overlays::warnings::row_count(app);
-            let page = usize::from(app.size.1.saturating_sub(4)) / 2;
+            let page = super::super::overlays::warnings::page(app);
             let c = moved(*cursor, m, n, page);
             if let Some(Overlay::Warnings { cursor, .. }) = &mut app.overlay {
                 *cursor = c;
