@@ -419,3 +419,33 @@ fn page_down_in_the_warnings_moves_by_the_rows_drawn() {
         assert!(s.contains(&format!("step 'w{drawn}'")), "{size:?}: {s}");
     }
 }
+
+#[test]
+fn page_down_in_the_viewer_moves_by_the_rows_drawn_whatever_the_status_line_takes() {
+    // `M` leaves a long message on the status line (three lines at 80 columns).
+    for (size, keys) in [
+        ((80, 16), "Enter"),
+        ((80, 16), "M Enter"),
+        ((120, 18), "M Enter"),
+    ] {
+        let mut h = screen(calendar(), size, scripted());
+        press(&mut h, ": s 3 Enter");
+        press(&mut h, keys);
+        let s = h.screen();
+        let lines: Vec<&str> = s.lines().collect();
+        let top = lines.iter().position(|l| l.starts_with("┌ step"));
+        let bottom = lines.iter().rposition(|l| l.starts_with('└'));
+        let (Some(top), Some(bottom)) = (top, bottom) else {
+            panic!("{size:?} {keys}: no viewer\n{s}");
+        };
+        let drawn = bottom - top - 1;
+        press(&mut h, "PageDown");
+        let Some(Overlay::Viewer { scroll }) = h.app.overlay else {
+            panic!("the viewer is open");
+        };
+        assert_eq!(
+            scroll, drawn,
+            "{size:?} {keys}: a page is the rows drawn\n{s}"
+        );
+    }
+}

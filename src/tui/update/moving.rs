@@ -4,11 +4,13 @@
 use super::super::action::Action;
 use super::super::app::{App, Overlay, Pane};
 use super::super::overlays::help;
+use super::super::overlays::viewer;
 use super::super::panes::{dropped, suspects};
-use super::super::render::{detail_width, pane_height};
+use super::super::render::{detail_width, layout, pane_height};
 use super::super::widgets::scroll_list::{Motion, moved};
 use super::jump::select;
 use super::{experiments, focus};
+use ratatui::layout::Rect;
 
 pub(super) fn motion(app: &mut App, m: Motion) {
     match &app.overlay {
@@ -31,7 +33,9 @@ pub(super) fn motion(app: &mut App, m: Motion) {
         }
         Some(Overlay::Viewer { scroll }) => {
             let len = detail_len(app);
-            let page = usize::from(app.size.1.saturating_sub(4));
+            // The rows the viewer is drawn with (the status line takes more when it speaks).
+            let body = layout(app, Rect::new(0, 0, app.size.0, app.size.1)).body;
+            let page = usize::from(viewer::inner_area(body).height).max(1);
             let s = moved(*scroll, m, len, page);
             app.overlay = Some(Overlay::Viewer { scroll: s });
             return;
