@@ -196,6 +196,9 @@ pub struct AppOptions {
     pub share_dir: Option<std::path::PathBuf>,
     /// The pager and the editor a step is opened in (resolved with the settings).
     pub viewers: Viewers,
+    /// `[experiments] max_suspects`: most suspects a shortlist ablation re-runs (what the screen
+    /// says `A` does agrees with the plan the engine makes).
+    pub max_suspects: usize,
 }
 
 impl Default for AppOptions {
@@ -208,6 +211,7 @@ impl Default for AppOptions {
             size: (120, 40),
             share_dir: None,
             viewers: Viewers::default(),
+            max_suspects: 5,
         }
     }
 }
@@ -269,6 +273,8 @@ pub struct App {
     pub share_dir: Option<std::path::PathBuf>,
     /// The pager and the editor a step is opened in.
     pub viewers: Viewers,
+    /// `[experiments] max_suspects` (see [`AppOptions::max_suspects`]).
+    pub max_suspects: usize,
     /// Mouse support is on.
     pub mouse: bool,
     /// Ticks so far.
@@ -322,6 +328,7 @@ impl App {
             hits: std::cell::RefCell::new(Vec::new()),
             share_dir: opts.share_dir.clone(),
             viewers: opts.viewers.clone(),
+            max_suspects: opts.max_suspects,
             mouse: false,
             tick: 0,
             headless: opts.headless,

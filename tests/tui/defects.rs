@@ -374,6 +374,15 @@ fn the_confirm_box_fits_the_screen_with_its_call_count_and_keys() {
     let targets = doc().report.confidence.shortlist.len();
     for size in [(80, 24), (120, 40)] {
         let mut h = screen(doc(), size, Arc::new(ScriptedPort::new("./agent.sh")));
+        // What the suspects pane says A does agrees with the cap too.
+        let before = h.screen();
+        let all = format!("each of the {} shortlisted", group(targets));
+        assert!(!before.contains(&all), "{size:?}: {before}");
+        if size.0 >= 120 {
+            assert!(before.contains("first 5 of the"), "{size:?}: {before}");
+            let of = format!("{} shortlisted", group(targets));
+            assert!(before.contains(&of), "{size:?}: {before}");
+        }
         press(&mut h, "A");
         let s = h.screen();
         assert!(
@@ -384,7 +393,10 @@ fn the_confirm_box_fits_the_screen_with_its_call_count_and_keys() {
             s.contains("y/Enter run it"),
             "no yes/no line at {size:?}:\n{s}"
         );
-        assert!(s.contains(&format!("ablate {targets} suspects")), "{s}");
+        // The first line agrees with the plan: the scripted engine's cap is 5.
+        let first = format!("ablate 5 of {} suspects, one at a time", group(targets));
+        assert!(s.contains(&first), "{s}");
+        assert!(!s.contains(&format!("ablate {targets} suspects")), "{s}");
     }
 }
 
