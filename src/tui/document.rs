@@ -50,6 +50,9 @@ pub struct Document {
     pub nested: bool,
     /// Per step: its position in `report.suspects`.
     pub suspect_of: Vec<Option<usize>>,
+    /// Suspects in the full ranking: the listed ones and the like ones grouped under them
+    /// (`similar`).
+    pub ranked: usize,
     /// Steps in the suspects' shortlist.
     pub shortlisted: HashSet<usize>,
     /// The report's links, indexed for drawing.
@@ -170,6 +173,12 @@ impl Document {
                 .map(|l| (run.step_index(&l.from), run.step_index(&l.to))),
         );
         let dropped = DroppedIndex::build(&run, &report);
+        let ranked = report.suspects.len()
+            + report
+                .suspects
+                .iter()
+                .map(|s| s.similar.len())
+                .sum::<usize>();
         let mut warnings_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (wi, w) in report.run.warnings.iter().enumerate() {
             if let Some(i) = w.step.as_deref().and_then(|id| run.step_index(id)) {
@@ -190,6 +199,7 @@ impl Document {
             nested: has_children.iter().any(|&c| c),
             has_children,
             suspect_of,
+            ranked,
             shortlisted,
             graph,
             links_of,

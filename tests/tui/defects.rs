@@ -447,3 +447,36 @@ fn group(n: usize) -> String {
     }
     out
 }
+
+#[test]
+fn grouped_suspects_say_how_many_steps_they_stand_for() {
+    use tdn_tui::analysis::report::SimilarStep;
+    let doc = calendar();
+    let mut report = doc.report.as_ref().clone();
+    let listed = report.suspects.len();
+    assert!(listed >= 2);
+    report.suspects[1].similar = (0..3)
+        .map(|k| SimilarStep {
+            rank: listed + 1 + k,
+            step: format!("s{}", 5 + k),
+            index: 4 + k,
+            score: 0.1,
+        })
+        .collect();
+    let mut h = screen(
+        Document::new(doc.run.as_ref().clone(), report, None),
+        (220, 40),
+        none(),
+    );
+    let s = h.screen();
+    let title = format!("{} ranked, like ones grouped into {listed}", listed + 3);
+    assert!(s.contains(&title), "{s}");
+    press(&mut h, "]");
+    let s = h.screen();
+    let said = format!(
+        "and 3 similar steps with the same finding, ranked #{} to #{}: 's5', 's6', 's7'",
+        listed + 1,
+        listed + 3
+    );
+    assert!(s.contains(&said), "{s}");
+}

@@ -4,6 +4,7 @@
 //! ledger records about it, else the key that tests it. Reads only.
 
 use super::super::super::action::Action;
+use super::super::super::app::group;
 use super::super::super::theme::Role;
 use super::super::super::widgets::inert_text::{clipped, wrap_spans};
 use super::super::experiments::{verdict_line, verdict_mark};
@@ -16,6 +17,9 @@ use crate::experiments::event::JobId;
 use crate::experiments::ledger::LatestAttribution;
 use ratatui::style::Style;
 use ratatui::text::Line;
+
+/// Like steps named under a grouped suspect.
+const SIMILAR_SHOWN: usize = 5;
 
 impl ItemLines<'_> {
     pub(super) fn step_evidence(&self, s: &Suspect) -> Vec<Line<'static>> {
@@ -31,6 +35,32 @@ impl ItemLines<'_> {
             w,
             &ind,
         ));
+        if let (Some(first), Some(last)) = (s.similar.first(), s.similar.last()) {
+            // The like findings grouped under this one: how many, their ranks, the first few.
+            let n = s.similar.len();
+            let ids: Vec<String> = s
+                .similar
+                .iter()
+                .take(SIMILAR_SHOWN)
+                .map(|x| format!("'{}'", clipped(&x.step, 20)))
+                .collect();
+            out.extend(wrap_spans(
+                vec![(
+                    format!(
+                        "{ind}and {} similar step{} with the same finding, ranked #{} to #{}: {}{}",
+                        group(n),
+                        if n == 1 { "" } else { "s" },
+                        first.rank,
+                        last.rank,
+                        ids.join(", "),
+                        if n > SIMILAR_SHOWN { ", …" } else { "" }
+                    ),
+                    t.style(Role::TextDim),
+                )],
+                w,
+                &format!("{ind}  "),
+            ));
+        }
         let how = match s.role {
             SuspectRole::RootCause => "walking back from where the failure showed",
             SuspectRole::Symptom => "where the failure showed",

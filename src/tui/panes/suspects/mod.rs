@@ -173,6 +173,13 @@ pub fn shortlist_targets(doc: &Document, view: View) -> Vec<Target> {
 pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused: bool) {
     let view = app.suspects.view;
     let title = match view {
+        // Like findings are grouped under one row (`similar`): both counts are said, so the
+        // listed ranks that skip numbers read right.
+        View::Steps if doc.ranked > doc.report.suspects.len() => format!(
+            "{} ranked, like ones grouped into {}",
+            group(doc.ranked),
+            group(doc.report.suspects.len())
+        ),
         View::Steps => format!("{} ranked", group(doc.report.suspects.len())),
         View::Context => {
             let room = title_room(app, Pane::Suspects, area.width);
