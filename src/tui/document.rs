@@ -53,6 +53,9 @@ pub struct Document {
     /// Suspects in the full ranking: the listed ones and the like ones grouped under them
     /// (`similar`).
     pub ranked: usize,
+    /// Digits of the largest listed rank (at least 2): the suspects' rank column is this wide,
+    /// so rows stay aligned when grouping makes ranks skip to `#716`.
+    pub rank_digits: usize,
     /// Steps in the suspects' shortlist.
     pub shortlisted: HashSet<usize>,
     /// The report's links, indexed for drawing.
@@ -173,6 +176,13 @@ impl Document {
                 .map(|l| (run.step_index(&l.from), run.step_index(&l.to))),
         );
         let dropped = DroppedIndex::build(&run, &report);
+        let rank_digits = report
+            .suspects
+            .iter()
+            .map(|s| s.rank.to_string().len())
+            .max()
+            .unwrap_or(0)
+            .max(2);
         let ranked = report.suspects.len()
             + report
                 .suspects
@@ -200,6 +210,7 @@ impl Document {
             has_children,
             suspect_of,
             ranked,
+            rank_digits,
             shortlisted,
             graph,
             links_of,

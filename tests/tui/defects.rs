@@ -342,8 +342,10 @@ fn a_long_shortlist_is_summarised_and_ranked_rows_stay_in_sight() {
     let mut h = screen(doc, (120, 40), none());
     let s = h.screen();
     let second = &h.app.doc.as_ref().unwrap().report.suspects[1].step;
+    // The rank column is as wide as the largest rank listed.
     assert!(
-        s.contains(&format!("#2 ★ {second}")),
+        s.lines()
+            .any(|l| l.contains("#2 ") && l.contains(&format!("★ {second}"))),
         "no ranked row after the top:\n{s}"
     );
     assert!(s.contains("within the band; the first"), "{s}");
@@ -463,6 +465,10 @@ fn grouped_suspects_say_how_many_steps_they_stand_for() {
             score: 0.1,
         })
         .collect();
+    // A rank of three digits after grouping: the rows stay aligned under the header.
+    let last = listed - 1;
+    report.suspects[last].rank = 716;
+    let steps: Vec<String> = report.suspects.iter().map(|x| x.step.clone()).collect();
     let mut h = screen(
         Document::new(doc.run.as_ref().clone(), report, None),
         (220, 40),
@@ -471,6 +477,28 @@ fn grouped_suspects_say_how_many_steps_they_stand_for() {
     let s = h.screen();
     let title = format!("{} ranked, like ones grouped into {listed}", listed + 3);
     assert!(s.contains(&title), "{s}");
+    // Columns inside the suspects pane (between its thick borders).
+    let column = |line: &str, what: &str| {
+        let pane = line.split('┃').nth(1)?;
+        let at = pane.find(what)?;
+        Some(pane[..at].chars().count())
+    };
+    let header = s
+        .lines()
+        .find(|l| l.contains("category") && l.contains("score"))
+        .and_then(|l| column(l, "step"))
+        .expect("the column headers");
+    for step in &steps {
+        let row = s
+            .lines()
+            .find_map(|l| {
+                column(l, "#")?;
+                column(l, &format!(" {step} "))
+            })
+            .unwrap_or_else(|| panic!("no row for {step}:\n{s}"));
+        assert_eq!(row + 1, header, "{step}: aligned under 'step'\n{s}");
+    }
+    assert!(s.contains("#716"), "{s}");
     press(&mut h, "]");
     let s = h.screen();
     let said = format!(

@@ -236,7 +236,7 @@ impl ItemLines<'_> {
         let text = match self.view {
             View::Steps => {
                 let c = self.step_columns();
-                let mut h = format!(" {:<4} {:<16} ", "#", "step");
+                let mut h = format!(" {:<w$} {:<16} ", "#", "step", w = self.doc.rank_digits + 2);
                 if c.pos {
                     h.push_str(&format!("{:<10}", "(pos)"));
                 }
@@ -279,7 +279,7 @@ impl ItemLines<'_> {
         };
         let mut spans = vec![
             Span::styled(
-                format!(" #{:<2}", s.rank),
+                format!(" #{:<w$}", s.rank, w = self.doc.rank_digits),
                 t.style(if top { Role::SuspectTop } else { Role::Suspect }),
             ),
             Span::styled(
