@@ -31,7 +31,8 @@ struct StepColumns {
 
 /// Columns the expanded evidence is indented by.
 pub(super) const EVIDENCE_INDENT: usize = 6;
-/// Columns of a context row besides its id (rank, mark, spaces, step, unit flag, verdict, score).
+/// Columns of a context row besides its id (rank, mark, spaces, step, unit flag, verdict, score),
+/// with a three-digit rank.
 const CONTEXT_ROW_FIXED: usize = 43;
 
 /// What drawing an item needs.
@@ -220,6 +221,21 @@ impl ItemLines<'_> {
         })
     }
 
+    /// Digits of the last position of the influence ranking (at least 3): its rows' first column.
+    fn position_digits(&self) -> usize {
+        super::influence_entries(self.doc)
+            .len()
+            .to_string()
+            .len()
+            .max(3)
+    }
+
+    /// Columns a context row gives the entry's id.
+    fn context_id_width(&self) -> usize {
+        let fixed = CONTEXT_ROW_FIXED + self.position_digits() - 3;
+        self.width.saturating_sub(fixed).clamp(8, 24)
+    }
+
     /// The columns a step row has room for at this width.
     fn step_columns(&self) -> StepColumns {
         let w = self.width;
@@ -247,11 +263,12 @@ impl ItemLines<'_> {
                 h
             }
             View::Context => format!(
-                " {:<4} {:<w$} {:<16}",
+                " {:<p$} {:<w$} {:<16}",
                 "#",
                 "piece of context",
                 "from step",
-                w = self.width.saturating_sub(CONTEXT_ROW_FIXED).clamp(8, 24)
+                w = self.context_id_width(),
+                p = self.position_digits() + 1
             ),
         };
         let right = "score";
@@ -333,7 +350,7 @@ impl ItemLines<'_> {
             .map(|s| format!("from {}", clipped(s, 10)))
             .unwrap_or_default();
         let score = format!(" {:.2}", e.score);
-        let id_w = self.width.saturating_sub(CONTEXT_ROW_FIXED).clamp(8, 24);
+        let id_w = self.context_id_width();
         let unit = e.unit.as_deref().map(|u| Target::Unit(UnitId::from(u)));
         let ledger = e
             .unit
@@ -346,7 +363,10 @@ impl ItemLines<'_> {
             .or(e.probe.as_ref());
         let (mark, mark_role) = self.mark(result, &ledger).unwrap_or((" ", Role::TextDim));
         let mut spans = vec![
-            Span::styled(format!(" {:<3}", pos + 1), t.style(Role::TextDim)),
+            Span::styled(
+                format!(" {:<w$}", pos + 1, w = self.position_digits()),
+                t.style(Role::TextDim),
+            ),
             Span::styled(
                 if short { marks::SHORTLIST } else { " " },
                 t.style(Role::Shortlist),
