@@ -58,6 +58,10 @@ pub struct Document {
     pub rank_digits: usize,
     /// Steps in the suspects' shortlist.
     pub shortlisted: HashSet<usize>,
+    /// The influence shortlist as positions in `report.influence.scores`, in shortlist order.
+    pub influence_shortlist: Vec<usize>,
+    /// Per position in `report.influence.scores`: the entry is shortlisted.
+    pub influence_shortlisted: Vec<bool>,
     /// The report's links, indexed for drawing.
     pub graph: Graph,
     /// Per step: positions in `report.links` of the links into it, then of those out of it, in
@@ -176,6 +180,7 @@ impl Document {
                 .map(|l| (run.step_index(&l.from), run.step_index(&l.to))),
         );
         let dropped = DroppedIndex::build(&run, &report);
+        let (influence_shortlist, influence_shortlisted) = influence_shortlist(&report);
         let rank_digits = report
             .suspects
             .iter()
@@ -212,6 +217,8 @@ impl Document {
             ranked,
             rank_digits,
             shortlisted,
+            influence_shortlist,
+            influence_shortlisted,
             graph,
             links_of,
             dropped,
@@ -232,6 +239,29 @@ impl Document {
             .map(|s| s.describe())
             .unwrap_or_else(|| format!("position {}", i + 1))
     }
+}
+
+/// The influence shortlist as positions in the ranking, and per position whether it is on it:
+/// one pass over each, whatever their lengths.
+fn influence_shortlist(report: &Report) -> (Vec<usize>, Vec<bool>) {
+    let Some(inf) = &report.influence else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut position: HashMap<&str, usize> = HashMap::with_capacity(inf.scores.len());
+    for (i, e) in inf.scores.iter().enumerate() {
+        position.entry(e.id.as_str()).or_insert(i);
+    }
+    let mut on = vec![false; inf.scores.len()];
+    let mut order = Vec::with_capacity(inf.confidence.shortlist.len());
+    for id in &inf.confidence.shortlist {
+        if let Some(&i) = position.get(id.as_str()) {
+            order.push(i);
+            if let Some(slot) = on.get_mut(i) {
+                *slot = true;
+            }
+        }
+    }
+    (order, on)
 }
 
 /// The report's links by step: for each step, the positions of the links into it and out of it.

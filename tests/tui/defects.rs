@@ -508,3 +508,31 @@ fn grouped_suspects_say_how_many_steps_they_stand_for() {
     );
     assert!(s.contains(&said), "{s}");
 }
+
+#[test]
+fn the_influence_shortlist_is_looked_up_by_position() {
+    let doc = calendar();
+    let inf = doc.report.influence.as_ref().expect("the fixture ranks context");
+    assert!(!inf.confidence.shortlist.is_empty());
+    let ids: Vec<&str> = doc
+        .influence_shortlist
+        .iter()
+        .map(|&i| inf.scores[i].id.as_str())
+        .collect();
+    let want: Vec<&str> = inf
+        .confidence
+        .shortlist
+        .iter()
+        .map(String::as_str)
+        .filter(|id| inf.scores.iter().any(|e| e.id == *id))
+        .collect();
+    assert_eq!(ids, want);
+    for (i, e) in inf.scores.iter().enumerate() {
+        assert_eq!(
+            doc.influence_shortlisted[i],
+            inf.confidence.shortlist.contains(&e.id),
+            "{}",
+            e.id
+        );
+    }
+}

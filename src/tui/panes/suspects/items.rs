@@ -285,7 +285,10 @@ impl ItemLines<'_> {
         let t = &self.app.theme;
         let c = self.step_columns();
         let top = s.rank == 1;
-        let short = self.doc.report.confidence.shortlist.contains(&s.step);
+        let short = self
+            .doc
+            .index_of(&s.step)
+            .is_some_and(|i| self.doc.shortlisted.contains(&i));
         let score = format!(" {:.2}", s.score);
         // A verdict's glyph follows the category; an untested suspect gives its room to the title.
         let ledger = self.app.experiments.ledger_for_step(&s.step);
@@ -340,10 +343,10 @@ impl ItemLines<'_> {
         let t = &self.app.theme;
         let short = self
             .doc
-            .report
-            .influence
-            .as_ref()
-            .is_some_and(|i| i.confidence.shortlist.contains(&e.id));
+            .influence_shortlisted
+            .get(pos)
+            .copied()
+            .unwrap_or(false);
         let from = e
             .step
             .as_deref()

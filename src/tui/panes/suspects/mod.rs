@@ -159,10 +159,9 @@ pub fn shortlist_targets(doc: &Document, view: View) -> Vec<Target> {
             let Some(inf) = &doc.report.influence else {
                 return Vec::new();
             };
-            inf.confidence
-                .shortlist
+            doc.influence_shortlist
                 .iter()
-                .filter_map(|id| inf.scores.iter().find(|e| e.id == *id))
+                .filter_map(|&i| inf.scores.get(i))
                 .filter_map(|e| e.unit.as_deref().map(|u| Target::Unit(UnitId::from(u))))
                 .collect()
         }
