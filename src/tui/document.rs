@@ -35,6 +35,10 @@ pub struct Document {
     pub labels: Vec<String>,
     /// Some step records a duration or tokens (the timeline keeps columns for them).
     pub has_timing: bool,
+    /// Some step records a duration (the timeline's `time` column has a header).
+    pub has_durations: bool,
+    /// Some step records tokens (the timeline's `tokens` column has a header).
+    pub has_tokens: bool,
     /// Per step: when it ran, on the run's clock, with its nested steps included (for the
     /// waterfall); `None` without timestamps.
     pub spans: Vec<Option<(i64, i64)>>,
@@ -87,7 +91,7 @@ impl Document {
         let mut parent = vec![None; n];
         let mut has_children = vec![false; n];
         let mut labels = Vec::with_capacity(n);
-        let mut has_timing = false;
+        let (mut has_durations, mut has_tokens) = (false, false);
         let mut spans: Vec<Option<(i64, i64)>> = Vec::with_capacity(n);
         for (i, step) in run.steps.iter().enumerate() {
             if let Some(p) = step
@@ -128,11 +132,11 @@ impl Document {
                 (None, Some(b)) => Some((b.0, b.0)),
                 (None, None) => None,
             });
-            has_timing |= step.duration_ms().is_some()
-                || step
-                    .usage
-                    .as_ref()
-                    .is_some_and(|u| u.input_tokens.is_some() || u.output_tokens.is_some());
+            has_durations |= step.duration_ms().is_some();
+            has_tokens |= step
+                .usage
+                .as_ref()
+                .is_some_and(|u| u.input_tokens.is_some() || u.output_tokens.is_some());
         }
         // A step's span takes in its nested steps' (parents always come first).
         for i in (0..n).rev() {
@@ -206,7 +210,9 @@ impl Document {
             source,
             saved_report: None,
             labels,
-            has_timing,
+            has_timing: has_durations || has_tokens,
+            has_durations,
+            has_tokens,
             spans,
             clock,
             depth,

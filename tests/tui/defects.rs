@@ -512,7 +512,11 @@ fn grouped_suspects_say_how_many_steps_they_stand_for() {
 #[test]
 fn the_influence_shortlist_is_looked_up_by_position() {
     let doc = calendar();
-    let inf = doc.report.influence.as_ref().expect("the fixture ranks context");
+    let inf = doc
+        .report
+        .influence
+        .as_ref()
+        .expect("the fixture ranks context");
     assert!(!inf.confidence.shortlist.is_empty());
     let ids: Vec<&str> = doc
         .influence_shortlist
@@ -535,4 +539,37 @@ fn the_influence_shortlist_is_looked_up_by_position() {
             e.id
         );
     }
+}
+
+#[test]
+fn a_timeline_column_no_step_fills_has_no_header() {
+    let doc = calendar();
+    let mut run = doc.run.as_ref().clone();
+    for s in &mut run.steps {
+        s.started_at = None;
+        s.ended_at = None;
+    }
+    assert!(run.steps.iter().any(|s| s.usage.is_some()), "tokens stay");
+    let mut h = screen(
+        Document::new(run, doc.report.as_ref().clone(), None),
+        (140, 40),
+        none(),
+    );
+    press(&mut h, "1");
+    let s = h.screen();
+    let header = s
+        .lines()
+        .find(|l| l.contains("step kind name"))
+        .unwrap_or_default();
+    assert!(header.contains("tokens"), "{s}");
+    assert!(!header.contains("time"), "no step has a duration:\n{s}");
+    // With durations, both headers.
+    let mut h = screen(calendar(), (140, 40), none());
+    press(&mut h, "1");
+    let s = h.screen();
+    let header = s
+        .lines()
+        .find(|l| l.contains("step kind name"))
+        .unwrap_or_default();
+    assert!(header.contains("time") && header.contains("tokens"), "{s}");
 }
