@@ -210,9 +210,14 @@ fn tau_bench_records_become_runs_with_called_tools() {
         first.final_answer.as_deref(),
         Some("Your reservation ABC123 is cancelled.")
     );
+    // The agent's task is what the user told it, not the simulated user's hidden instruction.
     assert_eq!(
         first.task.as_deref(),
-        Some("You are ann_1. You want to cancel reservation ABC123.")
+        Some("Please cancel my reservation ABC123.")
+    );
+    assert_eq!(
+        first.attributes["taubench"]["user_instruction"],
+        json!("You are ann_1. You want to cancel reservation ABC123.")
     );
     let second = &runs[1].run;
     assert_eq!(second.status, RunStatus::Succeeded);

@@ -3,7 +3,9 @@
 //! to ask!"), an offer or a plan of the agent's ("I can transfer you to a human agent", "I will
 //! look into it", "Let's check the page"), a request to the user ("Please hold on"), a courtesy
 //! ("I understand your concern", "No problem at all!"), a wish ("I hope it goes well"), and a
-//! heading or lead-in ("Here are the details:", "Payment:"). Each holds no number or id; a
+//! heading or lead-in ("Here are the details:", "Payment:"). Each holds no number or id (but a
+//! lead-in of at most six words may: "Major Use Cases by 2025:"), and layout is never a claim
+//! (`markup`: a Markdown heading, a label in emphasis, a file name); a
 //! courtesy also no negation, no word saying something was done and at most three content
 //! words. English only; plain matching, no I/O.
 
@@ -195,6 +197,9 @@ const NEGATION_WORDS: &[&str] = &[
     "didn't", "doesn't", "don't", "aren't", "weren't", "haven't", "hasn't",
 ];
 
+/// A lead-in ending in a colon of at most this many words is one even when it holds a number.
+const LEAD_IN_MAX_WORDS: usize = 6;
+
 /// At most this many content words after a courtesy's opening.
 const COURTESY_MAX_WORDS: usize = 3;
 
@@ -205,13 +210,21 @@ pub fn non_claim(text: &str) -> Option<&'static str> {
     let ts = terms(text);
     let keys = ts.iter().any(Term::is_key);
     let success = find_phrase(trimmed, SUCCESS_WORDS).is_some();
+    if let Some(why) = super::markup::layout(text) {
+        return Some(why);
+    }
+    // A short lead-in is one even with a number in it ("Major Use Cases by 2025:").
+    let lead_in = trimmed.trim_end_matches(['_', ' ']).ends_with(':') && !success;
+    if lead_in && words_of(trimmed).len() <= LEAD_IN_MAX_WORDS {
+        return Some("a heading or a lead-in to what follows, not a claim");
+    }
     if keys {
         return None;
     }
     if trimmed.starts_with('#') {
         return Some("a heading, not a claim");
     }
-    if trimmed.trim_end_matches(['_', ' ']).ends_with(':') && !success {
+    if lead_in {
         return Some("a heading or a lead-in to what follows, not a claim");
     }
     let words = words_of(trimmed);
@@ -342,5 +355,24 @@ mod tests {
         assert_eq!(non_claim("Please note the fare is final."), None);
         assert_eq!(non_claim("I can see the booking."), None);
         assert_eq!(non_claim("I can offer a $50 certificate."), None);
+    }
+
+    #[test]
+    fn a_short_lead_in_may_hold_a_number_and_layout_is_never_a_claim() {
+        assert!(non_claim("Major Use Cases by 2025:").is_some());
+        assert_eq!(
+            non_claim("### 1."),
+            Some("a heading, not a claim"),
+            "a numbered heading holds a number but says nothing"
+        );
+        assert_eq!(
+            non_claim("_abn.ts_"),
+            Some("a label in emphasis or code, not a claim")
+        );
+        // A long sentence ending in a colon with a number is still a claim.
+        assert_eq!(
+            non_claim("The total of the 3 orders placed in March by this customer is:"),
+            None
+        );
     }
 }

@@ -103,6 +103,12 @@ impl EvidenceIndex {
             ..EvidenceIndex::default()
         };
         let has_user_step = run.steps.iter().any(|s| s.kind == StepKind::User);
+        // A system message after the agent's last decision (a termination notice repeating the
+        // answer) informed no decision: it is no source of the answer's claims.
+        let last_decision = run
+            .steps
+            .iter()
+            .rposition(|s| s.kind.is_model() && !s.is_container());
         if !has_user_step && let Some(task) = &run.task {
             ix.add_statements(None, task);
         }
@@ -139,7 +145,7 @@ impl EvidenceIndex {
                 }
                 // The message itself: context units a system step loaded are added below as
                 // what they are (an outdated document stays outdated).
-                StepKind::System => {
+                StepKind::System if last_decision.is_none_or(|d| i < d) => {
                     if let Some(out) = &step.output {
                         ix.add(Some(i), SourceKind::Instruction, false, &flat_text(out));
                     }

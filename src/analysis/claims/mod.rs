@@ -9,10 +9,13 @@ mod actions;
 mod courtesy;
 mod evidence;
 mod label;
+mod markup;
 mod origin;
 mod records;
 mod split;
 pub(crate) mod words;
+
+pub(crate) use split::ends_abbreviated;
 
 pub use split::{Part, split_claims, split_parts};
 

@@ -93,7 +93,7 @@ fn joined_sentences(line: &str) -> Vec<String> {
 }
 
 /// True when `s` ends with an abbreviation's or an initial's full stop ("St.", "L.").
-fn ends_abbreviated(s: &str) -> bool {
+pub(crate) fn ends_abbreviated(s: &str) -> bool {
     let Some(body) = s.strip_suffix('.') else {
         return false;
     };

@@ -288,3 +288,32 @@ fn claims_of_actions_found_by_their_wording_are_checked_against_the_calls() {
     assert!(!c[0].action);
     assert_ne!(c[0].evidence_step, Some(1));
 }
+
+#[test]
+fn a_system_message_after_the_last_decision_is_no_source() {
+    let system = |id: &str, text: &str| {
+        let mut s = crate::analysis::model::Step::new(id, crate::analysis::model::StepKind::System);
+        s.output = Some(json!(text));
+        s
+    };
+    let answer = "The last train leaves at 5:30 PM.";
+    // A termination notice repeating the answer, after the last model step.
+    let after = RunBuilder::failed()
+        .user("s1", "When does the last train leave?")
+        .llm("s2", answer)
+        .step(system(
+            "s3",
+            "Max rounds reached. FINAL ANSWER: the last train leaves at 5:30 PM.",
+        ))
+        .answer(answer)
+        .build();
+    assert_eq!(labels(&after), vec![SupportLabel::Unsupported]);
+    // The same words as an instruction before the decision are a source.
+    let before = RunBuilder::failed()
+        .step(system("s0", "The last train leaves at 5:30 PM."))
+        .user("s1", "When does the last train leave?")
+        .llm("s2", answer)
+        .answer(answer)
+        .build();
+    assert_eq!(labels(&before), vec![SupportLabel::Supported]);
+}

@@ -149,6 +149,12 @@ fn parts(text: &str) -> Vec<String> {
         let next = it.peek().copied();
         let cut = match c {
             ';' | '\n' => true,
+            // A sentence's end: "Hello, Bob! And bye." is two parts; "St. Louis" is one.
+            '!' | '?' => next.is_some_and(char::is_whitespace),
+            '.' => {
+                next.is_some_and(char::is_whitespace)
+                    && !crate::analysis::claims::ends_abbreviated(&format!("{cur}."))
+            }
             ',' => {
                 !(prev.is_some_and(|p| p.is_ascii_digit())
                     && next.is_some_and(|n| n.is_ascii_digit()))
@@ -165,9 +171,41 @@ fn parts(text: &str) -> Vec<String> {
     out.push(cur);
     out.iter()
         .flat_map(|p| p.split(" and "))
-        .map(|p| p.trim().to_owned())
-        .filter(|p| !p.is_empty())
+        .map(|p| without_joiners(p.trim()).to_owned())
+        .filter(|p| {
+            p.split(|c: char| !c.is_alphanumeric()).any(|w| {
+                !w.is_empty() && !crate::analysis::detect::vocab::is_stopword(&w.to_lowercase())
+            })
+        })
         .collect()
+}
+
+/// A part without the "and", "or" or "but" that opened or closed it ("And, bye" is "bye").
+fn without_joiners(p: &str) -> &str {
+    let mut p = p.trim_matches(|c: char| c.is_whitespace() || c == ',');
+    for j in ["and", "or", "but"] {
+        if let Some(head) = p.get(..j.len()).filter(|h| h.eq_ignore_ascii_case(j))
+            && p.get(j.len()..)
+                .is_none_or(|r| r.is_empty() || r.starts_with([' ', ',']))
+        {
+            p = p
+                .get(head.len()..)
+                .unwrap_or_default()
+                .trim_start_matches([' ', ',']);
+        }
+        let n = p.len();
+        if n > j.len()
+            && let Some(tail) = p.get(n - j.len()..).filter(|t| t.eq_ignore_ascii_case(j))
+            && p.get(..n - j.len())
+                .is_some_and(|r| r.ends_with([' ', ',']))
+        {
+            p = p
+                .get(..n - tail.len())
+                .unwrap_or_default()
+                .trim_end_matches([' ', ',']);
+        }
+    }
+    p
 }
 
 /// `text` with fenced code blocks left out, except one-line blocks of at most
@@ -418,6 +456,38 @@ mod tests {
                 " nimble fitness "
             ]
         );
+    }
+
+    #[test]
+    fn parts_end_at_a_sentence_and_lose_the_joining_word() {
+        let items = answer_items(
+            "Hello my darling Bob! And, bye my dear Bob!",
+            "Greet Bob and say goodbye.",
+            None,
+        )
+        .unwrap_or_default();
+        let keys: Vec<&str> = items.iter().map(|i| i.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            vec![
+                " hello my darling bob and bye my dear bob ",
+                " hello my darling bob ",
+                " bye my dear bob "
+            ]
+        );
+        let keys = |a: &str| -> Vec<String> {
+            answer_items(a, "Where?", None)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|i| i.key)
+                .collect()
+        };
+        assert!(keys("St. Louis, Missouri").contains(&" st louis ".to_owned()));
+        assert!(!keys("St. Louis, Missouri").contains(&" st ".to_owned()));
+        assert_eq!(without_joiners("and, bye"), "bye");
+        assert_eq!(without_joiners("Paris or"), "Paris");
+        assert_eq!(without_joiners("Andorra"), "Andorra");
+        assert_eq!(without_joiners("Oregon"), "Oregon");
     }
 
     #[test]

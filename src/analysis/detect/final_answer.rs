@@ -34,39 +34,10 @@ impl Detector for FinalAnswer {
 
     fn detect(&self, f: &Facts<'_>) -> Vec<Finding> {
         let run = f.run;
-        if !run.went_wrong() {
-            return Vec::new();
-        }
-        let Some(answer) = run.final_answer.as_deref().filter(|a| !a.trim().is_empty()) else {
+        let Some((m, c)) = commit(f) else {
             return Vec::new();
         };
-        let probe = norm_words(clip(answer.trim(), ANSWER_PROBE_BYTES));
-        let holds = |text: &str| {
-            !probe.trim().is_empty() && norm_words(clip(text, LINK_SCAN_BYTES)).contains(&probe)
-        };
-        let calls: Vec<usize> = run
-            .steps
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| {
-                s.kind == StepKind::Tool
-                    && !s.failed()
-                    && s.tool
-                        .as_ref()
-                        .is_some_and(|t| FINAL_ANSWER_TOOLS.contains(&t.name.as_str()))
-            })
-            .map(|(i, _)| i)
-            .collect();
-        let call = calls
-            .iter()
-            .rev()
-            .copied()
-            .find(|&i| holds(f.texts.consumed(i)))
-            .or_else(|| calls.last().copied());
-        let found = call.and_then(|c| f.caller(c).map(|m| (m, c)));
-        let Some((m, c)) = found else {
-            return Vec::new();
-        };
+        let answer = run.final_answer.as_deref().unwrap_or_default();
         let how = format!(
             "{} gave the final answer through the call to {} at {}: {}",
             step(run, m),
@@ -91,6 +62,44 @@ impl Detector for FinalAnswer {
         fi.wording = true;
         vec![fi]
     }
+}
+
+/// In a failed run with a final answer, the decision that committed it and the final-answer call
+/// it made: (model step, call). The last call to a final-answer tool whose arguments hold the
+/// answer, else the last such call; its decision is the model step that issued it.
+pub fn commit(f: &Facts<'_>) -> Option<(usize, usize)> {
+    let run = f.run;
+    if !run.went_wrong() {
+        return None;
+    }
+    let answer = run
+        .final_answer
+        .as_deref()
+        .filter(|a| !a.trim().is_empty())?;
+    let probe = norm_words(clip(answer.trim(), ANSWER_PROBE_BYTES));
+    let holds = |text: &str| {
+        !probe.trim().is_empty() && norm_words(clip(text, LINK_SCAN_BYTES)).contains(&probe)
+    };
+    let calls: Vec<usize> = run
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            s.kind == StepKind::Tool
+                && !s.failed()
+                && s.tool
+                    .as_ref()
+                    .is_some_and(|t| FINAL_ANSWER_TOOLS.contains(&t.name.as_str()))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let call = calls
+        .iter()
+        .rev()
+        .copied()
+        .find(|&i| holds(f.texts.consumed(i)))
+        .or_else(|| calls.last().copied());
+    call.and_then(|c| f.caller(c).map(|m| (m, c)))
 }
 
 #[cfg(test)]

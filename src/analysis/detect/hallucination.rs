@@ -9,7 +9,9 @@
 use super::conversation::is_conversation;
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
-use crate::analysis::rank::params::{CONTRADICTED_CLAIM, STALE_CLAIM, UNSUPPORTED_CLAIM};
+use crate::analysis::rank::params::{
+    CONTRADICTED_CLAIM, STALE_CLAIM, UNSUPPORTED_CLAIM, UNSUPPORTED_OPENING,
+};
 use crate::analysis::report::SupportLabel;
 
 /// Claims of the answer that no source supports, or one contradicts.
@@ -35,6 +37,13 @@ impl Detector for Hallucination {
         // a claim no source holds word for word is no sign of a fault there (measured on
         // conversations that went right, it is found as often as on ones that went wrong).
         let conversation = is_conversation(run);
+        // The run's first decision, when a later one follows: it wrote before the agent read
+        // anything but the task.
+        let first = run.steps.iter().position(super::decides).filter(|&k| {
+            run.steps
+                .get(k + 1..)
+                .is_some_and(|rest| rest.iter().any(super::decides))
+        });
         let mut out = Vec::new();
         for c in f.claims {
             let (category, confidence, says) = match c.label {
@@ -59,6 +68,14 @@ impl Detector for Hallucination {
             let Some(at) = c.origin_step.or(fallback) else {
                 continue;
             };
+            // A claim first written by the run's first decision, before any source was read, is
+            // mostly the task or a plan in other words: a weak reading of where it came from.
+            let opening = category == Category::UnsupportedClaim && Some(at) == first;
+            let confidence = if opening {
+                UNSUPPORTED_OPENING
+            } else {
+                confidence
+            };
             let mut fi = Finding::new(
                 at,
                 category,
@@ -73,6 +90,11 @@ impl Detector for Hallucination {
                 c.why
             ));
             match c.origin_step {
+                Some(o) if opening => fi = fi.because(format!(
+                    "{} first wrote it, as the run's first decision, before any source was read: \
+                         it may only restate the task or a plan",
+                    step(run, o)
+                )),
                 Some(o) => fi = fi.because(format!("{} first wrote it", step(run, o))),
                 None => {
                     fi = fi.because(
@@ -132,5 +154,47 @@ mod tests {
             .answer("Annual plans are refunded $80. Thanks!")
             .build();
         assert!(facts_for(&run, |f| Hallucination.detect(f)).is_empty());
+    }
+
+    #[test]
+    fn a_claim_first_written_by_the_opening_decision_is_a_weak_reading() {
+        let claim = "The bridge opened to traffic in 1937.";
+        let found = |run| {
+            facts_for(&run, |f| Hallucination.detect(f))
+                .into_iter()
+                .map(|x| (x.step, x.category, x.confidence))
+                .collect::<Vec<_>>()
+        };
+        let opening = RunBuilder::failed()
+            .task("When did the bridge open?")
+            .llm("s1", claim)
+            .llm("s2", "Let me write the answer.")
+            .answer(claim)
+            .build();
+        assert_eq!(
+            found(opening),
+            vec![(0, Category::UnsupportedClaim, UNSUPPORTED_OPENING)]
+        );
+        // Written later, after another decision: the usual weight.
+        let later = RunBuilder::failed()
+            .task("When did the bridge open?")
+            .llm("s1", "Let me look it up.")
+            .llm("s2", claim)
+            .answer(claim)
+            .build();
+        assert_eq!(
+            found(later),
+            vec![(1, Category::UnsupportedClaim, UNSUPPORTED_CLAIM)]
+        );
+        // The only decision of the run is not an opening one.
+        let alone = RunBuilder::failed()
+            .task("When did the bridge open?")
+            .llm("s1", claim)
+            .answer(claim)
+            .build();
+        assert_eq!(
+            found(alone),
+            vec![(0, Category::UnsupportedClaim, UNSUPPORTED_CLAIM)]
+        );
     }
 }

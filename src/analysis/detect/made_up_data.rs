@@ -160,12 +160,58 @@ fn said<'p>(text: &str, phrases: &[&'p str]) -> Option<&'p str> {
                     .get(end..)
                     .and_then(|a| a.chars().next())
                     .is_some_and(char::is_alphanumeric);
-            if !glued_before && !glued_after && !in_title(text, start, end) {
+            if !glued_before
+                && !glued_after
+                && !in_title(text, start, end)
+                && !hedged(&lower, start)
+            {
                 return true;
             }
         }
         false
     })
+}
+
+/// Words before a match, in its sentence, with which a step names inventing data as one option
+/// of a plan rather than doing it ("it might be necessary to look up or simulate …", "If
+/// needed, recalculate or simulate …", "Optionally, confirm (e.g., simulating a query)").
+const HEDGES: &[&str] = &[
+    "might",
+    "may",
+    "could",
+    "if needed",
+    "if necessary",
+    "if required",
+    "optionally",
+    "e.g.",
+    "for example",
+];
+
+/// At most this many bytes before a match are read for its sentence's start.
+const HEDGE_SCAN_BYTES: usize = 400;
+
+/// True when the sentence holding the match at `start` (in lower case) says before it that
+/// the match is only a possibility ([`HEDGES`]). Reads at most [`HEDGE_SCAN_BYTES`] back.
+fn hedged(lower: &str, start: usize) -> bool {
+    let mut from = start.saturating_sub(HEDGE_SCAN_BYTES);
+    while !lower.is_char_boundary(from) {
+        from += 1;
+    }
+    let before = lower.get(from..start).unwrap_or("");
+    // The sentence starts after the last full stop, '!' or '?' followed by a space, or a line
+    // break ("e.g." keeps the sentence going).
+    let cut = before
+        .char_indices()
+        .rev()
+        .find(|&(k, c)| {
+            c == '\n'
+                || (matches!(c, '.' | '!' | '?')
+                    && before.get(k + 1..).is_some_and(|r| r.starts_with(' '))
+                    && !before.get(..=k).is_some_and(|b| b.ends_with("e.g.")))
+        })
+        .map_or(0, |(k, c)| k + c.len_utf8());
+    let sentence = before.get(cut..).unwrap_or("");
+    find_phrase(sentence, HEDGES).is_some()
 }
 
 /// True when the match at `start..end` is capitalised and a neighbouring word is too.
@@ -238,6 +284,24 @@ mod tests {
             said("A hypothetical solution was proposed.", MADE_UP_PHRASES),
             Some("hypothetical")
         );
+    }
+
+    #[test]
+    fn inventing_data_named_as_an_option_of_a_plan_is_not_doing_it() {
+        for t in [
+            "Reasoning: it might be necessary to look up or simulate the link structure.",
+            "• Optionally, confirm via a cross-check (e.g., simulating a search query).",
+            "• If needed, recalculate or simulate any provided calculation steps.",
+        ] {
+            assert_eq!(said(t, MADE_UP_PHRASES), None, "{t}");
+        }
+        for t in [
+            "The page may be down. Let's simulate this by creating a mockup script that might fail.",
+            "Since we don't have the file, I will demonstrate the approach using sample data.",
+            "video_path = \"/path/to/video.mp4\"  # e.g., \"/home/user/video.mp4\"",
+        ] {
+            assert!(said(t, MADE_UP_PHRASES).is_some(), "{t}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 pub(crate) mod answer;
 mod answer_handoff;
 mod answer_origin;
+mod answer_path;
 mod blocked;
 mod changed_state;
 mod code_failure;
@@ -77,6 +78,8 @@ pub enum DetectorId {
     AnswerHandoff,
     /// The decision that committed the final answer of a failed run.
     FinalAnswer,
+    /// The decisions the final answer of a failed run rested on: the action before, the plan.
+    AnswerPath,
     /// A decision right after a failure whose own action failed again.
     RepeatedFailure,
     /// A change made before the user confirmed it.
@@ -115,6 +118,7 @@ impl DetectorId {
             DetectorId::ProgressStall => "progress_stall",
             DetectorId::AnswerHandoff => "answer_handoff",
             DetectorId::FinalAnswer => "final_answer",
+            DetectorId::AnswerPath => "answer_path",
             DetectorId::RepeatedFailure => "repeated_failure",
             DetectorId::Confirmation => "confirmation",
             DetectorId::Grounding => "grounding",
@@ -180,12 +184,18 @@ pub enum Category {
     /// A step of the agent loop failed on its own (its code, its output's format): blamed on the
     /// latest decision inside it.
     ExecutionError,
-    /// A step opened what the team got stuck on, or sent the agent there.
+    /// A step opened what the team got stuck on.
     ProgressStall,
+    /// The coordinator's instruction that sent the agent to what the team got stuck on.
+    StallInstruction,
     /// A step handed the final answer's value in to its origin, or took it up.
     AnswerHandoff,
     /// The decision that committed the final answer of a failed run.
     FinalAnswer,
+    /// The agent's last action before the decision that committed a failed final answer.
+    AnswerBasis,
+    /// The plan the agent followed to a failed final answer.
+    FollowedPlan,
     /// A change made before the user confirmed it.
     UnconfirmedAction,
     /// A number stated that nothing before it gives.
@@ -202,7 +212,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 34] = [
+    pub const ALL: [Category; 37] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -229,8 +239,11 @@ impl Category {
         Category::CodeFailure,
         Category::ExecutionError,
         Category::ProgressStall,
+        Category::StallInstruction,
         Category::AnswerHandoff,
         Category::FinalAnswer,
+        Category::AnswerBasis,
+        Category::FollowedPlan,
         Category::UnconfirmedAction,
         Category::UngroundedNumber,
         Category::ConflictingChange,
@@ -268,8 +281,11 @@ impl Category {
             Category::CodeFailure => "code_failure",
             Category::ExecutionError => "execution_error",
             Category::ProgressStall => "progress_stall",
+            Category::StallInstruction => "stall_instruction",
             Category::AnswerHandoff => "answer_handoff",
             Category::FinalAnswer => "final_answer",
+            Category::AnswerBasis => "answer_basis",
+            Category::FollowedPlan => "followed_plan",
             Category::UnconfirmedAction => "unconfirmed_action",
             Category::UngroundedNumber => "ungrounded_number",
             Category::ConflictingChange => "conflicting_change",
@@ -383,6 +399,7 @@ pub const ALL: &[&dyn Detector] = &[
     &progress_stall::ProgressStall,
     &answer_handoff::AnswerHandoff,
     &final_answer::FinalAnswer,
+    &answer_path::AnswerPath,
     &retry::RepeatedFailure,
     &confirmation::UnconfirmedAction,
     &grounding::UngroundedNumber,
@@ -408,7 +425,7 @@ mod tests {
 
     #[test]
     fn the_registry_holds_every_detector_once_with_distinct_names() {
-        assert_eq!(ALL.len(), 24);
+        assert_eq!(ALL.len(), 25);
         let names: HashSet<_> = ALL.iter().map(|d| d.id().as_str()).collect();
         assert_eq!(names.len(), ALL.len());
         assert!(!names.contains("judge"));

@@ -8,10 +8,10 @@
 //!
 //! One backward walk from the first such review: linear in the run. No I/O.
 
-use super::say::{quote, step};
+use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::{Step, StepKind};
-use crate::analysis::rank::params::STALL_START;
+use crate::analysis::rank::params::{STALL_INSTRUCTION, STALL_START};
 use serde_json::Value;
 
 /// The step that opened what the team got stuck on, by the coordinator's first stalled review.
@@ -100,8 +100,42 @@ impl Detector for ProgressStall {
                 )
             });
         }
-        vec![found]
+        let mut out = vec![found];
+        if let Some(k) = agent.and_then(|a| instruction_to(run, a, start)) {
+            out.push(
+                Finding::new(
+                    k,
+                    Category::StallInstruction,
+                    DetectorId::ProgressStall,
+                    STALL_INSTRUCTION,
+                    Nature::Suspect,
+                    "its instruction sent the agent to the work the team got stuck on".to_owned(),
+                )
+                .because(format!(
+                    "it asked {who}: {}",
+                    quote(&short(f.texts.produced(k), 120))
+                ))
+                .because(format!(
+                    "{who} acted on it at {}, where the team got stuck; {} is the first review that says {verdict}",
+                    step(run, start),
+                    step(run, r)
+                )),
+            );
+        }
+        out
     }
+}
+
+/// The latest instruction addressed to `agent` (`attributes.to`) before step `before`.
+fn instruction_to(run: &crate::analysis::model::Run, agent: &str, before: usize) -> Option<usize> {
+    let agent = agent.to_lowercase();
+    run.steps.get(..before)?.iter().rposition(|s| {
+        super::decides(s)
+            && s.attributes
+                .get("to")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.trim().to_lowercase() == agent)
+    })
 }
 
 /// A review that says no progress is being made, or that the team is in a loop.
@@ -181,7 +215,15 @@ mod tests {
     fn the_step_that_opened_the_page_of_the_stall_is_flagged() {
         let found = facts_for(&stalled_run(), |f| ProgressStall.detect(f));
         let got: Vec<(usize, f64)> = found.iter().map(|x| (x.step, x.confidence)).collect();
-        assert_eq!(got, vec![(5, STALL_START)]);
+        // The page of the stall was opened at w2 (position 6); o3 (position 4) sent the surfer
+        // there, the other reading of the same stall.
+        assert_eq!(got, vec![(5, STALL_START), (3, STALL_INSTRUCTION)]);
+        assert_eq!(found[1].category, Category::StallInstruction);
+        assert!(
+            found[1].evidence[0].contains("Please open the school listing"),
+            "{:?}",
+            found[1].evidence
+        );
         assert!(
             found[0]
                 .evidence
@@ -226,6 +268,25 @@ mod tests {
             .build();
         let found = facts_for(&run, |f| ProgressStall.detect(f));
         let got: Vec<usize> = found.iter().map(|x| x.step).collect();
-        assert_eq!(got, vec![1]);
+        assert_eq!(got, vec![1, 0]);
+    }
+
+    #[test]
+    fn an_agent_nobody_instructed_gets_no_instruction_behind_its_stall() {
+        let run = RunBuilder::failed()
+            .llm("o1", "Please compute the total.")
+            .with(by("Orchestrator", Some("Coder"), json!({})))
+            .llm("a1", "The total is 12.")
+            .with(by("Assistant", None, json!({})))
+            .llm("a2", "Updated Ledger")
+            .with(by(
+                "Orchestrator",
+                None,
+                json!({"review": {"progress": false}}),
+            ))
+            .build();
+        let found = facts_for(&run, |f| ProgressStall.detect(f));
+        let got: Vec<_> = found.iter().map(|x| (x.step, x.category)).collect();
+        assert_eq!(got, vec![(1, Category::ProgressStall)]);
     }
 }

@@ -256,7 +256,9 @@ fn build_run(position: usize, r: &Value) -> ImportedRun {
         .and_then(|t| t.get("instruction"))
         .map(value_text)
         .and_then(|s| chat::non_empty(&s));
-    if let Some(t) = instruction.or(first_user) {
+    // The agent only sees the conversation: its task is the user's first message. The simulated
+    // user's hidden instruction is kept in the attributes for a person reading the run.
+    if let Some(t) = first_user {
         run.insert("task".to_owned(), json!(t));
     }
     if let Some(a) = final_answer {
@@ -296,6 +298,9 @@ fn build_run(position: usize, r: &Value) -> ImportedRun {
         if let Some(v) = r.get(key) {
             kept.insert(key.to_owned(), v.clone());
         }
+    }
+    if let Some(i) = instruction {
+        kept.insert("user_instruction".to_owned(), json!(i));
     }
     if let Some(t) = task_info {
         for (from, to) in [("user_id", "user_id"), ("actions", "expected_actions")] {
@@ -359,5 +364,30 @@ mod tests {
         assert_eq!(missing.value["status"], "failed");
         assert_eq!(missing.value["id"], "record-4");
         assert_eq!(missing.warnings.len(), 1);
+    }
+
+    #[test]
+    fn the_task_is_what_the_agent_was_told_not_the_hidden_instruction() {
+        let rec = json!({
+            "task_id": 7, "reward": 0.0,
+            "info": {"task": {"instruction": "You are Ann; only cancel if the fee is under $20."}},
+            "traj": [
+                {"role": "system", "content": "You are a retail agent."},
+                {"role": "user", "content": "Hi, I want to cancel order #W1."},
+                {"role": "assistant", "content": "Sure, which reason?"},
+                {"role": "user", "content": "No longer needed."}
+            ]
+        });
+        let run = build_run(0, &rec).value;
+        assert_eq!(run["task"], "Hi, I want to cancel order #W1.");
+        assert_eq!(
+            run["attributes"]["taubench"]["user_instruction"],
+            "You are Ann; only cancel if the fee is under $20."
+        );
+        let silent = build_run(
+            0,
+            &json!({"info": {"task": {"instruction": "x"}}, "traj": []}),
+        );
+        assert!(silent.value.get("task").is_none());
     }
 }

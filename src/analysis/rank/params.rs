@@ -41,6 +41,9 @@ pub const CONTRADICTED_CLAIM: f64 = 0.8;
 pub const STALE_CLAIM: f64 = 0.7;
 /// A claim of the answer that no source supports.
 pub const UNSUPPORTED_CLAIM: f64 = 0.5;
+/// An unsupported claim first written by the run's first decision (before any source was read,
+/// when a later decision follows): below the weak suspects that fill a short list.
+pub const UNSUPPORTED_OPENING: f64 = 0.28;
 /// The run ended in an error and no step failed.
 pub const RUN_ERROR: f64 = 0.5;
 /// The run opens with a model's brief that leaves out the task.
@@ -71,11 +74,19 @@ pub const CONFLICTING_CHANGE: f64 = 0.8;
 pub const REPEATED_FAILURE: f64 = 0.85;
 /// The decision that committed the final answer of a failed run (the step that sealed it).
 pub const FINAL_ANSWER: f64 = 0.55;
+/// The agent's last action before the decision that committed a failed final answer: a weak
+/// suspect, below every rule that found a fault, to fill a short list.
+pub const ANSWER_BASIS: f64 = 0.32;
+/// The plan the agent followed to a failed final answer: weaker still.
+pub const FOLLOWED_PLAN: f64 = 0.3;
 /// A step of the agent loop (a container) that failed on its own: the latest decision inside it.
 pub const EXECUTION_ERROR: f64 = 0.52;
 /// The step that opened the page the team was stuck on when its coordinator first saw no
 /// progress (or, without a page, the step that review judged).
 pub const STALL_START: f64 = 0.48;
+/// The coordinator's instruction that sent the agent to the page the team got stuck on: the
+/// other reading of a stall (was the instruction wrong, or what the agent did with it?).
+pub const STALL_INSTRUCTION: f64 = 0.43;
 /// The first step of another agent that took up the final answer's value from its origin.
 pub const HANDOFF_OUT: f64 = 0.45;
 /// The last step of another agent before the final answer's origin.

@@ -175,17 +175,38 @@ fn seals(c: Category) -> bool {
     )
 }
 
+/// Decisive errors read from weak evidence, which stand for the earliest one only when no other
+/// was found: an action after which a coordinator asked again (its next instruction often just
+/// goes on with the same goal, so the rule fires on most coordinated runs), and the instruction
+/// behind a stall (a companion of the stall's own suspect, listed by its score).
+fn weak(c: Category) -> bool {
+    matches!(
+        c,
+        Category::ReissuedInstruction | Category::StallInstruction
+    )
+}
+
+/// Suspects listed for want of evidence, not for any (the decisions a failed answer rested on):
+/// never the earliest decisive error.
+fn filler(c: Category) -> bool {
+    matches!(c, Category::AnswerBasis | Category::FollowedPlan)
+}
+
 /// Both readings of a failure near the top: when the earliest decisive error (the earliest
 /// suspect that is not a reading of where the failure was sealed) ranks below
 /// [`EARLIEST_ERROR_SLOT`], it moves up to that place, at the score of the suspect it displaces,
 /// and says so in its evidence.
 fn earliest_error_near_the_top(out: &mut Vec<SuspectEntry>) {
-    let earliest = out
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !seals(s.category))
-        .min_by_key(|(_, s)| s.step)
-        .map(|(k, _)| k);
+    let earliest_of = |strong: bool| {
+        out.iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                !seals(s.category) && !filler(s.category) && (!strong || !weak(s.category))
+            })
+            .min_by_key(|(_, s)| s.step)
+            .map(|(k, _)| k)
+    };
+    let earliest = earliest_of(true).or_else(|| earliest_of(false));
     let Some(k) = earliest.filter(|&k| k > EARLIEST_ERROR_SLOT) else {
         return;
     };
@@ -293,6 +314,62 @@ mod tests {
             .unwrap();
         assert!(claim.score < tool, "{} !< {tool}", claim.score);
         assert!((claim.score - (tool - WORDING_CAP_GAP)).abs() < 1e-9);
+    }
+
+    fn entry(step: usize, category: Category, score: f64) -> SuspectEntry {
+        SuspectEntry {
+            step,
+            category,
+            detector: DetectorId::ToolErrors,
+            title: String::new(),
+            score,
+            confidence: score,
+            role: Role::Suspect,
+            cause: None,
+            evidence: Vec::new(),
+        }
+    }
+
+    fn order(mut v: Vec<SuspectEntry>) -> Vec<usize> {
+        earliest_error_near_the_top(&mut v);
+        v.iter().map(|s| s.step).collect()
+    }
+
+    #[test]
+    fn the_earliest_decisive_error_moves_up_but_weak_evidence_only_when_nothing_else_is_there() {
+        let list = |early: Category| {
+            vec![
+                entry(20, Category::AnswerOrigin, 0.7),
+                entry(14, Category::ProgressStall, 0.48),
+                entry(15, Category::AnswerHandoff, 0.45),
+                entry(12, Category::BlockedPage, 0.44),
+                entry(4, early, 0.43),
+            ]
+        };
+        // A blocked page (step 12) is the earliest error with evidence of its own: the action
+        // after which the coordinator asked again (step 4) does not take its place.
+        assert_eq!(
+            order(list(Category::ReissuedInstruction)),
+            vec![20, 14, 12, 15, 4]
+        );
+        // Evidence of its own at step 4 is the earliest error and moves up.
+        assert_eq!(order(list(Category::MadeUpData)), vec![20, 14, 4, 15, 12]);
+        // Weak evidence stands in when there is no other error.
+        let only_weak = vec![
+            entry(20, Category::AnswerOrigin, 0.7),
+            entry(15, Category::AnswerHandoff, 0.45),
+            entry(13, Category::AnswerHandoff, 0.42),
+            entry(4, Category::ReissuedInstruction, 0.41),
+        ];
+        assert_eq!(order(only_weak), vec![20, 15, 4, 13]);
+        // A step listed for want of evidence never does.
+        let filler = vec![
+            entry(20, Category::FinalAnswer, 0.55),
+            entry(15, Category::UnsupportedClaim, 0.5),
+            entry(13, Category::UnsupportedClaim, 0.5),
+            entry(4, Category::FollowedPlan, 0.3),
+        ];
+        assert_eq!(order(filler), vec![20, 15, 13, 4]);
     }
 
     #[test]

@@ -59,11 +59,17 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
     for (k, w) in items.iter().enumerate() {
         match w.finding.nature {
             // A reading of where the failure was sealed (the final answer, a hand-off of its
-            // value) explains no failure on the way: it is no cause to walk back to.
+            // value) explains no failure on the way, nor does a step listed for want of
+            // evidence (the decisions the answer rested on) or as another reading of a stall
+            // (the instruction behind it): none is a cause to walk back to.
             Nature::Suspect
                 if !matches!(
                     w.finding.category,
-                    Category::AnswerHandoff | Category::FinalAnswer
+                    Category::AnswerHandoff
+                        | Category::FinalAnswer
+                        | Category::AnswerBasis
+                        | Category::FollowedPlan
+                        | Category::StallInstruction
                 ) =>
             {
                 if let Some(f) = flagged.get_mut(w.finding.step) {
