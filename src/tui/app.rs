@@ -21,6 +21,8 @@ use crate::config::Viewers;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use crate::analysis::count::group;
+
 /// Ticks a status message stays up (the tick is 250 ms).
 pub const MESSAGE_TICKS: u64 = 40;
 
@@ -529,33 +531,5 @@ impl App {
             Scope::Global,
             Scope::Always,
         ]
-    }
-}
-
-/// `n` with thousands separated: `100,000`.
-pub fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::group;
-
-    #[test]
-    fn counts_are_grouped_by_thousands() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1000), "1,000");
-        assert_eq!(group(38_849), "38,849");
-        assert_eq!(group(100_000), "100,000");
-        assert_eq!(group(1_234_567), "1,234,567");
     }
 }
