@@ -17,6 +17,7 @@ use super::params::{
     LINK_SCAN_BYTES, QUOTE_CHARS, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED,
     WALK_BACK_USER_VALUE,
 };
+use crate::analysis::count::group;
 use crate::analysis::detect::say::{quote, short, step as step_name, tool_of, tool_phrase};
 use crate::analysis::detect::schema::check_step;
 use crate::analysis::detect::vocab::{
@@ -166,8 +167,20 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             }
         }
     }
-    let mut flows: std::collections::HashMap<usize, Vec<String>> = std::collections::HashMap::new();
+    // Each root's evidence: the first few failures its output flowed into, in detail, then one
+    // line counting the rest (a root behind thousands of failed calls keeps a readable list, and
+    // building it stays linear).
+    let mut flows: std::collections::HashMap<usize, Flow> = std::collections::HashMap::new();
     for (root, symptom, k) in roots {
+        let flow = flows.entry(root).or_default();
+        if !flow.symptoms.insert(symptom) {
+            continue;
+        }
+        if flow.detailed >= FLOWS_IN_DETAIL {
+            flow.more.push(symptom);
+            continue;
+        }
+        flow.detailed += 1;
         let mut new = vec![format!(
             "its output flows into {}, where the failure surfaced",
             step_name(run, symptom)
@@ -186,25 +199,74 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             ));
             new.extend(w.finding.evidence.iter().cloned());
         }
-        let lines = flows.entry(root).or_default();
         for line in new {
-            if !lines.contains(&line) {
-                lines.push(line);
+            if flow.seen.insert(line.clone()) {
+                flow.lines.push(line);
             }
         }
     }
+    let mut flows: std::collections::HashMap<usize, Vec<String>> = flows
+        .into_iter()
+        .map(|(root, flow)| {
+            let mut lines = flow.lines;
+            if !flow.more.is_empty() {
+                let named: Vec<String> = flow
+                    .more
+                    .iter()
+                    .take(FLOWS_NAMED)
+                    .map(|&x| step_name(run, x))
+                    .collect();
+                let rest = flow.more.len() - named.len();
+                let tail = if rest > 0 {
+                    format!(" and {} more", group(rest))
+                } else {
+                    String::new()
+                };
+                lines.push(format!(
+                    "its output also flows into {} more failed {}: {}{tail}",
+                    group(flow.more.len()),
+                    if flow.more.len() == 1 {
+                        "step"
+                    } else {
+                        "steps"
+                    },
+                    named.join(", ")
+                ));
+            }
+            (root, lines)
+        })
+        .collect();
     for w in items.iter_mut() {
         if w.finding.nature != Nature::Suspect {
             continue;
         }
-        if let Some(lines) = flows.get(&w.finding.step) {
+        if let Some(lines) = flows.remove(&w.finding.step) {
             w.role = Role::RootCause;
-            let mut ev = lines.clone();
+            let mut ev = lines;
             ev.append(&mut w.finding.evidence);
             w.finding.evidence = ev;
         }
     }
     super::decision::to_decisions(facts, items)
+}
+
+/// How many of a root's failures are described in full in its evidence; the rest are counted.
+const FLOWS_IN_DETAIL: usize = 3;
+/// How many of the rest are named in the counting line.
+const FLOWS_NAMED: usize = 5;
+
+/// What a root's output flowed into, gathered while walking back.
+#[derive(Default)]
+struct Flow {
+    /// The evidence lines, in order, each once.
+    lines: Vec<String>,
+    seen: std::collections::HashSet<String>,
+    /// Every failure traced to this root, each once.
+    symptoms: std::collections::HashSet<usize>,
+    /// How many failures are described in `lines`.
+    detailed: usize,
+    /// The failures past `FLOWS_IN_DETAIL`, in the order they were found.
+    more: Vec<usize>,
 }
 
 fn min_opt(a: Option<usize>, b: Option<usize>) -> Option<usize> {

@@ -274,3 +274,50 @@ fn a_rule_refusing_the_request_blames_the_decision_that_made_it() {
             .all(|x| x.finding.category != Category::ServiceError)
     );
 }
+
+#[test]
+fn a_root_behind_many_failures_describes_three_and_counts_the_rest() {
+    let mut b = RunBuilder::failed()
+        .user("s1", "Book a call next Friday")
+        .llm(
+            "s2",
+            json!({"tool_call": {"arguments": {"start": "Friday"}}}),
+        );
+    for i in 0..10 {
+        b = b.tool_err(
+            &format!("t{i}"),
+            "create_event",
+            json!({"start": "Friday"}),
+            "invalid start: 'Friday' is not a date-time",
+        );
+    }
+    let run = b.build();
+    let w = walk(&run);
+    let root = find(&w, 1, Category::WrongValue);
+    let ev = &root.finding.evidence;
+    let flows: Vec<&String> = ev
+        .iter()
+        .filter(|l| l.starts_with("its output flows into"))
+        .collect();
+    // Steps t0..t2 sit at positions 3..5: described in full.
+    assert_eq!(flows.len(), 3, "{ev:#?}");
+    assert!(flows[0].contains("'t0' (position 3)"), "{ev:#?}");
+    assert!(flows[2].contains("'t2' (position 5)"), "{ev:#?}");
+    // The other seven are counted on one line, the first five named.
+    let more: Vec<&String> = ev
+        .iter()
+        .filter(|l| l.starts_with("its output also flows into"))
+        .collect();
+    assert_eq!(more.len(), 1, "{ev:#?}");
+    assert!(
+        more[0].starts_with("its output also flows into 7 more failed steps: step 't3'"),
+        "{}",
+        more[0]
+    );
+    assert!(more[0].ends_with(" and 2 more"), "{}", more[0]);
+    assert!(
+        more[0].contains("'t7'") && !more[0].contains("'t8'"),
+        "{}",
+        more[0]
+    );
+}
