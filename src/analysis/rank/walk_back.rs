@@ -91,10 +91,19 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
         let own = flagged.get(p).copied().unwrap_or(false).then_some(p);
         min_opt(own, anc.get(p).copied().flatten())
     };
+    // Per state-changing tool: the first failed call of the current run of failures and the
+    // decision it was blamed on (a retry that fails again goes back to that first attempt).
+    let mut chains: std::collections::HashMap<&str, Chain> = std::collections::HashMap::new();
+    let mut retry_lines: Vec<(usize, String)> = Vec::new();
     for x in 0..n {
         let mut best: Option<usize> = None;
         for p in parents(facts, x) {
             best = min_opt(best, earliest(&flagged, &anc, p));
+        }
+        let retry_of = retried_change(facts, &mut chains, x);
+        if let Some((first, cause)) = retry_of {
+            best = min_opt(best, Some(cause));
+            retry_lines.push((cause, retry_line(facts, first, x)));
         }
         if let Some(slot) = anc.get_mut(x) {
             *slot = best;
@@ -121,7 +130,11 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             if !failed_call {
                 continue;
             }
-            match blame(facts, x) {
+            let blamed = blame(facts, x);
+            if let Blame::Model { step, .. } = &blamed {
+                start_chain(facts, &mut chains, x, *step);
+            }
+            match blamed {
                 Blame::Model {
                     step: m,
                     confidence,
@@ -193,6 +206,12 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             }
         }
     }
+    for (root, line) in retry_lines {
+        let lines = flows.entry(root).or_default();
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
     for w in items.iter_mut() {
         if w.finding.nature != Nature::Suspect {
             continue;
@@ -235,6 +254,88 @@ fn parents(facts: &Facts<'_>, x: usize) -> Vec<usize> {
     }
     out.retain(|&p| p < x);
     out
+}
+
+/// A failed call to a state-changing tool that no success of that tool has followed yet.
+struct Chain {
+    /// The failed call.
+    first: usize,
+    /// The decision the walk back blamed for it.
+    cause: usize,
+    /// Its argument values.
+    values: Vec<String>,
+}
+
+/// The name of the state-changing tool that step `x` called and failed, when it did.
+fn failed_change<'r>(facts: &Facts<'r>, x: usize) -> Option<&'r str> {
+    let s = facts.run.steps.get(x)?;
+    let call = s.tool.as_ref()?;
+    (facts.mutating(x) && s.error.as_deref().is_some_and(|e| !e.trim().is_empty()))
+        .then_some(call.name.as_str())
+}
+
+/// When step `x` is a call to a state-changing tool that retries an earlier failed call to the
+/// same tool on the same thing (an argument value in common, other arguments changed), with no
+/// success of that tool between: the first failed call and the decision blamed for it. A
+/// successful call of the tool ends its chain.
+fn retried_change<'r>(
+    facts: &Facts<'r>,
+    chains: &mut std::collections::HashMap<&'r str, Chain>,
+    x: usize,
+) -> Option<(usize, usize)> {
+    let s = facts.run.steps.get(x)?;
+    let call = s.tool.as_ref()?;
+    if !facts.mutating(x) {
+        return None;
+    }
+    let Some(name) = failed_change(facts, x) else {
+        chains.remove(call.name.as_str());
+        return None;
+    };
+    let chain = chains.get(name)?;
+    let values = arg_values(&call.arguments);
+    let same_thing = values.iter().any(|v| chain.values.contains(v));
+    let changed = arg_values(&facts.run.steps.get(chain.first)?.tool.as_ref()?.arguments) != values;
+    (same_thing && changed && chain.cause < x).then_some((chain.first, chain.cause))
+}
+
+/// Opens a chain at the failed call `x` to a state-changing tool, blamed on `cause`, unless one
+/// is open for that tool.
+fn start_chain<'r>(
+    facts: &Facts<'r>,
+    chains: &mut std::collections::HashMap<&'r str, Chain>,
+    x: usize,
+    cause: usize,
+) {
+    let Some(name) = failed_change(facts, x) else {
+        return;
+    };
+    let values = facts
+        .run
+        .steps
+        .get(x)
+        .and_then(|s| s.tool.as_ref())
+        .map(|c| arg_values(&c.arguments))
+        .unwrap_or_default();
+    chains.entry(name).or_insert(Chain {
+        first: x,
+        cause,
+        values,
+    });
+}
+
+/// The evidence line on the first failed attempt of a change that a retry repeated.
+fn retry_line(facts: &Facts<'_>, first: usize, retry: usize) -> String {
+    let run = facts.run;
+    let by = facts
+        .caller(retry)
+        .map_or_else(String::new, |c| format!(" by {}", step_name(run, c)));
+    format!(
+        "its call to {} at {} failed first; the retry{by}, on the same thing with changed arguments, failed again at {}: the first attempt is the earliest wrong decision",
+        tool_of(run, first),
+        step_name(run, first),
+        step_name(run, retry)
+    )
 }
 
 /// Who the value rule blames for a failed call.

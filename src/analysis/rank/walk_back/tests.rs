@@ -274,3 +274,69 @@ fn a_rule_refusing_the_request_blames_the_decision_that_made_it() {
             .all(|x| x.finding.category != Category::ServiceError)
     );
 }
+
+/// A change that failed, retried by the next decision with other arguments on the same order.
+fn retried_change(mutates: bool) -> Run {
+    let first = json!({"order_id": "#W1845024", "item_ids": ["1340995114", "7493556126"], "new_item_ids": []});
+    let retry = json!({"order_id": "#W1845024", "item_ids": ["1340995114", "7493556126"], "new_item_ids": ["1340995114", "7493556126"]});
+    RunBuilder::failed()
+        .tool_def(
+            "modify_items",
+            "Swap items of a pending order.",
+            serde_json::Value::Null,
+            mutates,
+        )
+        .user(
+            "u1",
+            "Remove the keyboard and the headphones from order #W1845024.",
+        )
+        .llm(
+            "m1",
+            json!({"tool_calls": [{"name": "modify_items", "arguments": first.clone()}]}),
+        )
+        .tool_err(
+            "t1",
+            "modify_items",
+            first,
+            "Error: the number of items to be exchanged should match",
+        )
+        .llm(
+            "m2",
+            json!({"tool_calls": [{"name": "modify_items", "arguments": retry.clone()}]}),
+        )
+        .tool_err(
+            "t2",
+            "modify_items",
+            retry,
+            "Error: new item 1340995114 not found or available",
+        )
+        .build()
+}
+
+#[test]
+fn a_failed_change_retried_on_the_same_thing_blames_the_first_attempt() {
+    let w = walk(&retried_change(true));
+    // The retry's error names the item the second decision wrote, yet its cause is the first
+    // attempt's decision: no finding of its own on the retry.
+    let root = find(&w, 1, Category::WrongValue);
+    assert_eq!(root.role, Role::RootCause);
+    let ev = root.finding.evidence.join("\n");
+    assert!(ev.contains("the retry by step 'm2' (position 4)"), "{ev}");
+    assert!(
+        ev.contains("failed again at step 't2' (position 5)"),
+        "{ev}"
+    );
+    let retry = find(&w, 4, Category::ToolError);
+    assert_eq!((retry.role, retry.cause), (Role::Symptom, Some(1)));
+    assert!(
+        w.iter()
+            .all(|x| !(x.finding.step == 3 && x.finding.category == Category::WrongValue))
+    );
+}
+
+#[test]
+fn a_retry_of_a_call_that_changes_nothing_is_judged_on_its_own() {
+    let w = walk(&retried_change(false));
+    let retry = find(&w, 3, Category::WrongValue);
+    assert_eq!(retry.finding.confidence, WALK_BACK_NAMED);
+}
