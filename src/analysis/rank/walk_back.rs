@@ -17,6 +17,7 @@ use super::params::{
     LINK_SCAN_BYTES, QUOTE_CHARS, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED,
     WALK_BACK_USER_VALUE,
 };
+use crate::analysis::detect::conversation::is_conversation;
 use crate::analysis::detect::say::{quote, short, step as step_name, tool_of, tool_phrase};
 use crate::analysis::detect::schema::check_step;
 use crate::analysis::detect::vocab::{
@@ -95,6 +96,8 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
     // decision it was blamed on (a retry that fails again goes back to that first attempt).
     let mut chains: std::collections::HashMap<&str, Chain> = std::collections::HashMap::new();
     let mut retry_lines: Vec<(usize, String)> = Vec::new();
+    // Failed look-ups that were one try of a search: no finding at all.
+    let mut searches: Vec<usize> = Vec::new();
     for x in 0..n {
         let mut best: Option<usize> = None;
         for p in parents(facts, x) {
@@ -176,6 +179,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
                     }
                 }
                 Blame::Nobody => {}
+                Blame::Search => searches.push(k),
             }
         }
     }
@@ -223,6 +227,12 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             w.finding.evidence = ev;
         }
     }
+    let items = items
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !searches.contains(k))
+        .map(|(_, w)| w)
+        .collect();
     super::decision::to_decisions(facts, items)
 }
 
@@ -351,6 +361,8 @@ enum Blame {
     Service { lines: Vec<String> },
     /// No model step to blame.
     Nobody,
+    /// No one: a look-up of what the user gave, one try of a search the agent went on with.
+    Search,
 }
 
 /// The arguments of a failed step: a tool call's, else the step's input.
@@ -559,6 +571,11 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
             && contains_words(args_text, v)
             && find_phrase(&err_lower, NOT_FOUND).is_some()
         {
+            // ... and when the agent's next call found something another way, the failed
+            // look-up was one try of a search that went on: no cause at all.
+            if searched_on(facts, x) {
+                return Blame::Search;
+            }
             confidence = WALK_BACK_USER_VALUE;
             lines.push(
                 "the model looked up what the user gave, as given, and changed nothing: a weak suspect"
@@ -572,6 +589,36 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
         lines,
         title,
     }
+}
+
+/// Whether, in a conversation with a user, the next tool call after the failed call `x` changes
+/// nothing, has other arguments and succeeded: the agent went on searching with what the user
+/// could give and found something. (A task-only run has no user to give more: there the failed
+/// look-up stays a weak suspect.)
+fn searched_on(facts: &Facts<'_>, x: usize) -> bool {
+    let run = facts.run;
+    if !is_conversation(run) {
+        return false;
+    }
+    let Some(args) = run
+        .steps
+        .get(x)
+        .and_then(|s| s.tool.as_ref())
+        .map(|c| &c.arguments)
+    else {
+        return false;
+    };
+    let next = run
+        .steps
+        .iter()
+        .enumerate()
+        .skip(x + 1)
+        .find(|(_, s)| s.tool.is_some());
+    next.is_some_and(|(k, s)| {
+        !facts.mutating(k)
+            && s.error.as_deref().is_none_or(|e| e.trim().is_empty())
+            && s.tool.as_ref().is_some_and(|c| &c.arguments != args)
+    })
 }
 
 /// What ties an error that names no argument value to the request: a sum of its numbers, one

@@ -340,3 +340,50 @@ fn a_retry_of_a_call_that_changes_nothing_is_judged_on_its_own() {
     let retry = find(&w, 3, Category::WrongValue);
     assert_eq!(retry.finding.confidence, WALK_BACK_NAMED);
 }
+
+/// A look-up of the address the user gave that matched nothing, then (with `search_on`) the
+/// user's name and zip code, which found the account.
+fn lookup(search_on: bool) -> Run {
+    let email = json!({"email": "fatima_taylor_3452@example.com"});
+    let name = json!({"first_name": "Fatima", "last_name": "Taylor", "zip": "32169"});
+    let b = RunBuilder::failed()
+        .user(
+            "u1",
+            "Update my address. My email is fatima_taylor_3452@example.com.",
+        )
+        .llm(
+            "m1",
+            json!({"tool_calls": [{"name": "find_user_id_by_email", "arguments": email.clone()}]}),
+        )
+        .tool_err(
+            "t1",
+            "find_user_id_by_email",
+            email,
+            "Error: user not found",
+        );
+    if !search_on {
+        return b.build();
+    }
+    b.llm(
+        "m2",
+        "I could not find that email. Your name and zip code, please?",
+    )
+    .user("u2", "Fatima Taylor, 32169.")
+    .llm(
+        "m3",
+        json!({"tool_calls": [{"name": "find_user_id_by_name_zip", "arguments": name.clone()}]}),
+    )
+    .tool_ok("t2", "find_user_id_by_name_zip", name, "fatima_taylor_3452")
+    .build()
+}
+
+#[test]
+fn a_failed_look_up_of_what_the_user_gave_is_a_weak_suspect_and_no_cause_once_the_search_went_on() {
+    // Alone, the look-up of the user's address is a weak suspect.
+    let w = walk(&lookup(false));
+    let weak = find(&w, 1, Category::WrongValue);
+    assert_eq!(weak.finding.confidence, WALK_BACK_USER_VALUE);
+    // Found another way after the user gave more: the failed try is no finding at all.
+    let w = walk(&lookup(true));
+    assert!(w.iter().all(|x| x.finding.step > 2), "{w:#?}");
+}
