@@ -300,6 +300,19 @@ fn render_prints_the_screen_after_the_keys() {
 }
 
 #[test]
+fn a_saved_report_says_it_is_not_read_again() {
+    let out = fixture_args(&mut bin())
+        .args(["--render", "160x30", "--keys", "C-r"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("saved report 'calendar.report.json' (--report) is never analysed again"),
+        "{text}"
+    );
+}
+
+#[test]
 fn unusable_input_is_reported_on_stderr_with_exit_2() {
     let out = bin()
         .args(["no/such/run.json", "--render", "80x24"])

@@ -196,6 +196,7 @@ impl Work {
             embedder,
             confidence,
             source: std::path::absolute(&path).unwrap_or_else(|_| path.clone()),
+            saved: report.clone(),
         });
         let opener: Arc<Opener> = {
             let analysis = analysis.clone();
@@ -261,6 +262,8 @@ struct Analysis {
     embedder: Arc<dyn Embedder>,
     confidence: ConfidenceOptions,
     source: std::path::PathBuf,
+    /// `--report`: the file the reports were read from.
+    saved: Option<std::path::PathBuf>,
 }
 
 impl Analysis {
@@ -317,10 +320,8 @@ impl Analysis {
     /// Opens the run at `i` with a report already made (the run is shared, not copied).
     fn with_report(&self, i: usize, report: Report) -> Result<Document, String> {
         let r = self.run(i)?;
-        Ok(Document::from_shared(
-            r.run.clone(),
-            report,
-            Some(self.source.clone()),
-        ))
+        let mut doc = Document::from_shared(r.run.clone(), report, Some(self.source.clone()));
+        doc.saved_report.clone_from(&self.saved);
+        Ok(doc)
     }
 }

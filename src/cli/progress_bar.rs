@@ -112,17 +112,8 @@ pub fn line(s: &Snapshot, elapsed: Duration, width: usize) -> String {
     out.chars().take(width).collect()
 }
 
-/// `1234567` as `1,234,567`.
 fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::analysis::count::group(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 use super::file::ConfigFile;
 use super::paths::{self, ConfigOrigin};
+use super::programs::Viewers;
 use super::reader::Reader;
 use super::rules::{
     DEFAULT_FLIP_THRESHOLD, EmbedderChoice, FlipRule, FlipRuleError, parse_embedder, parse_flip,
@@ -112,6 +113,8 @@ pub struct UiSettings {
     pub keymap_path: Option<PathBuf>,
     /// Where logs go while the screen is up.
     pub log_path: Option<PathBuf>,
+    /// The pager and the editor the screen opens a step in (`O`, `E`).
+    pub viewers: Viewers,
 }
 
 /// What the command line sets; `None` leaves the lower layers in force.
@@ -215,6 +218,7 @@ impl Default for Settings {
                 no_color: false,
                 keymap_path: None,
                 log_path: None,
+                viewers: Viewers::default(),
             },
         }
     }
@@ -405,6 +409,7 @@ impl Settings {
         if let Some(p) = env.var("TDN_LOG").filter(|p| !p.is_empty()) {
             self.ui.log_path = Some(PathBuf::from(p));
         }
+        self.ui.viewers = Viewers::from_env(env);
     }
 
     fn apply_overrides(&mut self, o: &Overrides, flip: &mut WrittenFlip) {
@@ -490,107 +495,5 @@ pub fn parse_strategy(text: &str) -> Result<Strategy, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashMap;
-
-    struct MapEnv(HashMap<&'static str, &'static str>);
-    impl Env for MapEnv {
-        fn var(&self, name: &str) -> Option<String> {
-            self.0.get(name).map(|s| (*s).to_owned())
-        }
-    }
-
-    fn with_file(text: &str, origin: ConfigOrigin) -> (tempfile::TempDir, Settings) {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("tdn.toml");
-        std::fs::write(&p, text).unwrap();
-        let s = Settings::resolve_with(
-            &Overrides::default(),
-            &MapEnv(HashMap::new()),
-            Some((p, origin)),
-        )
-        .unwrap();
-        (dir, s)
-    }
-
-    #[test]
-    fn a_command_from_the_current_folder_needs_consent_and_one_from_the_user_folder_does_not() {
-        let (_d, s) = with_file(
-            "[runner]\ncommand = \"python3 agent.py\"\n",
-            ConfigOrigin::CurrentDir,
-        );
-        assert!(s.runner.as_ref().unwrap().needs_consent());
-        let (_d, s) = with_file(
-            "[runner]\ncommand = \"python3 agent.py\"\n",
-            ConfigOrigin::UserDir,
-        );
-        assert!(!s.runner.as_ref().unwrap().needs_consent());
-    }
-
-    #[test]
-    fn flags_beat_environment_beat_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("tdn.toml");
-        std::fs::write(
-            &p,
-            "[judge]\ncommand = \"file-judge\"\n[runner]\ncommand = \"file-runner\"\n",
-        )
-        .unwrap();
-        let env = MapEnv(HashMap::from([
-            ("TDN_JUDGE", "env-judge"),
-            ("NO_COLOR", "1"),
-        ]));
-        let o = Overrides {
-            runner: Some("flag-runner".to_owned()),
-            ..Overrides::default()
-        };
-        let s = Settings::resolve_with(&o, &env, Some((p, ConfigOrigin::UserDir))).unwrap();
-        assert_eq!(s.runner.unwrap().text, "flag-runner");
-        assert_eq!(s.judge.unwrap().text, "env-judge");
-        assert!(s.ui.no_color);
-    }
-
-    #[test]
-    fn bad_values_warn_and_keep_defaults() {
-        let (_d, s) = with_file(
-            "[confidence]\nstrategy = \"ratio:-1\"\nband = -2\n[runner]\nparallel = \"four\"\n[nonsense]\nx = 1\n",
-            ConfigOrigin::UserDir,
-        );
-        assert_eq!(s.confidence, ConfidenceOptions::default());
-        assert_eq!(s.runner_parallel, 4);
-        assert_eq!(s.warnings.len(), 4, "{:?}", s.warnings);
-    }
-
-    #[test]
-    fn an_explicit_config_that_does_not_parse_is_an_error_but_a_found_one_is_a_warning() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("tdn.toml");
-        std::fs::write(&p, "[runner\n").unwrap();
-        let env = MapEnv(HashMap::new());
-        assert!(
-            Settings::resolve_with(
-                &Overrides::default(),
-                &env,
-                Some((p.clone(), ConfigOrigin::Argument))
-            )
-            .is_err()
-        );
-        let s = Settings::resolve_with(
-            &Overrides::default(),
-            &env,
-            Some((p, ConfigOrigin::CurrentDir)),
-        )
-        .unwrap();
-        assert_eq!(s.warnings.len(), 1);
-        assert!(s.runner.is_none());
-    }
-
-    #[test]
-    fn strategies_parse_and_validate() {
-        assert_eq!(parse_strategy("margin:0.05"), Ok(Strategy::Margin(0.05)));
-        assert_eq!(parse_strategy("ratio:0"), Ok(Strategy::Ratio(0.0)));
-        assert!(parse_strategy("ratio:NaN").is_err());
-        assert!(parse_strategy("median:1").is_err());
-    }
-}
+#[path = "settings_tests.rs"]
+mod tests;

@@ -17,8 +17,11 @@ use super::panes::suspects::SuspectsState;
 use super::panes::timeline::TimelineState;
 use super::picker::{PickerState, RunChoice};
 use super::theme::Theme;
+use crate::config::Viewers;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+pub use crate::analysis::count::group;
 
 /// Ticks a status message stays up (the tick is 250 ms).
 pub const MESSAGE_TICKS: u64 = 40;
@@ -193,6 +196,11 @@ pub struct AppOptions {
     pub size: (u16, u16),
     /// The folder the share key writes the diagnosis to (`None`: it says there is none).
     pub share_dir: Option<std::path::PathBuf>,
+    /// The pager and the editor a step is opened in (resolved with the settings).
+    pub viewers: Viewers,
+    /// `[experiments] max_suspects`: most suspects a shortlist ablation re-runs (what the screen
+    /// says `A` does agrees with the plan the engine makes).
+    pub max_suspects: usize,
 }
 
 impl Default for AppOptions {
@@ -204,6 +212,8 @@ impl Default for AppOptions {
             headless: true,
             size: (120, 40),
             share_dir: None,
+            viewers: Viewers::default(),
+            max_suspects: 5,
         }
     }
 }
@@ -263,6 +273,10 @@ pub struct App {
     pub hits: std::cell::RefCell<Vec<RowHit>>,
     /// The folder the share key writes to.
     pub share_dir: Option<std::path::PathBuf>,
+    /// The pager and the editor a step is opened in.
+    pub viewers: Viewers,
+    /// `[experiments] max_suspects` (see [`AppOptions::max_suspects`]).
+    pub max_suspects: usize,
     /// Mouse support is on.
     pub mouse: bool,
     /// Ticks so far.
@@ -315,6 +329,8 @@ impl App {
             problems: opts.messages.clone(),
             hits: std::cell::RefCell::new(Vec::new()),
             share_dir: opts.share_dir.clone(),
+            viewers: opts.viewers.clone(),
+            max_suspects: opts.max_suspects,
             mouse: false,
             tick: 0,
             headless: opts.headless,
@@ -515,33 +531,5 @@ impl App {
             Scope::Global,
             Scope::Always,
         ]
-    }
-}
-
-/// `n` with thousands separated: `100,000`.
-pub fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::group;
-
-    #[test]
-    fn counts_are_grouped_by_thousands() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1000), "1,000");
-        assert_eq!(group(38_849), "38,849");
-        assert_eq!(group(100_000), "100,000");
-        assert_eq!(group(1_234_567), "1,234,567");
     }
 }

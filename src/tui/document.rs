@@ -2,7 +2,7 @@
 //! and excerpts, nesting, the dependency lanes, suspect and dropped rows) so that each frame only
 //! looks things up. Nothing here does I/O or decides anything about the run.
 
-use super::panes::dropped::DroppedRow;
+use super::panes::dropped::DroppedIndex;
 use super::widgets::graph_gutter::Graph;
 use super::widgets::inert_text::{clipped, one_line};
 use crate::analysis::model::Run;
@@ -27,10 +27,18 @@ pub struct Document {
     pub report: Arc<Report>,
     /// The file the run came from (experiments and the ledger need it).
     pub source: Option<PathBuf>,
+    /// The file the report was read from (`--report`), when it was read rather than computed:
+    /// such a report is shown as it is and never analysed again, not even when the run's file
+    /// changes.
+    pub saved_report: Option<PathBuf>,
     /// Per step: `id kind name @agent`, made inert and clipped (timeline rows and search).
     pub labels: Vec<String>,
     /// Some step records a duration or tokens (the timeline keeps columns for them).
     pub has_timing: bool,
+    /// Some step records a duration (the timeline's `time` column has a header).
+    pub has_durations: bool,
+    /// Some step records tokens (the timeline's `tokens` column has a header).
+    pub has_tokens: bool,
     /// Per step: when it ran, on the run's clock, with its nested steps included (for the
     /// waterfall); `None` without timestamps.
     pub spans: Vec<Option<(i64, i64)>>,
@@ -46,15 +54,25 @@ pub struct Document {
     pub nested: bool,
     /// Per step: its position in `report.suspects`.
     pub suspect_of: Vec<Option<usize>>,
+    /// Suspects in the full ranking: the listed ones and the like ones grouped under them
+    /// (`similar`).
+    pub ranked: usize,
+    /// Digits of the largest listed rank (at least 2): the suspects' rank column is this wide,
+    /// so rows stay aligned when grouping makes ranks skip to `#716`.
+    pub rank_digits: usize,
     /// Steps in the suspects' shortlist.
     pub shortlisted: HashSet<usize>,
+    /// The influence shortlist as positions in `report.influence.scores`, in shortlist order.
+    pub influence_shortlist: Vec<usize>,
+    /// Per position in `report.influence.scores`: the entry is shortlisted.
+    pub influence_shortlisted: Vec<bool>,
     /// The report's links, indexed for drawing.
     pub graph: Graph,
     /// Per step: positions in `report.links` of the links into it, then of those out of it, in
     /// report order (the detail pane lists them without a search of every link).
     pub links_of: StepLinks,
-    /// The rows of the dropped pane.
-    pub dropped_rows: Vec<DroppedRow>,
+    /// The dropped pane's rows, counts and comparisons.
+    pub dropped: DroppedIndex,
     /// Per step: positions of the loader warnings about it.
     pub warnings_of: HashMap<usize, Vec<usize>>,
 }
@@ -73,7 +91,7 @@ impl Document {
         let mut parent = vec![None; n];
         let mut has_children = vec![false; n];
         let mut labels = Vec::with_capacity(n);
-        let mut has_timing = false;
+        let (mut has_durations, mut has_tokens) = (false, false);
         let mut spans: Vec<Option<(i64, i64)>> = Vec::with_capacity(n);
         for (i, step) in run.steps.iter().enumerate() {
             if let Some(p) = step
@@ -114,11 +132,11 @@ impl Document {
                 (None, Some(b)) => Some((b.0, b.0)),
                 (None, None) => None,
             });
-            has_timing |= step.duration_ms().is_some()
-                || step
-                    .usage
-                    .as_ref()
-                    .is_some_and(|u| u.input_tokens.is_some() || u.output_tokens.is_some());
+            has_durations |= step.duration_ms().is_some();
+            has_tokens |= step
+                .usage
+                .as_ref()
+                .is_some_and(|u| u.input_tokens.is_some() || u.output_tokens.is_some());
         }
         // A step's span takes in its nested steps' (parents always come first).
         for i in (0..n).rev() {
@@ -165,7 +183,21 @@ impl Document {
                 .iter()
                 .map(|l| (run.step_index(&l.from), run.step_index(&l.to))),
         );
-        let dropped_rows = DroppedRow::build(&report);
+        let dropped = DroppedIndex::build(&run, &report);
+        let (influence_shortlist, influence_shortlisted) = influence_shortlist(&report);
+        let rank_digits = report
+            .suspects
+            .iter()
+            .map(|s| s.rank.to_string().len())
+            .max()
+            .unwrap_or(0)
+            .max(2);
+        let ranked = report.suspects.len()
+            + report
+                .suspects
+                .iter()
+                .map(|s| s.similar.len())
+                .sum::<usize>();
         let mut warnings_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (wi, w) in report.run.warnings.iter().enumerate() {
             if let Some(i) = w.step.as_deref().and_then(|id| run.step_index(id)) {
@@ -176,8 +208,11 @@ impl Document {
             run,
             report: Arc::new(report),
             source,
+            saved_report: None,
             labels,
-            has_timing,
+            has_timing: has_durations || has_tokens,
+            has_durations,
+            has_tokens,
             spans,
             clock,
             depth,
@@ -185,10 +220,14 @@ impl Document {
             nested: has_children.iter().any(|&c| c),
             has_children,
             suspect_of,
+            ranked,
+            rank_digits,
             shortlisted,
+            influence_shortlist,
+            influence_shortlisted,
             graph,
             links_of,
-            dropped_rows,
+            dropped,
             warnings_of,
         }
     }
@@ -206,6 +245,29 @@ impl Document {
             .map(|s| s.describe())
             .unwrap_or_else(|| format!("position {}", i + 1))
     }
+}
+
+/// The influence shortlist as positions in the ranking, and per position whether it is on it:
+/// one pass over each, whatever their lengths.
+fn influence_shortlist(report: &Report) -> (Vec<usize>, Vec<bool>) {
+    let Some(inf) = &report.influence else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut position: HashMap<&str, usize> = HashMap::with_capacity(inf.scores.len());
+    for (i, e) in inf.scores.iter().enumerate() {
+        position.entry(e.id.as_str()).or_insert(i);
+    }
+    let mut on = vec![false; inf.scores.len()];
+    let mut order = Vec::with_capacity(inf.confidence.shortlist.len());
+    for id in &inf.confidence.shortlist {
+        if let Some(&i) = position.get(id.as_str()) {
+            order.push(i);
+            if let Some(slot) = on.get_mut(i) {
+                *slot = true;
+            }
+        }
+    }
+    (order, on)
 }
 
 /// The report's links by step: for each step, the positions of the links into it and out of it.

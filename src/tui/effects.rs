@@ -10,6 +10,7 @@ use super::app::Document;
 use super::find::{self, SearchHits};
 use super::panes::detail;
 use super::theme::Theme;
+use crate::config::ViewerCommand;
 use crate::experiments::engine::port::ExperimentPort;
 use crate::experiments::engine::{Plan, Request};
 use crate::experiments::event::{Event, EventKind, EventSender, JobEnd, JobId, JobOutcome};
@@ -27,9 +28,9 @@ pub const COPY_FILE: &str = "tdn-tui-copy.txt";
 /// Which outside program shows a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum External {
-    /// `$PAGER`, else `less`.
+    /// The pager (`Viewers::pager`).
     Pager,
-    /// `$EDITOR` (or `$VISUAL`), else `vi`.
+    /// The editor (`Viewers::editor`).
     Editor,
 }
 
@@ -83,6 +84,8 @@ pub enum Effect {
     External {
         /// Which program.
         program: External,
+        /// Its command, as the settings resolved it.
+        command: ViewerCommand,
         /// The document.
         doc: Arc<Document>,
         /// The step.

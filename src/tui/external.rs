@@ -1,7 +1,8 @@
 //! Showing a step in the user's own pager or editor: the step's detail as plain text, then the
 //! step as JSON, written inert (escape sequences and bidirectional overrides made visible) to a
-//! temporary file that is removed afterwards. The program comes from `$PAGER` (else `less`) or
-//! `$VISUAL`/`$EDITOR` (else `vi`) and runs under `sh -c` with the file's path as its argument
+//! temporary file that is removed afterwards. The program is the one the settings resolved
+//! (`config::Viewers`: `$PAGER`, else `less`; `$VISUAL`, else `$EDITOR`, else `vi`) and runs
+//! under `sh -c` with the file's path as its argument
 //! `$1`: run text never reaches a command line. The event loop hands the terminal over around
 //! [`run`].
 
@@ -10,29 +11,12 @@ use super::effects::External;
 use super::panes::detail;
 use super::theme::Theme;
 use crate::analysis::model::inert_block;
+use crate::config::ViewerCommand;
 use std::io::Write;
 use std::process::Command;
 
 /// Columns the detail is laid out for in the file.
 const FILE_WIDTH: u16 = 100;
-
-/// The command that shows a file, from the environment: `(command, where it came from)`.
-pub fn command(program: External) -> (String, &'static str) {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-    match program {
-        External::Pager => match var("PAGER") {
-            Some(p) => (p, "$PAGER"),
-            None => ("less".to_owned(), "the default, as $PAGER is not set"),
-        },
-        External::Editor => match var("VISUAL") {
-            Some(e) => (e, "$VISUAL"),
-            None => match var("EDITOR") {
-                Some(e) => (e, "$EDITOR"),
-                None => ("vi".to_owned(), "the default, as $EDITOR is not set"),
-            },
-        },
-    }
-}
 
 /// The text a step is shown as: its detail as plain lines, then the whole step as JSON, inert.
 pub fn step_text(doc: &Document, step: usize, theme: &Theme) -> String {
@@ -56,11 +40,12 @@ pub fn step_text(doc: &Document, step: usize, theme: &Theme) -> String {
 /// file is removed then. The terminal must have been handed over. Returns what to tell the user.
 pub fn run(
     program: External,
+    command: &ViewerCommand,
     doc: &Document,
     step: usize,
     theme: &Theme,
 ) -> Result<String, String> {
-    let (cmd, from) = command(program);
+    let (cmd, from) = (&command.text, command.from);
     let mut file = tempfile::Builder::new()
         .prefix("tdn-step-")
         .suffix(".txt")
@@ -89,19 +74,51 @@ pub fn run(
     } else {
         Err(format!(
             "the {what} '{cmd}' (from {from}) ended with {status}; set {} to choose another",
-            match program {
-                External::Pager => "$PAGER",
-                External::Editor => "$EDITOR",
-            }
+            command.variable
         ))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::run as run_program;
     use super::*;
     use crate::analysis::model::{Run, RunStatus, Step, StepKind};
     use crate::analysis::report::Report;
+
+    fn calendar_report() -> Report {
+        serde_json::from_str(include_str!(
+            "../../tests/fixtures/tui/calendar.report.json"
+        ))
+        .expect("fixture")
+    }
+
+    #[test]
+    fn the_program_is_the_command_given_with_the_file_as_its_argument() {
+        let mut run = Run::new("r", RunStatus::Failed);
+        run.steps.push(Step::new("s1", StepKind::Tool));
+        run.reindex();
+        let doc = Document::new(run, calendar_report(), None);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = dir.path().join("seen.txt");
+        // `sh -c '<command> "$1"'`: this command copies the file it is given.
+        let command = ViewerCommand {
+            text: format!("cat >'{}' <", out.display()),
+            from: "a test",
+            variable: "$PAGER",
+        };
+        let said = run_program(External::Pager, &command, &doc, 0, &Theme::bare());
+        assert!(said.is_ok_and(|m| m.contains("(from a test)")));
+        let seen = std::fs::read_to_string(&out).unwrap_or_default();
+        assert!(seen.contains("step 's1'"), "{seen}");
+        let failing = ViewerCommand {
+            text: "false".to_owned(),
+            from: "a test",
+            variable: "$EDITOR",
+        };
+        let said = run_program(External::Editor, &failing, &doc, 0, &Theme::bare());
+        assert!(said.is_err_and(|m| m.contains("set $EDITOR to choose another")));
+    }
 
     #[test]
     fn the_file_holds_the_step_inert() {

@@ -308,11 +308,16 @@ async fn event_loop(
         }
         for effect in pending.drain(..) {
             match effect {
-                Effect::External { program, doc, step } => {
+                Effect::External {
+                    program,
+                    command,
+                    doc,
+                    step,
+                } => {
                     // The program gets the terminal: stop reading keys, leave the screen, wait.
                     drop(events);
                     leave();
-                    let result = external::run(program, &doc, step, &app.theme);
+                    let result = external::run(program, &command, &doc, step, &app.theme);
                     enable_raw_mode()?;
                     execute!(std::io::stdout(), EnterAlternateScreen)?;
                     if app.mouse {

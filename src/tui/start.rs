@@ -235,6 +235,8 @@ fn app_options(settings: &Settings, extra: Vec<String>, render: Option<(u16, u16
         headless: render.is_some(),
         size: render.unwrap_or((80, 24)),
         share_dir: std::env::current_dir().ok(),
+        viewers: settings.ui.viewers.clone(),
+        max_suspects: settings.experiments.max_suspects,
     }
 }
 

@@ -53,6 +53,27 @@ fn a_scripted_judge_adds_its_finding_and_the_plan_rule_moves_it() {
 }
 
 #[test]
+fn the_text_report_says_the_step_the_judge_named_and_why_its_finding_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tdn(dir.path(), &["analyze", &sample("refund-wrong-order")])
+        .env(
+            "TDN_JUDGE",
+            r#"cat > /dev/null; echo '{"step": "s4", "reason": "refunded the wrong order"}'"#,
+        )
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Judge: named step 's4': refunded the wrong order"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The rules moved its finding to step 's5' because the plan proposed at step 's4' (position 4) was carried out at step 's5' (position 5)."),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_failing_slow_or_nonsensical_judge_leaves_the_rules_verdict() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("judge.toml");

@@ -3,7 +3,7 @@
 //! sample runs a child and a grandchild, every process is gone within a few seconds, the running
 //! sample is recorded as cancelled, the batch is closed, the exit status is 128 + the signal, and
 //! the ledger verifies. SIGKILL, which nothing can catch, is covered by the samples' supervisors:
-//! nothing survives either, and the next start reports (and closes) the batch the dead debugger
+//! nothing survives either (no process, no experiment spec file in the temporary folder), and the next start reports (and closes) the batch the dead debugger
 //! left open. Also: the command line and the screen write the same ledger entries for the same
 //! request.
 
@@ -64,6 +64,26 @@ fn signal_and_check(s: &Scenario, child: Child, sig: i32, name: &str) -> std::pr
         assert!(
             sent.elapsed() < GONE_WITHIN,
             "{name}: processes {alive:?} outlived tdn-tui by {GONE_WITHIN:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The running sample's spec file goes too: removed by the debugger when it could stop the
+    // sample, by the sample's supervisor when the debugger was killed outright.
+    let prefix = format!("tdn-spec-{pid}-");
+    let left = || -> Vec<String> {
+        std::fs::read_dir(std::env::temp_dir())
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|n| n.starts_with(&prefix))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    while !left().is_empty() {
+        assert!(
+            sent.elapsed() < GONE_WITHIN,
+            "{name}: spec files {:?} outlived tdn-tui by {GONE_WITHIN:?}",
+            left()
         );
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -342,8 +342,10 @@ fn a_long_shortlist_is_summarised_and_ranked_rows_stay_in_sight() {
     let mut h = screen(doc, (120, 40), none());
     let s = h.screen();
     let second = &h.app.doc.as_ref().unwrap().report.suspects[1].step;
+    // The rank column is as wide as the largest rank listed.
     assert!(
-        s.contains(&format!("#2 ★ {second}")),
+        s.lines()
+            .any(|l| l.contains("#2 ") && l.contains(&format!("★ {second}"))),
         "no ranked row after the top:\n{s}"
     );
     assert!(s.contains("within the band; the first"), "{s}");
@@ -374,6 +376,15 @@ fn the_confirm_box_fits_the_screen_with_its_call_count_and_keys() {
     let targets = doc().report.confidence.shortlist.len();
     for size in [(80, 24), (120, 40)] {
         let mut h = screen(doc(), size, Arc::new(ScriptedPort::new("./agent.sh")));
+        // What the suspects pane says A does agrees with the cap too.
+        let before = h.screen();
+        let all = format!("each of the {} shortlisted", group(targets));
+        assert!(!before.contains(&all), "{size:?}: {before}");
+        if size.0 >= 120 {
+            assert!(before.contains("first 5 of the"), "{size:?}: {before}");
+            let of = format!("{} shortlisted", group(targets));
+            assert!(before.contains(&of), "{size:?}: {before}");
+        }
         press(&mut h, "A");
         let s = h.screen();
         assert!(
@@ -384,7 +395,10 @@ fn the_confirm_box_fits_the_screen_with_its_call_count_and_keys() {
             s.contains("y/Enter run it"),
             "no yes/no line at {size:?}:\n{s}"
         );
-        assert!(s.contains(&format!("ablate {targets} suspects")), "{s}");
+        // The first line agrees with the plan: the scripted engine's cap is 5.
+        let first = format!("ablate 5 of {} suspects, one at a time", group(targets));
+        assert!(s.contains(&first), "{s}");
+        assert!(!s.contains(&format!("ablate {targets} suspects")), "{s}");
     }
 }
 
@@ -434,4 +448,128 @@ fn group(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+#[test]
+fn grouped_suspects_say_how_many_steps_they_stand_for() {
+    use tdn_tui::analysis::report::SimilarStep;
+    let doc = calendar();
+    let mut report = doc.report.as_ref().clone();
+    let listed = report.suspects.len();
+    assert!(listed >= 2);
+    report.suspects[1].similar = (0..3)
+        .map(|k| SimilarStep {
+            rank: listed + 1 + k,
+            step: format!("s{}", 5 + k),
+            index: 4 + k,
+            score: 0.1,
+        })
+        .collect();
+    // A rank of three digits after grouping: the rows stay aligned under the header.
+    let last = listed - 1;
+    report.suspects[last].rank = 716;
+    let steps: Vec<String> = report.suspects.iter().map(|x| x.step.clone()).collect();
+    let mut h = screen(
+        Document::new(doc.run.as_ref().clone(), report, None),
+        (220, 40),
+        none(),
+    );
+    let s = h.screen();
+    let title = format!("{} ranked, like ones grouped into {listed}", listed + 3);
+    assert!(s.contains(&title), "{s}");
+    // Columns inside the suspects pane (between its thick borders).
+    let column = |line: &str, what: &str| {
+        let pane = line.split('┃').nth(1)?;
+        let at = pane.find(what)?;
+        Some(pane[..at].chars().count())
+    };
+    let header = s
+        .lines()
+        .find(|l| l.contains("category") && l.contains("score"))
+        .and_then(|l| column(l, "step"))
+        .expect("the column headers");
+    for step in &steps {
+        let row = s
+            .lines()
+            .find_map(|l| {
+                column(l, "#")?;
+                column(l, &format!(" {step} "))
+            })
+            .unwrap_or_else(|| panic!("no row for {step}:\n{s}"));
+        assert_eq!(row + 1, header, "{step}: aligned under 'step'\n{s}");
+    }
+    assert!(s.contains("#716"), "{s}");
+    press(&mut h, "]");
+    let s = h.screen();
+    let said = format!(
+        "and 3 similar steps with the same finding, ranked #{} to #{}: 's5', 's6', 's7'",
+        listed + 1,
+        listed + 3
+    );
+    assert!(s.contains(&said), "{s}");
+}
+
+#[test]
+fn the_influence_shortlist_is_looked_up_by_position() {
+    let doc = calendar();
+    let inf = doc
+        .report
+        .influence
+        .as_ref()
+        .expect("the fixture ranks context");
+    assert!(!inf.confidence.shortlist.is_empty());
+    let ids: Vec<&str> = doc
+        .influence_shortlist
+        .iter()
+        .map(|&i| inf.scores[i].id.as_str())
+        .collect();
+    let want: Vec<&str> = inf
+        .confidence
+        .shortlist
+        .iter()
+        .map(String::as_str)
+        .filter(|id| inf.scores.iter().any(|e| e.id == *id))
+        .collect();
+    assert_eq!(ids, want);
+    for (i, e) in inf.scores.iter().enumerate() {
+        assert_eq!(
+            doc.influence_shortlisted[i],
+            inf.confidence.shortlist.contains(&e.id),
+            "{}",
+            e.id
+        );
+    }
+}
+
+#[test]
+fn a_timeline_column_no_step_fills_has_no_header() {
+    let doc = calendar();
+    let mut run = doc.run.as_ref().clone();
+    for s in &mut run.steps {
+        s.started_at = None;
+        s.ended_at = None;
+    }
+    assert!(run.steps.iter().any(|s| s.usage.is_some()), "tokens stay");
+    let mut h = screen(
+        Document::new(run, doc.report.as_ref().clone(), None),
+        (140, 40),
+        none(),
+    );
+    press(&mut h, "1");
+    let s = h.screen();
+    let header = s
+        .lines()
+        .find(|l| l.contains("step kind name"))
+        .unwrap_or_default();
+    assert!(header.contains("tokens"), "{s}");
+    assert!(!header.contains("time"), "no step has a duration:\n{s}");
+    // With durations, both headers.
+    let mut h = screen(calendar(), (140, 40), none());
+    press(&mut h, "1");
+    let s = h.screen();
+    let header = s
+        .lines()
+        .find(|l| l.contains("step kind name"))
+        .unwrap_or_default();
+    assert!(header.contains("time") && header.contains("tokens"), "{s}");
 }

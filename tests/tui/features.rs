@@ -311,3 +311,141 @@ fn a_run_read_again_keeps_the_selected_step_and_the_view() {
     let said = status(&h);
     assert!(said.contains("needs a terminal"), "{said}");
 }
+
+#[test]
+fn the_pager_and_editor_are_the_ones_the_settings_resolved() {
+    use tdn_tui::config::{ViewerCommand, Viewers};
+    use tdn_tui::tui::effects::{Effect, External};
+    let viewers = Viewers {
+        pager: ViewerCommand {
+            text: "most -s".to_owned(),
+            from: "$PAGER",
+            variable: "$PAGER",
+        },
+        ..Viewers::default()
+    };
+    let opts = AppOptions {
+        viewers,
+        ..AppOptions::default()
+    };
+    let mut app = App::new(calendar(), opts);
+    app.headless = false;
+    let command = |fx: &[Effect]| {
+        fx.iter().find_map(|e| match e {
+            Effect::External {
+                program, command, ..
+            } => Some((*program, command.text.clone())),
+            _ => None,
+        })
+    };
+    let fx = tdn_tui::tui::update::update(&mut app, Action::OpenPager);
+    assert_eq!(command(&fx), Some((External::Pager, "most -s".to_owned())));
+    let fx = tdn_tui::tui::update::update(&mut app, Action::OpenEditor);
+    assert_eq!(
+        command(&fx),
+        Some((External::Editor, "vi".to_owned())),
+        "the default when nothing chose an editor"
+    );
+}
+
+#[test]
+fn a_saved_report_is_never_analysed_again_and_the_status_line_says_so() {
+    use tdn_tui::tui::effects::Effect;
+    let mut doc = calendar();
+    doc.saved_report = Some(std::path::PathBuf::from("judged-report.json"));
+    let mut app = App::new(doc, AppOptions::default());
+    // Even the live screen reads nothing again for a saved report.
+    app.headless = false;
+    let fx = tdn_tui::tui::update::update(&mut app, Action::Reload);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Reload(_))), "{fx:?}");
+    let said = app
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        said.contains("nothing was read again") && said.contains("'judged-report.json' (--report)"),
+        "{said}"
+    );
+    let fx = tdn_tui::tui::update::update(&mut app, Action::FileChanged);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Reload(_))), "{fx:?}");
+    let said = app
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        said.contains("the run's file changed") && said.contains("describes it as it was"),
+        "{said}"
+    );
+    // A report computed at open is read again when its run changes.
+    let mut app = App::new(calendar(), AppOptions::default());
+    app.headless = false;
+    let fx = tdn_tui::tui::update::update(&mut app, Action::FileChanged);
+    assert!(fx.iter().any(|e| matches!(e, Effect::Reload(0))), "{fx:?}");
+}
+
+#[test]
+fn page_down_in_the_warnings_moves_by_the_rows_drawn() {
+    let doc = calendar();
+    let mut report = doc.report.as_ref().clone();
+    report.run.warnings = (0..300)
+        .map(|i| Warning {
+            message: format!("note {i} about the run"),
+            step: Some(format!("w{i}")),
+            index: None,
+            field: None,
+            file: false,
+            cut: None,
+        })
+        .collect();
+    for size in [(80, 24), (120, 40), (160, 50), (100, 60)] {
+        let run = doc.run.as_ref().clone();
+        let mut h = screen(Document::new(run, report.clone(), None), size, scripted());
+        press(&mut h, "W");
+        let drawn = h
+            .screen()
+            .lines()
+            .filter(|l| l.contains("⚠ step 'w"))
+            .count();
+        assert!(drawn > 3, "{size:?}: {}", h.screen());
+        press(&mut h, "PageDown");
+        let Some(Overlay::Warnings { cursor, .. }) = &h.app.overlay else {
+            panic!("the warnings list is open");
+        };
+        assert_eq!(*cursor, drawn, "{size:?}: one page is the rows drawn");
+        // The row the page landed on is drawn, and it is the row after the first page.
+        let s = h.screen();
+        assert!(s.contains(&format!("step 'w{drawn}'")), "{size:?}: {s}");
+    }
+}
+
+#[test]
+fn page_down_in_the_viewer_moves_by_the_rows_drawn_whatever_the_status_line_takes() {
+    // `M` leaves a long message on the status line (three lines at 80 columns).
+    for (size, keys) in [
+        ((80, 16), "Enter"),
+        ((80, 16), "M Enter"),
+        ((120, 18), "M Enter"),
+    ] {
+        let mut h = screen(calendar(), size, scripted());
+        press(&mut h, ": s 3 Enter");
+        press(&mut h, keys);
+        let s = h.screen();
+        let lines: Vec<&str> = s.lines().collect();
+        let top = lines.iter().position(|l| l.starts_with("┌ step"));
+        let bottom = lines.iter().rposition(|l| l.starts_with('└'));
+        let (Some(top), Some(bottom)) = (top, bottom) else {
+            panic!("{size:?} {keys}: no viewer\n{s}");
+        };
+        let drawn = bottom - top - 1;
+        press(&mut h, "PageDown");
+        let Some(Overlay::Viewer { scroll }) = h.app.overlay else {
+            panic!("the viewer is open");
+        };
+        assert_eq!(
+            scroll, drawn,
+            "{size:?} {keys}: a page is the rows drawn\n{s}"
+        );
+    }
+}

@@ -5,8 +5,10 @@
 //! observation: {results: [{source_call_id, content}]}, metrics, extra}`.
 //!
 //! One step per ATIF step, in order, with the step id as its id (`1`, `2`, ...), then one `tool`
-//! step per tool call of an agent step (`2.1`, `2.2`, ...), below it, whose output is the
-//! observation result for that call (by `source_call_id`, else by position). The final answer is
+//! step per tool call of the step (`2.1`, `2.2`, ...), below it, whose output is the observation
+//! result for that call (by `source_call_id`, else by position when the result names no call);
+//! results that answer no call stay on the step (`atif.observation`), as docs/importers.md says.
+//! The final answer is
 //! read from the last agent step: the argument of its `finish` / `final_answer` / `final_result`
 //! call, else its message when it called no tool; a trajectory whose last agent step still called
 //! tools ended before answering. Pure; never panics.
@@ -16,7 +18,7 @@ use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, keep_fields,
 use crate::analysis::load::Document;
 use crate::analysis::model::{RUN_FORMAT, value_text};
 use serde_json::{Map, Value, json};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The ATIF importer.
 pub struct Atif;
@@ -156,14 +158,18 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
         if let Some(cost) = metrics.and_then(|m| m.get("cost_usd")) {
             attributes.insert("atif.cost_usd".to_owned(), cost.clone());
         }
-        let results: Vec<&Value> = s
+        let results: &[Value] = s
             .get("observation")
             .and_then(|o| o.get("results"))
             .and_then(Value::as_array)
-            .map(|r| r.iter().collect())
+            .map(Vec::as_slice)
             .unwrap_or_default();
-        if calls.is_empty() && !results.is_empty() {
-            let observed: Vec<String> = results.iter().filter_map(|r| text(r, "content")).collect();
+        let (answers, unanswering) = match_results(&calls, results);
+        if !unanswering.is_empty() {
+            let observed: Vec<String> = unanswering
+                .iter()
+                .filter_map(|r| text(r, "content"))
+                .collect();
             attributes.insert(
                 "atif.observation".to_owned(),
                 Value::String(observed.join("\n")),
@@ -173,19 +179,7 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
             step.insert("attributes".to_owned(), Value::Object(attributes));
         }
         steps.push(Value::Object(step));
-        for (n, call) in calls.iter().enumerate() {
-            let result = results
-                .iter()
-                .find(|r| {
-                    call.id.is_some()
-                        && r.get("source_call_id").and_then(Value::as_str) == call.id.as_deref()
-                })
-                .or_else(|| {
-                    results
-                        .get(n)
-                        .filter(|r| r.get("source_call_id").is_none_or(Value::is_null))
-                })
-                .copied();
+        for (n, (call, result)) in calls.iter().zip(answers).enumerate() {
             let (cid, _) = used.claim(&format!("{id}.{}", n + 1));
             let tool = chat::tool_call(
                 call.name.clone(),
@@ -267,6 +261,52 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
     Value::Object(run)
 }
 
+/// Which observation result answers each tool call of a step: the result whose `source_call_id`
+/// is the call's id, else the result at the call's position when that result names no call. Each
+/// result answers at most one call; the results that answer none come back too, in order, to be
+/// kept on the step. Linear in calls and results.
+fn match_results<'a>(
+    calls: &[chat::CallPart],
+    results: &'a [Value],
+) -> (Vec<Option<&'a Value>>, Vec<&'a Value>) {
+    let names = |r: &'a Value| r.get("source_call_id").and_then(Value::as_str);
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, r) in results.iter().enumerate().rev() {
+        if let Some(id) = names(r) {
+            by_id.entry(id).or_default().push(i);
+        }
+    }
+    let mut taken = vec![false; results.len()];
+    let answers = calls
+        .iter()
+        .enumerate()
+        .map(|(n, call)| {
+            let by_call = call
+                .id
+                .as_deref()
+                .and_then(|id| by_id.get_mut(id))
+                .and_then(Vec::pop);
+            let by_position = || {
+                results
+                    .get(n)
+                    .filter(|r| r.get("source_call_id").is_none_or(Value::is_null))
+                    .map(|_| n)
+                    .filter(|&i| !taken[i])
+            };
+            let i = by_call.or_else(by_position)?;
+            taken[i] = true;
+            results.get(i)
+        })
+        .collect();
+    let rest = results
+        .iter()
+        .zip(&taken)
+        .filter(|(_, t)| !**t)
+        .map(|(r, _)| r)
+        .collect();
+    (answers, rest)
+}
+
 /// The agent object without its tool definitions (they are the run's `tools`).
 fn strip_definitions(agent: &Value) -> Value {
     match agent {
@@ -342,6 +382,35 @@ mod tests {
         );
         let runs = Atif.import(Document::One(plain), None).unwrap_or_default();
         assert_eq!(runs[0].value["final_answer"], "Done: hello.txt exists.");
+    }
+
+    #[test]
+    fn results_answer_calls_by_id_then_position_and_the_rest_stay_on_the_step() {
+        let v = trajectory(
+            json!({"step_id": 4, "source": "agent", "message": "Two reads.",
+            "tool_calls": [
+                {"tool_call_id": "a", "function_name": "read", "arguments": {"path": "x"}},
+                {"tool_call_id": "b", "function_name": "read", "arguments": {"path": "y"}},
+                {"tool_call_id": "c", "function_name": "read", "arguments": {"path": "z"}}],
+            "observation": {"results": [
+                {"source_call_id": "b", "content": "Y"},
+                {"source_call_id": "zz", "content": "from a call not made"},
+                {"content": "Z"},
+                {"source_call_id": "a", "content": "X"}]}}),
+        );
+        let runs = Atif.import(Document::One(v), None).unwrap_or_default();
+        let steps = &runs[0].value["steps"];
+        assert_eq!(steps[4]["id"], "4");
+        assert_eq!(steps[5]["output"], "X", "a by its id, though last");
+        assert_eq!(steps[6]["output"], "Y", "b by its id");
+        assert_eq!(
+            steps[7]["output"], "Z",
+            "c by position: its result names no call"
+        );
+        assert_eq!(
+            steps[4]["attributes"]["atif.observation"], "from a call not made",
+            "a result that answers no call is kept on the agent step"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! `run_text`.
 
 use super::decode;
+pub use super::roles::message_role;
 use serde_json::{Map, Value, json};
 
 /// One tool call requested by a model.
@@ -180,34 +181,6 @@ fn call_list_text(s: &str) -> Vec<CallPart> {
         }
         _ => Vec::new(),
     }
-}
-
-/// A message's role: `role`, `message.role`, LangChain's `type` (`human` is `user`, `ai` is
-/// `assistant`), Gemini's `model` (`assistant`).
-pub fn message_role(v: &Value) -> Option<&str> {
-    if str_at(v, "type") == Some("constructor") && v.get("lc").is_some() {
-        let class = v.get("id").and_then(Value::as_array)?.last()?.as_str()?;
-        return match class.trim_end_matches("Chunk") {
-            "HumanMessage" => Some("user"),
-            "AIMessage" => Some("assistant"),
-            "SystemMessage" => Some("system"),
-            "ToolMessage" | "FunctionMessage" => Some("tool"),
-            _ => None,
-        };
-    }
-    let raw = str_at(v, "role")
-        .or_else(|| v.get("message").and_then(|m| str_at(m, "role")))
-        .or_else(|| {
-            v.get("kwargs")
-                .and_then(|k| str_at(k, "type"))
-                .or_else(|| str_at(v, "type"))
-                .filter(|t| matches!(*t, "human" | "ai" | "system" | "tool"))
-        })?;
-    Some(match raw {
-        "human" => "user",
-        "ai" | "model" => "assistant",
-        other => other,
-    })
 }
 
 /// The tool calls a message (or list of messages) requests, in order.

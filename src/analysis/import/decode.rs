@@ -7,6 +7,7 @@
 //! Pure; bounded (at most [`MAX_DECODES`] layers, the parsers' own depth limits); never panics.
 
 use super::pyliteral;
+use super::roles::{lc_class, lc_type};
 use serde_json::{Map, Value};
 
 /// At most this many layers of encoding are undone.
@@ -80,30 +81,18 @@ pub fn serialised(text: &str) -> bool {
 
 /// LangChain's serialised object `{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"],
 /// "kwargs": {...}}` as the plain object it stands for: its `kwargs`, with `type` (`human`, `ai`,
-/// `system`, `tool`) from the class name when `kwargs` has none. Any other value as it is.
+/// `system`, `tool`, `function`) from the class name when `kwargs` has none. Any other value as
+/// it is.
 pub fn unwrap_lc(v: &Value) -> Option<Map<String, Value>> {
     let o = v.as_object()?;
     if o.get("lc").is_none() || o.get("type").and_then(Value::as_str) != Some("constructor") {
         return None;
     }
     let mut kwargs = o.get("kwargs")?.as_object()?.clone();
-    if !kwargs.contains_key("type") {
-        let class = o
-            .get("id")
-            .and_then(Value::as_array)
-            .and_then(|id| id.last())
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let t = match class {
-            "HumanMessage" | "HumanMessageChunk" => Some("human"),
-            "AIMessage" | "AIMessageChunk" => Some("ai"),
-            "SystemMessage" => Some("system"),
-            "ToolMessage" => Some("tool"),
-            _ => None,
-        };
-        if let Some(t) = t {
-            kwargs.insert("type".to_owned(), Value::String(t.to_owned()));
-        }
+    if !kwargs.contains_key("type")
+        && let Some(t) = lc_class(v).and_then(lc_type)
+    {
+        kwargs.insert("type".to_owned(), Value::String(t.to_owned()));
     }
     Some(kwargs)
 }
@@ -164,5 +153,23 @@ mod tests {
                 .cloned()
         );
         assert_eq!(unwrap_lc(&json!({"content": "hi"})), None);
+    }
+
+    #[test]
+    fn chunk_and_function_classes_unwrap_to_the_type_of_their_message() {
+        let lc = |class: &str| {
+            json!({"lc": 1, "type": "constructor",
+                "id": ["langchain_core", "messages", class], "kwargs": {"content": "x"}})
+        };
+        let kind = |class: &str| {
+            unwrap_lc(&lc(class))
+                .and_then(|k| k.get("type").and_then(Value::as_str).map(str::to_owned))
+        };
+        assert_eq!(kind("SystemMessageChunk").as_deref(), Some("system"));
+        assert_eq!(kind("ToolMessageChunk").as_deref(), Some("tool"));
+        assert_eq!(kind("FunctionMessage").as_deref(), Some("function"));
+        assert_eq!(kind("FunctionMessageChunk").as_deref(), Some("function"));
+        assert_eq!(kind("AIMessageChunk").as_deref(), Some("ai"));
+        assert_eq!(kind("Document"), None);
     }
 }

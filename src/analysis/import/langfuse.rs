@@ -8,7 +8,9 @@
 //! parsed.
 
 use super::spans::{self, Parts, Span, StatusCode};
-use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, keep_fields, run_text};
+use super::{
+    ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields, run_text,
+};
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
 
@@ -141,11 +143,14 @@ fn metadata(o: &Value) -> Map<String, Value> {
     }
 }
 
-/// A LangChain tool result (`{"type": "tool", "name", "tool_call_id", ...}`): the output of a tool
-/// run recorded by Langfuse's LangChain callback as a plain `SPAN`.
+/// A LangChain tool result (`{"type": "tool", "name", "tool_call_id", ...}`, or its serialised
+/// `ToolMessage`): the output of a tool run recorded by Langfuse's LangChain callback as a plain
+/// `SPAN`.
 fn tool_message_name(output: &Value) -> Option<String> {
-    let o = output.as_object()?;
-    (o.get("type").and_then(Value::as_str) == Some("tool") && o.contains_key("tool_call_id"))
+    let unwrapped = decode::unwrap_lc(output).map(Value::Object);
+    let message = unwrapped.as_ref().unwrap_or(output);
+    let o = message.as_object()?;
+    (chat::message_role(message) == Some("tool") && o.contains_key("tool_call_id"))
         .then(|| {
             o.get("name")
                 .and_then(Value::as_str)
@@ -379,6 +384,31 @@ fn documents(out: &Value) -> Option<Vec<Value>> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_tool_result_names_its_tool_plain_or_serialised() {
+        let plain =
+            json!({"type": "tool", "name": "weather", "tool_call_id": "c1", "content": "4C"});
+        assert_eq!(tool_message_name(&plain).as_deref(), Some("weather"));
+        for class in ["ToolMessage", "ToolMessageChunk"] {
+            let lc = json!({"lc": 1, "type": "constructor",
+                "id": ["langchain_core", "messages", class],
+                "kwargs": {"name": "weather", "tool_call_id": "c1", "content": "4C"}});
+            assert_eq!(
+                tool_message_name(&lc).as_deref(),
+                Some("weather"),
+                "{class}"
+            );
+        }
+        let answer = json!({"lc": 1, "type": "constructor",
+            "id": ["langchain_core", "messages", "AIMessage"],
+            "kwargs": {"name": "bot", "tool_call_id": "c1", "content": "hi"}});
+        assert_eq!(
+            tool_message_name(&answer),
+            None,
+            "an AI message is no tool result"
+        );
+    }
 
     #[test]
     fn shapes_are_recognised_and_others_are_not() {

@@ -9,29 +9,18 @@
 //!   `WebSurfer`), read as the Who&When importer reads the same histories (agents, instructions,
 //!   progress reviews, pages, the team); ids `h0`, `h1`, ...
 //!
-//! The file says nothing of the outcome: the run is taken as failed, with a warning. Pure; never
+//! The file says nothing of the outcome: the run is taken as failed, with a warning. A tool result
+//! whose call is not in the list is warned about at its step, as in a τ-bench record. Pure; never
 //! panics.
 
 use super::spans::status_guess;
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, tau_bench, who_when};
-use crate::analysis::load::Document;
+use crate::analysis::load::{Document, Warning};
 use crate::analysis::model::RUN_FORMAT;
 use serde_json::{Map, Value, json};
 
 /// The chat-message-list importer.
 pub struct Messages;
-
-/// Roles of a conversation between a user and one assistant.
-const CHAT_ROLES: [&str; 8] = [
-    "system",
-    "developer",
-    "user",
-    "human",
-    "assistant",
-    "ai",
-    "tool",
-    "function",
-];
 
 fn is_message(v: &Value) -> bool {
     v.get("role").is_some_and(Value::is_string)
@@ -70,22 +59,25 @@ impl Importer for Messages {
                 "a message list is a JSON array whose every item has a string \"role\" and a \"content\"".to_owned(),
             ));
         };
-        let conversation = items
-            .iter()
-            .all(|m| chat::str_at(m, "role").is_some_and(|r| CHAT_ROLES.contains(&r)));
-        let value = if conversation {
+        let conversation = items.iter().all(|m| {
+            matches!(
+                chat::message_role(m),
+                Some("system" | "user" | "assistant" | "tool")
+            )
+        });
+        let (value, mut warnings) = if conversation {
             conversation_run(items)
         } else {
-            who_when::history_run(items, "messages")
+            (who_when::history_run(items, "messages"), Vec::new())
         };
-        Ok(vec![ImportedRun {
-            value,
-            warnings: vec![status_guess()],
-        }])
+        warnings.push(status_guess());
+        Ok(vec![ImportedRun { value, warnings }])
     }
 }
 
-fn conversation_run(items: &[Value]) -> Value {
+/// The run of a conversation, and the warnings reading it gave (tool results whose call is not in
+/// the list), which the τ-bench importer keeps too.
+fn conversation_run(items: &[Value]) -> (Value, Vec<Warning>) {
     let c = tau_bench::conversation(items, "m");
     let mut run = Map::new();
     run.insert("format".to_owned(), json!(RUN_FORMAT));
@@ -105,7 +97,7 @@ fn conversation_run(items: &[Value]) -> Value {
         run.insert("context_units".to_owned(), Value::Array(c.units));
     }
     run.insert("steps".to_owned(), Value::Array(c.steps));
-    Value::Object(run)
+    (Value::Object(run), c.warnings)
 }
 
 #[cfg(test)]
@@ -137,6 +129,45 @@ mod tests {
         assert_eq!(run["task"], "Weather in Oslo?");
         assert_eq!(run["final_answer"], "4C and rain in Oslo.");
         assert_eq!(runs[0].warnings.len(), 1, "the outcome is a guess");
+    }
+
+    #[test]
+    fn every_other_name_of_a_chat_role_is_read_as_that_role() {
+        let doc = Document::One(json!([
+            {"role": "developer", "content": "Be brief."},
+            {"role": "human", "content": "Capital of Peru?"},
+            {"role": "model", "content": "Lima."},
+            {"role": "function", "name": "lookup", "content": "Lima"},
+            {"role": "ai", "content": "Lima, as looked up."}
+        ]));
+        let runs = Messages.import(doc, None).unwrap_or_default();
+        let run = &runs[0].value;
+        let kinds: Vec<&str> = run["steps"]
+            .as_array()
+            .map(|s| s.iter().filter_map(|x| x["kind"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(kinds, ["system", "user", "llm", "tool", "llm"]);
+        assert_eq!(run["task"], "Capital of Peru?");
+        assert_eq!(run["final_answer"], "Lima, as looked up.");
+    }
+
+    #[test]
+    fn a_tool_result_without_its_call_is_warned_about_at_its_step() {
+        let doc = Document::One(json!([
+            {"role": "user", "content": "Refund order 7"},
+            {"role": "tool", "tool_call_id": "gone", "name": "refund", "content": "ok"},
+            {"role": "assistant", "content": "Refunded."}
+        ]));
+        let runs = Messages.import(doc, None).unwrap_or_default();
+        let warnings = &runs[0].warnings;
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.message.contains("step 'm1'")
+                    && w.message.contains("arguments are unknown")),
+            "{warnings:?}"
+        );
     }
 
     #[test]

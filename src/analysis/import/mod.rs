@@ -14,6 +14,7 @@ mod otel_console;
 mod otlp;
 mod phoenix;
 mod pyliteral;
+mod roles;
 mod run_text;
 mod span_json;
 mod span_rows;

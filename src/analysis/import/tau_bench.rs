@@ -110,13 +110,7 @@ pub(super) fn conversation(traj: &[Value], prefix: &str) -> Conversation {
     let mut units: Vec<Value> = Vec::new();
     for (i, m) in traj.iter().enumerate() {
         let id = format!("{prefix}{i}");
-        let role = match chat::str_at(m, "role").unwrap_or_default() {
-            "developer" => "system",
-            "human" => "user",
-            "ai" => "assistant",
-            "function" => "tool",
-            other => other,
-        };
+        let role = chat::message_role(m).unwrap_or_default();
         let content = match m.get("content") {
             Some(c @ Value::Array(_)) => chat::message_text(c).unwrap_or_default(),
             Some(c) => value_text(c),

@@ -94,7 +94,7 @@ fn read_message(m: &Value) -> Message {
     let name = chat::str_at(m, "name").and_then(chat::non_empty);
     // "Orchestrator (thought)" and "Orchestrator (-> WebSurfer)" are the Orchestrator speaking.
     let from_role = role.split(" (").next().and_then(chat::non_empty);
-    let is_user = name.is_none() && matches!(role.as_str(), "human" | "user");
+    let is_user = name.is_none() && chat::message_role(m) == Some("user");
     let agent = if is_user { None } else { name.or(from_role) };
     let terminal = agent
         .as_deref()
@@ -338,7 +338,7 @@ fn build_run(v: &Value, history: &[Value]) -> Value {
 pub(super) fn history_run(history: &[Value], id: &str) -> Value {
     let question = history
         .iter()
-        .find(|m| matches!(chat::str_at(m, "role"), Some("human" | "user")))
+        .find(|m| chat::message_role(m) == Some("user"))
         .and_then(|m| m.get("content"))
         .map(value_text)
         .unwrap_or_default();

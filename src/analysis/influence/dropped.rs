@@ -2,6 +2,7 @@
 //! Pure set arithmetic in linear time, no embedder. A dropped unit is a candidate, never a cause:
 //! only putting it back and re-running can show that it mattered.
 
+use crate::analysis::count::group;
 use std::collections::HashSet;
 
 /// The diff of available and sent unit ids.
@@ -50,9 +51,11 @@ pub fn dropped_reason(dropped: usize, available: usize) -> String {
     }
     let units = if available == 1 { "unit" } else { "units" };
     format!(
-        "{dropped} of {available} available context {units} never reached the model. Each is only \
+        "{} of {} available context {units} never reached the model. Each is only \
          a candidate (most dropped context was rightly dropped); restoring it and re-running is \
-         what would prove it mattered."
+         what would prove it mattered.",
+        group(dropped),
+        group(available)
     )
 }
 
@@ -66,5 +69,11 @@ mod tests {
         assert_eq!(d.dropped, vec![0, 1]);
         assert_eq!((d.available_count, d.sent_count), (3, 2));
         assert!(d.reason.contains("2 of 3"));
+    }
+
+    #[test]
+    fn large_counts_in_the_reason_are_grouped_by_thousands() {
+        let r = dropped_reason(2, 16_494);
+        assert!(r.starts_with("2 of 16,494 available"), "{r}");
     }
 }

@@ -247,14 +247,27 @@ pub fn render_text(report: &Report) -> String {
     }
     if let Some(j) = &report.judge {
         match (&j.step, &j.error) {
-            (Some(s), _) => {
-                let _ = writeln!(
-                    out,
-                    "\nJudge: blames step '{}': {}",
-                    inert(s),
-                    shorten(j.reason.as_deref().unwrap_or(""), 300)
-                );
-            }
+            (Some(s), _) => match (&j.named, &j.moved_because) {
+                // The judge named one step and the rules moved its finding to another: both said.
+                (Some(named), Some(why)) => {
+                    let _ = writeln!(
+                        out,
+                        "\nJudge: named step '{}': {}\n  The rules moved its finding to step '{}' because {}.",
+                        inert(named),
+                        shorten(j.reason.as_deref().unwrap_or(""), 300),
+                        inert(s),
+                        shorten(why, 300)
+                    );
+                }
+                _ => {
+                    let _ = writeln!(
+                        out,
+                        "\nJudge: blames step '{}': {}",
+                        inert(s),
+                        shorten(j.reason.as_deref().unwrap_or(""), 300)
+                    );
+                }
+            },
             (None, Some(e)) => {
                 let _ = writeln!(
                     out,
@@ -345,4 +358,52 @@ fn similar_line(s: &super::Suspect) -> Option<String> {
         shown.join(", "),
         if n > 3 { ", ..." } else { "" }
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::JudgeOutcome;
+
+    fn calendar() -> Report {
+        serde_json::from_str(include_str!(
+            "../../../tests/fixtures/tui/calendar.report.json"
+        ))
+        .expect("the report fixture is a Report")
+    }
+
+    #[test]
+    fn a_judge_pick_the_rules_moved_is_said_with_both_steps() {
+        let mut r = calendar();
+        r.judge = Some(JudgeOutcome {
+            step: Some("s3".to_owned()),
+            reason: Some("it picked the wrong day".to_owned()),
+            error: None,
+            named: Some("s6".to_owned()),
+            moved_because: Some("'s6' only passed on the value 's3' wrote".to_owned()),
+        });
+        let text = render_text(&r);
+        assert!(
+            text.contains("Judge: named step 's6': it picked the wrong day"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "The rules moved its finding to step 's3' because 's6' only passed on the value 's3' wrote."
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("blames step 's3'"), "{text}");
+        r.judge = Some(JudgeOutcome {
+            named: None,
+            moved_because: None,
+            ..r.judge.clone().expect("set above")
+        });
+        let text = render_text(&r);
+        assert!(
+            text.contains("Judge: blames step 's3': it picked the wrong day"),
+            "{text}"
+        );
+        assert!(!text.contains("moved its finding"), "{text}");
+    }
 }

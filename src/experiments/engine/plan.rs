@@ -10,6 +10,7 @@
 
 use super::Subject;
 use super::error::{EngineError, PlanError};
+use crate::analysis::count::group;
 use crate::analysis::model::{Run, StepId, UnitId, inert_line};
 use crate::config::UserCommand;
 use crate::experiments::event::ProbeInfo;
@@ -387,13 +388,15 @@ pub(super) fn plan_request(
             }
             if over_cap > 0 {
                 left_out.push(format!(
-                    "{over_cap} more on the list left out: at most {} are ablated one at a time ([experiments] max_suspects)",
+                    "{} more on the list left out: at most {} are ablated one at a time ([experiments] max_suspects)",
+                    group(over_cap),
                     caps.max_suspects
                 ));
             }
             if unremovable > 0 {
                 left_out.push(format!(
-                    "{unremovable} on the list left out: nothing to remove (a step that produced no unit can only be replayed)"
+                    "{} on the list left out: nothing to remove (a step that produced no unit can only be replayed)",
+                    group(unremovable)
                 ));
             }
         }
@@ -450,14 +453,15 @@ pub(super) fn plan_request(
             if !unprobed_units.is_empty() {
                 left_out.push(format!(
                     "{} ranked unit(s) left out: at most {} are ablated ([experiments] max_suspects)",
-                    unprobed_units.len(),
+                    group(unprobed_units.len()),
                     caps.max_suspects
                 ));
             }
             let unrestored = t.dropped.iter().filter(|p| p.is_none()).count();
             if unrestored > 0 {
                 left_out.push(format!(
-                    "{unrestored} dropped unit(s) left out: at most {} are restored ([experiments] max_candidates)",
+                    "{} dropped unit(s) left out: at most {} are restored ([experiments] max_candidates)",
+                    group(unrestored),
                     caps.max_candidates
                 ));
             }

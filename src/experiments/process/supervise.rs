@@ -8,8 +8,9 @@
 //! same stdin, stdout, stderr and environment (the command's mark included), waits for it, and
 //! exits as it exited (the same code, or the same signal), so the caller sees no difference. Every
 //! 50 ms it also checks that the debugger (PARENT) is still its parent; once it is not, it kills
-//! every process carrying the command's mark (those that left the group) and then its whole group,
-//! itself included. It is never handed a run's text: the command comes from the user's settings.
+//! every process carrying the command's mark (those that left the group), removes the sample's
+//! spec file (`$TDN_SPEC_FILE`, only when it is one that debugger wrote), and then kills its whole
+//! group, itself included. It is never handed a run's text: the command comes from the user's settings.
 //!
 //! Without [`install`] (library tests), commands run under `sh -c` directly.
 
@@ -125,8 +126,10 @@ pub fn main(args: &[OsString]) -> i32 {
             }
         }
         if parent() != parent_pid {
-            // The debugger died without stopping its command: stop everything it started.
+            // The debugger died without stopping its command: stop everything it started, and
+            // remove the experiment's spec file it could not.
             kill_marked(&mark);
+            crate::experiments::runner::shell::remove_orphaned_spec_file(parent_pid);
             kill_group(std::process::id());
             return 137;
         }

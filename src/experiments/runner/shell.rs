@@ -4,12 +4,16 @@
 //!
 //! The command comes only from `--runner` or the user's config (`config::UserCommand`), never
 //! from a run file, and nothing is substituted into it.
+//!
+//! The spec file is removed when its sample ends, however it ends (an answer, an error, a
+//! time-out, a cancel, or the sample's future dropped). When the debugger dies before it can (a
+//! SIGKILL), the sample's supervisor removes it ([`remove_orphaned_spec_file`]).
 
 use super::group::{GroupCommand, GroupError, run_group};
 use super::{Cancel, MAX_STDOUT, Runner, STDERR_TAIL, SampleError, SampleErrorKind, SampleRun};
 use crate::experiments::spec::ExperimentSpec;
 use futures_util::future::BoxFuture;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Runs the user's command once per sample.
@@ -30,7 +34,7 @@ impl ShellRunner {
         }
     }
 
-    /// The environment a sample gets besides `TDN_SPEC_FILE` (ids comma-separated; the JSON is
+    /// The environment a sample gets besides [`SPEC_FILE_VAR`] (ids comma-separated; the JSON is
     /// authoritative for an id holding a comma).
     pub fn spec_env(spec: &ExperimentSpec) -> Vec<(String, String)> {
         vec![
@@ -64,7 +68,7 @@ impl ShellRunner {
         })?;
         let mut env = Self::spec_env(spec);
         env.push((
-            "TDN_SPEC_FILE".to_owned(),
+            SPEC_FILE_VAR.to_owned(),
             spec_file.path.display().to_string(),
         ));
         let cmd = GroupCommand {
@@ -127,6 +131,38 @@ impl Runner for ShellRunner {
     }
 }
 
+/// The variable naming a sample's spec file.
+pub const SPEC_FILE_VAR: &str = "TDN_SPEC_FILE";
+
+/// The start of the name of every spec file a debugger with this pid writes.
+fn spec_prefix(pid: u32) -> String {
+    format!("tdn-spec-{pid}-")
+}
+
+/// True when `path` is a spec file the debugger `pid` wrote: in the temporary folder, named
+/// `tdn-spec-PID-HEX.json`. Nothing else is ever removed for it.
+pub fn is_spec_file_of(path: &Path, pid: u32) -> bool {
+    let in_temp = path.parent() == Some(std::env::temp_dir().as_path());
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix(&spec_prefix(pid)))
+        .and_then(|rest| rest.strip_suffix(".json"))
+        .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()));
+    in_temp && named
+}
+
+/// For a sample's supervisor once its debugger (`parent`) died: removes the spec file its
+/// environment names, when it is one that debugger wrote ([`is_spec_file_of`]).
+pub fn remove_orphaned_spec_file(parent: u32) {
+    let Some(path) = std::env::var_os(SPEC_FILE_VAR).map(PathBuf::from) else {
+        return;
+    };
+    if is_spec_file_of(&path, parent) {
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
 /// The experiment in a private temporary file, removed when dropped.
 struct SpecFile {
     path: PathBuf,
@@ -138,7 +174,7 @@ impl SpecFile {
         getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
         let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let path =
-            std::env::temp_dir().join(format!("tdn-spec-{}-{name}.json", std::process::id()));
+            std::env::temp_dir().join(format!("{}{name}.json", spec_prefix(std::process::id())));
         let mut f = tokio::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -193,6 +229,65 @@ mod tests {
         let a = r.run(&spec(), &Cancel::new()).await.unwrap();
         assert!(a.output.contains("tdn-spec-"));
         assert!(!std::path::Path::new(&a.output).exists());
+    }
+
+    /// The spec file a sample saw, as it wrote its path to `seen` before ending as `then`.
+    async fn spec_file_after(then: &str, timeout: Duration, cancel: &Cancel) -> PathBuf {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let seen = dir.path().join("seen");
+        let command = format!(
+            "test -s \"$TDN_SPEC_FILE\" || exit 9; printf %s \"$TDN_SPEC_FILE\" > '{}'; {then}",
+            seen.display()
+        );
+        let r = ShellRunner::new(command, timeout);
+        let _ = r.run(&spec(), cancel).await;
+        PathBuf::from(std::fs::read_to_string(&seen).unwrap_or_default())
+    }
+
+    #[tokio::test]
+    async fn the_spec_file_is_removed_however_the_sample_ends() {
+        let long = Duration::from_secs(20);
+        let failed = spec_file_after("exit 3", long, &Cancel::new()).await;
+        let timed_out =
+            spec_file_after("sleep 30", Duration::from_millis(300), &Cancel::new()).await;
+        let unreadable = spec_file_after("echo not-json", long, &Cancel::new()).await;
+        let cancel = Cancel::new();
+        let firing = cancel.clone();
+        let waiter = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            firing.cancel();
+        });
+        let cancelled = spec_file_after("sleep 30", long, &cancel).await;
+        let _ = waiter.await;
+        for (how, path) in [
+            ("failed", failed),
+            ("timed out", timed_out),
+            ("unreadable", unreadable),
+            ("cancelled", cancelled),
+        ] {
+            assert!(
+                is_spec_file_of(&path, std::process::id()),
+                "{how}: the sample saw a spec file ({})",
+                path.display()
+            );
+            assert!(!path.exists(), "{how}: {} is left behind", path.display());
+        }
+    }
+
+    #[test]
+    fn only_a_spec_file_of_that_debugger_counts_as_one() {
+        let tmp = std::env::temp_dir();
+        assert!(is_spec_file_of(&tmp.join("tdn-spec-42-00ff.json"), 42));
+        for other in [
+            tmp.join("tdn-spec-43-00ff.json"),
+            tmp.join("tdn-spec-42-.json"),
+            tmp.join("tdn-spec-42-00ff.json.bak"),
+            tmp.join("tdn-spec-42-../../etc.json"),
+            tmp.join("sub").join("tdn-spec-42-00ff.json"),
+            PathBuf::from("/etc/tdn-spec-42-00ff.json"),
+        ] {
+            assert!(!is_spec_file_of(&other, 42), "{}", other.display());
+        }
     }
 
     #[tokio::test]

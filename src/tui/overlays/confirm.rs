@@ -6,6 +6,7 @@
 use super::super::action::Action;
 use super::super::app::{App, group};
 use super::super::keymap::Scope;
+use super::super::panes::experiments::plan_label;
 use super::super::theme::Role;
 use super::super::widgets::inert_text::{clipped, wrap_spans};
 use crate::experiments::engine::Plan;
@@ -133,7 +134,7 @@ fn run_body(app: &App, p: &Plan, w: usize, room: usize) -> Vec<Line<'static>> {
         vec![(
             format!(
                 "{}: this runs the command below, under sh -c in the current folder, once per sample:",
-                p.request.label()
+                plan_label(p)
             ),
             t.style(Role::Text),
         )],

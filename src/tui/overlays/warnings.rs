@@ -5,6 +5,7 @@
 use super::super::action::Action;
 use super::super::app::{App, Document, group};
 use super::super::keymap::Scope;
+use super::super::render::layout;
 use super::super::theme::Role;
 use super::super::widgets::inert_text::{clipped, wrap_spans};
 use super::super::widgets::marks;
@@ -82,6 +83,22 @@ fn text_of(app: &App, doc: &Document, row: WarningRow) -> (String, String) {
     }
 }
 
+/// The box drawn over `body`, its inside, the list's rows and the selected warning's text below.
+fn areas(body: Rect) -> (Rect, Rect, Rect, Rect) {
+    let box_area = centered(body, 90, 90);
+    let inner = Block::default().borders(Borders::ALL).inner(box_area);
+    let [top, bottom] =
+        Layout::vertical([Constraint::Percentage(65), Constraint::Min(0)]).areas(inner);
+    (box_area, inner, top, bottom)
+}
+
+/// How many rows the list shows at the screen's size: the page `PageDown` moves by.
+pub fn page(app: &App) -> usize {
+    let a = layout(app, Rect::new(0, 0, app.size.0, app.size.1));
+    let (_, _, top, _) = areas(a.body);
+    usize::from(top.height).max(1)
+}
+
 /// Draws the list over the body.
 pub fn render(
     app: &App,
@@ -92,7 +109,7 @@ pub fn render(
     offset: &Cell<usize>,
 ) {
     let t = &app.theme;
-    let box_area = centered(area, 90, 90);
+    let (box_area, _, top, bottom) = areas(area);
     frame.render_widget(Clear, box_area);
     let n = row_count(app);
     let k = |a: Action| {
@@ -129,8 +146,6 @@ pub fn render(
         );
         return;
     }
-    let [top, bottom] =
-        Layout::vertical([Constraint::Percentage(65), Constraint::Min(0)]).areas(inner);
     let cursor = cursor.min(n - 1);
     let range = window(offset, cursor, usize::from(top.height), n);
     let mut lines = Vec::new();

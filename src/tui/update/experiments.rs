@@ -9,6 +9,7 @@ use super::super::app::{App, Overlay, Pane};
 use super::super::effects::Effect;
 use super::super::keymap::Scope;
 use super::super::overlays::confirm::ConfirmState;
+use super::super::panes::experiments::plan_label;
 use super::super::panes::{dropped, suspects};
 use super::super::widgets::inert_text::clipped;
 use super::super::widgets::scroll_list::{Motion, moved};
@@ -126,8 +127,8 @@ fn explain(app: &App, e: &EngineError) -> String {
 /// Starts a plan as a new job; the Experiments pane is shown and focused, so `j`, `k` and `x`
 /// act on what is on screen.
 pub(super) fn launch(app: &mut App, plan: Plan, fx: &mut Vec<Effect>) {
-    let label = plan.request.label();
-    let job = app.experiments.start(plan.request.clone());
+    let label = plan_label(&plan);
+    let job = app.experiments.start(&plan);
     app.secondary = Pane::Experiments;
     app.focus = Pane::Experiments;
     app.message(format!(
@@ -171,7 +172,7 @@ pub(super) fn running_jobs(app: &App) -> Vec<String> {
             format!(
                 "#{} {}: {done} of {total} samples done{}",
                 j.id.0,
-                j.request.label(),
+                j.label,
                 run.map(|r| format!(" (run {r} of the file)"))
                     .unwrap_or_default()
             )

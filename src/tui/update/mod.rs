@@ -6,6 +6,8 @@
 mod experiments;
 mod find;
 mod judge;
+mod jump;
+mod moving;
 mod picker;
 mod view;
 
@@ -14,19 +16,18 @@ use super::app::{App, Overlay, Pane};
 use super::effects::{CopyWhat, Effect, External};
 use super::keymap::{Chord, Scope};
 use super::overlays::confirm::ConfirmState;
-use super::overlays::help;
 use super::overlays::prompt::PromptState;
 use super::overlays::too_small::too_small;
-use super::panes::{claims, dropped, suspects};
-use super::render::{detail_width, pane_height};
-use super::widgets::scroll_list::{Motion, moved};
-use crate::analysis::model::StepId;
-use crate::experiments::engine::{Request, Target};
+use super::render::detail_width;
+use super::widgets::scroll_list::Motion;
+use crate::experiments::engine::Request;
 pub use experiments::experiments_running;
 use experiments::{
     ablate, ablate_shortlist, aggregate, begin, cancel, key_of, launch, on_event, on_planned, quit,
     restore,
 };
+use jump::{jump_claim, jump_from_pane, open_viewer, select, select_dropped_unit, step_id};
+use moving::{fold, follow_suspect, motion, step_suspect, toggle_influence};
 use ratatui::layout::Rect;
 use std::sync::Arc;
 
@@ -135,7 +136,8 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Warnings => view::warnings(app),
         Action::OpenPager => view::external(app, External::Pager, fx),
         Action::OpenEditor => view::external(app, External::Editor, fx),
-        Action::Reload | Action::FileChanged => view::reload(app, fx),
+        Action::Reload => view::reload(app, false, fx),
+        Action::FileChanged => view::reload(app, true, fx),
         Action::Reloaded(i, doc) => view::reloaded(app, i, doc, fx),
         Action::ExternalDone(r) => match r {
             Ok(m) => app.message(m),
@@ -320,254 +322,6 @@ fn back(app: &mut App) {
     }
 }
 
-/// `Enter` on a step, a suspect or a dropped unit: its step, full-screen; `Esc` comes back to
-/// the pane it was opened from.
-fn open_viewer(app: &mut App) {
-    let Some(doc) = app.doc.clone() else { return };
-    let step = match app.focus {
-        Pane::Suspects => {
-            suspects::selected(app, &doc).and_then(|it| suspects::item_step(&doc, it))
-        }
-        Pane::Dropped => dropped::selected_step(app, &doc),
-        _ => app.selected_step(),
-    };
-    match step {
-        Some(i) => {
-            select(app, i);
-            app.overlay = Some(Overlay::Viewer { scroll: 0 });
-        }
-        None => app.problem("the selected item names no step of this run"),
-    }
-}
-
-/// Selects step `i` in the timeline (unfolding what hides it, taking away a filter that hides
-/// it).
-fn select(app: &mut App, i: usize) {
-    if let Some(doc) = app.doc.clone()
-        && app.timeline.select_step(&doc, i)
-    {
-        app.message(format!(
-            "the timeline filter hid {}: it was taken away",
-            doc.describe(i)
-        ));
-    }
-}
-
-/// Focuses the dropped pane with a dropped unit selected (the first, unless one already is).
-fn select_dropped_unit(app: &mut App) -> bool {
-    let Some(doc) = app.doc.clone() else {
-        return false;
-    };
-    focus(app, Pane::Dropped);
-    if dropped::selected_unit(app, &doc).is_none() {
-        match dropped::first_unit_row(&doc) {
-            Some(r) => app.dropped.cursor = r,
-            None => return false,
-        }
-    }
-    if let Some(i) = dropped::selected_step(app, &doc) {
-        select(app, i);
-    }
-    true
-}
-
-fn step_id(app: &App) -> Option<StepId> {
-    let doc = app.doc.as_ref()?;
-    let i = app.selected_step()?;
-    doc.run.steps.get(i).map(|s| s.id.clone())
-}
-
-fn motion(app: &mut App, m: Motion) {
-    match &app.overlay {
-        Some(Overlay::Help { scroll, .. }) => {
-            let (len, page) = help::extent(app);
-            let s = moved(*scroll, m, len, page);
-            if let Some(Overlay::Help { scroll, .. }) = &mut app.overlay {
-                *scroll = s;
-            }
-            return;
-        }
-        Some(Overlay::Warnings { cursor, .. }) => {
-            let n = super::overlays::warnings::row_count(app);
-            let page = usize::from(app.size.1.saturating_sub(4)) / 2;
-            let c = moved(*cursor, m, n, page);
-            if let Some(Overlay::Warnings { cursor, .. }) = &mut app.overlay {
-                *cursor = c;
-            }
-            return;
-        }
-        Some(Overlay::Viewer { scroll }) => {
-            let len = detail_len(app);
-            let page = usize::from(app.size.1.saturating_sub(4));
-            let s = moved(*scroll, m, len, page);
-            app.overlay = Some(Overlay::Viewer { scroll: s });
-            return;
-        }
-        Some(Overlay::Confirm(_) | Overlay::Prompt(_)) => return,
-        None => {}
-    }
-    let Some(doc) = app.doc.clone() else { return };
-    let page = pane_height(app, app.focus);
-    match app.focus {
-        Pane::Timeline => {
-            app.timeline.cursor = moved(app.timeline.cursor, m, app.timeline.visible.len(), page);
-        }
-        Pane::Suspects => {
-            let n = suspects::item_count(&doc, app.suspects.view);
-            app.suspects
-                .set_cursor(moved(app.suspects.cursor(), m, n, page));
-            follow_suspect(app);
-        }
-        Pane::Detail => {
-            let len = detail_len(app);
-            app.detail.scroll = moved(app.detail.scroll, m, len, page);
-        }
-        Pane::Dropped => {
-            app.dropped.cursor = moved(app.dropped.cursor, m, doc.dropped_rows.len(), page);
-            if let Some(i) = dropped::selected_step(app, &doc) {
-                select(app, i);
-            }
-        }
-        Pane::Claims => {
-            app.claims.cursor = moved(app.claims.cursor, m, doc.report.claims.len(), page)
-        }
-        Pane::Experiments => experiments::motion(app, m, page),
-    }
-}
-
-/// The timeline follows the selected suspect.
-fn follow_suspect(app: &mut App) {
-    let Some(doc) = app.doc.clone() else { return };
-    if let Some(i) = suspects::selected(app, &doc).and_then(|it| suspects::item_step(&doc, it)) {
-        select(app, i);
-    }
-}
-
-/// Shows the other list of the suspects pane (focusing the pane first when it is not).
-fn toggle_influence(app: &mut App) {
-    use suspects::View;
-    let Some(doc) = app.doc.clone() else { return };
-    // Focused: switch lists; from another pane: show the influence ranking.
-    let view = match (app.focus, app.suspects.view) {
-        (Pane::Suspects, View::Context) => View::Steps,
-        _ => View::Context,
-    };
-    focus(app, Pane::Suspects);
-    app.suspects.view = view;
-    if view == View::Context && suspects::influence_entries(&doc).is_empty() {
-        app.problem("this report has no context-influence ranking: no model step records the context it was sent");
-    }
-    follow_suspect(app);
-}
-
-fn step_suspect(app: &mut App, forward: bool) {
-    let Some(doc) = app.doc.clone() else { return };
-    let n = doc.report.suspects.len();
-    if n == 0 {
-        app.problem("this run has no suspects");
-        return;
-    }
-    let cur = app.suspects.cursor.min(n - 1);
-    let next = if forward {
-        (cur + 1).min(n - 1)
-    } else {
-        cur.saturating_sub(1)
-    };
-    if next == cur && app.suspects.cursor < n {
-        app.message(if forward {
-            "that is the last suspect"
-        } else {
-            "that is the first suspect"
-        });
-    }
-    app.suspects.cursor = next;
-    app.suspects.view = suspects::View::Steps;
-    app.secondary = Pane::Suspects;
-    follow_suspect(app);
-}
-
-fn fold(app: &mut App, action: &Action) {
-    let Some(doc) = app.doc.clone() else { return };
-    if app.focus != Pane::Timeline {
-        return;
-    }
-    match action {
-        Action::Collapse => app.timeline.collapse(&doc),
-        Action::Expand => app.timeline.expand(&doc),
-        _ => app.timeline.toggle_fold(&doc),
-    }
-}
-
-fn jump_from_pane(app: &mut App) {
-    let Some(doc) = app.doc.clone() else { return };
-    let target = match app.focus {
-        Pane::Suspects => {
-            suspects::selected(app, &doc).and_then(|it| suspects::item_step(&doc, it))
-        }
-        Pane::Dropped => dropped::selected_step(app, &doc),
-        Pane::Claims => claims::selected(app, &doc)
-            .and_then(|c| c.evidence_step.as_deref())
-            .and_then(|s| doc.index_of(s)),
-        Pane::Experiments => app
-            .experiments
-            .job_at(app.experiments.cursor)
-            .and_then(|j| {
-                j.probes.iter().find_map(|p| {
-                    p.info.asked.clone().or_else(|| {
-                        p.info
-                            .intervention
-                            .units()
-                            .first()
-                            .cloned()
-                            .map(Target::Unit)
-                    })
-                })
-            })
-            .and_then(|t| match t {
-                Target::Step(s) => doc.index_of(s.as_str()),
-                Target::Unit(u) => doc
-                    .run
-                    .unit(u.as_str())
-                    .and_then(|u| u.produced_by.as_ref())
-                    .and_then(|s| doc.index_of(s.as_str())),
-                Target::Id(i) => doc.index_of(&i).or_else(|| {
-                    doc.run
-                        .unit(&i)
-                        .and_then(|u| u.produced_by.as_ref())
-                        .and_then(|s| doc.index_of(s.as_str()))
-                }),
-            }),
-        _ => app.selected_step(),
-    };
-    match target {
-        Some(i) => {
-            select(app, i);
-            app.focus = Pane::Detail;
-        }
-        None => app.problem("the selected item names no step of this run"),
-    }
-}
-
-fn jump_claim(app: &mut App, origin: bool) {
-    let Some(doc) = app.doc.clone() else { return };
-    let Some(c) = claims::selected(app, &doc) else {
-        app.problem("select a claim first (Claims pane)");
-        return;
-    };
-    let (id, what) = if origin {
-        (&c.origin_step, "origin")
-    } else {
-        (&c.evidence_step, "evidence")
-    };
-    match id.as_deref().and_then(|s| doc.index_of(s)) {
-        Some(i) => {
-            select(app, i);
-            app.focus = Pane::Detail;
-        }
-        None => app.problem(format!("this claim has no {what} step")),
-    }
-}
-
 fn copy(app: &mut App, what: CopyWhat, fx: &mut Vec<Effect>) {
     match (app.doc.clone(), app.selected_step()) {
         (Some(doc), Some(step)) => fx.push(Effect::Copy { doc, step, what }),
@@ -598,15 +352,4 @@ fn request_detail(app: &mut App, fx: &mut Vec<Effect>) {
             width,
         });
     }
-}
-
-/// Lines of the selected step's prepared detail at the current width (0 until it is ready).
-fn detail_len(app: &App) -> usize {
-    app.selected_step()
-        .and_then(|i| {
-            app.detail_cache
-                .get(i, detail_width(app)?)
-                .map(|d| d.lines.len())
-        })
-        .unwrap_or(0)
 }

@@ -145,7 +145,16 @@ pub(super) fn external(app: &mut App, program: External, fx: &mut Vec<Effect>) {
         app.problem("opening a pager or an editor needs a terminal; nothing was opened");
         return;
     }
-    fx.push(Effect::External { program, doc, step });
+    let command = match program {
+        External::Pager => app.viewers.pager.clone(),
+        External::Editor => app.viewers.editor.clone(),
+    };
+    fx.push(Effect::External {
+        program,
+        command,
+        doc,
+        step,
+    });
 }
 
 /// `S`: the diagnosis as Markdown, written to a file.
@@ -159,8 +168,25 @@ pub(super) fn share(app: &mut App, fx: &mut Vec<Effect>) {
     fx.push(Effect::Share { doc, verdicts, dir });
 }
 
-/// The run's file changed, or `C-r`: read it again.
-pub(super) fn reload(app: &mut App, fx: &mut Vec<Effect>) {
+/// The run's file changed (`changed`), or `C-r`: read it again. A saved report (`--report`) is
+/// never analysed again: the status line says so, and nothing is read.
+pub(super) fn reload(app: &mut App, changed: bool, fx: &mut Vec<Effect>) {
+    if let Some(saved) = app.doc.as_ref().and_then(|d| d.saved_report.clone()) {
+        let name = saved
+            .file_name()
+            .map(|n| clipped(&n.to_string_lossy(), 60).into_owned())
+            .unwrap_or_default();
+        if changed {
+            app.message(format!(
+                "the run's file changed; the saved report '{name}' (--report) on screen describes it as it was: open the run without --report to follow it"
+            ));
+        } else {
+            app.problem(format!(
+                "nothing was read again: the saved report '{name}' (--report) is never analysed again; open the run without --report to follow its file"
+            ));
+        }
+        return;
+    }
     if app.headless {
         app.problem("reading the run's file again needs the live screen");
     } else if app.doc.as_ref().is_some_and(|d| d.source.is_some()) {

@@ -12,7 +12,7 @@ pub mod ledger;
 mod state;
 
 pub use jobs::{HELD, LEGEND, verdict_line, verdict_mark};
-pub use state::{Counts, ExperimentsState, Job, JobState, ProbeRun, SampleState};
+pub use state::{Counts, ExperimentsState, Job, JobState, ProbeRun, SampleState, plan_label};
 
 use crate::tui::action::Action;
 use crate::tui::app::{App, Pane};
@@ -128,7 +128,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
                 t.style(Role::TextDim),
             ));
             spans.push(Span::styled(
-                format!("{}  ", job.request.label()),
+                format!("{}  ", job.label),
                 t.style(Role::Text),
             ));
             let (status, role) = job_status(app, job);
@@ -152,7 +152,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
             let (status, role) = job_status(app, job);
             vec![
                 (format!("#{} ", job.id.0), t.style(Role::TextDim)),
-                (job.request.label(), t.style(Role::Heading)),
+                (job.label.clone(), t.style(Role::Heading)),
                 (format!(" · {status}"), t.style(role)),
             ]
         }

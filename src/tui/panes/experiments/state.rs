@@ -4,10 +4,11 @@
 //! target of this session. It changes only through the engine's events and evidence; nothing
 //! here draws, does I/O or decides a verdict.
 
+use super::super::super::app::group;
 use super::ledger;
 use crate::analysis::model::Run;
 use crate::analysis::report::ProbeResult;
-use crate::experiments::engine::{Request, RunEvidence, Target};
+use crate::experiments::engine::{Plan, Request, RunEvidence, Target};
 use crate::experiments::event::{
     Event, EventKind, JobEnd, JobId, JobOutcome, ProbeInfo, SampleEnd,
 };
@@ -15,6 +16,32 @@ use crate::experiments::ledger::LatestAttribution;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// What a plan does, in a few words, agreeing with its probes: a shortlist capped by
+/// `[experiments] max_suspects` says how many of the list are ablated ("ablate 5 of 6,599
+/// suspects, one at a time").
+pub fn plan_label(p: &Plan) -> String {
+    match &p.request {
+        Request::AblateEach(asked) => {
+            let planned = p.probes.iter().filter(|x| x.asked.is_some()).count();
+            let noun = if asked.len() == 1 {
+                "suspect"
+            } else {
+                "suspects"
+            };
+            if planned < asked.len() {
+                format!(
+                    "ablate {} of {} {noun}, one at a time",
+                    group(planned),
+                    group(asked.len())
+                )
+            } else {
+                format!("ablate {} {noun}, one at a time", group(planned))
+            }
+        }
+        other => other.label(),
+    }
+}
 
 /// Most samples per probe the pane keeps track of (a runner reporting more is ignored beyond).
 const MAX_SAMPLES: usize = 1000;
@@ -108,6 +135,8 @@ pub struct Job {
     pub id: JobId,
     /// What was asked.
     pub request: Request,
+    /// What it does, in a few words ([`plan_label`]).
+    pub label: String,
     /// Its probes.
     pub probes: Vec<ProbeRun>,
     /// Where it is.
@@ -191,13 +220,14 @@ pub struct ExperimentsState {
 }
 
 impl ExperimentsState {
-    /// Starts tracking a new job and returns its id.
-    pub fn start(&mut self, request: Request) -> JobId {
+    /// Starts tracking a new job for a plan and returns its id.
+    pub fn start(&mut self, plan: &Plan) -> JobId {
         self.last_job += 1;
         let id = JobId(self.last_job);
         self.jobs.push(Job {
             id,
-            request,
+            request: plan.request.clone(),
+            label: plan_label(plan),
             probes: Vec::new(),
             state: JobState::Starting,
             cohort: None,

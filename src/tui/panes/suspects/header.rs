@@ -216,10 +216,18 @@ fn prove_lines(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
     match selected(app, doc) {
         Some(_) if close && shortlist > 1 && blame => tests.push((
             app.key(Action::AblateShortlist),
-            format!(
-                "re-runs without each of the {} shortlisted, in turn",
-                group(shortlist)
-            ),
+            if shortlist > app.max_suspects {
+                format!(
+                    "re-runs without each of the first {} of the {} shortlisted, in turn ([experiments] max_suspects)",
+                    group(app.max_suspects),
+                    group(shortlist)
+                )
+            } else {
+                format!(
+                    "re-runs without each of the {} shortlisted, in turn",
+                    group(shortlist)
+                )
+            },
         )),
         Some(it) if blame => match (it, item_target(it)) {
             (Item::Step(_, s), _) => {

@@ -1,29 +1,25 @@
 //! One item of the suspects pane as lines: a suspect step's row (rank, shortlist mark, step,
 //! role, category, title, score, and the glyph of any verdict) or an influence entry's row, and
-//! under the selected one its evidence and what re-runs found: a job re-running it now, this
-//! session's verdict (or the report's probe), and what the run's ledger records about it (the
-//! latest attribution of each of its units, and of replays from a step, with what was tried);
-//! else the key that tests it. Above the first item, the ranking's explanation and what its
-//! scores mean. Reads only.
+//! under the selected one its evidence (`evidence.rs`: why it was chosen and what re-runs found,
+//! the latest ledger attribution of each of its units and of replays from a step included).
+//! Above the first item, the ranking's explanation and what its scores mean. Reads only.
 
 use super::super::super::action::Action;
 use super::super::super::app::{App, Document};
 use super::super::super::keymap::Scope;
 use super::super::super::theme::Role;
 use super::super::super::widgets::inert_text::{clipped, wrap_spans};
-use super::super::experiments::{verdict_line, verdict_mark};
+use super::super::experiments::verdict_mark;
 use super::header::{nothing_to_blame, reason_lines};
 use super::{Item, View, item};
-use crate::analysis::influence::js_number;
 use crate::analysis::model::{StepId, UnitId};
 use crate::analysis::report::{InfluenceEntry, ProbeResult, Role as SuspectRole, Suspect};
 use crate::experiments::engine::Target;
-use crate::experiments::event::JobId;
 use crate::experiments::ledger::LatestAttribution;
 use crate::tui::widgets::inert_text::width_of;
 use crate::tui::widgets::marks;
 use crate::tui::widgets::selection::selected_row;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
 /// Which optional columns a suspect row shows.
@@ -34,8 +30,9 @@ struct StepColumns {
 }
 
 /// Columns the expanded evidence is indented by.
-const EVIDENCE_INDENT: usize = 6;
-/// Columns of a context row besides its id (rank, mark, spaces, step, unit flag, verdict, score).
+pub(super) const EVIDENCE_INDENT: usize = 6;
+/// Columns of a context row besides its id (rank, mark, spaces, step, unit flag, verdict, score),
+/// with a three-digit rank.
 const CONTEXT_ROW_FIXED: usize = 43;
 
 /// What drawing an item needs.
@@ -64,7 +61,7 @@ fn role_name(r: SuspectRole) -> &'static str {
 }
 
 impl ItemLines<'_> {
-    fn key(&self, a: Action) -> String {
+    pub(super) fn key(&self, a: Action) -> String {
         self.app
             .keymap
             .first_key(&[Scope::Suspects, Scope::Global], &a)
@@ -206,12 +203,12 @@ impl ItemLines<'_> {
     }
 
     /// This session's verdict for a target.
-    fn result(&self, t: &Target) -> Option<&ProbeResult> {
+    pub(super) fn result(&self, t: &Target) -> Option<&ProbeResult> {
         self.app.experiments.results.get(t)
     }
 
     /// The glyph of what re-runs found: this session's verdict, else the ledger's latest record.
-    fn mark(
+    pub(super) fn mark(
         &self,
         result: Option<&ProbeResult>,
         ledger: &[&LatestAttribution],
@@ -222,6 +219,21 @@ impl ItemLines<'_> {
         ledger.last().map(|l| {
             super::super::experiments::ledger::disposition_mark(l.attribution.disposition.as_str())
         })
+    }
+
+    /// Digits of the last position of the influence ranking (at least 3): its rows' first column.
+    fn position_digits(&self) -> usize {
+        super::influence_entries(self.doc)
+            .len()
+            .to_string()
+            .len()
+            .max(3)
+    }
+
+    /// Columns a context row gives the entry's id.
+    fn context_id_width(&self) -> usize {
+        let fixed = CONTEXT_ROW_FIXED + self.position_digits() - 3;
+        self.width.saturating_sub(fixed).clamp(8, 24)
     }
 
     /// The columns a step row has room for at this width.
@@ -240,7 +252,7 @@ impl ItemLines<'_> {
         let text = match self.view {
             View::Steps => {
                 let c = self.step_columns();
-                let mut h = format!(" {:<4} {:<16} ", "#", "step");
+                let mut h = format!(" {:<w$} {:<16} ", "#", "step", w = self.doc.rank_digits + 2);
                 if c.pos {
                     h.push_str(&format!("{:<10}", "(pos)"));
                 }
@@ -251,11 +263,12 @@ impl ItemLines<'_> {
                 h
             }
             View::Context => format!(
-                " {:<4} {:<w$} {:<16}",
+                " {:<p$} {:<w$} {:<16}",
                 "#",
                 "piece of context",
                 "from step",
-                w = self.width.saturating_sub(CONTEXT_ROW_FIXED).clamp(8, 24)
+                w = self.context_id_width(),
+                p = self.position_digits() + 1
             ),
         };
         let right = "score";
@@ -272,7 +285,10 @@ impl ItemLines<'_> {
         let t = &self.app.theme;
         let c = self.step_columns();
         let top = s.rank == 1;
-        let short = self.doc.report.confidence.shortlist.contains(&s.step);
+        let short = self
+            .doc
+            .index_of(&s.step)
+            .is_some_and(|i| self.doc.shortlisted.contains(&i));
         let score = format!(" {:.2}", s.score);
         // A verdict's glyph follows the category; an untested suspect gives its room to the title.
         let ledger = self.app.experiments.ledger_for_step(&s.step);
@@ -283,7 +299,7 @@ impl ItemLines<'_> {
         };
         let mut spans = vec![
             Span::styled(
-                format!(" #{:<2}", s.rank),
+                format!(" #{:<w$}", s.rank, w = self.doc.rank_digits),
                 t.style(if top { Role::SuspectTop } else { Role::Suspect }),
             ),
             Span::styled(
@@ -323,96 +339,21 @@ impl ItemLines<'_> {
         spans
     }
 
-    fn step_evidence(&self, s: &Suspect) -> Vec<Line<'static>> {
-        let t = &self.app.theme;
-        let ind = " ".repeat(EVIDENCE_INDENT);
-        let mut out = Vec::new();
-        let w = self.width;
-        out.extend(wrap_spans(
-            vec![(
-                format!("{ind}{}", clipped(&s.title, 600)),
-                t.style(Role::Heading),
-            )],
-            w,
-            &ind,
-        ));
-        let how = match s.role {
-            SuspectRole::RootCause => "walking back from where the failure showed",
-            SuspectRole::Symptom => "where the failure showed",
-            SuspectRole::Suspect => "it looks wrong on its own",
-        };
-        out.extend(wrap_spans(
-            vec![
-                (format!("{ind}why: "), t.style(Role::Heading)),
-                (
-                    format!(
-                        "found by {} ({how}; detector confidence {:.2}), because:",
-                        clipped(&s.detector, 30),
-                        s.confidence
-                    ),
-                    t.style(Role::Text),
-                ),
-            ],
-            w,
-            &format!("{ind}  "),
-        ));
-        for e in &s.evidence {
-            out.extend(wrap_spans(
-                vec![(format!("{ind}• {}", clipped(e, 2000)), t.style(Role::Text))],
-                w,
-                &format!("{ind}  "),
-            ));
-        }
-        if let Some(c) = &s.cause {
-            let cause = match self.doc.index_of(c) {
-                Some(i) => self.doc.describe(i),
-                None => format!("'{}'", clipped(c, 40)),
-            };
-            out.push(Line::styled(
-                format!("{ind}symptom of {cause}"),
-                t.style(Role::TextDim),
-            ));
-        }
-        let target = Target::Step(StepId::from(s.step.as_str()));
-        // Ablating a step removes the units it produced: without any, only a replay tests it.
-        let produced = self
-            .doc
-            .run
-            .context_units
-            .iter()
-            .any(|u| u.produced_by.as_ref().is_some_and(|p| p.as_str() == s.step));
-        let test = if produced {
-            format!("press {} to ablate", self.key(Action::Ablate))
-        } else {
-            format!("press {} to replay from it", self.key(Action::Replay))
-        };
-        out.extend(self.verdict(
-            self.result(&target),
-            self.app.experiments.claims.get(&target).map(String::as_str),
-            &self.app.experiments.ledger_for_step(&s.step),
-            self.app.experiments.running_on(&target),
-            "removing its units",
-            &test,
-            &ind,
-        ));
-        out
-    }
-
     fn context_row(&self, pos: usize, e: &InfluenceEntry) -> Vec<Span<'static>> {
         let t = &self.app.theme;
         let short = self
             .doc
-            .report
-            .influence
-            .as_ref()
-            .is_some_and(|i| i.confidence.shortlist.contains(&e.id));
+            .influence_shortlisted
+            .get(pos)
+            .copied()
+            .unwrap_or(false);
         let from = e
             .step
             .as_deref()
             .map(|s| format!("from {}", clipped(s, 10)))
             .unwrap_or_default();
         let score = format!(" {:.2}", e.score);
-        let id_w = self.width.saturating_sub(CONTEXT_ROW_FIXED).clamp(8, 24);
+        let id_w = self.context_id_width();
         let unit = e.unit.as_deref().map(|u| Target::Unit(UnitId::from(u)));
         let ledger = e
             .unit
@@ -425,7 +366,10 @@ impl ItemLines<'_> {
             .or(e.probe.as_ref());
         let (mark, mark_role) = self.mark(result, &ledger).unwrap_or((" ", Role::TextDim));
         let mut spans = vec![
-            Span::styled(format!(" {:<3}", pos + 1), t.style(Role::TextDim)),
+            Span::styled(
+                format!(" {:<w$}", pos + 1, w = self.position_digits()),
+                t.style(Role::TextDim),
+            ),
             Span::styled(
                 if short { marks::SHORTLIST } else { " " },
                 t.style(Role::Shortlist),
@@ -451,163 +395,5 @@ impl ItemLines<'_> {
         ));
         spans.push(Span::styled(score, t.style(Role::TextDim)));
         spans
-    }
-
-    fn context_evidence(&self, e: &InfluenceEntry) -> Vec<Line<'static>> {
-        let t = &self.app.theme;
-        let ind = " ".repeat(EVIDENCE_INDENT);
-        let mut out = Vec::new();
-        let s = &e.signals;
-        out.extend(wrap_spans(
-            vec![(
-                format!(
-                    "{ind}resemblance to the answer {:.2} · to ancestors {:.2} · persistence {:.2} · depth {:.2}",
-                    s.fa, s.avg, s.persist, s.depth
-                ),
-                t.style(Role::Text),
-            )],
-            self.width,
-            &ind,
-        ));
-        if e.unit.is_none() {
-            out.extend(wrap_spans(
-                vec![(
-                    format!(
-                        "{ind}not a context unit: nothing to remove; replaying from its step ({}) tests it",
-                        self.key(Action::Replay)
-                    ),
-                    t.style(Role::TextDim),
-                )],
-                self.width,
-                &ind,
-            ));
-        }
-        if let Some(u) = e.unit.as_deref().and_then(|u| self.doc.run.unit(u)) {
-            out.extend(wrap_spans(
-                vec![(
-                    format!("{ind}{} · {}", clipped(&u.kind, 20), clipped(&u.text, 300)),
-                    t.style(Role::TextDim),
-                )],
-                self.width,
-                &ind,
-            ));
-        }
-        if let Some(u) = e.unit.as_deref() {
-            let target = Target::Unit(UnitId::from(u));
-            let result = self.result(&target).or(e.probe.as_ref());
-            let claim = self.app.experiments.claims.get(&target).map(String::as_str);
-            let ledger = self.app.experiments.ledger_for_unit(u);
-            let running = self.app.experiments.running_on(&target);
-            let test = format!("press {} to ablate", self.key(Action::Ablate));
-            out.extend(self.verdict(result, claim, &ledger, running, "removing it", &test, &ind));
-        }
-        out
-    }
-
-    /// What re-runs found: a job running now, this session's verdict, what the ledger records
-    /// (each latest attribution with what was tried), or how to test it (`test`).
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "each piece of what re-runs found is its own source"
-    )]
-    fn verdict(
-        &self,
-        result: Option<&ProbeResult>,
-        claim: Option<&str>,
-        ledger: &[&LatestAttribution],
-        running: Option<JobId>,
-        intervention: &str,
-        test: &str,
-        ind: &str,
-    ) -> Vec<Line<'static>> {
-        let t = &self.app.theme;
-        let more = format!("{ind}  ");
-        let mut out = Vec::new();
-        if let Some(j) = running {
-            out.extend(wrap_spans(
-                vec![(
-                    format!(
-                        "{ind}job #{} is re-running it now: its verdict comes to Experiments ({})",
-                        j.0,
-                        self.key(Action::FocusExperiments)
-                    ),
-                    t.style(Role::Running),
-                )],
-                self.width,
-                &more,
-            ));
-        }
-        if let Some(r) = result {
-            let mut pieces = vec![(ind.to_owned(), Style::default())];
-            let line = verdict_line(self.app, r, intervention);
-            match claim {
-                // The engine's own sentence after the glyph, then the class and cost.
-                Some(c) => {
-                    let (glyph, role) = verdict_mark(r.verdict);
-                    pieces.push((glyph.to_owned(), t.style(role)));
-                    pieces.push((format!(" {}", clipped(c, 2000)), t.style(Role::Text)));
-                    pieces.extend(
-                        line.into_iter()
-                            .skip(2)
-                            .map(|s| (s.content.into_owned(), s.style)),
-                    );
-                }
-                None => pieces.extend(line.into_iter().map(|s| (s.content.into_owned(), s.style))),
-            }
-            out.extend(wrap_spans(pieces, self.width, &more));
-        }
-        // Newest first, at most a few: the Experiments pane lists them all.
-        for l in ledger.iter().rev().take(4) {
-            let a = &l.attribution;
-            let (glyph, role) =
-                super::super::experiments::ledger::disposition_mark(a.disposition.as_str());
-            let tried = l
-                .tried
-                .as_ref()
-                .map_or_else(|| "a re-run".to_owned(), |i| i.label());
-            let n = a.trial_ids.len();
-            out.extend(wrap_spans(
-                vec![
-                    (format!("{ind}ledger: {tried} → "), t.style(Role::TextDim)),
-                    (
-                        format!(
-                            "{glyph} {} · {}",
-                            a.disposition.as_str(),
-                            a.evidence_level.as_str()
-                        ),
-                        t.style(role),
-                    ),
-                    (
-                        format!(
-                            " · effect {} · confidence {} ({n} trial{}, {}{})",
-                            js_number(a.effect),
-                            js_number(a.confidence),
-                            if n == 1 { "" } else { "s" },
-                            clipped(&a.tested_at, 30),
-                            match l.status.as_str() {
-                                "verified" => String::new(),
-                                other => format!(", {other}"),
-                            }
-                        ),
-                        t.style(Role::Text),
-                    ),
-                ],
-                self.width,
-                &more,
-            ));
-        }
-        if out.is_empty() {
-            out.extend(wrap_spans(
-                vec![(
-                    format!(
-                        "{ind}untested: a score narrows the search; only a re-run proves a cause ({test})"
-                    ),
-                    t.style(Role::TextDim),
-                )],
-                self.width,
-                ind,
-            ));
-        }
-        out
     }
 }

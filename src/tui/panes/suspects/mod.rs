@@ -7,6 +7,7 @@
 //! items are built. The state and item look-ups are here; [`header`] draws the fixed lines,
 //! [`items`] each item.
 
+mod evidence;
 mod header;
 mod items;
 
@@ -158,10 +159,9 @@ pub fn shortlist_targets(doc: &Document, view: View) -> Vec<Target> {
             let Some(inf) = &doc.report.influence else {
                 return Vec::new();
             };
-            inf.confidence
-                .shortlist
+            doc.influence_shortlist
                 .iter()
-                .filter_map(|id| inf.scores.iter().find(|e| e.id == *id))
+                .filter_map(|&i| inf.scores.get(i))
                 .filter_map(|e| e.unit.as_deref().map(|u| Target::Unit(UnitId::from(u))))
                 .collect()
         }
@@ -172,6 +172,13 @@ pub fn shortlist_targets(doc: &Document, view: View) -> Vec<Target> {
 pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused: bool) {
     let view = app.suspects.view;
     let title = match view {
+        // Like findings are grouped under one row (`similar`): both counts are said, so the
+        // listed ranks that skip numbers read right.
+        View::Steps if doc.ranked > doc.report.suspects.len() => format!(
+            "{} ranked, like ones grouped into {}",
+            group(doc.ranked),
+            group(doc.report.suspects.len())
+        ),
         View::Steps => format!("{} ranked", group(doc.report.suspects.len())),
         View::Context => {
             let room = title_room(app, Pane::Suspects, area.width);

@@ -279,7 +279,10 @@ fn title(app: &App, doc: &Document) -> String {
         title.push_str(&format!(", {}", tl.sort.words()));
     }
     if tl.in_run_order() && doc.graph.undrawn > 0 && !tl.waterfall {
-        title.push_str(&format!(", {} link sources not drawn", doc.graph.undrawn));
+        title.push_str(&format!(
+            ", {} link sources not drawn",
+            group(doc.graph.undrawn)
+        ));
     }
     title
 }

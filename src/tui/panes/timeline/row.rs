@@ -106,7 +106,12 @@ impl<'a> RowContext<'a> {
         left.push_str("step kind name @agent · what it did");
         let right = match (&self.waterfall, self.right_columns_shown()) {
             (Some(w), _) => w.axis(),
-            (None, true) => format!("{:>6} {:>8}", "time", "tokens"),
+            // A column no step fills has no header.
+            (None, true) => format!(
+                "{:>6} {:>8}",
+                if self.doc.has_durations { "time" } else { "" },
+                if self.doc.has_tokens { "tokens" } else { "" }
+            ),
             (None, false) => String::new(),
         };
         let room = self.width.saturating_sub(width_of(&right) + 1);

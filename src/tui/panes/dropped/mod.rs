@@ -12,54 +12,20 @@ use super::super::widgets::marks;
 use super::super::widgets::scroll_list::window;
 use super::experiments::verdict_line;
 use crate::analysis::model::UnitId;
-use crate::analysis::report::Report;
 use crate::experiments::engine::Target;
 use crate::tui::widgets::selection::selected_row;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use similar::{Algorithm, DiffOp, capture_diff_slices};
 use std::cell::Cell;
-use std::collections::HashSet;
 
-/// Units beyond which the diff is not computed (the dropped units are still listed).
-const MAX_DIFF_UNITS: usize = 5_000;
-/// Characters of a sent unit's text shown on its diff line.
+mod index;
+
+pub use index::{ContextLine, DroppedIndex, DroppedRow};
+
+/// Characters of a sent unit's text shown on its comparison line.
 const CONTEXT_PREVIEW: usize = 60;
-
-/// One row of the list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DroppedRow {
-    /// A model step (position in `report.dropped.steps`).
-    Step(usize),
-    /// A unit dropped at that step (step position, position in its `dropped`).
-    Unit(usize, usize),
-}
-
-impl DroppedRow {
-    /// The rows for a report, in order: each step that left out something it had available,
-    /// then the units it left out (steps that left out nothing are only counted).
-    pub fn build(r: &Report) -> Vec<DroppedRow> {
-        let mut out = Vec::new();
-        if let Some(d) = &r.dropped {
-            for (si, s) in d.steps.iter().enumerate() {
-                if s.dropped.is_empty() {
-                    continue;
-                }
-                out.push(DroppedRow::Step(si));
-                out.extend((0..s.dropped.len()).map(|ui| DroppedRow::Unit(si, ui)));
-            }
-        }
-        out
-    }
-
-    fn step_pos(self) -> usize {
-        match self {
-            DroppedRow::Step(s) | DroppedRow::Unit(s, _) => s,
-        }
-    }
-}
 
 /// What the dropped pane remembers.
 #[derive(Debug, Default)]
@@ -83,21 +49,22 @@ impl DroppedState {
 
 /// The row of the first dropped unit, if any step dropped one.
 pub fn first_unit_row(doc: &Document) -> Option<usize> {
-    doc.dropped_rows
+    doc.dropped
+        .rows
         .iter()
         .position(|r| matches!(r, DroppedRow::Unit(..)))
 }
 
 /// The step index of the selected row.
 pub fn selected_step(app: &App, doc: &Document) -> Option<usize> {
-    let row = doc.dropped_rows.get(app.dropped.cursor)?;
+    let row = doc.dropped.rows.get(app.dropped.cursor)?;
     let s = doc.report.dropped.as_ref()?.steps.get(row.step_pos())?;
     doc.index_of(&s.step)
 }
 
 /// The dropped unit of the selected row, if it is a unit row.
 pub fn selected_unit(app: &App, doc: &Document) -> Option<UnitId> {
-    let DroppedRow::Unit(si, ui) = *doc.dropped_rows.get(app.dropped.cursor)? else {
+    let DroppedRow::Unit(si, ui) = *doc.dropped.rows.get(app.dropped.cursor)? else {
         return None;
     };
     let id = doc
@@ -130,9 +97,8 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
     };
     // The whole run's count (units never sent at any step) and the steps' own drops (a unit left
     // out at one step may be sent at another) are both said, so the title and the rows agree.
-    let drops: usize = d.steps.iter().map(|s| s.dropped.len()).sum();
-    let steps_with = d.steps.iter().filter(|s| !s.dropped.is_empty()).count();
-    let rows = &doc.dropped_rows;
+    let (drops, steps_with) = (doc.dropped.drops, doc.dropped.steps_with);
+    let rows = &doc.dropped.rows;
     let title = if drops == 0 {
         format!(
             "nothing left out of {} available units",
@@ -274,10 +240,8 @@ fn row_spans(app: &App, doc: &Document, row: DroppedRow) -> Vec<Span<'static>> {
             ];
             let key = Target::Unit(UnitId::from(id.as_str()));
             let probe = app.experiments.results.get(&key).or_else(|| {
-                d.dropped
-                    .iter()
-                    .find(|e| e.id == *id)
-                    .and_then(|e| e.probe.as_ref())
+                let e = doc.dropped.entry_of.get(id.as_str())?;
+                d.dropped.get(*e)?.probe.as_ref()
             });
             if let Some(p) = probe {
                 spans.extend(verdict_line(app, p, "restoring it").into_iter().take(1));
@@ -304,12 +268,13 @@ fn unit_text<'a>(doc: &'a Document, id: &str) -> Option<&'a str> {
     doc.report
         .dropped
         .as_ref()
-        .and_then(|d| d.dropped.iter().find(|e| e.id == id))
+        .and_then(|d| d.dropped.get(*doc.dropped.entry_of.get(id)?))
         .and_then(|e| e.content.as_deref())
         .or_else(|| doc.run.unit(id).map(|u| u.text.as_str()))
 }
 
-/// The diff of available against sent at the step of `si`, as at most `height` lines.
+/// The comparison of available against sent at the step of `si` (built once with the report), as
+/// at most `height` lines.
 fn diff_lines(
     app: &App,
     doc: &Document,
@@ -336,18 +301,8 @@ fn diff_lines(
         .index_of(&s.step)
         .and_then(|i| doc.run.steps.get(i))
         .and_then(|st| st.context.as_ref());
-    let (avail, sent): (Vec<&str>, Vec<&str>) = match ctx {
-        Some(c) => (
-            c.available
-                .as_deref()
-                .unwrap_or(&[])
-                .iter()
-                .map(|u| u.as_str())
-                .collect(),
-            c.sent.iter().map(|u| u.as_str()).collect(),
-        ),
-        None => (s.dropped.iter().map(String::as_str).collect(), Vec::new()),
-    };
+    let available = ctx.and_then(|c| c.available.as_deref()).unwrap_or(&[]);
+    let sent = ctx.map(|c| c.sent.as_slice()).unwrap_or(&[]);
     let dropped_line = |out: &mut Vec<Line<'static>>, id: &str| {
         let kind = doc.run.unit(id).map(|u| u.kind.as_str()).unwrap_or("unit");
         out.push(Line::styled(
@@ -362,71 +317,42 @@ fn diff_lines(
             ));
         }
     };
-    if avail.len() + sent.len() > MAX_DIFF_UNITS {
-        out.push(Line::styled(
-            "(too many units to diff; the dropped ones follow)",
-            t.style(Role::TextDim),
-        ));
-        for id in &s.dropped {
-            dropped_line(&mut out, id);
-            if out.len() >= height {
-                break;
-            }
-        }
-        return out;
-    }
-    // The diff aligns the two lists; a unit sent in another order is not dropped, so membership
-    // decides the sign and the diff only the order of the lines.
-    let sent_set: HashSet<&str> = sent.iter().copied().collect();
-    let avail_set: HashSet<&str> = avail.iter().copied().collect();
-    let old_side = |out: &mut Vec<Line<'static>>, id: &str| {
-        if sent_set.contains(id) {
-            let preview = unit_text(doc, id)
-                .map(|x| clipped(x, CONTEXT_PREVIEW).into_owned())
-                .unwrap_or_default();
-            out.push(Line::styled(
-                format!("  {}  {}", clipped(id, 40), preview),
-                t.style(Role::DiffContext),
-            ));
-        } else {
-            dropped_line(out, id);
-        }
-    };
-    let new_side = |out: &mut Vec<Line<'static>>, id: &str| {
-        if !avail_set.contains(id) {
-            out.push(Line::styled(
-                format!("+ {}", clipped(id, 40)),
-                t.style(Role::DiffAdd),
-            ));
-        }
-    };
-    for op in capture_diff_slices(Algorithm::Myers, &avail, &sent) {
+    for line in doc.dropped.lines.get(si).map(Vec::as_slice).unwrap_or(&[]) {
         if out.len() >= height {
             break;
         }
-        let (old, new) = match op {
-            DiffOp::Equal { old_index, len, .. } => (old_index..old_index + len, 0..0),
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => (old_index..old_index + old_len, 0..0),
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => (0..0, new_index..new_index + new_len),
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => (
-                old_index..old_index + old_len,
-                new_index..new_index + new_len,
-            ),
-        };
-        for id in avail.get(old).unwrap_or(&[]) {
-            old_side(&mut out, id);
-        }
-        for id in sent.get(new).unwrap_or(&[]) {
-            new_side(&mut out, id);
+        match *line {
+            ContextLine::Sent(i) => {
+                let Some(id) = available.get(i).map(UnitId::as_str) else {
+                    continue;
+                };
+                let preview = unit_text(doc, id)
+                    .map(|x| clipped(x, CONTEXT_PREVIEW).into_owned())
+                    .unwrap_or_default();
+                out.push(Line::styled(
+                    format!("  {}  {}", clipped(id, 40), preview),
+                    t.style(Role::DiffContext),
+                ));
+            }
+            ContextLine::Dropped(i) => {
+                if let Some(id) = available.get(i).map(UnitId::as_str) {
+                    dropped_line(&mut out, id);
+                }
+            }
+            ContextLine::Listed(i) => {
+                if let Some(id) = s.dropped.get(i) {
+                    dropped_line(&mut out, id);
+                }
+            }
+            ContextLine::Added(i) => {
+                let Some(id) = sent.get(i).map(UnitId::as_str) else {
+                    continue;
+                };
+                out.push(Line::styled(
+                    format!("+ {}", clipped(id, 40)),
+                    t.style(Role::DiffAdd),
+                ));
+            }
         }
     }
     out.truncate(height);

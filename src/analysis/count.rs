@@ -1,0 +1,33 @@
+//! Counts as people read them: `100,000`, not `100000`.
+//!
+//! One function for every layer (the report's sentences, experiment plans, the progress bar and
+//! the screen), so a count reads the same wherever it is shown.
+
+/// `n` with its thousands separated by commas: `1234567` becomes `1,234,567`.
+pub fn group(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(38_849), "38,849");
+        assert_eq!(group(100_000), "100,000");
+        assert_eq!(group(1_234_567), "1,234,567");
+        assert_eq!(group(usize::MAX).replace(',', ""), usize::MAX.to_string());
+    }
+}
