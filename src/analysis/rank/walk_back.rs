@@ -97,7 +97,8 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
     let mut chains: std::collections::HashMap<&str, Chain> = std::collections::HashMap::new();
     let mut retry_lines: Vec<(usize, String)> = Vec::new();
     // Failed look-ups that were one try of a search: no finding at all.
-    let mut searches: Vec<usize> = Vec::new();
+    let mut searches: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    let conversation = is_conversation(run);
     for x in 0..n {
         let mut best: Option<usize> = None;
         for p in parents(facts, x) {
@@ -133,7 +134,7 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             if !failed_call {
                 continue;
             }
-            let blamed = blame(facts, x);
+            let blamed = blame(facts, x, conversation);
             if let Blame::Model { step, .. } = &blamed {
                 start_chain(facts, &mut chains, x, *step);
             }
@@ -179,7 +180,9 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
                     }
                 }
                 Blame::Nobody => {}
-                Blame::Search => searches.push(k),
+                Blame::Search => {
+                    searches.insert(k);
+                }
             }
         }
     }
@@ -375,7 +378,8 @@ fn arguments_of(s: &crate::analysis::model::Step) -> &Value {
     }
 }
 
-fn blame(facts: &Facts<'_>, x: usize) -> Blame {
+/// `conversation`: the run is a conversation with a user ([`is_conversation`]), worked out once.
+fn blame(facts: &Facts<'_>, x: usize, conversation: bool) -> Blame {
     let run = facts.run;
     let Some(s) = run.steps.get(x) else {
         return Blame::Nobody;
@@ -573,7 +577,7 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
         {
             // ... and when the agent's next call found something another way, the failed
             // look-up was one try of a search that went on: no cause at all.
-            if searched_on(facts, x) {
+            if conversation && searched_on(facts, x) {
                 return Blame::Search;
             }
             confidence = WALK_BACK_USER_VALUE;
@@ -591,15 +595,12 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
     }
 }
 
-/// Whether, in a conversation with a user, the next tool call after the failed call `x` changes
-/// nothing, has other arguments and succeeded: the agent went on searching with what the user
-/// could give and found something. (A task-only run has no user to give more: there the failed
-/// look-up stays a weak suspect.)
+/// Whether the next tool call after the failed call `x` changes nothing, has other arguments and
+/// succeeded: the agent went on searching and found something. Asked only in a conversation with
+/// a user, who can give more (a task-only run has no one to: there the failed look-up stays a
+/// weak suspect).
 fn searched_on(facts: &Facts<'_>, x: usize) -> bool {
     let run = facts.run;
-    if !is_conversation(run) {
-        return false;
-    }
     let Some(args) = run
         .steps
         .get(x)
