@@ -8,7 +8,7 @@ use super::words::{TermKind, each_term, numbers_in, stem};
 use crate::analysis::detect::vocab::ACTION_NAME_WORDS;
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 /// At most this many tool calls (the latest) are compared with a claim of an action.
 const MAX_ACTION_CANDIDATES: usize = 2_000;

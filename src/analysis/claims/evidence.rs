@@ -17,7 +17,7 @@ use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::rank::params::MAX_EVIDENCE_PASSAGES;
 use hashbrown::HashMap;
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 /// The term id of a number that no claim names: it equals no claim's number.
 const OTHER_TERM: u32 = u32::MAX;

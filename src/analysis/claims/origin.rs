@@ -8,7 +8,7 @@ use super::words::{Term, each_term_except};
 use crate::analysis::links::StepTexts;
 use crate::analysis::model::Run;
 use crate::analysis::rank::params::ORIGIN_SHARE;
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 /// At most this many tool names are left out of model outputs.
 const MAX_TOOL_NAMES: usize = 1_000;

@@ -6,7 +6,7 @@ use crate::analysis::detect::vocab::is_stopword;
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
 use crate::analysis::rank::params::CLAIM_KEY_WEIGHT;
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 /// What a term is; numbers, ids and names count double.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use super::vocab::find_phrase;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::UNCONFIRMED_ACTION;
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 /// A change made before the user confirmed it.
 pub struct UnconfirmedAction;

@@ -10,9 +10,9 @@ use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::model::{Run, Step, StepKind};
 use crate::analysis::report::SupportLabel;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use hashbrown::HashMap;
 use serde_json::Value;
 use std::cell::OnceCell;
-use std::collections::HashMap;
 
 /// At most this many distinct tool names are looked for in model outputs.
 const MAX_TOOL_NAMES: usize = 1_000;

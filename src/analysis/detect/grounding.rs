@@ -14,7 +14,8 @@ use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, clip, tokens};
 use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::{LINK_SCAN_BYTES, UNGROUNDED_NUMBER};
-use std::collections::{HashSet, VecDeque};
+use hashbrown::HashSet;
+use std::collections::VecDeque;
 
 /// Distinct numbers kept for the sum, difference and product check (the latest ones win).
 const MAX_SEEN_VALUES: usize = 200;

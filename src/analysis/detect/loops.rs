@@ -7,8 +7,8 @@ use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::{RunStatus, StepKind};
 use crate::analysis::rank::params::{LOOP_MIN_CALLS, REPEATED_CALL, STEP_BUDGET};
+use hashbrown::HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// At most this many positions are named in the evidence.

@@ -7,8 +7,8 @@ use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::{StepKind, value_text};
 use crate::analysis::rank::params::MEMORY_MISMATCH;
+use hashbrown::HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// A memory read that differs from what was written.
 pub struct MemoryConsistency;

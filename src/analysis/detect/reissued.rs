@@ -11,8 +11,8 @@ use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, count, decides};
 use crate::analysis::claims::words::terms;
 use crate::analysis::rank::params::{REISSUE_MIN_TERMS, REISSUE_SHARE, REISSUED_INSTRUCTION};
+use hashbrown::{HashMap, HashSet};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
 
 /// An agent's action that left an instruction unmet, so it was asked again.
 pub struct ReissuedInstruction;

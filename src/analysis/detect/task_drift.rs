@@ -13,7 +13,7 @@ use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::{
     TASK_DRIFT, TASK_DRIFT_MAX_SHARE, TASK_DRIFT_MIN_BRIEF_TERMS, TASK_DRIFT_MIN_TASK_TERMS,
 };
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 /// An opening brief that leaves out the task.
 pub struct TaskDrift;

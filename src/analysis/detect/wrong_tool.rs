@@ -18,7 +18,7 @@ use crate::analysis::rank::params::{
     WRONG_TOOL_DESCRIPTION, WRONG_TOOL_FACTOR, WRONG_TOOL_MAX_REQUEST_TERMS, WRONG_TOOL_MIN_SHARED,
     WRONG_TOOL_SCHEMA,
 };
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 /// Tool calls checked (the first ones of the run).
 const MAX_CALLS: usize = 2_000;

@@ -8,7 +8,7 @@ use super::js_number::js_number;
 use super::score::{fin, sort_by_score};
 use super::types::{ConfidenceOptions, RankingConfidence, Strategy};
 use crate::analysis::model::inert_line;
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 /// The default `clear_winner_margin` of the margin strategy.
 pub const DEFAULT_CLEAR_WINNER_MARGIN: f64 = 0.05;

@@ -3,7 +3,7 @@
 //! only putting it back and re-running can show that it mattered.
 
 use crate::analysis::count::group;
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 /// The diff of available and sent unit ids.
 #[derive(Clone, Debug, PartialEq, Eq)]

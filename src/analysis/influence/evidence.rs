@@ -3,7 +3,10 @@
 //! scoring here.
 
 use crate::analysis::model::{Run, Step, StepKind, value_text};
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::ops::Range;
 
 /// At most this many ancestors per item: the first half nearest the evidence (the reasoning that
 /// took it up) and the second half nearest the answer. Keeps scoring linear on long runs; DEPTH
@@ -12,22 +15,22 @@ pub const MAX_ANCESTORS: usize = 20;
 
 /// One piece of evidence found in a run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RunEvidence {
+pub struct RunEvidence<'a> {
     /// The unit id, else `<step id>` (tool result, memory read) or `<step id>#<n>` (document n).
     pub id: String,
     /// The unit an ablation removes, when it is one.
     pub unit: Option<String>,
     /// The producing step, when known.
     pub step: Option<String>,
-    /// Its text.
-    pub text: String,
+    /// Its text: the run's own string when there is one, else the text made of a JSON value.
+    pub text: Cow<'a, str>,
     /// The first step index at which its ancestors may start.
     pub from: usize,
 }
 
 /// Every unit that reached the model, then every document, tool result and memory read not
 /// recorded as a unit, in step order. Pieces with no text are left out (nothing to compare).
-pub fn gather_evidence(run: &Run) -> Vec<RunEvidence> {
+pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
     let mut out = Vec::new();
     let mut ids = UniqueIds::default();
 
@@ -61,7 +64,7 @@ pub fn gather_evidence(run: &Run) -> Vec<RunEvidence> {
             id: ids.claim(unit.id.as_str()),
             unit: Some(unit.id.to_string()),
             step: unit.produced_by.as_ref().map(|p| p.to_string()),
-            text: unit.text.clone(),
+            text: Cow::Borrowed(unit.text.as_str()),
             from,
         });
     }
@@ -75,7 +78,7 @@ pub fn gather_evidence(run: &Run) -> Vec<RunEvidence> {
         if produced.contains(step.id.as_str()) {
             continue;
         }
-        let mut add = |id: String, text: String, out: &mut Vec<RunEvidence>| {
+        let mut add = |id: String, text: Cow<'a, str>, out: &mut Vec<RunEvidence<'a>>| {
             if !text.trim().is_empty() {
                 out.push(RunEvidence {
                     id: ids.claim(&id),
@@ -89,7 +92,11 @@ pub fn gather_evidence(run: &Run) -> Vec<RunEvidence> {
         for (n, doc) in step.documents.iter().flatten().enumerate() {
             let is_unit = doc.id.as_deref().is_some_and(|d| run.unit(d).is_some());
             if !is_unit {
-                add(format!("{}#{n}", step.id), doc.text.clone(), &mut out);
+                add(
+                    format!("{}#{n}", step.id),
+                    Cow::Borrowed(&doc.text),
+                    &mut out,
+                );
             }
         }
         match step.kind {
@@ -101,21 +108,41 @@ pub fn gather_evidence(run: &Run) -> Vec<RunEvidence> {
     out
 }
 
+/// The text of a value as [`value_text`] makes it, borrowed when the value is a string.
+fn text_of(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::String(s) => Cow::Borrowed(s),
+        other => Cow::Owned(value_text(other)),
+    }
+}
+
+/// A step's output as text ("" when absent), as [`Step::output_text`] makes it.
+fn output_of(step: &Step) -> Cow<'_, str> {
+    step.output.as_ref().map_or(Cow::Borrowed(""), text_of)
+}
+
 /// A tool step's result: its output, or its error message when it printed nothing.
-fn tool_result(step: &Step) -> String {
-    let out = step.output_text();
+fn tool_result(step: &Step) -> Cow<'_, str> {
+    let out = output_of(step);
     if out.trim().is_empty() {
-        step.error.clone().unwrap_or_default()
+        Cow::Borrowed(step.error.as_deref().unwrap_or_default())
     } else {
         out
     }
 }
 
 /// A memory read's value, or the step's output when no `memory` was recorded.
-fn memory_read(step: &Step) -> String {
+fn memory_read(step: &Step) -> Cow<'_, str> {
     match &step.memory {
-        Some(m) if !value_text(&m.value).trim().is_empty() => value_text(&m.value),
-        _ => step.output_text(),
+        Some(m) => {
+            let value = text_of(&m.value);
+            if value.trim().is_empty() {
+                output_of(step)
+            } else {
+                value
+            }
+        }
+        None => output_of(step),
     }
 }
 
@@ -139,26 +166,26 @@ impl UniqueIds {
 }
 
 /// The outputs of the model steps (`llm`, `agent`, `decision`) before the answer, in step order.
-pub struct ModelOutputs {
+pub struct ModelOutputs<'a> {
     steps: Vec<usize>,
-    texts: Vec<String>,
+    texts: Vec<Cow<'a, str>>,
 }
 
-impl ModelOutputs {
+impl ModelOutputs<'_> {
     /// The text of the `i`-th output.
     pub fn text(&self, i: usize) -> Option<&str> {
-        self.texts.get(i).map(String::as_str)
+        self.texts.get(i).map(|t| &**t)
     }
 }
 
 /// The model outputs that can be ancestors: every model step with an output, up to (not
 /// including) the last model step whose output is the final answer itself.
-pub fn model_outputs(run: &Run, answer: &str) -> ModelOutputs {
-    let mut all: Vec<(usize, String)> = run
+pub fn model_outputs<'a>(run: &'a Run, answer: &str) -> ModelOutputs<'a> {
+    let mut all: Vec<(usize, Cow<'a, str>)> = run
         .steps
         .iter()
         .filter(|s| s.kind.is_model())
-        .map(|s| (s.index, s.output_text()))
+        .map(|s| (s.index, output_of(s)))
         .filter(|(_, t)| !t.trim().is_empty())
         .collect();
     if let Some(last) = all.iter().rposition(|(_, t)| t.trim() == answer.trim()) {
@@ -168,21 +195,20 @@ pub fn model_outputs(run: &Run, answer: &str) -> ModelOutputs {
     ModelOutputs { steps, texts }
 }
 
-/// For each piece of evidence, the positions (into `outputs`) of its ancestors: the model outputs
-/// at or after its `from` step, at most [`MAX_ANCESTORS`] of them.
-pub fn ancestor_windows(evidence: &[RunEvidence], outputs: &ModelOutputs) -> Vec<Vec<usize>> {
+/// The positions (into `outputs`) of one piece of evidence's ancestors: the model outputs at or
+/// after its `from` step, at most [`MAX_ANCESTORS`] of them, as two ranges read one after the
+/// other (the second is empty when all fit).
+pub fn ancestor_window(
+    evidence: &RunEvidence<'_>,
+    outputs: &ModelOutputs<'_>,
+) -> [Range<usize>; 2] {
     let total = outputs.steps.len();
-    evidence
-        .iter()
-        .map(|e| {
-            let first = outputs.steps.partition_point(|&s| s < e.from);
-            let count = total.saturating_sub(first);
-            if count <= MAX_ANCESTORS {
-                (first..total).collect()
-            } else {
-                let half = MAX_ANCESTORS / 2;
-                (first..first + half).chain(total - half..total).collect()
-            }
-        })
-        .collect()
+    let first = outputs.steps.partition_point(|&s| s < evidence.from);
+    let count = total.saturating_sub(first);
+    if count <= MAX_ANCESTORS {
+        [first..total, total..total]
+    } else {
+        let half = MAX_ANCESTORS / 2;
+        [first..first + half, total - half..total]
+    }
 }

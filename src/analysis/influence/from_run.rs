@@ -7,7 +7,7 @@
 
 use super::confidence::ranking_confidence;
 use super::dropped::find_dropped_context;
-use super::evidence::{RunEvidence, ancestor_windows, gather_evidence, model_outputs};
+use super::evidence::{RunEvidence, ancestor_window, gather_evidence, model_outputs};
 use super::score::{score_contrastive, score_influence, sort_by_score};
 use super::types::{
     ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, ScoreError, ScoreRequest,
@@ -17,7 +17,7 @@ use crate::analysis::progress::Progress;
 use crate::analysis::report::{
     DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection,
 };
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// Evidence items scored per embedding request. Bounds the vectors held at once (a run can
 /// hold 100,000 steps); scores do not depend on it, since each item's score depends only on its
@@ -52,7 +52,6 @@ pub fn influence_section_counted(
         return Ok(None);
     }
     let outputs = model_outputs(run, answer);
-    let windows = ancestor_windows(&evidence, &outputs);
     progress.influence_total(u64::try_from(evidence.len()).unwrap_or(u64::MAX));
 
     let mut scored: Vec<(usize, InfluenceScore)> = Vec::with_capacity(evidence.len());
@@ -60,11 +59,14 @@ pub fn influence_section_counted(
     for chunk in evidence.chunks(EVIDENCE_CHUNK) {
         let items: Vec<EvidenceItem<'_>> = chunk
             .iter()
-            .zip(windows.get(start..).unwrap_or_default())
-            .map(|(e, w)| EvidenceItem {
+            .map(|e| EvidenceItem {
                 id: &e.id,
                 text: &e.text,
-                ancestors: w.iter().filter_map(|&i| outputs.text(i)).collect(),
+                ancestors: ancestor_window(e, &outputs)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|i| outputs.text(i))
+                    .collect(),
             })
             .collect();
         let req = ScoreRequest::new(answer, &items);
@@ -110,7 +112,7 @@ pub fn influence_section_counted(
     }))
 }
 
-fn entry(e: Option<&RunEvidence>, s: InfluenceScore) -> InfluenceEntry {
+fn entry(e: Option<&RunEvidence<'_>>, s: InfluenceScore) -> InfluenceEntry {
     InfluenceEntry {
         unit: e.and_then(|e| e.unit.clone()),
         step: e.and_then(|e| e.step.clone()),

@@ -119,16 +119,44 @@ fn pack(word: &str) -> Option<u64> {
     Some(u64::from_le_bytes(buf))
 }
 
-/// True for a word of [`HASHED_STOP_WORDS`] (a binary search over packed words; no string
-/// comparisons on the hot path).
+/// Slots of the stop-word table (a power of two, several times the words, so a look-up mostly
+/// reads one slot).
+const STOP_SLOTS: usize = 512;
+
+/// The slot a packed word starts its search at: the top bits of a multiplicative hash.
+fn stop_slot(k: u64) -> usize {
+    (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - STOP_SLOTS.trailing_zeros())) as usize
+}
+
+/// True for a word of [`HASHED_STOP_WORDS`]: an open-addressed table of the packed words (0
+/// marks an empty slot; no word packs to 0), read from the word's slot to the first empty one.
+/// No string comparisons on the hot path.
 fn is_stop_word(word: &str) -> bool {
-    static PACKED: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
-    let packed = PACKED.get_or_init(|| {
-        let mut v: Vec<u64> = HASHED_STOP_WORDS.iter().filter_map(|w| pack(w)).collect();
-        v.sort_unstable();
-        v
+    static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = vec![0u64; STOP_SLOTS];
+        for k in HASHED_STOP_WORDS.iter().filter_map(|w| pack(w)) {
+            let mut i = stop_slot(k);
+            while t.get(i).is_some_and(|&x| x != 0 && x != k) {
+                i = (i + 1) % STOP_SLOTS;
+            }
+            if let Some(slot) = t.get_mut(i) {
+                *slot = k;
+            }
+        }
+        t
     });
-    pack(word).is_some_and(|k| packed.binary_search(&k).is_ok())
+    let Some(k) = pack(word).filter(|&k| k != 0) else {
+        return false;
+    };
+    let mut i = stop_slot(k);
+    loop {
+        match table.get(i) {
+            Some(&x) if x == k => return true,
+            Some(&0) | None => return false,
+            Some(_) => i = (i + 1) % STOP_SLOTS,
+        }
+    }
 }
 
 /// A `Hasher` for keys that are already well-mixed 64-bit hashes: it passes them through.
@@ -152,6 +180,10 @@ impl std::hash::Hasher for PassThrough {
 }
 
 type PassThroughMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<PassThrough>>;
+
+/// Feature slots a batch's map keeps between texts (a few pages); a longer text's map is
+/// dropped after it.
+const KEPT_FEATURE_ROOM: usize = 1 << 14;
 
 /// Features of one text, each distinct feature once with its count, in first-seen order (so
 /// float sums never depend on a map's order). Features are told apart by their 64-bit hash.
@@ -188,7 +220,6 @@ struct Scratch {
     bounds: Vec<usize>,
     /// All zeros between texts; buckets are summed here in feature order.
     sums: Vec<f64>,
-    touched: Vec<u32>,
 }
 
 impl Scratch {
@@ -205,25 +236,31 @@ impl Scratch {
     }
 
     /// The vector of [`Scratch::vector`] by its non-zero buckets: each bucket summed in the same
-    /// order, so every number has the same bits.
+    /// order, so every number has the same bits. The buckets a feature touched are marked in a
+    /// bit set and read back in bucket order.
     fn sparse(&mut self, text: &str) -> SparseVector {
         self.collect(text);
         self.sums.resize(HASHED_DIM, 0.0);
-        self.touched.clear();
+        let mut touched = [0u64; HASHED_DIM / 64];
         for &(h, weight, count) in &self.features.list {
             let (bucket, sign) = slot(h);
-            if let Some(x) = self.sums.get_mut(bucket) {
+            if let (Some(x), Some(bits)) = (self.sums.get_mut(bucket), touched.get_mut(bucket / 64))
+            {
                 *x += sign * weight * f64::from(count).sqrt();
-                self.touched.push(u32::try_from(bucket).unwrap_or(0));
+                *bits |= 1u64 << (bucket % 64);
             }
         }
-        self.touched.sort_unstable();
-        self.touched.dedup();
-        let mut entries = Vec::with_capacity(self.touched.len());
-        for &b in &self.touched {
-            if let Some(x) = self.sums.get_mut(b as usize) {
-                entries.push((b, *x));
-                *x = 0.0;
+        let n: u32 = touched.iter().map(|w| w.count_ones()).sum();
+        let mut entries = Vec::with_capacity(n as usize);
+        for (word, &bits) in touched.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let b = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(x) = self.sums.get_mut(b) {
+                    entries.push((u32::try_from(b).unwrap_or(0), *x));
+                    *x = 0.0;
+                }
             }
         }
         SparseVector::from_entries(HASHED_DIM, entries)
@@ -233,9 +270,15 @@ impl Scratch {
     fn collect(&mut self, text: &str) {
         let lower = text.to_lowercase();
         let f = &mut self.features;
-        f.index.clear();
-        f.list.clear();
-        f.index.reserve(lower.len());
+        // The map keeps its room from one text to the next; room grown for a long text is let
+        // go rather than cleared for every later text (a clear costs the room).
+        if f.index.capacity() > KEPT_FEATURE_ROOM {
+            f.index = PassThroughMap::default();
+            f.list = Vec::new();
+        } else {
+            f.index.clear();
+            f.list.clear();
+        }
         let padded = &mut self.padded;
         let bounds = &mut self.bounds;
         let mut prev: Option<&str> = None;
@@ -256,6 +299,15 @@ impl Scratch {
             padded.push('<');
             padded.push_str(t);
             padded.push('>');
+            if padded.is_ascii() {
+                // Every byte is a character: a trigram is three bytes.
+                for w in padded.as_bytes().windows(3) {
+                    let mut h = Fnv::new(KIND_TRIGRAM);
+                    h.feed(w);
+                    f.add(h, TRIGRAM_WEIGHT);
+                }
+                continue;
+            }
             bounds.clear();
             bounds.extend(padded.char_indices().map(|(i, _)| i));
             bounds.push(padded.len());

@@ -3,7 +3,7 @@
 //! the hashed embedder has its own, documented features.
 
 use super::types::{EmbedError, Embedder};
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// The 43 stop-words of influence.md §4, dropped before the plural fold.
 pub const STOP_WORDS: [&str; 43] = [

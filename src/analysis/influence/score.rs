@@ -10,7 +10,7 @@ use super::lexical::{TokenSets, overlap_sorted};
 use super::sparse::{Cosines, SparseVector};
 use super::types::{EmbedError, Embedder, InfluenceScore, ScoreError, ScoreRequest, Signals};
 use super::weights::{adapt_weights, composite, validate_weights};
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 /// The four-signal scorer: FA is `cos(evidence, answer)`. Checks weights, then ids.
 pub fn score_influence(

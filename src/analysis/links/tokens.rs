@@ -62,7 +62,7 @@ impl<'a> Iterator for Tokens<'a> {
     fn next(&mut self) -> Option<Token<'a>> {
         let text = self.text;
         let rest = text.get(self.pos..)?;
-        let skip = rest.find(|c: char| c.is_alphanumeric())?;
+        let skip = first_alphanumeric(rest)?;
         let start = self.pos + skip;
         let tail = text.get(start..)?;
         if starts_with_ignore_case(tail, "http://") || starts_with_ignore_case(tail, "https://") {
@@ -87,9 +87,20 @@ impl<'a> Iterator for Tokens<'a> {
                 class: TokenClass::Url,
             });
         }
-        let mut end = start;
-        let mut prev: Option<char> = None;
-        let mut chars = tail.char_indices().peekable();
+        // The leading run of ASCII letters and digits, byte by byte; the loop below reads on
+        // from there as it would have.
+        let run = tail.bytes().take_while(u8::is_ascii_alphanumeric).count();
+        let mut end = start + run;
+        let mut prev: Option<char> = run
+            .checked_sub(1)
+            .and_then(|last| tail.as_bytes().get(last))
+            .map(|&b| char::from(b));
+        let mut chars = tail
+            .get(run..)
+            .unwrap_or_default()
+            .char_indices()
+            .map(|(i, c)| (i + run, c))
+            .peekable();
         while let Some((i, c)) = chars.next() {
             if c.is_alphanumeric() {
                 end = start + i + c.len_utf8();
@@ -125,6 +136,23 @@ impl<'a> Iterator for Tokens<'a> {
     }
 }
 
+/// The byte offset of the first alphanumeric character of `s`: ASCII bytes are read as bytes,
+/// and from the first other character on, characters are decoded.
+fn first_alphanumeric(s: &str) -> Option<usize> {
+    let ascii = s
+        .bytes()
+        .take_while(|b| b.is_ascii() && !b.is_ascii_alphanumeric())
+        .count();
+    match s.as_bytes().get(ascii) {
+        None => None,
+        Some(b) if b.is_ascii() => Some(ascii),
+        Some(_) => s
+            .get(ascii..)?
+            .find(|c: char| c.is_alphanumeric())
+            .map(|k| ascii + k),
+    }
+}
+
 fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
     s.len() >= prefix.len()
         && s.as_bytes()
@@ -134,10 +162,11 @@ fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
 
 fn classify(tok: &str) -> TokenClass {
     let b = tok.as_bytes();
-    if let Some(at) = tok.find('@')
+    // '@' and '.' are single bytes: looked for byte by byte (a token is short).
+    if let Some(at) = b.iter().position(|&c| c == b'@')
         && at > 0
-        && tok.get(at + 1..).is_some_and(|d| {
-            d.contains('.') && !d.starts_with('.') && !d.ends_with('.') && !d.contains('@')
+        && b.get(at + 1..).is_some_and(|d| {
+            d.contains(&b'.') && !d.starts_with(b".") && !d.ends_with(b".") && !d.contains(&b'@')
         })
     {
         return TokenClass::Email;
@@ -234,6 +263,63 @@ pub(crate) fn clip(s: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The tokens as a plain reading decodes them, character by character from each token's
+    /// start (what [`Tokens`] does with its ASCII shortcuts). Links are left out: the texts
+    /// below hold none.
+    fn by_chars(text: &str) -> Vec<(usize, &str)> {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while let Some(rest) = text.get(pos..) {
+            let Some(skip) = rest.find(|c: char| c.is_alphanumeric()) else {
+                break;
+            };
+            let start = pos + skip;
+            let tail = &text[start..];
+            let mut end = start;
+            let mut prev: Option<char> = None;
+            let mut chars = tail.char_indices().peekable();
+            while let Some((i, c)) = chars.next() {
+                if c.is_alphanumeric() {
+                    end = start + i + c.len_utf8();
+                    prev = Some(c);
+                    continue;
+                }
+                let next = chars.peek().map(|&(_, n)| n);
+                let joins = is_joiner(c)
+                    && next.is_some_and(char::is_alphanumeric)
+                    && match c {
+                        ',' => {
+                            prev.is_some_and(|p| p.is_ascii_digit())
+                                && next.is_some_and(|n| n.is_ascii_digit())
+                        }
+                        '\'' | '\u{2019}' => {
+                            prev.is_some_and(char::is_alphabetic)
+                                && next.is_some_and(char::is_alphabetic)
+                        }
+                        _ => true,
+                    };
+                if !joins {
+                    break;
+                }
+                prev = Some(c);
+            }
+            out.push((start, &text[start..end]));
+            pos = end.max(start + 1);
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn the_ascii_shortcuts_read_what_decoding_every_character_reads(
+            text in "[a-cA-C0-9 ,.'@:/_\u{e9}\u{2019}\u{4e00}\u{00a0}\u{2014}-]{0,40}"
+        ) {
+            let got: Vec<(usize, &str)> = tokens(&text).map(|t| (t.start, t.text)).collect();
+            prop_assert_eq!(got, by_chars(&text));
+        }
+    }
 
     fn classes(s: &str) -> Vec<(&str, TokenClass)> {
         tokens(s).map(|t| (t.text, t.class)).collect()

@@ -2,9 +2,9 @@
 
 use super::ids::{StepId, UnitId};
 use super::step::Step;
+use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// How the run ended (`status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

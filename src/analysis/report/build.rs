@@ -157,6 +157,9 @@ fn rules_report(
     let rule_suspects = suspects(scored.clone());
     let fault = fault(&facts, &rule_suspects);
     let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
+    // The step texts are read by nothing below: freed before the report is put together.
+    drop(facts);
+    drop(texts);
     // The verdict and the ranking confidence read the ranking itself (its first
     // MAX_SUSPECTS); the list is grouped for reading afterwards.
     let pairs: Vec<(String, f64)> = ranked
@@ -219,6 +222,8 @@ fn rules_report(
         evidence: s.evidence.clone(),
     });
     progress.stage(Stage::Report, 0);
+    let links_listed = links_out(run, &links);
+    drop(links);
     Report {
         format: REPORT_FORMAT.to_owned(),
         run: RunSummary {
@@ -235,7 +240,7 @@ fn rules_report(
         },
         suspects: suspects_out,
         confidence,
-        links: links_out(run, &links),
+        links: links_listed,
         claims: checked.iter().map(|c| to_claim(run, c)).collect(),
         influence: None,
         dropped: dropped_section(run),

@@ -326,11 +326,20 @@ pub fn render_json(report: &Report) -> String {
     let raw = serde_json::to_string(report).unwrap_or_else(|e| {
         serde_json::json!({"format": super::REPORT_FORMAT, "error": e.to_string()}).to_string()
     });
+    let hazard = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t' && c != '\r')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+    };
+    // Nearly every report has nothing to escape: then the text is kept, not copied.
+    let Some(first) = raw.find(hazard) else {
+        let mut raw = raw;
+        raw.push('\n');
+        return raw;
+    };
     let mut out = String::with_capacity(raw.len() + 1);
-    for c in raw.chars() {
-        let hazard = (c.is_control() && c != '\n' && c != '\t' && c != '\r')
-            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
-        if hazard {
+    out.push_str(raw.get(..first).unwrap_or_default());
+    for c in raw.get(first..).unwrap_or_default().chars() {
+        if hazard(c) {
             let _ = write!(out, "\\u{:04x}", u32::from(c));
         } else {
             out.push(c);

@@ -9,8 +9,8 @@
 //! One pass from the last step to the first, so linear; parents always come earlier once loaded.
 
 use crate::analysis::model::Step;
+use hashbrown::HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// The attribute that keeps a container's own error message once it is taken as its child's.
 pub const CONTAINER_ERROR: &str = "container.error";

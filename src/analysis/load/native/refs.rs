@@ -5,8 +5,8 @@ use super::step::{Describe, Refs};
 use crate::analysis::load::error::{json_type, quoted};
 use crate::analysis::load::warning::Warning;
 use crate::analysis::model::{Decision, DecisionOption, Step, StepContext, StepId, UnitId};
+use hashbrown::{HashMap, HashSet};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
 
 /// `Some(earlier index)` when `v` names an existing step strictly before `index`.
 pub(super) fn earlier_step(

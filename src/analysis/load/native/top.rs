@@ -4,8 +4,8 @@ use super::{count, ignored};
 use crate::analysis::load::error::{json_type, quoted};
 use crate::analysis::load::warning::Warning;
 use crate::analysis::model::{ContextUnit, Limits, ModelInfo, StepId, Tool, UnitId};
+use hashbrown::{HashMap, HashSet};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
 
 pub(super) fn model_info(obj: &mut Map<String, Value>, w: &mut Vec<Warning>) -> Option<ModelInfo> {
     let v = obj.remove("model")?;
