@@ -18,6 +18,7 @@ use super::params::{
     WALK_BACK_USER_VALUE,
 };
 use crate::analysis::count::group;
+use crate::analysis::detect::conversation::is_conversation;
 use crate::analysis::detect::say::{quote, short, step as step_name, tool_of, tool_phrase};
 use crate::analysis::detect::schema::check_step;
 use crate::analysis::detect::vocab::{
@@ -92,10 +93,22 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
         let own = flagged.get(p).copied().unwrap_or(false).then_some(p);
         min_opt(own, anc.get(p).copied().flatten())
     };
+    // Per state-changing tool: the first failed call of the current run of failures and the
+    // decision it was blamed on (a retry that fails again goes back to that first attempt).
+    let mut chains: std::collections::HashMap<&str, Chain> = std::collections::HashMap::new();
+    let mut retry_lines: Vec<(usize, String)> = Vec::new();
+    // Failed look-ups that were one try of a search: no finding at all.
+    let mut searches: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    let conversation = is_conversation(run);
     for x in 0..n {
         let mut best: Option<usize> = None;
         for p in parents(facts, x) {
             best = min_opt(best, earliest(&flagged, &anc, p));
+        }
+        let retry_of = retried_change(facts, &mut chains, x);
+        if let Some((first, cause)) = retry_of {
+            best = min_opt(best, Some(cause));
+            retry_lines.push((cause, retry_line(facts, first, x)));
         }
         if let Some(slot) = anc.get_mut(x) {
             *slot = best;
@@ -122,7 +135,11 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             if !failed_call {
                 continue;
             }
-            match blame(facts, x) {
+            let blamed = blame(facts, x, conversation);
+            if let Blame::Model { step, .. } = &blamed {
+                start_chain(facts, &mut chains, x, *step);
+            }
+            match blamed {
                 Blame::Model {
                     step: m,
                     confidence,
@@ -164,6 +181,9 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
                     }
                 }
                 Blame::Nobody => {}
+                Blame::Search => {
+                    searches.insert(k);
+                }
             }
         }
     }
@@ -203,6 +223,12 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             if flow.seen.insert(line.clone()) {
                 flow.lines.push(line);
             }
+        }
+    }
+    for (root, line) in retry_lines {
+        let flow = flows.entry(root).or_default();
+        if flow.seen.insert(line.clone()) {
+            flow.lines.push(line);
         }
     }
     let mut flows: std::collections::HashMap<usize, Vec<String>> = flows
@@ -247,6 +273,12 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
             w.finding.evidence = ev;
         }
     }
+    let items = items
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !searches.contains(k))
+        .map(|(_, w)| w)
+        .collect();
     super::decision::to_decisions(facts, items)
 }
 
@@ -299,6 +331,88 @@ fn parents(facts: &Facts<'_>, x: usize) -> Vec<usize> {
     out
 }
 
+/// A failed call to a state-changing tool that no success of that tool has followed yet.
+struct Chain {
+    /// The failed call.
+    first: usize,
+    /// The decision the walk back blamed for it.
+    cause: usize,
+    /// Its argument values.
+    values: Vec<String>,
+}
+
+/// The name of the state-changing tool that step `x` called and failed, when it did.
+fn failed_change<'r>(facts: &Facts<'r>, x: usize) -> Option<&'r str> {
+    let s = facts.run.steps.get(x)?;
+    let call = s.tool.as_ref()?;
+    (facts.mutating(x) && s.error.as_deref().is_some_and(|e| !e.trim().is_empty()))
+        .then_some(call.name.as_str())
+}
+
+/// When step `x` is a call to a state-changing tool that retries an earlier failed call to the
+/// same tool on the same thing (an argument value in common, other arguments changed), with no
+/// success of that tool between: the first failed call and the decision blamed for it. A
+/// successful call of the tool ends its chain.
+fn retried_change<'r>(
+    facts: &Facts<'r>,
+    chains: &mut std::collections::HashMap<&'r str, Chain>,
+    x: usize,
+) -> Option<(usize, usize)> {
+    let s = facts.run.steps.get(x)?;
+    let call = s.tool.as_ref()?;
+    if !facts.mutating(x) {
+        return None;
+    }
+    let Some(name) = failed_change(facts, x) else {
+        chains.remove(call.name.as_str());
+        return None;
+    };
+    let chain = chains.get(name)?;
+    let values = arg_values(&call.arguments);
+    let same_thing = values.iter().any(|v| chain.values.contains(v));
+    let changed = arg_values(&facts.run.steps.get(chain.first)?.tool.as_ref()?.arguments) != values;
+    (same_thing && changed && chain.cause < x).then_some((chain.first, chain.cause))
+}
+
+/// Opens a chain at the failed call `x` to a state-changing tool, blamed on `cause`, unless one
+/// is open for that tool.
+fn start_chain<'r>(
+    facts: &Facts<'r>,
+    chains: &mut std::collections::HashMap<&'r str, Chain>,
+    x: usize,
+    cause: usize,
+) {
+    let Some(name) = failed_change(facts, x) else {
+        return;
+    };
+    let values = facts
+        .run
+        .steps
+        .get(x)
+        .and_then(|s| s.tool.as_ref())
+        .map(|c| arg_values(&c.arguments))
+        .unwrap_or_default();
+    chains.entry(name).or_insert(Chain {
+        first: x,
+        cause,
+        values,
+    });
+}
+
+/// The evidence line on the first failed attempt of a change that a retry repeated.
+fn retry_line(facts: &Facts<'_>, first: usize, retry: usize) -> String {
+    let run = facts.run;
+    let by = facts
+        .caller(retry)
+        .map_or_else(String::new, |c| format!(" by {}", step_name(run, c)));
+    format!(
+        "its call to {} at {} failed first; the retry{by}, on the same thing with changed arguments, failed again at {}: the first attempt is the earliest wrong decision",
+        tool_of(run, first),
+        step_name(run, first),
+        step_name(run, retry)
+    )
+}
+
 /// Who the value rule blames for a failed call.
 enum Blame {
     /// The model step whose value reached the call.
@@ -312,6 +426,8 @@ enum Blame {
     Service { lines: Vec<String> },
     /// No model step to blame.
     Nobody,
+    /// No one: a look-up of what the user gave, one try of a search the agent went on with.
+    Search,
 }
 
 /// The arguments of a failed step: a tool call's, else the step's input.
@@ -324,7 +440,8 @@ fn arguments_of(s: &crate::analysis::model::Step) -> &Value {
     }
 }
 
-fn blame(facts: &Facts<'_>, x: usize) -> Blame {
+/// `conversation`: the run is a conversation with a user ([`is_conversation`]), worked out once.
+fn blame(facts: &Facts<'_>, x: usize, conversation: bool) -> Blame {
     let run = facts.run;
     let Some(s) = run.steps.get(x) else {
         return Blame::Nobody;
@@ -520,6 +637,11 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
             && contains_words(args_text, v)
             && find_phrase(&err_lower, NOT_FOUND).is_some()
         {
+            // ... and when the agent's next call found something another way, the failed
+            // look-up was one try of a search that went on: no cause at all.
+            if conversation && searched_on(facts, x) {
+                return Blame::Search;
+            }
             confidence = WALK_BACK_USER_VALUE;
             lines.push(
                 "the model looked up what the user gave, as given, and changed nothing: a weak suspect"
@@ -533,6 +655,33 @@ fn blame(facts: &Facts<'_>, x: usize) -> Blame {
         lines,
         title,
     }
+}
+
+/// Whether the next tool call after the failed call `x` changes nothing, has other arguments and
+/// succeeded: the agent went on searching and found something. Asked only in a conversation with
+/// a user, who can give more (a task-only run has no one to: there the failed look-up stays a
+/// weak suspect).
+fn searched_on(facts: &Facts<'_>, x: usize) -> bool {
+    let run = facts.run;
+    let Some(args) = run
+        .steps
+        .get(x)
+        .and_then(|s| s.tool.as_ref())
+        .map(|c| &c.arguments)
+    else {
+        return false;
+    };
+    let next = run
+        .steps
+        .iter()
+        .enumerate()
+        .skip(x + 1)
+        .find(|(_, s)| s.tool.is_some());
+    next.is_some_and(|(k, s)| {
+        !facts.mutating(k)
+            && s.error.as_deref().is_none_or(|e| e.trim().is_empty())
+            && s.tool.as_ref().is_some_and(|c| &c.arguments != args)
+    })
 }
 
 /// What ties an error that names no argument value to the request: a sum of its numbers, one

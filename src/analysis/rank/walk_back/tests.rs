@@ -321,3 +321,116 @@ fn a_root_behind_many_failures_describes_three_and_counts_the_rest() {
         more[0]
     );
 }
+
+/// A change that failed, retried by the next decision with other arguments on the same order.
+fn retried_change(mutates: bool) -> Run {
+    let first = json!({"order_id": "#W1845024", "item_ids": ["1340995114", "7493556126"], "new_item_ids": []});
+    let retry = json!({"order_id": "#W1845024", "item_ids": ["1340995114", "7493556126"], "new_item_ids": ["1340995114", "7493556126"]});
+    RunBuilder::failed()
+        .tool_def(
+            "modify_items",
+            "Swap items of a pending order.",
+            serde_json::Value::Null,
+            mutates,
+        )
+        .user(
+            "u1",
+            "Remove the keyboard and the headphones from order #W1845024.",
+        )
+        .llm(
+            "m1",
+            json!({"tool_calls": [{"name": "modify_items", "arguments": first.clone()}]}),
+        )
+        .tool_err(
+            "t1",
+            "modify_items",
+            first,
+            "Error: the number of items to be exchanged should match",
+        )
+        .llm(
+            "m2",
+            json!({"tool_calls": [{"name": "modify_items", "arguments": retry.clone()}]}),
+        )
+        .tool_err(
+            "t2",
+            "modify_items",
+            retry,
+            "Error: new item 1340995114 not found or available",
+        )
+        .build()
+}
+
+#[test]
+fn a_failed_change_retried_on_the_same_thing_blames_the_first_attempt() {
+    let w = walk(&retried_change(true));
+    // The retry's error names the item the second decision wrote, yet its cause is the first
+    // attempt's decision: no finding of its own on the retry.
+    let root = find(&w, 1, Category::WrongValue);
+    assert_eq!(root.role, Role::RootCause);
+    let ev = root.finding.evidence.join("\n");
+    assert!(ev.contains("the retry by step 'm2' (position 4)"), "{ev}");
+    assert!(
+        ev.contains("failed again at step 't2' (position 5)"),
+        "{ev}"
+    );
+    let retry = find(&w, 4, Category::ToolError);
+    assert_eq!((retry.role, retry.cause), (Role::Symptom, Some(1)));
+    assert!(
+        w.iter()
+            .all(|x| !(x.finding.step == 3 && x.finding.category == Category::WrongValue))
+    );
+}
+
+#[test]
+fn a_retry_of_a_call_that_changes_nothing_is_judged_on_its_own() {
+    let w = walk(&retried_change(false));
+    let retry = find(&w, 3, Category::WrongValue);
+    assert_eq!(retry.finding.confidence, WALK_BACK_NAMED);
+}
+
+/// A look-up of the address the user gave that matched nothing, then (with `search_on`) the
+/// user's name and zip code, which found the account.
+fn lookup(search_on: bool) -> Run {
+    let email = json!({"email": "fatima_taylor_3452@example.com"});
+    let name = json!({"first_name": "Fatima", "last_name": "Taylor", "zip": "32169"});
+    let b = RunBuilder::failed()
+        .user(
+            "u1",
+            "Update my address. My email is fatima_taylor_3452@example.com.",
+        )
+        .llm(
+            "m1",
+            json!({"tool_calls": [{"name": "find_user_id_by_email", "arguments": email.clone()}]}),
+        )
+        .tool_err(
+            "t1",
+            "find_user_id_by_email",
+            email,
+            "Error: user not found",
+        );
+    if !search_on {
+        return b.build();
+    }
+    b.llm(
+        "m2",
+        "I could not find that email. Your name and zip code, please?",
+    )
+    .user("u2", "Fatima Taylor, 32169.")
+    .llm(
+        "m3",
+        json!({"tool_calls": [{"name": "find_user_id_by_name_zip", "arguments": name.clone()}]}),
+    )
+    .tool_ok("t2", "find_user_id_by_name_zip", name, "fatima_taylor_3452")
+    .build()
+}
+
+#[test]
+fn a_failed_look_up_of_what_the_user_gave_is_a_weak_suspect_and_no_cause_once_the_search_went_on() {
+    // Alone, the look-up of the user's address is a weak suspect.
+    let w = walk(&lookup(false));
+    let weak = find(&w, 1, Category::WrongValue);
+    assert_eq!(weak.finding.confidence, WALK_BACK_USER_VALUE);
+    // Found another way after the user gave more: the failed try is no finding at all.
+    let w = walk(&lookup(true));
+    assert!(w.iter().all(|x| x.finding.step > 2), "{w:#?}");
+}
