@@ -19,11 +19,25 @@ pub fn value_text_into(v: &Value, out: &mut String) {
     }
 }
 
-/// True for characters that must never reach a terminal raw: C0 and C1 controls, DEL, and the
-/// bidirectional overrides and isolates that can reorder what a reader sees.
+/// True for characters that must never reach a terminal raw: C0 and C1 controls, DEL, the
+/// bidirectional overrides and isolates that can reorder what a reader sees, and the invisible
+/// format characters that hide text or make two names look alike (zero-width spaces and joiners,
+/// the byte-order mark, soft hyphen, line and paragraph separators, tag characters).
 fn is_hazard(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+        || matches!(
+            c,
+            '\u{00AD}'
+                | '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{E0000}'..='\u{E007F}'
+        )
 }
 
 /// Run text made safe for one line of a terminal: every control character (newlines and tabs
@@ -66,6 +80,20 @@ mod tests {
         assert_eq!(inert_block("x\ny\u{7}"), "x\ny\\u{7}");
         assert_eq!(inert_line("\u{9b}31m\u{202e}"), "\\u{9b}31m\\u{202e}");
         assert!(matches!(inert_line("plain text"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn invisible_format_characters_are_made_visible() {
+        // Zero-width space, joiner, byte-order mark, a tag character: `look\u{200b}up` must not
+        // print as `lookup`.
+        assert_eq!(inert_line("look\u{200b}up"), "look\\u{200b}up");
+        assert_eq!(
+            inert_block("a\u{200d}b\u{feff}c\u{e0041}\n"),
+            "a\\u{200d}b\\u{feff}c\\u{e0041}\n"
+        );
+        assert_eq!(inert_line("p\u{2028}q\u{2029}"), "p\\u{2028}q\\u{2029}");
+        assert_eq!(inert_line("soft\u{ad}hyphen"), "soft\\u{ad}hyphen");
+        assert!(matches!(inert_line("café ünïcödé 東京"), Cow::Borrowed(_)));
     }
 
     #[test]
