@@ -15,7 +15,7 @@ pub use step::{
     Decision, DecisionOption, Document, MemoryOp, Step, StepContext, StepKind, Timestamp, ToolCall,
     Usage, describe_step,
 };
-pub use text::{inert_block, inert_line, value_text, value_text_into};
+pub use text::{inert_block, inert_line, is_hazard, value_text, value_text_into};
 
 /// The `format` string of a native run.
 pub const RUN_FORMAT: &str = "tdn.run/1";

@@ -23,7 +23,7 @@ pub fn value_text_into(v: &Value, out: &mut String) {
 /// bidirectional overrides and isolates that can reorder what a reader sees, and the invisible
 /// format characters that hide text or make two names look alike (zero-width spaces and joiners,
 /// the byte-order mark, soft hyphen, line and paragraph separators, tag characters).
-fn is_hazard(c: char) -> bool {
+pub fn is_hazard(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

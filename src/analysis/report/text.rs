@@ -5,7 +5,7 @@
 //! made inert here, whatever the report already did.
 
 use super::{Report, SupportLabel, Suspect};
-use crate::analysis::model::{RunStatus, describe_step, inert_line};
+use crate::analysis::model::{RunStatus, describe_step, inert_line, is_hazard};
 use std::fmt::Write as _;
 
 /// Claims longer than this are shortened in the text.
@@ -326,10 +326,8 @@ pub fn render_json(report: &Report) -> String {
     let raw = serde_json::to_string(report).unwrap_or_else(|e| {
         serde_json::json!({"format": super::REPORT_FORMAT, "error": e.to_string()}).to_string()
     });
-    let hazard = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t' && c != '\r')
-            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
-    };
+    // JSON layout between values is kept; inside strings serde has already escaped it.
+    let hazard = |c: char| is_hazard(c) && c != '\n' && c != '\t' && c != '\r';
     // Nearly every report has nothing to escape: then the text is kept, not copied.
     let Some(first) = raw.find(hazard) else {
         let mut raw = raw;
@@ -340,7 +338,10 @@ pub fn render_json(report: &Report) -> String {
     out.push_str(raw.get(..first).unwrap_or_default());
     for c in raw.get(first..).unwrap_or_default().chars() {
         if hazard(c) {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
+            // A JSON escape holds one UTF-16 unit: a tag character takes a surrogate pair.
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                let _ = write!(out, "\\u{:04x}", unit);
+            }
         } else {
             out.push(c);
         }

@@ -334,6 +334,26 @@ fn hostile_text_is_inert_in_text_and_json_output() {
 }
 
 #[test]
+fn invisible_characters_are_escaped_in_json_output_and_read_back_intact() {
+    // Zero-width space, byte-order mark, a tag character (outside the 16-bit plane).
+    let evil = "look\u{200b}up\u{feff} \u{e0041}";
+    let run = RunBuilder::failed()
+        .answer(evil)
+        .user("s1", evil)
+        .tool_err("s2", evil, json!({"q": evil}), evil)
+        .build();
+    let json = render_json(&report(run));
+    assert!(
+        !json
+            .chars()
+            .any(|c| matches!(c, '\u{200b}' | '\u{feff}' | '\u{e0041}')),
+        "{json}"
+    );
+    let back: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.claims[0].text, evil);
+}
+
+#[test]
 fn an_empty_run_has_no_verdict_and_no_panic() {
     let r = report(RunBuilder::failed().build());
     assert_eq!(r.verdict, None);
