@@ -9,6 +9,7 @@ use super::confidence::ranking_confidence;
 use super::dropped::find_dropped_context;
 use super::evidence::{RunEvidence, ancestor_window, gather_evidence, model_outputs};
 use super::score::{score_contrastive, score_influence, sort_by_score};
+use super::sparse::SparseVector;
 use super::types::{
     ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, ScoreError, ScoreRequest,
 };
@@ -18,11 +19,12 @@ use crate::analysis::report::{
     DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection,
 };
 use hashbrown::HashMap;
+use std::sync::Mutex;
 
 /// Evidence items scored per embedding request. Bounds the vectors held at once (a run can
 /// hold 100,000 steps); scores do not depend on it, since each item's score depends only on its
 /// own texts and the answer.
-const EVIDENCE_CHUNK: usize = 512;
+pub(super) const EVIDENCE_CHUNK: usize = 512;
 
 /// The influence section: every unit, document, tool result and memory read that reached the
 /// model, ranked against the final answer (contrastively when `reference` is given). `Ok(None)`
@@ -55,6 +57,14 @@ pub fn influence_section_counted(
     progress.influence_total(u64::try_from(evidence.len()).unwrap_or(u64::MAX));
 
     let mut scored: Vec<(usize, InfluenceScore)> = Vec::with_capacity(evidence.len());
+    // The answer, the reference and the model outputs near the answer are in every chunk: their
+    // vectors are kept from one chunk to the next, not embedded again (a long answer embedded
+    // once per 512 pieces made the work grow with answer length times evidence count).
+    let reusing = Reusing {
+        inner: embedder,
+        last: Mutex::new(HashMap::new()),
+    };
+    let embedder: &dyn Embedder = &reusing;
     let mut start = 0;
     for chunk in evidence.chunks(EVIDENCE_CHUNK) {
         let items: Vec<EvidenceItem<'_>> = chunk
@@ -122,6 +132,57 @@ fn entry(e: Option<&RunEvidence<'_>>, s: InfluenceScore) -> InfluenceEntry {
         weights: Some(s.weights),
         adapted: Some(s.adapted),
         probe: None,
+    }
+}
+
+/// An embedder that keeps the vectors of the previous request's texts and asks its inner
+/// embedder only for texts it has not just seen. Holds one request's vectors at most.
+struct Reusing<'e> {
+    inner: &'e dyn Embedder,
+    last: Mutex<HashMap<String, SparseVector>>,
+}
+
+impl Embedder for Reusing<'_> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
+        self.inner.embed(texts)
+    }
+
+    fn embed_sparse(&self, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let missing: Vec<&str> = texts
+            .iter()
+            .copied()
+            .filter(|t| !last.contains_key(*t))
+            .collect();
+        let fresh = if missing.is_empty() {
+            Vec::new()
+        } else {
+            self.inner.embed_sparse(&missing)?
+        };
+        if fresh.len() != missing.len() {
+            // Let the caller's checks name the embedder's mistake.
+            return Ok(fresh);
+        }
+        let mut fresh = missing.into_iter().zip(fresh).collect::<HashMap<_, _>>();
+        let mut next = HashMap::with_capacity(texts.len());
+        let mut out = Vec::with_capacity(texts.len());
+        for &t in texts {
+            let v = match fresh.remove(t) {
+                Some(v) => v,
+                None => match last.get(t).or_else(|| next.get(t)) {
+                    Some(v) => v.clone(),
+                    None => SparseVector::default(),
+                },
+            };
+            next.insert(t.to_owned(), v.clone());
+            out.push(v);
+        }
+        *last = next;
+        Ok(out)
     }
 }
 

@@ -284,3 +284,46 @@ fn dropped_is_taken_per_llm_step_and_for_the_run() {
         .unwrap();
     assert_eq!(s.scores.len(), 4);
 }
+
+#[test]
+fn the_answer_is_embedded_once_however_many_chunks_the_evidence_takes() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    struct Counting(AtomicUsize);
+    impl Embedder for Counting {
+        fn name(&self) -> &str {
+            "mock"
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
+            let answers = texts.iter().filter(|t| **t == ANSWER).count();
+            self.0.fetch_add(answers, Ordering::Relaxed);
+            MockEmbedder.embed(texts)
+        }
+    }
+    let mut run = Run::new("long", RunStatus::Failed);
+    run.final_answer = Some(ANSWER.to_owned());
+    // Three chunks of evidence, all different texts.
+    let chunk = super::from_run::EVIDENCE_CHUNK;
+    run.context_units = (0..2 * chunk + 10)
+        .map(|i| unit(&format!("u{i}"), &format!("piece number {i}")))
+        .collect();
+    run.steps = vec![bare_llm("end", ANSWER)];
+    run.reindex();
+    let counting = Counting(AtomicUsize::new(0));
+    let s = influence_section(&run, None, &counting, &ConfidenceOptions::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.scores.len(), 2 * chunk + 10);
+    assert_eq!(counting.0.load(Ordering::Relaxed), 1);
+    // The same scores as scoring without the reuse: one chunk's worth checked against a run
+    // small enough to be one chunk.
+    let mut small = run.clone();
+    small.context_units.truncate(chunk);
+    small.reindex();
+    let one = influence_section(&small, None, &MockEmbedder, &ConfidenceOptions::default())
+        .unwrap()
+        .unwrap();
+    for e in &one.scores {
+        let same = s.scores.iter().find(|x| x.id == e.id).map(|x| x.score);
+        assert_eq!(same, Some(e.score), "{}", e.id);
+    }
+}
