@@ -162,6 +162,25 @@ fn check_killed(s: &Scenario) {
     assert_eq!((code, &v["counts"]["unbound"]), (0, &Value::from(0)), "{v}");
 }
 
+/// Waits until `child` hangs in its sample, sends it `sig`, and checks what each kind of stop
+/// must leave: after SIGKILL the open batch found and closed by the next start (`None`); after a
+/// signal it catches, the one sample stopped and the batch closed (`Some`, with its output).
+fn stop_and_check(
+    s: &Scenario,
+    child: Child,
+    sig: i32,
+    name: &str,
+) -> Option<std::process::Output> {
+    wait_for_the_hanging_sample(s);
+    let out = signal_and_check(s, child, sig, name);
+    if sig == libc::SIGKILL {
+        check_killed(s);
+        return None;
+    }
+    check_caught(s, &out, sig, name);
+    Some(out)
+}
+
 fn scenario() -> Scenario {
     let s = Scenario::new();
     s.write("tdn.toml", CONFIG);
@@ -192,13 +211,9 @@ fn every_stop_signal_to_the_command_line_stops_every_process_it_started() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        wait_for_the_hanging_sample(&s);
-        let out = signal_and_check(&s, child, sig, name);
-        if sig == libc::SIGKILL {
-            check_killed(&s);
+        let Some(out) = stop_and_check(&s, child, sig, name) else {
             continue;
-        }
-        check_caught(&s, &out, sig, name);
+        };
         let j: Value =
             serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: no JSON ({e})"));
         assert_eq!(
@@ -226,13 +241,9 @@ fn every_stop_signal_to_the_screen_stops_every_process_it_started() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        wait_for_the_hanging_sample(&s);
-        let out = signal_and_check(&s, child, sig, name);
-        if sig == libc::SIGKILL {
-            check_killed(&s);
+        let Some(out) = stop_and_check(&s, child, sig, name) else {
             continue;
-        }
-        check_caught(&s, &out, sig, name);
+        };
         let screen = String::from_utf8_lossy(&out.stdout);
         assert!(screen.contains("cancelled"), "{name}: {screen}");
     }
