@@ -37,12 +37,15 @@ fn pids(s: &Scenario) -> Vec<i32> {
     s.pids()
 }
 
-/// Waits until the hanging sample has started its child and grandchild and the first trial is
-/// in the ledger.
+/// Waits until the hanging sample has started its child and grandchild, the first trial is in
+/// the ledger, and every other sample (seed 0's pair and the baseline of seed 1, which answer at
+/// once) is recorded, so the signal finds only the hanging sample running.
 fn wait_for_the_hanging_sample(s: &Scenario) {
     wait_until("the sample's four processes", || pids(s).len() >= 4);
-    wait_until("a trial in the ledger", || {
-        std::fs::read_to_string(s.path(LEDGER)).is_ok_and(|l| l.contains("\"type\":\"trial\""))
+    wait_until("a trial and the three other samples in the ledger", || {
+        std::fs::read_to_string(s.path(LEDGER)).is_ok_and(|l| {
+            l.contains("\"type\":\"trial\"") && l.matches("\"type\":\"sample\"").count() >= 3
+        })
     });
 }
 
