@@ -48,6 +48,15 @@ impl Stage {
         }
     }
 
+    /// What the stage counts: bytes while reading the file, steps after.
+    pub fn unit(self) -> &'static str {
+        if self == Stage::Reading {
+            "bytes"
+        } else {
+            "steps"
+        }
+    }
+
     fn code(self) -> u8 {
         Stage::ALL
             .iter()
@@ -87,6 +96,23 @@ pub struct Snapshot {
     pub influence_done: u64,
     /// Pieces of context to rank (0: none, or not started).
     pub influence_total: u64,
+}
+
+impl Snapshot {
+    /// How far the stage has come as a bar of `cells` cells in brackets, `#` for done and `-` for
+    /// to go (the count capped at the total); `None` while the stage's total is not known.
+    pub fn bar(&self, cells: usize) -> Option<String> {
+        if self.total == 0 {
+            return None;
+        }
+        let done = self.done.min(self.total);
+        let filled = usize::try_from(done.saturating_mul(cells as u64) / self.total).unwrap_or(0);
+        Some(format!(
+            "[{}{}]",
+            "#".repeat(filled),
+            "-".repeat(cells.saturating_sub(filled))
+        ))
+    }
 }
 
 impl Progress {
@@ -138,6 +164,34 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn snap(stage: Stage, done: u64, total: u64) -> Snapshot {
+        Snapshot {
+            stage,
+            done,
+            total,
+            influence_done: 0,
+            influence_total: 0,
+        }
+    }
+
+    #[test]
+    fn the_bar_fills_in_proportion_and_never_past_its_cells() {
+        assert_eq!(
+            snap(Stage::Linking, 5, 10).bar(4).as_deref(),
+            Some("[##--]")
+        );
+        // 1 of 3 on 10 cells: 3.33 cells, rounded down.
+        assert_eq!(
+            snap(Stage::Linking, 1, 3).bar(10).as_deref(),
+            Some("[###-------]")
+        );
+        // A count past its total (the stage moved on between two reads) fills the bar, no more.
+        assert_eq!(snap(Stage::Claims, 9, 2).bar(3).as_deref(), Some("[###]"));
+        assert_eq!(snap(Stage::Loading, 7, 0).bar(3), None);
+        assert_eq!(Stage::Reading.unit(), "bytes");
+        assert_eq!(Stage::Loading.unit(), "steps");
+    }
 
     #[test]
     fn stages_and_counts_read_back() {

@@ -83,23 +83,14 @@ fn draw_until(progress: &Progress, stop: &AtomicBool) {
 /// to `width` characters.
 pub fn line(s: &Snapshot, elapsed: Duration, width: usize) -> String {
     let mut out = format!("{:<18}", s.stage.label());
-    if s.total > 0 {
-        let done = s.done.min(s.total);
-        let filled = usize::try_from(done.saturating_mul(BAR_CELLS as u64) / s.total).unwrap_or(0);
+    if let Some(bar) = s.bar(BAR_CELLS) {
         out.push_str(&format!(
-            " [{}{}] {}/{}",
-            "#".repeat(filled),
-            "-".repeat(BAR_CELLS.saturating_sub(filled)),
-            thousands(done),
+            " {bar} {}/{}",
+            thousands(s.done.min(s.total)),
             thousands(s.total)
         ));
     } else if s.done > 0 {
-        let unit = if s.stage == Stage::Reading {
-            " bytes"
-        } else {
-            " steps"
-        };
-        out.push_str(&format!(" {}{unit}", thousands(s.done)));
+        out.push_str(&format!(" {} {}", thousands(s.done), s.stage.unit()));
     }
     if s.influence_total > 0 && s.stage != Stage::Done {
         out.push_str(&format!(

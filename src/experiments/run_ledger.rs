@@ -213,7 +213,8 @@ mod tests {
     use super::*;
     use crate::analysis::load::{LoadOptions, load_str};
     use crate::experiments::ledger::verify_path;
-    use crate::experiments::spec::{ExperimentKind, ExperimentSpec};
+    use crate::experiments::sink::answered_sample;
+    use crate::experiments::spec::ExperimentKind;
 
     const RUN: &str = r#"{"format": "tdn.run/1", "id": "r1", "status": "failed",
         "final_answer": "the recorded answer",
@@ -230,31 +231,7 @@ mod tests {
     }
 
     fn sample(kind: ExperimentKind, remove: &[&str], flipped: bool) -> FinishedSample {
-        FinishedSample {
-            cohort: "b-1".to_owned(),
-            evaluator_epoch: "exact|tdn-tui/test".to_owned(),
-            run_id: "r1".to_owned(),
-            run_status: crate::analysis::model::RunStatus::Failed,
-            runner_command: "./agent".to_owned(),
-            spec: ExperimentSpec {
-                run: "/r1.json".to_owned(),
-                run_id: "r1".to_owned(),
-                experiment: kind,
-                remove: remove.iter().map(|s| s.to_string()).collect(),
-                restore: vec![],
-                from_step: None,
-                patch: None,
-                seed: 0,
-                sample: 0,
-            },
-            finished_at: "2026-08-17T10:00:00Z".to_owned(),
-            outcome: SampleRecordOutcome::Answered {
-                output: "x".to_owned(),
-                flipped,
-                similarity: None,
-            },
-            cost: None,
-        }
+        answered_sample("b-1", kind, remove, 0, flipped)
     }
 
     fn location(dir: &Path) -> Location {

@@ -190,6 +190,43 @@ pub fn utc_now() -> String {
     crate::experiments::ledger::naming::timestamp(time::OffsetDateTime::now_utc())
 }
 
+/// For the ledger's tests: an answered sample of the run `r1` (command `./agent`), `kind` with
+/// `remove` left out, at `seed` (also its sample number), its answer flipped or not.
+#[cfg(test)]
+pub(crate) fn answered_sample(
+    cohort: &str,
+    kind: crate::experiments::spec::ExperimentKind,
+    remove: &[&str],
+    seed: u64,
+    flipped: bool,
+) -> FinishedSample {
+    FinishedSample {
+        cohort: cohort.to_owned(),
+        evaluator_epoch: "exact|tdn-tui/test".to_owned(),
+        run_id: "r1".to_owned(),
+        run_status: RunStatus::Failed,
+        runner_command: "./agent".to_owned(),
+        spec: ExperimentSpec {
+            run: "/r1.json".to_owned(),
+            run_id: "r1".to_owned(),
+            experiment: kind,
+            remove: remove.iter().map(|s| s.to_string()).collect(),
+            restore: vec![],
+            from_step: None,
+            patch: None,
+            seed,
+            sample: seed,
+        },
+        finished_at: "2026-08-17T10:00:00Z".to_owned(),
+        outcome: SampleRecordOutcome::Answered {
+            output: "x".to_owned(),
+            flipped,
+            similarity: None,
+        },
+        cost: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

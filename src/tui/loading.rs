@@ -9,7 +9,7 @@ use super::action::Action;
 use super::keymap::{Chord, Keymap, Scope};
 use super::theme::{Role, Theme};
 use crate::analysis::model::inert_line;
-use crate::analysis::progress::{Progress, Snapshot, Stage};
+use crate::analysis::progress::{Progress, Snapshot};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout};
 use ratatui::text::{Line, Span};
@@ -89,22 +89,13 @@ fn lines(file: &str, s: &Snapshot, elapsed: Duration, theme: &Theme) -> Vec<Line
         text,
     ))];
     let mut stage = format!(" {}", s.stage.label());
-    if s.total > 0 {
-        let done = s.done.min(s.total);
-        let filled = usize::try_from(done.saturating_mul(BAR_CELLS as u64) / s.total).unwrap_or(0);
+    if let Some(bar) = s.bar(BAR_CELLS) {
         stage.push_str(&format!(
-            "  [{}{}] {}%",
-            "#".repeat(filled),
-            "-".repeat(BAR_CELLS.saturating_sub(filled)),
-            done.saturating_mul(100) / s.total
+            "  {bar} {}%",
+            s.done.min(s.total).saturating_mul(100) / s.total
         ));
     } else if s.done > 0 {
-        let unit = if s.stage == Stage::Reading {
-            "bytes"
-        } else {
-            "steps"
-        };
-        stage.push_str(&format!("  {} {unit}", s.done));
+        stage.push_str(&format!("  {} {}", s.done, s.stage.unit()));
     }
     out.push(Line::from(Span::styled(stage, text)));
     if s.influence_total > 0 {
@@ -127,6 +118,7 @@ fn lines(file: &str, s: &Snapshot, elapsed: Duration, theme: &Theme) -> Vec<Line
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::progress::Stage;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 

@@ -44,6 +44,18 @@ fn bench(dir: &Path) -> (String, String, String) {
     )
 }
 
+/// Runs `tdn-tui` with `args` in `dir`, checks it succeeded, and reads its JSON output.
+fn tdn_json(dir: &Path, args: &[&str]) -> Value {
+    let out = tdn(dir, args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn baseline<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["baselines"]
         .as_array()
@@ -57,19 +69,10 @@ fn baseline<'a>(v: &'a Value, name: &str) -> &'a Value {
 fn eval_scores_annotated_traces_and_labels_files_in_one_table() {
     let dir = tempfile::tempdir().unwrap();
     let (set, tau, labels) = bench(dir.path());
-    let out = tdn(
+    let v = tdn_json(
         dir.path(),
         &["eval", &set, &tau, "--labels", &labels, "--json"],
-    )
-    .output()
-    .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["format"], "tdn.eval/2");
     let names: Vec<&str> = v["sets"]
         .as_array()
@@ -161,15 +164,6 @@ fn a_labels_folder_of_annotations_labels_run_files_by_name() {
     );
     let runs = dir.path().join("runs").display().to_string();
     let notes = dir.path().join("notes").display().to_string();
-    let out = tdn(dir.path(), &["eval", &runs, "--labels", &notes, "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = tdn_json(dir.path(), &["eval", &runs, "--labels", &notes, "--json"]);
     assert_eq!(v["runs"][0]["label"]["steps"], json!([1, 5]));
 }

@@ -37,12 +37,15 @@ fn pids(s: &Scenario) -> Vec<i32> {
     s.pids()
 }
 
-/// Waits until the hanging sample has started its child and grandchild and the first trial is
-/// in the ledger.
+/// Waits until the hanging sample has started its child and grandchild, the first trial is in
+/// the ledger, and every other sample (seed 0's pair and the baseline of seed 1, which answer at
+/// once) is recorded, so the signal finds only the hanging sample running.
 fn wait_for_the_hanging_sample(s: &Scenario) {
     wait_until("the sample's four processes", || pids(s).len() >= 4);
-    wait_until("a trial in the ledger", || {
-        std::fs::read_to_string(s.path(LEDGER)).is_ok_and(|l| l.contains("\"type\":\"trial\""))
+    wait_until("a trial and the three other samples in the ledger", || {
+        std::fs::read_to_string(s.path(LEDGER)).is_ok_and(|l| {
+            l.contains("\"type\":\"trial\"") && l.matches("\"type\":\"sample\"").count() >= 3
+        })
     });
 }
 
@@ -162,6 +165,25 @@ fn check_killed(s: &Scenario) {
     assert_eq!((code, &v["counts"]["unbound"]), (0, &Value::from(0)), "{v}");
 }
 
+/// Waits until `child` hangs in its sample, sends it `sig`, and checks what each kind of stop
+/// must leave: after SIGKILL the open batch found and closed by the next start (`None`); after a
+/// signal it catches, the one sample stopped and the batch closed (`Some`, with its output).
+fn stop_and_check(
+    s: &Scenario,
+    child: Child,
+    sig: i32,
+    name: &str,
+) -> Option<std::process::Output> {
+    wait_for_the_hanging_sample(s);
+    let out = signal_and_check(s, child, sig, name);
+    if sig == libc::SIGKILL {
+        check_killed(s);
+        return None;
+    }
+    check_caught(s, &out, sig, name);
+    Some(out)
+}
+
 fn scenario() -> Scenario {
     let s = Scenario::new();
     s.write("tdn.toml", CONFIG);
@@ -192,13 +214,9 @@ fn every_stop_signal_to_the_command_line_stops_every_process_it_started() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        wait_for_the_hanging_sample(&s);
-        let out = signal_and_check(&s, child, sig, name);
-        if sig == libc::SIGKILL {
-            check_killed(&s);
+        let Some(out) = stop_and_check(&s, child, sig, name) else {
             continue;
-        }
-        check_caught(&s, &out, sig, name);
+        };
         let j: Value =
             serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: no JSON ({e})"));
         assert_eq!(
@@ -226,13 +244,9 @@ fn every_stop_signal_to_the_screen_stops_every_process_it_started() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        wait_for_the_hanging_sample(&s);
-        let out = signal_and_check(&s, child, sig, name);
-        if sig == libc::SIGKILL {
-            check_killed(&s);
+        let Some(out) = stop_and_check(&s, child, sig, name) else {
             continue;
-        }
-        check_caught(&s, &out, sig, name);
+        };
         let screen = String::from_utf8_lossy(&out.stdout);
         assert!(screen.contains("cancelled"), "{name}: {screen}");
     }

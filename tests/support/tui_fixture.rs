@@ -98,8 +98,12 @@ pub fn press(h: &mut Headless, keys: &str) {
 
 /// The status bar's text ("" when it shows none).
 pub fn status(h: &Headless) -> String {
-    h.app
-        .status
+    app_status(&h.app)
+}
+
+/// The status bar's text of an app driven without a screen ("" when it shows none).
+pub fn app_status(app: &App) -> String {
+    app.status
         .as_ref()
         .map(|s| s.text.clone())
         .unwrap_or_default()

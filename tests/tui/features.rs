@@ -5,7 +5,9 @@
 //! fixtures (tests/fixtures/tui/): the calendar run holds nine steps, s2 (an agent) holds s3-s7,
 //! s4 failed.
 
-use super::fixture::{calendar, headless, press, refund_scored, screen, scripted, status};
+use super::fixture::{
+    app_status, calendar, headless, press, refund_scored, screen, scripted, status,
+};
 use std::sync::Arc;
 use tdn_tui::analysis::load::Warning;
 use tdn_tui::experiments::engine::Unavailable;
@@ -358,22 +360,14 @@ fn a_saved_report_is_never_analysed_again_and_the_status_line_says_so() {
     app.headless = false;
     let fx = tdn_tui::tui::update::update(&mut app, Action::Reload);
     assert!(!fx.iter().any(|e| matches!(e, Effect::Reload(_))), "{fx:?}");
-    let said = app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
+    let said = app_status(&app);
     assert!(
         said.contains("nothing was read again") && said.contains("'judged-report.json' (--report)"),
         "{said}"
     );
     let fx = tdn_tui::tui::update::update(&mut app, Action::FileChanged);
     assert!(!fx.iter().any(|e| matches!(e, Effect::Reload(_))), "{fx:?}");
-    let said = app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
+    let said = app_status(&app);
     assert!(
         said.contains("the run's file changed") && said.contains("describes it as it was"),
         "{said}"

@@ -35,6 +35,22 @@ struct Span {
     len: u32,
 }
 
+/// The hash of the arena's bytes under `spans[id]` (of no bytes for an unknown id): what a table
+/// keyed by span ids needs to rehash an id as it grows, equal to [`Index::hash`] of the text the
+/// span was filed with.
+fn span_hash(hasher: &DefaultHashBuilder, arena: &str, spans: &[Span], id: u32) -> u64 {
+    let s = spans
+        .get(id as usize)
+        .map_or(Span { start: 0, len: 0 }, |&s| s);
+    let start = s.start as usize;
+    hasher.hash_one(
+        arena
+            .as_bytes()
+            .get(start..start + s.len as usize)
+            .unwrap_or_default(),
+    )
+}
+
 /// An occurrence of a value in a scanned text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Hit {
@@ -164,18 +180,7 @@ impl Index {
             spans,
             ..
         } = self;
-        by_text.insert_unique(h, id, |&k| {
-            let s = spans
-                .get(k as usize)
-                .map_or(Span { start: 0, len: 0 }, |&s| s);
-            let start = s.start as usize;
-            hasher.hash_one(
-                arena
-                    .as_bytes()
-                    .get(start..start + s.len as usize)
-                    .unwrap_or_default(),
-            )
-        });
+        by_text.insert_unique(h, id, |&k| span_hash(hasher, arena, spans, k));
         self.place(start, text, kind);
         Interned::New(id as usize)
     }
@@ -249,18 +254,7 @@ impl Index {
                     hasher,
                     ..
                 } = self;
-                anchors.insert_unique(h, k, |&x| {
-                    let s = anchor_keys
-                        .get(x as usize)
-                        .map_or(Span { start: 0, len: 0 }, |&s| s);
-                    let start = s.start as usize;
-                    hasher.hash_one(
-                        arena
-                            .as_bytes()
-                            .get(start..start + s.len as usize)
-                            .unwrap_or_default(),
-                    )
-                });
+                anchors.insert_unique(h, k, |&x| span_hash(hasher, arena, anchor_keys, x));
                 k
             }
         };

@@ -140,8 +140,8 @@ mod tests {
     use crate::analysis::load::{LoadOptions, load_str};
     use crate::experiments::ledger::{Location, Policy, Scope};
     use crate::experiments::run_ledger::RunLedger;
-    use crate::experiments::sink::{FinishedSample, SampleRecordOutcome, SampleSink};
-    use crate::experiments::spec::{ExperimentKind, ExperimentSpec};
+    use crate::experiments::sink::{FinishedSample, SampleSink, answered_sample};
+    use crate::experiments::spec::ExperimentKind;
 
     const RUN: &str = r#"{"format": "tdn.run/1", "id": "r1", "status": "failed",
         "final_answer": "the recorded answer",
@@ -151,35 +151,12 @@ mod tests {
                    "context": {"available": ["u1", "u2"], "sent": ["u1", "u2"]}}]}"#;
 
     fn sample(cohort: &str, kind: ExperimentKind, seed: u64, flipped: bool) -> FinishedSample {
-        FinishedSample {
-            cohort: cohort.to_owned(),
-            evaluator_epoch: "exact|tdn-tui/test".to_owned(),
-            run_id: "r1".to_owned(),
-            run_status: crate::analysis::model::RunStatus::Failed,
-            runner_command: "./agent".to_owned(),
-            spec: ExperimentSpec {
-                run: "/r1.json".to_owned(),
-                run_id: "r1".to_owned(),
-                experiment: kind,
-                remove: if kind == ExperimentKind::Ablate {
-                    vec!["u1".to_owned()]
-                } else {
-                    vec![]
-                },
-                restore: vec![],
-                from_step: None,
-                patch: None,
-                seed,
-                sample: seed,
-            },
-            finished_at: "2026-08-17T10:00:00Z".to_owned(),
-            outcome: SampleRecordOutcome::Answered {
-                output: "x".to_owned(),
-                flipped,
-                similarity: None,
-            },
-            cost: None,
-        }
+        let remove: &[&str] = if kind == ExperimentKind::Ablate {
+            &["u1"]
+        } else {
+            &[]
+        };
+        answered_sample(cohort, kind, remove, seed, flipped)
     }
 
     fn at(s: &str) -> time::OffsetDateTime {
