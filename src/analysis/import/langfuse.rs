@@ -119,10 +119,14 @@ impl Importer for Langfuse {
                 "no Langfuse trace or observations found".to_owned(),
             ));
         }
-        Ok(super::pick(all, index, "trace(s)")?
+        let decoded: Vec<Decoded> = super::pick(all, index, "trace(s)")?
             .into_iter()
-            .map(|(trace, obs)| build_run(trace, &obs))
-            .collect())
+            .map(|(trace, obs)| decode(trace, &obs))
+            .collect();
+        // Every observation is decoded into owned values: the parsed file is freed before the
+        // runs are built, so it and the runs are never in memory together.
+        drop(doc);
+        Ok(decoded.into_iter().map(build_run).collect())
     }
 }
 
@@ -283,16 +287,66 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
     }
 }
 
-fn build_run(trace: Option<&Value>, obs: &[&Value]) -> ImportedRun {
+/// The fields of a trace object that the run reads (the object may be the whole file, with its
+/// observations, so it is not copied whole).
+const TRACE_FIELDS: [&str; 10] = [
+    "id",
+    "name",
+    "input",
+    "output",
+    "metadata",
+    "tags",
+    "userId",
+    "sessionId",
+    "release",
+    "version",
+];
+
+/// One trace's observations decoded, owning everything it needs from the parsed file.
+struct Decoded {
+    /// The trace object's fields in [`TRACE_FIELDS`], when the file has a trace object.
+    trace: Option<Value>,
+    trace_id: String,
+    spans: Vec<Span>,
+    resources: Vec<Map<String, Value>>,
+}
+
+fn decode(trace: Option<&Value>, obs: &[&Value]) -> Decoded {
     let mut resources = vec![Map::new()];
-    let decoded: Vec<Span> = obs.iter().map(|o| span(o, &mut resources)).collect();
-    let refs: Vec<&Span> = decoded.iter().collect();
+    let spans: Vec<Span> = obs.iter().map(|o| span(o, &mut resources)).collect();
     let trace_id = trace
         .and_then(|t| text_at(t, "id"))
         .or_else(|| obs.first().and_then(|o| text_at(o, "traceId")))
-        .unwrap_or("trace");
-    let mut run = spans::build_run(
+        .unwrap_or("trace")
+        .to_owned();
+    let trace = trace.map(|t| {
+        let mut kept = Map::new();
+        for key in TRACE_FIELDS {
+            if let Some(x) = t.get(key) {
+                kept.insert(key.to_owned(), x.clone());
+            }
+        }
+        Value::Object(kept)
+    });
+    Decoded {
+        trace,
         trace_id,
+        spans,
+        resources,
+    }
+}
+
+fn build_run(decoded: Decoded) -> ImportedRun {
+    let Decoded {
+        trace,
+        trace_id,
+        spans: decoded,
+        resources,
+    } = decoded;
+    let trace = trace.as_ref();
+    let refs: Vec<&Span> = decoded.iter().collect();
+    let mut run = spans::build_run(
+        &trace_id,
         &refs,
         spans::Source {
             noun: "observation",

@@ -114,16 +114,24 @@ impl Importer for SpanRows {
             ));
         }
         let mut resources = spans::Resources::default();
-        let runs = super::pick(groups, index, "trace(s)")?;
-        Ok(runs
+        let decoded: Vec<(String, Vec<Span>)> = super::pick(groups, index, "trace(s)")?
             .into_iter()
             .map(|(trace_id, members)| {
-                let decoded: Vec<Span> = members
+                let decoded = members
                     .iter()
                     .map(|row| decode_row(row, &trace_id, resources.intern(resource_of(row))))
                     .collect();
+                (trace_id, decoded)
+            })
+            .collect();
+        // Every row is decoded into owned values: the parsed file is freed before the runs are
+        // built, so it and the runs are never in memory together.
+        drop(doc);
+        Ok(decoded
+            .iter()
+            .map(|(trace_id, decoded)| {
                 let refs: Vec<&Span> = decoded.iter().collect();
-                spans::build_run(&trace_id, &refs, spans::Source::otel(&resources.list))
+                spans::build_run(trace_id, &refs, spans::Source::otel(&resources.list))
             })
             .collect())
     }

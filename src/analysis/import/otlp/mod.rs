@@ -62,6 +62,9 @@ impl Importer for Otlp {
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
         let decoded = wire::decode(requests(&doc));
+        // Every span is decoded into owned values: the parsed file is freed before the runs are
+        // built, so it and the runs are never in memory together.
+        drop(doc);
         let groups = spans::by_trace(decoded.spans.iter().map(|s| (s.trace_id.as_str(), s)));
         if groups.is_empty() {
             return Err(ImportError(
