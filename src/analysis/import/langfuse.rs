@@ -344,10 +344,9 @@ fn build_run(decoded: Decoded) -> ImportedRun {
         resources,
     } = decoded;
     let trace = trace.as_ref();
-    let refs: Vec<&Span> = decoded.iter().collect();
     let mut run = spans::build_run(
         &trace_id,
-        &refs,
+        decoded,
         spans::Source {
             noun: "observation",
             resources: &resources,

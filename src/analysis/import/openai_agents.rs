@@ -119,7 +119,6 @@ impl Importer for OpenAiAgents {
 
 fn build(trace: Option<&Value>, members: &[&Value]) -> ImportedRun {
     let decoded: Vec<Span> = members.iter().map(|s| span(s)).collect();
-    let refs: Vec<&Span> = decoded.iter().collect();
     let trace_id = trace
         .and_then(|t| t.get("id"))
         .or_else(|| members.first().and_then(|s| s.get("trace_id")))
@@ -127,7 +126,7 @@ fn build(trace: Option<&Value>, members: &[&Value]) -> ImportedRun {
         .unwrap_or_default();
     let mut run = spans::build_run(
         trace_id,
-        &refs,
+        decoded,
         spans::Source {
             noun: "span",
             resources: &[],

@@ -198,8 +198,7 @@ pub fn import(doc: &Document, index: Option<usize>) -> Result<Vec<ImportedRun>, 
     Ok(super::pick(groups, index, "trace(s)")?
         .into_iter()
         .map(|(trace_id, members)| {
-            let refs: Vec<&Span> = members.iter().collect();
-            spans::build_run(&trace_id, &refs, spans::Source::otel(&resources.list))
+            spans::build_run(&trace_id, members, spans::Source::otel(&resources.list))
         })
         .collect())
 }

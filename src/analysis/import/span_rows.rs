@@ -128,10 +128,9 @@ impl Importer for SpanRows {
         // built, so it and the runs are never in memory together.
         drop(doc);
         Ok(decoded
-            .iter()
+            .into_iter()
             .map(|(trace_id, decoded)| {
-                let refs: Vec<&Span> = decoded.iter().collect();
-                spans::build_run(trace_id, &refs, spans::Source::otel(&resources.list))
+                spans::build_run(&trace_id, decoded, spans::Source::otel(&resources.list))
             })
             .collect())
     }

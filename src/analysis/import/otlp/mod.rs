@@ -65,7 +65,12 @@ impl Importer for Otlp {
         // Every span is decoded into owned values: the parsed file is freed before the runs are
         // built, so it and the runs are never in memory together.
         drop(doc);
-        let groups = spans::by_trace(decoded.spans.iter().map(|s| (s.trace_id.as_str(), s)));
+        let wire::Decoded {
+            spans: all,
+            resources,
+            not_traces,
+        } = decoded;
+        let groups = spans::by_trace(all.into_iter().map(|s| (s.trace_id.clone(), s)));
         if groups.is_empty() {
             return Err(ImportError(
                 "no spans found; OTLP JSON lists them under resourceSpans, then scopeSpans, then spans"
@@ -75,17 +80,14 @@ impl Importer for Otlp {
         Ok(super::pick(groups, index, "trace(s)")?
             .into_iter()
             .map(|(trace_id, members)| {
-                let mut run = spans::build_run(
-                    trace_id,
-                    &members,
-                    spans::Source::otel(&decoded.resources),
-                );
-                if decoded.not_traces > 0 {
+                let mut run =
+                    spans::build_run(&trace_id, members, spans::Source::otel(&resources));
+                if not_traces > 0 {
                     run.warnings.push(Warning::file(
                         None,
                         format!(
                             "{} JSON value(s) in the file hold no resourceSpans (logs or metrics from the same exporter); they were skipped",
-                            decoded.not_traces
+                            not_traces
                         ),
                     ));
                 }

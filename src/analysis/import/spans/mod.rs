@@ -182,8 +182,9 @@ impl Resources {
     }
 }
 
-/// The run of one trace's spans.
-pub fn build_run(trace_id: &str, spans: &[&Span], src: Source<'_>) -> ImportedRun {
+/// The run of one trace's spans. Each span's attributes, events and stated parts are freed once
+/// its step is built, so the spans and the steps they became are not both held whole.
+pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> ImportedRun {
     let mut warnings = Vec::new();
     let nodes: Vec<tree::Node<'_>> = spans
         .iter()
@@ -194,6 +195,7 @@ pub fn build_run(trace_id: &str, spans: &[&Span], src: Source<'_>) -> ImportedRu
         })
         .collect();
     let ordered = tree::order(&nodes);
+    drop(nodes);
     let noun = src.noun;
     if ordered.missing_parents > 0 {
         warnings.push(Warning::run(
@@ -214,7 +216,7 @@ pub fn build_run(trace_id: &str, spans: &[&Span], src: Source<'_>) -> ImportedRu
         ));
     }
     if src.hex_ids {
-        warnings.extend(id_warnings(trace_id, spans));
+        warnings.extend(id_warnings(trace_id, &spans));
     }
 
     // Each input span's position in the run, to map parents.
@@ -227,8 +229,13 @@ pub fn build_run(trace_id: &str, spans: &[&Span], src: Source<'_>) -> ImportedRu
     let mut tool_names: HashSet<String> = HashSet::new();
     let mut model: Option<String> = None;
     for (pos, &i) in ordered.order.iter().enumerate() {
-        let Some(span) = spans.get(i) else { continue };
+        let Some(span) = spans.get_mut(i) else {
+            continue;
+        };
         let built = step::build(span);
+        span.attrs = Map::new();
+        span.events = Vec::new();
+        span.given = Parts::default();
         let base = if span.span_id.is_empty() {
             format!("{noun}-{}", pos + 1)
         } else {
@@ -390,7 +397,7 @@ fn hex_id(id: &str, digits: usize) -> bool {
 
 /// Warnings for ids that are not OpenTelemetry's: a trace id other than 32 hex digits (not all
 /// zero), span ids other than 16. One warning for the trace and one for all its spans.
-fn id_warnings(trace_id: &str, spans: &[&Span]) -> Vec<Warning> {
+fn id_warnings(trace_id: &str, spans: &[Span]) -> Vec<Warning> {
     let mut out = Vec::new();
     if !trace_id.is_empty() && !hex_id(trace_id, 32) {
         out.push(Warning::run(

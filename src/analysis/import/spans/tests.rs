@@ -18,14 +18,13 @@ fn span(id: &str, parent: Option<&str>, attrs: Value) -> Span {
 }
 
 fn run_of(spans: &[Span], hex_ids: bool) -> ImportedRun {
-    let refs: Vec<&Span> = spans.iter().collect();
     let trace = spans
         .first()
         .map(|s| s.trace_id.clone())
         .unwrap_or_default();
     build_run(
         &trace,
-        &refs,
+        spans.to_vec(),
         Source {
             noun: "span",
             resources: &[],
