@@ -4,7 +4,8 @@
 //! answer came from. Linear in the run.
 
 use super::answer::{self, AnswerTrace};
-use super::vocab::{INFRASTRUCTURE, find_phrase};
+use super::phrases::PhraseSet;
+use super::vocab::INFRASTRUCTURE;
 use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::model::{Run, Step, StepKind};
@@ -18,6 +19,8 @@ use std::cell::OnceCell;
 const MAX_TOOL_NAMES: usize = 1_000;
 /// A tool name longer than this is not looked for in model outputs (no real tool is named so).
 const MAX_TOOL_NAME_BYTES: usize = 256;
+
+static INFRA: PhraseSet = PhraseSet::new(INFRASTRUCTURE);
 
 /// Derived facts about one run.
 pub struct Facts<'a> {
@@ -221,7 +224,7 @@ fn state_sources(run: &Run) -> Vec<Option<(usize, String)>> {
             }
             None => {}
             Some(err) => {
-                if find_phrase(&err.to_lowercase(), INFRASTRUCTURE).is_some() {
+                if INFRA.find_any_case(err).is_some() {
                     continue;
                 }
                 let found = values
