@@ -292,13 +292,16 @@ fn is_mutating(run: &Run, i: usize) -> bool {
 
 fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
     let mut names: Vec<&str> = Vec::new();
+    // name -> its place in `names`: one lookup per call, however many names
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for s in &run.steps {
         if let Some(c) = &s.tool
             && !c.name.is_empty()
             && c.name.len() <= MAX_TOOL_NAME_BYTES
-            && !names.contains(&c.name.as_str())
             && names.len() < MAX_TOOL_NAMES
+            && !index.contains_key(c.name.as_str())
         {
+            index.insert(&c.name, names.len());
             names.push(&c.name);
         }
     }
@@ -315,10 +318,9 @@ fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
     for (i, s) in run.steps.iter().enumerate() {
         let mut caller = None;
         if let Some(c) = &s.tool {
-            let mention = names
-                .iter()
-                .position(|n| *n == c.name)
-                .and_then(|k| last_mention.get(k).copied().flatten());
+            let mention = index
+                .get(c.name.as_str())
+                .and_then(|&k| last_mention.get(k).copied().flatten());
             caller = mention.or(last_model);
         }
         out.push(caller);
