@@ -151,7 +151,9 @@ impl IdFilter {
                 continue;
             }
             for t in ts.iter().filter(|t| {
-                t.kind == TermKind::Id && t.key.is_ascii() && t.key.bytes().any(|b| b.is_ascii_digit())
+                t.kind == TermKind::Id
+                    && t.key.is_ascii()
+                    && t.key.bytes().any(|b| b.is_ascii_digit())
             }) {
                 let n = *at.entry(t.key.as_str()).or_insert_with(|| {
                     needles.push(t.key.as_str());

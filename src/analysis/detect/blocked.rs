@@ -5,8 +5,8 @@
 //! step returned: a tool call's or search's result, or the report of a browsing agent (a step
 //! that records the page it is on, `attributes.url`). Linear in the run. No I/O.
 
-use super::say::{quote, step};
 use super::phrases::PhraseSet;
+use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
 use crate::analysis::model::StepKind;

@@ -7,8 +7,8 @@
 //! evidence quotes them. Linear in the run. No I/O.
 
 use super::conversation::{AFFIRMATIONS, CONFIRM_ASKS, is_conversation, said};
-use super::say::{quote, short, step, tool_of};
 use super::phrases::PhraseSet;
+use super::say::{quote, short, step, tool_of};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::UNCONFIRMED_ACTION;

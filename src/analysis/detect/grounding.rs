@@ -341,8 +341,8 @@ mod tests {
             EXACT_CENTS / 100.0,
             EXACT_CENTS / 100.0 - 0.01,
             EXACT_CENTS / 100.0 + 0.0234375,
-            35_184_372_088_832.015_625,
-            35_184_372_088_832.023_437_5,
+            2f64.powi(45) + 0.015_625,
+            2f64.powi(45) + 0.023_437_5,
             1e300,
             f64::INFINITY,
             f64::NEG_INFINITY,
@@ -369,7 +369,10 @@ mod tests {
         let mut by_key_of: HashMap<Key, String> = HashMap::new();
         for &x in &xs {
             let (k, o) = (key(x), key_of(x));
-            assert!(by_key.entry(k.clone()).or_insert(o.clone()) == &o, "{x:?} {k}");
+            assert!(
+                by_key.entry(k.clone()).or_insert(o.clone()) == &o,
+                "{x:?} {k}"
+            );
             assert_eq!(by_key_of.entry(o).or_insert(k.clone()), &k, "{x:?}");
         }
         assert!(by_key.len() > 1000, "a spread of keys: {}", by_key.len());

@@ -95,7 +95,9 @@ impl PhraseSet {
             .exact
             .get_or_init(|| Matcher::build(self.list, |_| true, false));
         match m {
-            Some(m) => m.first(haystack_lower).and_then(|i| self.list.get(i).copied()),
+            Some(m) => m
+                .first(haystack_lower)
+                .and_then(|i| self.list.get(i).copied()),
             None => super::vocab::find_phrase(haystack_lower, self.list),
         }
     }
