@@ -1,7 +1,7 @@
 //! One step: its own fields, validated; references to other steps and units are kept raw in
 //! [`Refs`] until every step is known.
 
-use super::count;
+use super::{count, leftover};
 use crate::analysis::load::error::{RunError, json_type, quoted};
 use crate::analysis::load::timestamp;
 use crate::analysis::load::warning::Warning;
@@ -301,6 +301,6 @@ pub(super) fn step_from_value(
     for key in STEP_FIELDS {
         o.remove(*key);
     }
-    step.extra = o;
+    step.extra = leftover(o);
     Ok((step, refs))
 }
