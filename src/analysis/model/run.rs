@@ -234,7 +234,7 @@ impl Run {
 
     /// The context window in force at a step: the step's own, else the model's.
     pub fn context_window_at(&self, step: &Step) -> Option<u64> {
-        step.context_window
+        step.context_window()
             .or_else(|| self.model.as_ref().and_then(|m| m.context_window))
     }
 
