@@ -52,6 +52,8 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
         let report = analyze_with_progress(&loaded, &opts, &progress);
         bar_now.finish();
+        // The analysis' tables are freed: their pages go back before the report's text is made.
+        super::heap::give_back_free_memory();
         let text = match format {
             ReportFormat::Json => render_json(&report),
             ReportFormat::Text => render_text(&report),
