@@ -432,6 +432,10 @@ mod tests {
     #[test]
     fn a_step_is_small() {
         // 100,000 of these sit side by side in a big run (issue 11); the rare parts are boxed.
-        assert!(std::mem::size_of::<Step>() <= 344, "{}", std::mem::size_of::<Step>());
+        assert!(
+            std::mem::size_of::<Step>() <= 344,
+            "{}",
+            std::mem::size_of::<Step>()
+        );
     }
 }
