@@ -7,6 +7,7 @@ mod confidence;
 mod cosine;
 mod dropped;
 mod evidence;
+mod feature_counts;
 mod from_run;
 mod hashed;
 mod js_number;
