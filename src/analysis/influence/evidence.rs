@@ -183,6 +183,11 @@ pub struct ModelOutputs<'a> {
 }
 
 impl ModelOutputs<'_> {
+    /// How many outputs there are.
+    pub(super) fn len(&self) -> usize {
+        self.texts.len()
+    }
+
     /// The text of the `i`-th output.
     pub fn text(&self, i: usize) -> Option<&str> {
         self.texts.get(i).map(|t| &**t)

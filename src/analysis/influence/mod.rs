@@ -14,6 +14,8 @@ mod js_number;
 mod lexical;
 mod mock;
 pub mod num_text;
+mod per_text;
+mod prepared;
 mod score;
 mod sparse;
 mod types;
