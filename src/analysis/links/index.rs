@@ -35,20 +35,10 @@ struct Span {
     len: u32,
 }
 
-/// The hash of the arena's bytes under `spans[id]` (of no bytes for an unknown id): what a table
-/// keyed by span ids needs to rehash an id as it grows, equal to [`Index::hash`] of the text the
-/// span was filed with.
-fn span_hash(hasher: &DefaultHashBuilder, arena: &str, spans: &[Span], id: u32) -> u64 {
-    let s = spans
-        .get(id as usize)
-        .map_or(Span { start: 0, len: 0 }, |&s| s);
-    let start = s.start as usize;
-    hasher.hash_one(
-        arena
-            .as_bytes()
-            .get(start..start + s.len as usize)
-            .unwrap_or_default(),
-    )
+/// The hash kept for `id` in `hashes` (what a table keyed by ids needs to rehash an id as it
+/// grows, without reading and hashing its text again).
+fn kept_hash(hashes: &[u64], id: u32) -> u64 {
+    hashes.get(id as usize).copied().unwrap_or(0)
 }
 
 /// An occurrence of a value in a scanned text.
@@ -79,8 +69,12 @@ pub(super) struct Index {
     spans: Vec<Span>,
     kinds: Vec<ValueKind>,
     by_text: HashTable<u32>,
+    /// The hash of each value's text, by id.
+    value_hashes: Vec<u64>,
     anchors: HashTable<u32>,
     anchor_keys: Vec<Span>,
+    /// The hash of each anchor's text, by anchor.
+    anchor_hashes: Vec<u64>,
     /// While values are added: how many are filed under each anchor.
     anchor_load: Vec<u32>,
     /// While values are added: each value's anchor (`u32::MAX` for a loose value) and the
@@ -96,6 +90,17 @@ pub(super) struct Index {
     hasher: DefaultHashBuilder,
     /// Scratch: the words of the value or text at hand.
     words: Vec<(usize, usize)>,
+    /// Scratch: the anchor candidates of the value at hand, best rank first.
+    candidates: Vec<Candidate>,
+}
+
+/// A piece of a new value that could be its anchor: bytes `a..b` of it.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    a: usize,
+    b: usize,
+    /// No ASCII digit in it (a candidate with one ranks first).
+    plain: bool,
 }
 
 impl Index {
@@ -107,8 +112,10 @@ impl Index {
             spans: Vec::new(),
             kinds: Vec::new(),
             by_text: HashTable::new(),
+            value_hashes: Vec::new(),
             anchors: HashTable::new(),
             anchor_keys: Vec::new(),
+            anchor_hashes: Vec::new(),
             anchor_load: Vec::new(),
             placed: Vec::new(),
             filed_start: Vec::new(),
@@ -117,6 +124,7 @@ impl Index {
             loose_window: LOOSE_WINDOW,
             hasher: DefaultHashBuilder::default(),
             words: Vec::new(),
+            candidates: Vec::new(),
         }
     }
 
@@ -146,6 +154,12 @@ impl Index {
         self.hasher.hash_one(bytes)
     }
 
+    /// What [`Index::intern_hashed`] needs of a value's text; the same for every index (so it
+    /// can be computed before, on another thread).
+    pub(super) fn hasher(&self) -> DefaultHashBuilder {
+        self.hasher.clone()
+    }
+
     /// The id of a value, if it is known.
     pub(super) fn find(&self, text: &str) -> Option<usize> {
         let h = self.hash(text.as_bytes());
@@ -154,9 +168,9 @@ impl Index {
             .map(|&id| id as usize)
     }
 
-    /// Adds a value (once; a known value keeps its id and first kind).
-    pub(super) fn intern(&mut self, text: &str, kind: ValueKind) -> Interned {
-        let h = self.hash(text.as_bytes());
+    /// Adds a value (once; a known value keeps its id and first kind), given the hash of its
+    /// text (`hasher().hash_one(text.as_bytes())`).
+    pub(super) fn intern_hashed(&mut self, text: &str, kind: ValueKind, h: u64) -> Interned {
         if let Some(&id) = self.by_text.find(h, |&id| self.value(id as usize) == text) {
             return Interned::Known(id as usize);
         }
@@ -173,14 +187,9 @@ impl Index {
         self.arena.push_str(text);
         self.spans.push(Span { start, len });
         self.kinds.push(kind);
-        let Index {
-            by_text,
-            hasher,
-            arena,
-            spans,
-            ..
-        } = self;
-        by_text.insert_unique(h, id, |&k| span_hash(hasher, arena, spans, k));
+        self.value_hashes.push(h);
+        let hashes = &self.value_hashes;
+        self.by_text.insert_unique(h, id, |&k| kept_hash(hashes, k));
         self.place(start, text, kind);
         Interned::New(id as usize)
     }
@@ -188,52 +197,65 @@ impl Index {
     /// Files a new value under its anchor (or among the loose values).
     fn place(&mut self, at: u32, text: &str, kind: ValueKind) {
         let mut words = std::mem::take(&mut self.words);
+        let mut candidates = std::mem::take(&mut self.candidates);
         word_runs(text, &mut words);
         let whole =
             |&(a, b): &(usize, usize)| kind != ValueKind::Sentence || (a > 0 && b < text.len());
-        // Candidates: two neighbouring whole words; else one whole word. The best is filed with
-        // the fewest values so far, then holds a digit, then is longer.
-        let mut best: Option<(usize, usize, AnchorRank)> = None;
-        let mut consider = |a: usize, b: usize| {
-            let key = text.as_bytes().get(a..b).unwrap_or_default();
-            let load = self.anchor_id(key).map_or(0, |k| {
-                self.anchor_load
-                    .get(k as usize)
-                    .copied()
-                    .unwrap_or(u32::MAX)
-            });
-            let rank = (
-                load,
-                !key.iter().any(u8::is_ascii_digit),
-                std::cmp::Reverse(b - a),
-            );
-            if best.as_ref().is_none_or(|(_, _, r)| rank < *r) {
-                best = Some((a, b, rank));
-            }
+        let candidate = |a: usize, b: usize| Candidate {
+            a,
+            b,
+            plain: !text
+                .as_bytes()
+                .get(a..b)
+                .unwrap_or_default()
+                .iter()
+                .any(u8::is_ascii_digit),
         };
-        let mut pairs = 0usize;
+        // Candidates: two neighbouring whole words; else one whole word.
+        candidates.clear();
         for pair in words.windows(2) {
             if let [first, second] = pair
                 && whole(first)
                 && whole(second)
             {
-                pairs += 1;
-                consider(first.0, second.1);
+                candidates.push(candidate(first.0, second.1));
             }
         }
-        if pairs == 0 {
+        if candidates.is_empty() {
             for w in words.iter().filter(|w| whole(w)) {
-                consider(w.0, w.1);
+                candidates.push(candidate(w.0, w.1));
+            }
+        }
+        // The best is filed with the fewest values so far, then holds a digit, then is longer,
+        // then comes first. Tried in the order of all but the first, the first filed with no
+        // value yet is the best.
+        candidates.sort_unstable_by_key(|c| (c.plain, std::cmp::Reverse(c.b - c.a), c.a));
+        let mut best: Option<(u32, Candidate, Option<u32>, u64)> = None;
+        for &c in &candidates {
+            let key = text.as_bytes().get(c.a..c.b).unwrap_or_default();
+            let h = self.hash(key);
+            let k = self.anchor_id_hashed(key, h);
+            let load = k.map_or(0, |k| {
+                self.anchor_load
+                    .get(k as usize)
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            });
+            if best.as_ref().is_none_or(|&(l, ..)| load < l) {
+                best = Some((load, c, k, h));
+            }
+            if load == 0 {
+                break;
             }
         }
         self.words = words;
-        let Some((a, b, _)) = best else {
+        self.candidates = candidates;
+        let Some((_, Candidate { a, b, .. }, known, h)) = best else {
             self.placed.push((u32::MAX, 0));
             self.loose_window = self.loose_window.min(text.len().max(1));
             return;
         };
-        let key = text.as_bytes().get(a..b).unwrap_or_default();
-        let anchor = match self.anchor_id(key) {
+        let anchor = match known {
             Some(k) => k,
             None => {
                 let (Ok(k), Ok(start), Ok(len)) = (
@@ -246,15 +268,9 @@ impl Index {
                 };
                 self.anchor_keys.push(Span { start, len });
                 self.anchor_load.push(0);
-                let h = self.hash(key);
-                let Index {
-                    anchors,
-                    anchor_keys,
-                    arena,
-                    hasher,
-                    ..
-                } = self;
-                anchors.insert_unique(h, k, |&x| span_hash(hasher, arena, anchor_keys, x));
+                self.anchor_hashes.push(h);
+                let hashes = &self.anchor_hashes;
+                self.anchors.insert_unique(h, k, |&x| kept_hash(hashes, x));
                 k
             }
         };
@@ -266,7 +282,10 @@ impl Index {
     }
 
     fn anchor_id(&self, key: &[u8]) -> Option<u32> {
-        let h = self.hash(key);
+        self.anchor_id_hashed(key, self.hash(key))
+    }
+
+    fn anchor_id_hashed(&self, key: &[u8], h: u64) -> Option<u32> {
         self.anchors
             .find(h, |&k| {
                 self.anchor_keys
@@ -320,6 +339,7 @@ impl Index {
         self.placed = Vec::new();
         self.anchor_load = Vec::new();
         self.words = Vec::new();
+        self.candidates = Vec::new();
     }
 
     /// Every occurrence of a value in `text` (ids, dates and numbers only where they do not
@@ -422,10 +442,6 @@ impl Index {
     }
 }
 
-/// How an anchor candidate ranks (smaller is better): values already filed under it, then
-/// whether it lacks a digit, then its length, longer first.
-type AnchorRank = (u32, bool, std::cmp::Reverse<usize>);
-
 const ROLL_BASE: u64 = 0x0000_0100_0000_01b3;
 
 /// A polynomial hash of `bytes` (the rolling hash of the loose values).
@@ -435,18 +451,31 @@ fn roll_hash(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The words of `text`: longest runs of alphanumeric characters, as byte ranges.
+/// The words of `text`: longest runs of alphanumeric characters, as byte ranges. ASCII bytes
+/// are read as they are; a character is decoded only where one starts with a byte of 128 or
+/// more.
 pub(super) fn word_runs(text: &str, out: &mut Vec<(usize, usize)>) {
     out.clear();
+    let bytes = text.as_bytes();
     let mut start: Option<usize> = None;
-    for (i, c) in text.char_indices() {
-        if c.is_alphanumeric() {
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let (alphanumeric, len) = if b.is_ascii() {
+            (b.is_ascii_alphanumeric(), 1)
+        } else {
+            match text.get(i..).and_then(|t| t.chars().next()) {
+                Some(c) => (c.is_alphanumeric(), c.len_utf8()),
+                None => (false, 1),
+            }
+        };
+        if alphanumeric {
             if start.is_none() {
                 start = Some(i);
             }
         } else if let Some(s) = start.take() {
             out.push((s, i));
         }
+        i += len;
     }
     if let Some(s) = start {
         out.push((s, text.len()));
@@ -458,4 +487,38 @@ pub(super) fn at_boundaries(text: &str, start: usize, end: usize) -> bool {
     let before = text.get(..start).and_then(|s| s.chars().next_back());
     let after = text.get(end..).and_then(|s| s.chars().next());
     !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The words as a plain reading finds them, character by character.
+    fn words_by_chars(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start: Option<usize> = None;
+        for (i, c) in text.char_indices() {
+            if c.is_alphanumeric() {
+                start.get_or_insert(i);
+            } else if let Some(s) = start.take() {
+                out.push((s, i));
+            }
+        }
+        if let Some(s) = start {
+            out.push((s, text.len()));
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn word_runs_read_what_decoding_every_character_reads(
+            text in "[a-c0-9 .\u{e9}\u{4e00}\u{a0}\u{2014}\u{0663}]{0,40}"
+        ) {
+            let mut got = Vec::new();
+            word_runs(&text, &mut got);
+            prop_assert_eq!(got, words_by_chars(&text));
+        }
+    }
 }

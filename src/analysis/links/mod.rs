@@ -28,9 +28,10 @@ use crate::analysis::rank::params::{
     LINK_MAX_MATCHES_PER_STEP, LINK_MAX_PATTERN_BYTES, LINK_MAX_PER_STEP,
     LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
 };
-use hashbrown::HashSet;
+use hashbrown::{DefaultHashBuilder, HashSet};
 use index::{Index, Interned};
 use rayon::prelude::*;
+use std::hash::BuildHasher;
 
 /// Steps handed to one parallel task at least (fewer tasks than steps, so scheduling costs
 /// nothing next to the scans).
@@ -48,14 +49,41 @@ struct Scan {
 /// values held at once).
 const STEPS_PER_BATCH: usize = 4_096;
 
-/// The values of one step's output, in the order [`link_values`] gives them.
-fn step_values(text: &str) -> Vec<(&str, ValueKind)> {
-    let mut out = Vec::new();
-    link_values(text, |v, kind| {
-        out.push((v, kind));
-        true
-    });
-    out
+/// The values of some steps' outputs, in the order [`link_values`] gives them, each with the
+/// hash of its text (so the hashing is done in parallel, and once).
+struct Found<'a> {
+    values: Vec<(&'a str, ValueKind, u64)>,
+    /// `values[ends[k - 1]..ends[k]]` are the values of the `k`th step (from 0).
+    ends: Vec<u32>,
+}
+
+impl<'a> Found<'a> {
+    fn of(
+        texts: &'a StepTexts,
+        steps: std::ops::Range<usize>,
+        hasher: &DefaultHashBuilder,
+    ) -> Self {
+        let mut values = Vec::new();
+        let mut ends = Vec::with_capacity(steps.len());
+        for p in steps {
+            link_values(texts.produced(p), |v, kind| {
+                values.push((v, kind, hasher.hash_one(v.as_bytes())));
+                true
+            });
+            ends.push(u32::try_from(values.len()).unwrap_or(u32::MAX));
+        }
+        Found { values, ends }
+    }
+
+    /// The values of each step, in order.
+    fn steps(&self) -> impl Iterator<Item = &[(&'a str, ValueKind, u64)]> + '_ {
+        let mut from = 0usize;
+        self.ends.iter().map(move |&end| {
+            let s = self.values.get(from..end as usize).unwrap_or_default();
+            from = end as usize;
+            s
+        })
+    }
 }
 
 /// One use of a value: `from`'s output holds it and `to`'s input holds it verbatim.
@@ -148,20 +176,23 @@ impl LinkGraph {
         // (value, producing step), in step order.
         let mut produced: Vec<(u32, u32)> = Vec::new();
         let mut seen_here: Vec<usize> = Vec::new();
+        let hasher = index.hasher();
         for first in (0..n).step_by(STEPS_PER_BATCH) {
             let batch = first..n.min(first + STEPS_PER_BATCH);
-            let found: Vec<Vec<(&str, ValueKind)>> = batch
+            let found: Vec<Found> = batch
                 .clone()
+                .step_by(STEPS_PER_TASK)
+                .collect::<Vec<usize>>()
                 .into_par_iter()
-                .with_min_len(STEPS_PER_TASK)
-                .map(|p| step_values(texts.produced(p)))
+                .map(|p| Found::of(texts, p..batch.end.min(p + STEPS_PER_TASK), &hasher))
                 .collect();
-            progress.add(u64::try_from(found.len()).unwrap_or(0));
-            for (p, values) in batch.zip(&found) {
+            progress.add(u64::try_from(batch.len()).unwrap_or(0));
+            let per_step = found.iter().flat_map(|f| f.steps());
+            for (p, values) in batch.zip(per_step) {
                 let mut atoms = 0usize;
                 let mut sentences = 0usize;
                 seen_here.clear();
-                for &(v, kind) in values {
+                for &(v, kind, h) in values {
                     let sentence = kind == ValueKind::Sentence;
                     let (room, cap) = if sentence {
                         (&mut sentences, LINK_MAX_SENTENCES_PER_STEP)
@@ -174,7 +205,7 @@ impl LinkGraph {
                         }
                         continue;
                     }
-                    let id = match index.intern(v, kind) {
+                    let id = match index.intern_hashed(v, kind, h) {
                         Interned::Known(id) | Interned::New(id) => id,
                         Interned::Full => {
                             truncated = true;
