@@ -87,6 +87,9 @@ pub(super) struct Index {
     /// Values without an anchor, by the rolling hash of their first bytes, sorted.
     loose: Vec<(u64, u32)>,
     loose_window: usize,
+    /// Once finished: a bit set, by the hash of a word, of the first words of the anchors of
+    /// two words (a scanned word whose bit is clear starts no such anchor).
+    pair_heads: Vec<u64>,
     hasher: DefaultHashBuilder,
     /// Scratch: the words of the value or text at hand.
     words: Vec<(usize, usize)>,
@@ -122,6 +125,7 @@ impl Index {
             filed: Vec::new(),
             loose: Vec::new(),
             loose_window: LOOSE_WINDOW,
+            pair_heads: Vec::new(),
             hasher: DefaultHashBuilder::default(),
             words: Vec::new(),
             candidates: Vec::new(),
@@ -131,6 +135,15 @@ impl Index {
     /// Number of values.
     pub(super) fn len(&self) -> usize {
         self.spans.len()
+    }
+
+    /// The bytes of a piece of the arena (no character boundary is looked at: for comparing).
+    fn bytes_of(&self, s: Span) -> &[u8] {
+        let start = s.start as usize;
+        self.arena
+            .as_bytes()
+            .get(start..start + s.len as usize)
+            .unwrap_or_default()
     }
 
     fn text_of(&self, s: Span) -> &str {
@@ -143,6 +156,12 @@ impl Index {
     /// A value's text.
     pub(super) fn value(&self, id: usize) -> &str {
         self.spans.get(id).map_or("", |&s| self.text_of(s))
+    }
+
+    fn value_bytes(&self, id: u32) -> &[u8] {
+        self.spans
+            .get(id as usize)
+            .map_or(&[][..], |&s| self.bytes_of(s))
     }
 
     /// A value's kind.
@@ -164,14 +183,17 @@ impl Index {
     pub(super) fn find(&self, text: &str) -> Option<usize> {
         let h = self.hash(text.as_bytes());
         self.by_text
-            .find(h, |&id| self.value(id as usize) == text)
+            .find(h, |&id| self.value_bytes(id) == text.as_bytes())
             .map(|&id| id as usize)
     }
 
     /// Adds a value (once; a known value keeps its id and first kind), given the hash of its
     /// text (`hasher().hash_one(text.as_bytes())`).
     pub(super) fn intern_hashed(&mut self, text: &str, kind: ValueKind, h: u64) -> Interned {
-        if let Some(&id) = self.by_text.find(h, |&id| self.value(id as usize) == text) {
+        if let Some(&id) = self
+            .by_text
+            .find(h, |&id| self.value_bytes(id) == text.as_bytes())
+        {
             return Interned::Known(id as usize);
         }
         if self.arena.len() + text.len() > self.arena_cap {
@@ -281,16 +303,12 @@ impl Index {
             .push((anchor, u32::try_from(a).unwrap_or(u32::MAX)));
     }
 
-    fn anchor_id(&self, key: &[u8]) -> Option<u32> {
-        self.anchor_id_hashed(key, self.hash(key))
-    }
-
     fn anchor_id_hashed(&self, key: &[u8], h: u64) -> Option<u32> {
         self.anchors
             .find(h, |&k| {
                 self.anchor_keys
                     .get(k as usize)
-                    .is_some_and(|&s| self.text_of(s).as_bytes() == key)
+                    .is_some_and(|&s| self.bytes_of(s) == key)
             })
             .copied()
     }
@@ -336,10 +354,35 @@ impl Index {
             })
             .collect();
         self.loose.sort_unstable();
+        self.pair_heads = self.pair_heads();
         self.placed = Vec::new();
         self.anchor_load = Vec::new();
         self.words = Vec::new();
         self.candidates = Vec::new();
+    }
+
+    /// The bit set of [`Index::pair_heads`]: a power of two of bits, at least 8 per anchor.
+    fn pair_heads(&self) -> Vec<u64> {
+        let bits = self
+            .anchor_keys
+            .len()
+            .saturating_mul(8)
+            .next_power_of_two()
+            .max(64);
+        let mut set = vec![0u64; bits / 64];
+        for &key in &self.anchor_keys {
+            let key = self.text_of(key);
+            let head = first_word(key);
+            if head.len() < key.len() {
+                set_bit(&mut set, self.hash(head.as_bytes()));
+            }
+        }
+        set
+    }
+
+    /// True when some anchor of two words may start with the word whose hash is `h`.
+    fn may_head_pair(&self, h: u64) -> bool {
+        has_bit(&self.pair_heads, h)
     }
 
     /// Every occurrence of a value in `text` (ids, dates and numbers only where they do not
@@ -351,10 +394,16 @@ impl Index {
             .max(LINK_MIN_CHECKS);
         if !self.anchor_keys.is_empty() {
             word_runs(text, words);
+            let bytes = text.as_bytes();
             for (t, &(a, b)) in words.iter().enumerate() {
-                self.check_anchor(text, a, b, &mut budget, out);
-                if let Some(&(_, b2)) = words.get(t + 1) {
-                    self.check_anchor(text, a, b2, &mut budget, out);
+                let word = bytes.get(a..b).unwrap_or_default();
+                let h = self.hash(word);
+                self.check_anchor(text, a, word, h, &mut budget, out);
+                if let Some(&(_, b2)) = words.get(t + 1)
+                    && self.may_head_pair(h)
+                {
+                    let pair = bytes.get(a..b2).unwrap_or_default();
+                    self.check_anchor(text, a, pair, self.hash(pair), &mut budget, out);
                 }
                 if budget == 0 {
                     break;
@@ -367,11 +416,18 @@ impl Index {
         out.sort_unstable_by(|x, y| x.end.cmp(&y.end).then(y.len.cmp(&x.len)));
     }
 
-    fn check_anchor(&self, text: &str, a: usize, b: usize, budget: &mut usize, out: &mut Vec<Hit>) {
-        let Some(key) = text.as_bytes().get(a..b) else {
-            return;
-        };
-        let Some(k) = self.anchor_id(key) else {
+    /// Checks the values filed under the anchor `key` (hash `h`), which starts at byte `a` of
+    /// `text`.
+    fn check_anchor(
+        &self,
+        text: &str,
+        a: usize,
+        key: &[u8],
+        h: u64,
+        budget: &mut usize,
+        out: &mut Vec<Hit>,
+    ) {
+        let Some(k) = self.anchor_id_hashed(key, h) else {
             return;
         };
         let (Some(&from), Some(&to)) = (
@@ -427,9 +483,9 @@ impl Index {
     }
 
     fn verify(&self, text: &str, start: usize, value: u32, out: &mut Vec<Hit>) {
-        let v = self.value(value as usize);
+        let v = self.value_bytes(value);
         let end = start + v.len();
-        if text.as_bytes().get(start..end) != Some(v.as_bytes()) {
+        if text.as_bytes().get(start..end) != Some(v) {
             return;
         }
         let sentence = self.kind(value as usize) == Some(ValueKind::Sentence);
@@ -451,35 +507,63 @@ fn roll_hash(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The character at byte `i` of `text`, whether it is alphanumeric, and its length in bytes
+/// (an ASCII byte is read as it is).
+#[inline]
+fn alphanumeric_at(text: &str, i: usize) -> Option<(bool, usize)> {
+    let b = *text.as_bytes().get(i)?;
+    if b.is_ascii() {
+        return Some((b.is_ascii_alphanumeric(), 1));
+    }
+    let c = text.get(i..)?.chars().next()?;
+    Some((c.is_alphanumeric(), c.len_utf8()))
+}
+
 /// The words of `text`: longest runs of alphanumeric characters, as byte ranges. ASCII bytes
 /// are read as they are; a character is decoded only where one starts with a byte of 128 or
 /// more.
 pub(super) fn word_runs(text: &str, out: &mut Vec<(usize, usize)>) {
     out.clear();
-    let bytes = text.as_bytes();
-    let mut start: Option<usize> = None;
     let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let (alphanumeric, len) = if b.is_ascii() {
-            (b.is_ascii_alphanumeric(), 1)
-        } else {
-            match text.get(i..).and_then(|t| t.chars().next()) {
-                Some(c) => (c.is_alphanumeric(), c.len_utf8()),
-                None => (false, 1),
+    loop {
+        let start = loop {
+            match alphanumeric_at(text, i) {
+                None => return,
+                Some((true, _)) => break i,
+                Some((false, len)) => i += len,
             }
         };
-        if alphanumeric {
-            if start.is_none() {
-                start = Some(i);
-            }
-        } else if let Some(s) = start.take() {
-            out.push((s, i));
+        while let Some((true, len)) = alphanumeric_at(text, i) {
+            i += len;
         }
+        out.push((start, i));
+    }
+}
+
+/// The first word of `key` (which starts with one).
+fn first_word(key: &str) -> &str {
+    let mut i = 0;
+    while let Some((true, len)) = alphanumeric_at(key, i) {
         i += len;
     }
-    if let Some(s) = start {
-        out.push((s, text.len()));
+    key.get(..i).unwrap_or(key)
+}
+
+fn set_bit(set: &mut [u64], h: u64) {
+    let bits = set.len() * 64;
+    let at = (h as usize) & (bits - 1);
+    if let Some(w) = set.get_mut(at / 64) {
+        *w |= 1 << (at % 64);
     }
+}
+
+fn has_bit(set: &[u64], h: u64) -> bool {
+    let bits = set.len() * 64;
+    if bits == 0 {
+        return true;
+    }
+    let at = (h as usize) & (bits - 1);
+    set.get(at / 64).is_none_or(|w| w & (1 << (at % 64)) != 0)
 }
 
 /// True when the match is not part of a longer word or number.
