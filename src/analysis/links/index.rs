@@ -249,25 +249,25 @@ impl Index {
             }
         }
         // The best is filed with the fewest values so far, then holds a digit, then is longer,
-        // then comes first. Tried in the order of all but the first, the first filed with no
-        // value yet is the best.
-        candidates.sort_unstable_by_key(|c| (c.plain, std::cmp::Reverse(c.b - c.a), c.a));
+        // then comes first. The first by all but the load is the best when it is filed with
+        // no value yet (as a new value's is, most often); else all are looked up.
+        let order = |c: &Candidate| (c.plain, std::cmp::Reverse(c.b - c.a), c.a);
         let mut best: Option<(u32, Candidate, Option<u32>, u64)> = None;
-        for &c in &candidates {
-            let key = text.as_bytes().get(c.a..c.b).unwrap_or_default();
-            let h = self.hash(key);
-            let k = self.anchor_id_hashed(key, h);
-            let load = k.map_or(0, |k| {
-                self.anchor_load
-                    .get(k as usize)
-                    .copied()
-                    .unwrap_or(u32::MAX)
-            });
-            if best.as_ref().is_none_or(|&(l, ..)| load < l) {
+        if let Some(&c) = candidates.iter().min_by_key(|c| order(c)) {
+            let (load, k, h) = self.anchor_load_of(text, c);
+            if load == 0 {
                 best = Some((load, c, k, h));
             }
-            if load == 0 {
-                break;
+        }
+        if best.is_none() {
+            for &c in &candidates {
+                let (load, k, h) = self.anchor_load_of(text, c);
+                if best
+                    .as_ref()
+                    .is_none_or(|&(l, b, ..)| (load, order(&c)) < (l, order(&b)))
+                {
+                    best = Some((load, c, k, h));
+                }
             }
         }
         self.words = words;
@@ -301,6 +301,21 @@ impl Index {
         }
         self.placed
             .push((anchor, u32::try_from(a).unwrap_or(u32::MAX)));
+    }
+
+    /// How many values are filed under candidate `c` of `text` (0 when it is no anchor yet),
+    /// the anchor, and the candidate's hash.
+    fn anchor_load_of(&self, text: &str, c: Candidate) -> (u32, Option<u32>, u64) {
+        let key = text.as_bytes().get(c.a..c.b).unwrap_or_default();
+        let h = self.hash(key);
+        let k = self.anchor_id_hashed(key, h);
+        let load = k.map_or(0, |k| {
+            self.anchor_load
+                .get(k as usize)
+                .copied()
+                .unwrap_or(u32::MAX)
+        });
+        (load, k, h)
     }
 
     fn anchor_id_hashed(&self, key: &[u8], h: u64) -> Option<u32> {

@@ -256,21 +256,30 @@ impl LinkGraph {
         };
         // Each input is scanned on its own (the index is only read), in parallel; the uses come
         // back in step order.
-        let per_step: Vec<Vec<Use>> = (0..n)
+        let per_task: Vec<(Vec<Use>, Vec<u32>)> = (0..n)
+            .step_by(STEPS_PER_TASK)
+            .collect::<Vec<usize>>()
             .into_par_iter()
-            .with_min_len(STEPS_PER_TASK)
-            .map_init(Scan::default, |scan, j| {
-                g.index
-                    .scan(texts.consumed(j), &mut scan.words, &mut scan.hits);
-                progress.add(1);
-                g.uses_into(j, &scan.hits, &mut scan.seen)
+            .map_init(Scan::default, |scan, first| {
+                let steps = first..n.min(first + STEPS_PER_TASK);
+                let mut uses = Vec::new();
+                let mut ends = Vec::with_capacity(steps.len());
+                for j in steps {
+                    g.index
+                        .scan(texts.consumed(j), &mut scan.words, &mut scan.hits);
+                    progress.add(1);
+                    g.uses_into(j, &scan.hits, &mut scan.seen, &mut uses);
+                    ends.push(u32::try_from(uses.len()).unwrap_or(u32::MAX));
+                }
+                (uses, ends)
             })
             .collect();
-        g.uses.reserve(per_step.iter().map(Vec::len).sum());
-        for uses in per_step {
+        g.uses.reserve(per_task.iter().map(|(u, _)| u.len()).sum());
+        for (uses, ends) in per_task {
+            let before = u32::try_from(g.uses.len()).unwrap_or(u32::MAX);
             g.uses.extend(uses);
             g.into_start
-                .push(u32::try_from(g.uses.len()).unwrap_or(u32::MAX));
+                .extend(ends.into_iter().map(|e| before.saturating_add(e)));
         }
         let mut out_counts = vec![0usize; n];
         for u in &g.uses {
@@ -292,11 +301,17 @@ impl LinkGraph {
         g
     }
 
-    /// The uses into step `j`, from the hits of its input: each value once, in order of the
-    /// hits, linked to its latest producer before `j`.
-    fn uses_into(&self, j: usize, hits: &[index::Hit], seen: &mut HashSet<u32>) -> Vec<Use> {
+    /// Appends to `out` the uses into step `j`, from the hits of its input: each value once, in
+    /// order of the hits, linked to its latest producer before `j`.
+    fn uses_into(
+        &self,
+        j: usize,
+        hits: &[index::Hit],
+        seen: &mut HashSet<u32>,
+        out: &mut Vec<Use>,
+    ) {
         seen.clear();
-        let mut out = Vec::new();
+        let first = out.len();
         for h in hits.iter().take(LINK_MAX_MATCHES_PER_STEP) {
             if !seen.insert(h.value) {
                 continue;
@@ -312,11 +327,10 @@ impl LinkGraph {
                 to: j,
                 value: id,
             });
-            if out.len() >= LINK_MAX_PER_STEP {
+            if out.len() - first >= LINK_MAX_PER_STEP {
                 break;
             }
         }
-        out
     }
 
     fn producers_of_id(&self, id: usize) -> &[usize] {
