@@ -35,10 +35,12 @@ pub struct ActionCall {
 pub fn action_calls(run: &Run, texts: &StepTexts) -> Vec<ActionCall> {
     let any_mutating = run.tools.iter().any(|t| t.mutates);
     let mut out: Vec<ActionCall> = Vec::new();
-    let picked: Vec<usize> = run
+    // The latest calls, found from the end: the run before them is not read.
+    let mut picked: Vec<usize> = run
         .steps
         .iter()
         .enumerate()
+        .rev()
         .filter(|(_, s)| s.kind == StepKind::Tool)
         .filter(|(_, s)| {
             let Some(call) = &s.tool else { return false };
@@ -49,9 +51,10 @@ pub fn action_calls(run: &Run, texts: &StepTexts) -> Vec<ActionCall> {
             }
         })
         .map(|(i, _)| i)
+        .take(MAX_ACTION_CANDIDATES)
         .collect();
-    let skip = picked.len().saturating_sub(MAX_ACTION_CANDIDATES);
-    for i in picked.into_iter().skip(skip) {
+    picked.reverse();
+    for i in picked {
         let Some(step) = run.steps.get(i) else {
             continue;
         };
@@ -73,10 +76,12 @@ pub fn action_calls(run: &Run, texts: &StepTexts) -> Vec<ActionCall> {
         let mut keys = HashSet::new();
         let mut numbers = HashSet::new();
         each_term(&text, |k, kind| {
-            if kind == TermKind::Number {
-                numbers.insert(k.clone());
+            if kind == TermKind::Number && !numbers.contains(k) {
+                numbers.insert(k.to_owned());
             }
-            keys.insert(k);
+            if !keys.contains(k) {
+                keys.insert(k.to_owned());
+            }
         });
         let mut keyed = Vec::new();
         let mut loose = HashSet::new();

@@ -11,7 +11,7 @@
 //! claim names is counted as "another number" without an id of its own.
 
 use super::records::{KeyedNumber, json_of, records};
-use super::words::{each_id_part, each_term, numbers_in};
+use super::words::{each_id_part, each_number, each_term};
 use crate::analysis::links::tokens::{clip, sentences};
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
@@ -277,12 +277,15 @@ impl EvidenceIndex {
     }
 
     /// The id of `key`, added when new; `None` for a term no claim has.
-    fn intern(&mut self, key: String) -> Option<u32> {
-        if !self.wanted.contains(&key) {
+    fn intern(&mut self, key: &str) -> Option<u32> {
+        if !self.wanted.contains(key) {
             return None;
         }
         let next = u32::try_from(self.ids.len()).unwrap_or(OTHER_TERM);
-        let id = *self.ids.entry(key).or_insert(next);
+        let id = match self.ids.get(key) {
+            Some(&id) => id,
+            None => *self.ids.entry(key.to_owned()).or_insert(next),
+        };
         if usize::try_from(id).is_ok_and(|i| i == self.postings.len()) {
             self.postings.push(Vec::new());
         }
@@ -336,16 +339,16 @@ impl EvidenceIndex {
             // No claim's term: never a candidate.
             return None;
         }
-        let numbers: Vec<Counted> = numbers_in(index)
-            .into_iter()
-            .filter_map(|(n, money)| {
-                Some(Counted {
-                    term: self.counted_term(&n)?,
+        let mut numbers: Vec<Counted> = Vec::new();
+        each_number(index, |n, money| {
+            if let Some(term) = self.counted_term(n) {
+                numbers.push(Counted {
+                    term,
                     money,
                     key: Vec::new(),
-                })
-            })
-            .collect();
+                });
+            }
+        });
         terms.sort_unstable();
         terms.dedup();
         for &t in &terms {

@@ -16,6 +16,7 @@ use crate::analysis::detect::vocab::{
 use crate::analysis::model::Run;
 use crate::analysis::rank::params::{CLAIM_CLOSE, CLAIM_PARTIAL, CLAIM_SUPPORTED};
 use crate::analysis::report::SupportLabel;
+use std::cell::LazyCell;
 
 /// An evidence passage quoted in `why` is cut to this many characters.
 const WHY_QUOTE: usize = 120;
@@ -82,7 +83,12 @@ pub fn no_claim(why: &str) -> Labelled {
 }
 
 /// Labels one claim.
-pub fn label_claim(claim: &str, run: &Run, ix: &EvidenceIndex, actions: &[ActionCall]) -> Labelled {
+pub fn label_claim(
+    claim: &str,
+    run: &Run,
+    ix: &LazyCell<EvidenceIndex, impl FnOnce() -> EvidenceIndex>,
+    actions: &LazyCell<Vec<ActionCall>, impl FnOnce() -> Vec<ActionCall>>,
+) -> Labelled {
     let lower = lower_text(claim);
     let ts = terms(claim);
     let no = no_claim;
@@ -132,7 +138,16 @@ pub fn label_claim(claim: &str, run: &Run, ix: &EvidenceIndex, actions: &[Action
     } else {
         verb.as_deref()
     };
-    if action && let Some(l) = label_action(run, &ts, negated, actions, !explicit, only_verb) {
+    if action
+        && let Some(l) = label_action(
+            run,
+            &ts,
+            negated,
+            LazyCell::force(actions).as_slice(),
+            !explicit,
+            only_verb,
+        )
+    {
         return l;
     }
     // Found by its wording alone and about none of the calls: an ordinary claim ("Invoices are
@@ -142,7 +157,7 @@ pub fn label_claim(claim: &str, run: &Run, ix: &EvidenceIndex, actions: &[Action
         run,
         claim,
         &ts,
-        ix,
+        LazyCell::force(ix),
         negated,
         explicit,
         action || (success && !modal),

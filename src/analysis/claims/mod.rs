@@ -23,6 +23,7 @@ use crate::analysis::links::StepTexts;
 use crate::analysis::model::Run;
 use crate::analysis::report::SupportLabel;
 use evidence::EvidenceIndex;
+use std::cell::LazyCell;
 
 /// One claim of the final answer, checked.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,8 +59,10 @@ pub fn check_claims(run: &Run, texts: &StepTexts) -> Vec<CheckedClaim> {
         .flat_map(|p| words::terms(&p.text))
         .map(|t| t.key)
         .collect();
-    let ix = EvidenceIndex::build(run, texts, wanted);
-    let actions = actions::action_calls(run, texts);
+    // Built on first use: a claim checked against the calls alone (an action) or one that
+    // asserts nothing needs neither the evidence nor the calls.
+    let ix = LazyCell::new(|| EvidenceIndex::build(run, texts, wanted));
+    let actions = LazyCell::new(|| actions::action_calls(run, texts));
     // A sentence that asserts nothing (an offer, a courtesy, a lead-in) makes none of its
     // clauses a claim either ("I hope it clears up soon and that you have a good trip").
     let labelled: Vec<_> = parts

@@ -2,12 +2,15 @@
 //! already held it, meaning every number and id of the claim and at least [`ORIGIN_SHARE`] of its
 //! weighted words (tool names in the output left out, looked up in a set). One pass over the
 //! model steps with an index from term to claims, so the cost is the size of the outputs, not
-//! outputs times claims or words times tool names.
+//! outputs times claims or words times tool names. When every claim names an id, an output is
+//! read word by word only once it holds all the ids of some claim ([`IdFilter`]), so the words of
+//! outputs that cannot be an origin are never read.
 
-use super::words::{Term, each_term_except};
+use super::words::{Term, TermKind, each_term_except};
 use crate::analysis::links::StepTexts;
 use crate::analysis::model::Run;
 use crate::analysis::rank::params::ORIGIN_SHARE;
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use hashbrown::{HashMap, HashSet};
 
 /// At most this many tool names are left out of model outputs.
@@ -15,6 +18,16 @@ const MAX_TOOL_NAMES: usize = 1_000;
 
 /// For each claim (given by its terms; `None` to skip it), the position of its origin step.
 pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Vec<Option<usize>> {
+    origins_with(run, texts, claims, true)
+}
+
+/// [`origins`], with or without the [`IdFilter`] (the same answer either way).
+fn origins_with(
+    run: &Run,
+    texts: &StepTexts,
+    claims: &[Option<Vec<Term>>],
+    filtered: bool,
+) -> Vec<Option<usize>> {
     let mut out = vec![None; claims.len()];
     let mut by_key: HashMap<&str, Vec<(usize, f64, bool)>> = HashMap::new();
     let mut need: Vec<(f64, usize)> = Vec::with_capacity(claims.len());
@@ -46,6 +59,7 @@ pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Ve
     }
     let mut acc = vec![(0.0f64, 0usize); claims.len()];
     let mut touched: Vec<usize> = Vec::new();
+    let mut filter = IdFilter::new(claims).filter(|_| filtered);
     for (i, step) in run.steps.iter().enumerate() {
         if open == 0 {
             break;
@@ -53,23 +67,30 @@ pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Ve
         if !crate::analysis::detect::decides(step) {
             continue;
         }
-        let mut seen: HashSet<String> = HashSet::new();
+        if let Some(f) = filter.as_mut()
+            && !f.may_hold(texts.produced(i))
+        {
+            continue;
+        }
+        // The claims' keys this output held, once each: borrowed from the index, so a word no
+        // claim has costs one lookup and no allocation.
+        let mut seen: HashSet<&str> = HashSet::new();
         each_term_except(texts.produced(i), &tool_names, |k, _| {
-            if seen.contains(&k) {
+            let Some((&key, list)) = by_key.get_key_value(k) else {
+                return;
+            };
+            if !seen.insert(key) {
                 return;
             }
-            if let Some(list) = by_key.get(k.as_str()) {
-                for &(c, w, is_key) in list {
-                    if let Some(a) = acc.get_mut(c) {
-                        if a.0 == 0.0 && a.1 == 0 {
-                            touched.push(c);
-                        }
-                        a.0 += w;
-                        a.1 += usize::from(is_key);
+            for &(c, w, is_key) in list {
+                if let Some(a) = acc.get_mut(c) {
+                    if a.0 == 0.0 && a.1 == 0 {
+                        touched.push(c);
                     }
+                    a.0 += w;
+                    a.1 += usize::from(is_key);
                 }
             }
-            seen.insert(k);
         });
         for c in touched.drain(..) {
             let (w, k) = acc.get(c).copied().unwrap_or_default();
@@ -91,6 +112,114 @@ pub fn origins(run: &Run, texts: &StepTexts, claims: &[Option<Vec<Term>>]) -> Ve
         }
     }
     out
+}
+
+/// The ids of the claims, looked for in an output in one pass before its words are read. An
+/// output is the origin of a claim only when it holds every id of the claim, and an id term is
+/// the output's token in lower case; so an output that lacks, in any case, one id of each claim
+/// is none's origin.
+///
+/// Only ids written in ASCII with a digit are looked for: no word of an output (its letters
+/// hold no digit) and no number (written with digits and at most one point) has such a key, so
+/// it can only come from a token spelling it. A token lower-cases into ASCII only when it is
+/// ASCII itself or holds the Kelvin sign, so an output holding that sign is always read.
+struct IdFilter {
+    ids: AhoCorasick,
+    /// For each id, the claims naming it.
+    claims_of: Vec<Vec<usize>>,
+    /// For each claim, how many ids it names.
+    wanted: Vec<usize>,
+    /// Per output: the ids found and, for each claim, how many of its ids.
+    found: Vec<bool>,
+    hits: Vec<usize>,
+    seen: Vec<usize>,
+}
+
+/// The one character outside ASCII that lower-cases into ASCII (`'\u{212A}'` gives `'k'`).
+const KELVIN: char = '\u{212A}';
+
+impl IdFilter {
+    /// The filter for these claims; `None` when a claim that can have an origin names no id.
+    fn new(claims: &[Option<Vec<Term>>]) -> Option<IdFilter> {
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        let mut needles: Vec<&str> = Vec::new();
+        let mut claims_of: Vec<Vec<usize>> = Vec::new();
+        let mut wanted = vec![0usize; claims.len()];
+        for (c, ts) in claims.iter().enumerate() {
+            let ts = ts.as_deref().unwrap_or(&[]);
+            if ts.iter().map(Term::weight).sum::<f64>() <= 0.0 {
+                continue;
+            }
+            for t in ts.iter().filter(|t| {
+                t.kind == TermKind::Id
+                    && t.key.is_ascii()
+                    && t.key.bytes().any(|b| b.is_ascii_digit())
+            }) {
+                let n = *at.entry(t.key.as_str()).or_insert_with(|| {
+                    needles.push(t.key.as_str());
+                    claims_of.push(Vec::new());
+                    needles.len() - 1
+                });
+                if let Some(list) = claims_of.get_mut(n) {
+                    list.push(c);
+                }
+                if let Some(w) = wanted.get_mut(c) {
+                    *w += 1;
+                }
+            }
+            if wanted.get(c).is_none_or(|&w| w == 0) {
+                return None;
+            }
+        }
+        // A contiguous NFA builds in time linear in the ids (see `detect::facts`).
+        let ids = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(&needles)
+            .ok()?;
+        Some(IdFilter {
+            ids,
+            found: vec![false; needles.len()],
+            claims_of,
+            hits: vec![0; claims.len()],
+            wanted,
+            seen: Vec::new(),
+        })
+    }
+
+    /// False when `text` lacks an id of every claim.
+    fn may_hold(&mut self, text: &str) -> bool {
+        if !text.is_ascii() && text.contains(KELVIN) {
+            return true;
+        }
+        let mut any = false;
+        for m in self.ids.find_overlapping_iter(text) {
+            let n = m.pattern().as_usize();
+            match self.found.get_mut(n) {
+                Some(f) if !*f => *f = true,
+                _ => continue,
+            }
+            self.seen.push(n);
+            for &c in self.claims_of.get(n).map_or(&[][..], Vec::as_slice) {
+                if let Some(h) = self.hits.get_mut(c) {
+                    *h += 1;
+                    any |= self.wanted.get(c).is_some_and(|w| *w == *h);
+                }
+            }
+        }
+        for n in self.seen.drain(..) {
+            if let Some(f) = self.found.get_mut(n) {
+                *f = false;
+            }
+            for &c in self.claims_of.get(n).map_or(&[][..], Vec::as_slice) {
+                if let Some(h) = self.hits.get_mut(c) {
+                    *h = 0;
+                }
+            }
+        }
+        any
+    }
 }
 
 #[cfg(test)]
@@ -117,5 +246,49 @@ mod tests {
         assert_eq!(origins(&run, &texts, &claims), vec![None]);
         let claims = vec![Some(claim_terms("Your call with Dana is set."))];
         assert_eq!(origins(&run, &texts, &claims), vec![Some(2)]);
+    }
+
+    #[test]
+    fn only_the_kelvin_sign_lower_cases_into_ascii() {
+        let into_ascii: Vec<char> = (0x80..=0x10_FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.to_lowercase().all(|l| l.is_ascii()))
+            .collect();
+        assert_eq!(into_ascii, vec![KELVIN]);
+    }
+
+    #[test]
+    fn outputs_lacking_a_claims_id_are_skipped_with_the_same_origins() {
+        let run = RunBuilder::failed()
+            .llm("s1", "Your refund for order 77 was issued.")
+            .llm("s2", "Next is order ord-77.")
+            .llm("s3", "your REFUND for ord-77 was issued")
+            .llm("s4", "Booked room \u{212A}9 at 10:00.")
+            .llm("s5", "Booked room K9 for you.")
+            .build();
+        let texts = StepTexts::build(&run);
+        let claims = vec![
+            Some(claim_terms("Your refund for ORD-77 was issued.")),
+            Some(claim_terms("Room K9 is booked.")),
+            None,
+        ];
+        let found = origins(&run, &texts, &claims);
+        // s1 lacks the id, s2 holds it but too few of the words; s3 holds it in other case.
+        // The Kelvin sign of s4 lower-cases to 'k': s4 holds 'k9'.
+        assert_eq!(found, vec![Some(2), Some(3), None]);
+        assert_eq!(found, origins_with(&run, &texts, &claims, false));
+        let mut f = IdFilter::new(&claims).expect("every claim names an id");
+        assert!(!f.may_hold(texts.produced(0)));
+        assert!(f.may_hold(texts.produced(1)));
+        assert!(f.may_hold(texts.produced(3)));
+    }
+
+    #[test]
+    fn a_claim_naming_no_id_leaves_every_output_to_be_read() {
+        let claims = vec![
+            Some(claim_terms("Your refund for ORD-77 was issued.")),
+            Some(claim_terms("The refund was issued.")),
+        ];
+        assert!(IdFilter::new(&claims).is_none());
     }
 }

@@ -3,7 +3,6 @@
 //! so they count double. Pure functions over text; no I/O.
 
 use crate::analysis::detect::vocab::is_stopword;
-use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
 use crate::analysis::rank::params::CLAIM_KEY_WEIGHT;
 use hashbrown::{HashMap, HashSet};
@@ -50,7 +49,7 @@ pub fn terms(text: &str) -> Vec<Term> {
     let mut out: Vec<Term> = Vec::new();
     // key -> position in `out`: one pass, so a text of many distinct words stays linear
     let mut at: HashMap<String, usize> = HashMap::new();
-    each_term(text, |key, kind| match at.get(&key) {
+    each_term(text, |key, kind| match at.get(key) {
         Some(&k) => {
             if let Some(t) = out.get_mut(k)
                 && kind == TermKind::Name
@@ -60,40 +59,53 @@ pub fn terms(text: &str) -> Vec<Term> {
             }
         }
         None => {
-            at.insert(key.clone(), out.len());
-            out.push(Term { key, kind });
+            at.insert(key.to_owned(), out.len());
+            out.push(Term {
+                key: key.to_owned(),
+                kind,
+            });
         }
     });
     out
 }
 
-/// Calls `f` with the key and kind of every term of `text` (repeats included).
-pub fn each_term(text: &str, f: impl FnMut(String, TermKind)) {
+/// Calls `f` with the key and kind of every term of `text` (repeats included). The key is
+/// lent, not allocated: one buffer serves every token.
+pub fn each_term(text: &str, f: impl FnMut(&str, TermKind)) {
     each_term_except(text, &HashSet::new(), f);
 }
 
 /// [`each_term`], leaving out tokens written exactly as one of `skip` (tool names): one set
 /// lookup per token.
-pub fn each_term_except(text: &str, skip: &HashSet<&str>, mut f: impl FnMut(String, TermKind)) {
+pub fn each_term_except(text: &str, skip: &HashSet<&str>, mut f: impl FnMut(&str, TermKind)) {
+    let mut key = String::new();
+    let mut scratch = String::new();
     for t in tokens(text) {
         if skip.contains(t.text) {
             continue;
         }
         match t.class {
-            TokenClass::Number => match number_value(t.text) {
-                Some(x) => f(format!("{x}"), TermKind::Number),
+            TokenClass::Number => match number_of(t.text, &mut scratch) {
+                Some(x) => {
+                    number_key(x, &mut key);
+                    f(&key, TermKind::Number);
+                }
                 // Digits that are not one number (a version, an EC number "3.1.3.1", a dotted
                 // code) are an id: left out, a claim made only of them would assert nothing.
-                None => f(t.text.to_lowercase(), TermKind::Id),
+                None => {
+                    lower_into(t.text, &mut key);
+                    f(&key, TermKind::Id);
+                }
             },
             TokenClass::Id | TokenClass::Email | TokenClass::Url | TokenClass::Date => {
-                f(t.text.to_lowercase(), TermKind::Id);
+                lower_into(t.text, &mut key);
+                f(&key, TermKind::Id);
             }
             TokenClass::Word => {
                 let name_here = starts_upper(t.text) && !at_sentence_start(text, t.start);
                 for part in t.text.split(['-', '_']) {
-                    let lower = part.to_lowercase().replace('\u{2019}', "'");
-                    if lower.chars().count() < 2 || is_stopword(&lower) {
+                    lower_word_into(part, &mut key);
+                    if key.chars().count() < 2 || is_stopword(&key) {
                         continue;
                     }
                     let kind = if name_here && starts_upper(part) {
@@ -101,11 +113,51 @@ pub fn each_term_except(text: &str, skip: &HashSet<&str>, mut f: impl FnMut(Stri
                     } else {
                         TermKind::Word
                     };
-                    f(stem(&lower), kind);
+                    stem_in_place(&mut key);
+                    f(&key, kind);
                 }
             }
         }
     }
+}
+
+/// `s` in lower case, into `out` (ASCII byte by byte; other text as `str::to_lowercase`).
+fn lower_into(s: &str, out: &mut String) {
+    out.clear();
+    if s.is_ascii() {
+        out.extend(s.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else {
+        out.push_str(&s.to_lowercase());
+    }
+}
+
+/// A word in lower case with typographic apostrophes made plain, into `out`.
+fn lower_word_into(s: &str, out: &mut String) {
+    lower_into(s, out);
+    if out.contains('\u{2019}') {
+        *out = out.replace('\u{2019}', "'");
+    }
+}
+
+/// The numeric value of a number token (`1,200.50` is 1200.5), reading the digits through
+/// `scratch` only when a group separator has to go.
+fn number_of(s: &str, scratch: &mut String) -> Option<f64> {
+    let parsed = if s.contains(',') {
+        scratch.clear();
+        scratch.extend(s.chars().filter(|&c| c != ','));
+        scratch.parse::<f64>()
+    } else {
+        s.parse::<f64>()
+    };
+    parsed.ok().filter(|x| x.is_finite())
+}
+
+/// The canonical form of a number (`1200`, `19.5`), into `out`.
+fn number_key(x: f64, out: &mut String) {
+    use std::fmt::Write as _;
+    out.clear();
+    // Writing to a String cannot fail.
+    let _ = write!(out, "{x}");
 }
 
 /// Currency signs that make the number after them an amount of money.
@@ -117,11 +169,20 @@ const CURRENCY_WORDS: &[&str] = &["dollars", "dollar", "usd", "eur", "euros", "e
 /// `120 dollars`).
 pub fn numbers_in(text: &str) -> Vec<(String, bool)> {
     let mut out = Vec::new();
+    each_number(text, |n, money| out.push((n.to_owned(), money)));
+    out
+}
+
+/// Calls `f` with each number of `text`, canonical (lent, not allocated), and whether it is
+/// written as money.
+pub fn each_number(text: &str, mut f: impl FnMut(&str, bool)) {
+    let mut key = String::new();
+    let mut scratch = String::new();
     for t in tokens(text) {
         if t.class != TokenClass::Number {
             continue;
         }
-        let Some(x) = number_value(t.text) else {
+        let Some(x) = number_of(t.text, &mut scratch) else {
             continue;
         };
         let before = text
@@ -133,18 +194,28 @@ pub fn numbers_in(text: &str) -> Vec<(String, bool)> {
             .trim_start()
             .split(|c: char| !c.is_alphanumeric())
             .next()
-            .unwrap_or("")
-            .to_lowercase();
-        let money = before.is_some_and(|c| CURRENCY_SIGNS.contains(&c))
-            || CURRENCY_WORDS.contains(&after.as_str());
-        out.push((format!("{x}"), money));
+            .unwrap_or("");
+        let money = before.is_some_and(|c| CURRENCY_SIGNS.contains(&c)) || currency_word(after);
+        number_key(x, &mut key);
+        f(&key, money);
     }
-    out
+}
+
+/// True when `word` names a currency, in any case.
+fn currency_word(word: &str) -> bool {
+    if word.is_ascii() {
+        CURRENCY_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
+    } else {
+        // Some letters outside ASCII lower-case into it (the Kelvin sign gives 'k').
+        CURRENCY_WORDS.contains(&word.to_lowercase().as_str())
+    }
 }
 
 /// Calls `f` with the terms inside the ids of `text`: `certificate_7504069` gives the word
 /// `certificate` and the number `7504069`, so a claim naming the number finds the id.
-pub fn each_id_part(text: &str, mut f: impl FnMut(String, TermKind)) {
+pub fn each_id_part(text: &str, mut f: impl FnMut(&str, TermKind)) {
+    let mut key = String::new();
+    let mut scratch = String::new();
     for t in tokens(text) {
         if t.class != TokenClass::Id || !t.text.contains(['_', '-']) {
             continue;
@@ -152,14 +223,16 @@ pub fn each_id_part(text: &str, mut f: impl FnMut(String, TermKind)) {
         for part in t.text.split(['_', '-']) {
             if part.chars().all(|c| c.is_ascii_digit()) {
                 if part.len() >= 2
-                    && let Some(x) = number_value(part)
+                    && let Some(x) = number_of(part, &mut scratch)
                 {
-                    f(format!("{x}"), TermKind::Number);
+                    number_key(x, &mut key);
+                    f(&key, TermKind::Number);
                 }
             } else if part.chars().all(char::is_alphabetic) {
-                let lower = part.to_lowercase();
-                if lower.chars().count() >= 2 && !is_stopword(&lower) {
-                    f(stem(&lower), TermKind::Word);
+                lower_into(part, &mut key);
+                if key.chars().count() >= 2 && !is_stopword(&key) {
+                    stem_in_place(&mut key);
+                    f(&key, TermKind::Word);
                 }
             }
         }
@@ -189,6 +262,12 @@ fn at_sentence_start(text: &str, start: usize) -> bool {
 /// needs to be consistent, not linguistically right.
 pub fn stem(w: &str) -> String {
     let mut s = w.to_owned();
+    stem_in_place(&mut s);
+    s
+}
+
+/// [`stem`] of the word in `s`, in place.
+pub fn stem_in_place(s: &mut String) {
     let len = s.chars().count();
     if len > 4 && s.ends_with("ies") {
         s.truncate(s.len() - 3);
@@ -226,7 +305,6 @@ pub fn stem(w: &str) -> String {
     {
         s.pop();
     }
-    s
 }
 
 /// The words of `text` in lower case (for vocabulary checks), with typographic apostrophes

@@ -5,8 +5,8 @@
 //! step returned: a tool call's or search's result, or the report of a browsing agent (a step
 //! that records the page it is on, `attributes.url`). Linear in the run. No I/O.
 
+use super::phrases::PhraseSet;
 use super::say::{quote, step};
-use super::vocab::find_phrase;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
 use crate::analysis::model::StepKind;
@@ -27,6 +27,8 @@ const BLOCK_PHRASES: &[&str] = &[
     "access denied",
     "enable javascript and cookies",
 ];
+
+static BLOCKS: PhraseSet = PhraseSet::new(BLOCK_PHRASES);
 
 /// A fetched page that was a bot check or an access block.
 pub struct BlockedPage;
@@ -49,14 +51,14 @@ impl Detector for BlockedPage {
         for (i, s) in run.steps.iter().enumerate() {
             let reads = match s.kind {
                 StepKind::Tool | StepKind::Retrieval => true,
-                StepKind::Agent => s.attributes.contains_key("url") && !s.is_container(),
+                StepKind::Agent => s.attributes().contains_key("url") && !s.is_container(),
                 _ => false,
             };
             if !reads || s.failed() {
                 continue;
             }
             let head = clip(f.texts.produced(i), HEAD_BYTES);
-            let Some(phrase) = find_phrase(&head.to_lowercase(), BLOCK_PHRASES) else {
+            let Some(phrase) = BLOCKS.find_any_case(head) else {
                 continue;
             };
             // Not scored down when nothing used it: a block page has nothing to use.

@@ -7,12 +7,15 @@
 //! evidence quotes them. Linear in the run. No I/O.
 
 use super::conversation::{AFFIRMATIONS, CONFIRM_ASKS, is_conversation, said};
+use super::phrases::PhraseSet;
 use super::say::{quote, short, step, tool_of};
-use super::vocab::find_phrase;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::UNCONFIRMED_ACTION;
 use hashbrown::HashSet;
+
+static ASKS: PhraseSet = PhraseSet::new(CONFIRM_ASKS);
+static YES: PhraseSet = PhraseSet::new(AFFIRMATIONS);
 
 /// A change made before the user confirmed it.
 pub struct UnconfirmedAction;
@@ -57,11 +60,12 @@ impl Detector for UnconfirmedAction {
                     *slot = asking;
                 }
                 asking = false;
-            } else if decides(s)
+            } else if !asking
+                && decides(s)
                 && let Some(text) = said(s)
             {
-                let lower = text.to_lowercase();
-                asking |= find_phrase(&lower, CONFIRM_ASKS).is_some() || text.contains('?');
+                // Once asked, asked until the user speaks: the rest is not read.
+                asking = text.contains('?') || ASKS.find_any_case(text).is_some();
             }
         }
         let mut judged: HashSet<Option<usize>> = HashSet::new();
@@ -77,7 +81,7 @@ impl Detector for UnconfirmedAction {
                 continue;
             }
             let user_said = u.map(|u| f.texts.produced(u)).unwrap_or("");
-            let yes = find_phrase(&user_said.to_lowercase(), AFFIRMATIONS);
+            let yes = YES.find_any_case(user_said);
             let proposal = u.is_some_and(|u| asked.get(u).copied().unwrap_or(false));
             if yes.is_some() && proposal {
                 continue;

@@ -4,7 +4,8 @@
 //! answer came from. Linear in the run.
 
 use super::answer::{self, AnswerTrace};
-use super::vocab::{INFRASTRUCTURE, find_phrase};
+use super::phrases::PhraseSet;
+use super::vocab::INFRASTRUCTURE;
 use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::model::{Run, Step, StepKind};
@@ -18,6 +19,8 @@ use std::cell::OnceCell;
 const MAX_TOOL_NAMES: usize = 1_000;
 /// A tool name longer than this is not looked for in model outputs (no real tool is named so).
 const MAX_TOOL_NAME_BYTES: usize = 256;
+
+static INFRA: PhraseSet = PhraseSet::new(INFRASTRUCTURE);
 
 /// Derived facts about one run.
 pub struct Facts<'a> {
@@ -221,7 +224,7 @@ fn state_sources(run: &Run) -> Vec<Option<(usize, String)>> {
             }
             None => {}
             Some(err) => {
-                if find_phrase(&err.to_lowercase(), INFRASTRUCTURE).is_some() {
+                if INFRA.find_any_case(err).is_some() {
                     continue;
                 }
                 let found = values
@@ -289,13 +292,16 @@ fn is_mutating(run: &Run, i: usize) -> bool {
 
 fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
     let mut names: Vec<&str> = Vec::new();
+    // name -> its place in `names`: one lookup per call, however many names
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for s in &run.steps {
         if let Some(c) = &s.tool
             && !c.name.is_empty()
             && c.name.len() <= MAX_TOOL_NAME_BYTES
-            && !names.contains(&c.name.as_str())
             && names.len() < MAX_TOOL_NAMES
+            && !index.contains_key(c.name.as_str())
         {
+            index.insert(&c.name, names.len());
             names.push(&c.name);
         }
     }
@@ -312,10 +318,9 @@ fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
     for (i, s) in run.steps.iter().enumerate() {
         let mut caller = None;
         if let Some(c) = &s.tool {
-            let mention = names
-                .iter()
-                .position(|n| *n == c.name)
-                .and_then(|k| last_mention.get(k).copied().flatten());
+            let mention = index
+                .get(c.name.as_str())
+                .and_then(|&k| last_mention.get(k).copied().flatten());
             caller = mention.or(last_model);
         }
         out.push(caller);

@@ -42,6 +42,30 @@ fn key(x: f64) -> String {
     }
 }
 
+/// Below this many cents, a number's [`key`] is told by its count of cents alone.
+const EXACT_CENTS: f64 = (1u64 << 50) as f64;
+
+/// A number's [`key`], without writing it out for all but huge numbers. The key is written from
+/// the count of cents (`(x * 100).round()`, its sign kept: -0 is written "-0"), and below
+/// [`EXACT_CENTS`] two counts give two keys (the cents are then within a thousandth of the
+/// count's value, so each writes as itself); so the count, as bits, stands for the key.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key {
+    /// The bits of the count of cents.
+    Cents(u64),
+    /// The key written out (a huge number, infinity or not a number).
+    Written(String),
+}
+
+fn key_of(x: f64) -> Key {
+    let cents = (x * 100.0).round();
+    if cents.abs() < EXACT_CENTS {
+        Key::Cents(cents.to_bits())
+    } else {
+        Key::Written(key(x))
+    }
+}
+
 /// The numbers a text states with two or more significant digits, as written and as a value.
 fn numbers(text: &str) -> Vec<(&str, f64)> {
     tokens(clip(text, LINK_SCAN_BYTES))
@@ -59,54 +83,59 @@ fn numbers(text: &str) -> Vec<(&str, f64)> {
         .collect()
 }
 
-/// Every number a text gives: its numbers (one digit too), and the runs of digits inside its
-/// ids and dates (`2024-05-23` gives 2024, 5 and 23; `certificate_7504069` gives 7504069).
-fn given(text: &str) -> Vec<f64> {
-    let mut out = Vec::new();
+/// Calls `f` with every number a text gives: its numbers (one digit too), and the runs of
+/// digits inside its ids and dates (`2024-05-23` gives 2024, 5 and 23; `certificate_7504069`
+/// gives 7504069).
+fn each_given(text: &str, mut f: impl FnMut(f64)) {
     for t in tokens(clip(text, LINK_SCAN_BYTES)) {
         match t.class {
-            TokenClass::Number => out.extend(number_value(t.text)),
-            TokenClass::Id | TokenClass::Date => out.extend(
-                t.text
-                    .split(|c: char| !c.is_ascii_digit())
-                    .filter(|d| !d.is_empty())
-                    .filter_map(|d| d.parse::<f64>().ok()),
-            ),
+            TokenClass::Number => {
+                if let Some(x) = number_value(t.text) {
+                    f(x);
+                }
+            }
+            TokenClass::Id | TokenClass::Date => t
+                .text
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|d| !d.is_empty())
+                .filter_map(|d| d.parse::<f64>().ok())
+                .for_each(&mut f),
             _ => {}
         }
     }
-    out
 }
 
 /// The numbers seen so far: a set of keys and the latest distinct values.
 #[derive(Default)]
 struct Seen {
-    keys: HashSet<String>,
+    keys: HashSet<Key>,
     values: VecDeque<f64>,
 }
 
 impl Seen {
     fn add(&mut self, text: &str) {
-        for x in given(text) {
-            if self.keys.insert(key(x)) {
+        each_given(text, |x| {
+            if self.keys.insert(key_of(x)) {
                 if self.values.len() == MAX_SEEN_VALUES {
                     self.values.pop_front();
                 }
                 self.values.push_back(x);
             }
-        }
+        });
+    }
+
+    fn holds(&self, x: f64) -> bool {
+        self.keys.contains(&key_of(x))
     }
 
     /// Given outright, or the sum, difference or product of two numbers given (a price times a
     /// count of at most [`MAX_FACTOR`]).
     fn grounds(&self, x: f64) -> bool {
-        self.keys.contains(&key(x))
+        self.holds(x)
             || self.values.iter().any(|&a| {
-                self.keys.contains(&key(x - a))
-                    || self.keys.contains(&key(a - x))
-                    || ((2.0..=MAX_FACTOR).contains(&a)
-                        && a.fract() == 0.0
-                        && self.keys.contains(&key(x / a)))
+                self.holds(x - a)
+                    || self.holds(a - x)
+                    || ((2.0..=MAX_FACTOR).contains(&a) && a.fract() == 0.0 && self.holds(x / a))
             })
     }
 }
@@ -215,6 +244,7 @@ mod tests {
     use super::*;
     use crate::analysis::detect::tests_support::facts_for;
     use crate::analysis::testutil::RunBuilder;
+    use hashbrown::HashMap;
     use serde_json::json;
 
     fn chat() -> RunBuilder {
@@ -292,5 +322,59 @@ mod tests {
             "{:?}",
             found[0].evidence
         );
+    }
+
+    #[test]
+    fn two_numbers_share_a_key_exactly_when_their_written_keys_agree() {
+        let mut xs: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            0.004,
+            -0.004,
+            0.005,
+            -0.005,
+            1.005,
+            2.675,
+            19.999,
+            20.0,
+            1e13,
+            EXACT_CENTS / 100.0,
+            EXACT_CENTS / 100.0 - 0.01,
+            EXACT_CENTS / 100.0 + 0.0234375,
+            2f64.powi(45) + 0.015_625,
+            2f64.powi(45) + 0.023_437_5,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        // sums, differences and ratios of a spread of values, as `grounds` forms them
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut base = Vec::new();
+        for _ in 0..300 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let digits = (seed % 1_000_000) as f64;
+            let scale = [1.0, 0.1, 0.01, 0.001, 1e9][(seed >> 40) as usize % 5];
+            base.push(digits * scale);
+        }
+        for (i, &a) in base.iter().enumerate() {
+            let b = base.get(i + 1).copied().unwrap_or(1.0);
+            xs.extend([a, a - b, b - a, a + b, a / 3.0, a / 7.0]);
+        }
+        // key -> key_of and back: each a function, so equal keys are equal key_of and back
+        let mut by_key: HashMap<String, Key> = HashMap::new();
+        let mut by_key_of: HashMap<Key, String> = HashMap::new();
+        for &x in &xs {
+            let (k, o) = (key(x), key_of(x));
+            assert!(
+                by_key.entry(k.clone()).or_insert(o.clone()) == &o,
+                "{x:?} {k}"
+            );
+            assert_eq!(by_key_of.entry(o).or_insert(k.clone()), &k, "{x:?}");
+        }
+        assert!(by_key.len() > 1000, "a spread of keys: {}", by_key.len());
     }
 }

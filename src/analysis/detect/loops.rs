@@ -18,25 +18,34 @@ const NAMED_POSITIONS: usize = 5;
 pub struct Loops;
 
 /// Hashes a JSON value with object keys in sorted order, so key order does not matter.
-fn hash_canonical(v: &Value, h: &mut DefaultHasher, depth: usize) {
+/// `scratch` holds a number's text while it is hashed.
+fn hash_canonical(v: &Value, h: &mut DefaultHasher, depth: usize, scratch: &mut String) {
     if depth > 256 {
         return;
     }
     match v {
         Value::Object(o) => {
             6u8.hash(h);
-            let mut keys: Vec<_> = o.iter().collect();
-            keys.sort_by(|a, b| a.0.cmp(b.0));
-            for (k, val) in keys {
-                k.hash(h);
-                hash_canonical(val, h, depth + 1);
+            // Keys already in order (most objects) are hashed as they stand.
+            if o.keys().is_sorted() {
+                for (k, val) in o {
+                    k.hash(h);
+                    hash_canonical(val, h, depth + 1, scratch);
+                }
+            } else {
+                let mut keys: Vec<_> = o.iter().collect();
+                keys.sort_by(|a, b| a.0.cmp(b.0));
+                for (k, val) in keys {
+                    k.hash(h);
+                    hash_canonical(val, h, depth + 1, scratch);
+                }
             }
         }
         Value::Array(a) => {
             5u8.hash(h);
             a.len().hash(h);
             for x in a {
-                hash_canonical(x, h, depth + 1);
+                hash_canonical(x, h, depth + 1, scratch);
             }
         }
         Value::String(s) => {
@@ -44,11 +53,33 @@ fn hash_canonical(v: &Value, h: &mut DefaultHasher, depth: usize) {
             s.hash(h);
         }
         Value::Number(n) => {
+            use std::fmt::Write as _;
             3u8.hash(h);
-            n.to_string().hash(h);
+            scratch.clear();
+            // Writing to a String cannot fail.
+            let _ = write!(scratch, "{n}");
+            scratch.as_str().hash(h);
         }
         Value::Bool(b) => b.hash(h),
         Value::Null => 0u8.hash(h),
+    }
+}
+
+/// Positions kept per group of identical calls: those named, which include the one that made
+/// it a loop.
+const KEPT: usize = NAMED_POSITIONS;
+const _: () = assert!(LOOP_MIN_CALLS >= 1 && LOOP_MIN_CALLS <= KEPT);
+
+/// Identical calls: how many, and the first [`KEPT`] positions.
+#[derive(Clone, Copy)]
+struct Group {
+    count: usize,
+    first: [usize; KEPT],
+}
+
+impl Group {
+    fn first(&self) -> &[usize] {
+        self.first.get(..self.count.min(KEPT)).unwrap_or_default()
     }
 }
 
@@ -63,34 +94,41 @@ impl Detector for Loops {
 
     fn detect(&self, f: &Facts<'_>) -> Vec<Finding> {
         let run = f.run;
-        let mut groups: HashMap<(StepKind, &str, u64), Vec<usize>> = HashMap::new();
+        let mut groups: HashMap<(StepKind, &str, u64), Group> = HashMap::new();
+        let mut scratch = String::new();
         for (i, s) in run.steps.iter().enumerate() {
             let mut h = DefaultHasher::new();
             let key = match (s.kind, &s.tool) {
                 (StepKind::Tool, Some(c)) => {
-                    hash_canonical(&c.arguments, &mut h, 0);
+                    hash_canonical(&c.arguments, &mut h, 0, &mut scratch);
                     (StepKind::Tool, c.name.as_str())
                 }
                 (StepKind::Retrieval, _) => {
                     if let Some(v) = &s.input {
-                        hash_canonical(v, &mut h, 0);
+                        hash_canonical(v, &mut h, 0, &mut scratch);
                     }
                     (StepKind::Retrieval, s.name.as_deref().unwrap_or(""))
                 }
                 _ => continue,
             };
-            groups
-                .entry((key.0, key.1, h.finish()))
-                .or_default()
-                .push(i);
+            let g = groups.entry((key.0, key.1, h.finish())).or_insert(Group {
+                count: 0,
+                first: [0; KEPT],
+            });
+            if let Some(slot) = g.first.get_mut(g.count) {
+                *slot = i;
+            }
+            g.count += 1;
         }
         let mut out = Vec::new();
         let mut loops: Vec<_> = groups
             .into_iter()
-            .filter(|(_, v)| v.len() >= LOOP_MIN_CALLS)
+            .filter(|(_, g)| g.count >= LOOP_MIN_CALLS)
             .collect();
-        loops.sort_by_key(|(_, v)| v.first().copied());
-        for ((kind, name, _), calls) in loops {
+        loops.sort_by_key(|(_, g)| g.first().first().copied());
+        for ((kind, name, _), group) in loops {
+            let calls = group.first();
+            let count = group.count;
             let Some(&at) = calls.get(LOOP_MIN_CALLS - 1) else {
                 continue;
             };
@@ -104,7 +142,7 @@ impl Detector for Loops {
                 .take(NAMED_POSITIONS)
                 .map(|&c| step(run, c))
                 .collect();
-            let more = calls.len().saturating_sub(NAMED_POSITIONS);
+            let more = count.saturating_sub(NAMED_POSITIONS);
             let list = if more > 0 {
                 format!("{} and {more} more", named.join(", "))
             } else {
@@ -117,11 +155,10 @@ impl Detector for Loops {
                     DetectorId::Loops,
                     REPEATED_CALL,
                     Nature::Suspect,
-                    format!("{what} was called {} times with identical arguments", calls.len()),
+                    format!("{what} was called {count} times with identical arguments"),
                 )
                 .because(format!(
-                    "{what} was called {} times with identical arguments {}: {list}; the agent did not change course",
-                    calls.len(),
+                    "{what} was called {count} times with identical arguments {}: {list}; the agent did not change course",
                     short(f.texts.consumed(at), 80)
                 )),
             );

@@ -20,6 +20,7 @@ mod hallucination;
 mod loops;
 mod made_up_data;
 mod memory;
+mod phrases;
 mod planning;
 mod point_of_no_return;
 mod progress_stall;

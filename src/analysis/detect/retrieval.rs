@@ -7,6 +7,7 @@ use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::{EMPTY_RETRIEVAL, OUTDATED_SOURCE};
+use hashbrown::HashMap;
 use serde_json::Value;
 
 /// Empty searches and outdated sources.
@@ -32,6 +33,9 @@ impl Detector for RetrievalQuality {
                 continue;
             }
             let Some(docs) = &s.documents else { continue };
+            if !docs.is_empty() && !docs.iter().any(|d| d.outdated) {
+                continue;
+            }
             let query = short(f.texts.consumed(i), 80);
             if docs.is_empty() {
                 let mut fi = Finding::new(
@@ -51,9 +55,6 @@ impl Detector for RetrievalQuality {
                 continue;
             }
             let old: Vec<_> = docs.iter().filter(|d| d.outdated).collect();
-            if old.is_empty() {
-                continue;
-            }
             let mut fi = Finding::new(
                 i,
                 Category::OutdatedSource,
@@ -92,10 +93,29 @@ impl Detector for RetrievalQuality {
 fn outdated_units(f: &Facts<'_>) -> Vec<Finding> {
     let run = f.run;
     let mut out = Vec::new();
-    for unit in &run.context_units {
-        if unit.extra.get("outdated").and_then(Value::as_bool) != Some(true) {
-            continue;
+    let outdated = |unit: &&crate::analysis::model::ContextUnit| {
+        unit.extra.get("outdated").and_then(Value::as_bool) == Some(true)
+    };
+    // The first step each outdated unit was sent to, in one pass over what was sent.
+    let mut first_sent: HashMap<&str, Option<usize>> = run
+        .context_units
+        .iter()
+        .filter(outdated)
+        .map(|u| (u.id.as_str(), None))
+        .collect();
+    if first_sent.is_empty() {
+        return out;
+    }
+    for (i, s) in run.steps.iter().enumerate() {
+        for id in s.context.iter().flat_map(|c| c.sent.iter()) {
+            if let Some(slot) = first_sent.get_mut(id.as_str())
+                && slot.is_none()
+            {
+                *slot = Some(i);
+            }
         }
+    }
+    for unit in run.context_units.iter().filter(outdated) {
         let producer = unit
             .produced_by
             .as_ref()
@@ -106,11 +126,7 @@ fn outdated_units(f: &Facts<'_>) -> Vec<Finding> {
         {
             continue;
         }
-        let first_sent = run.steps.iter().position(|s| {
-            s.context
-                .as_ref()
-                .is_some_and(|c| c.sent.contains(&unit.id))
-        });
+        let first_sent = first_sent.get(unit.id.as_str()).copied().flatten();
         let Some(at) = producer.or(first_sent) else {
             continue;
         };

@@ -12,7 +12,7 @@
 use super::say::{quote, step};
 use super::schema::{has_properties, keys_declared, validate};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, count};
-use crate::analysis::claims::words::terms;
+use crate::analysis::claims::words::{each_term, terms};
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::rank::params::{
     WRONG_TOOL_DESCRIPTION, WRONG_TOOL_FACTOR, WRONG_TOOL_MAX_REQUEST_TERMS, WRONG_TOOL_MIN_SHARED,
@@ -89,15 +89,17 @@ impl Detector for WrongTool {
                 continue;
             };
             let at = f.caller(i).unwrap_or(i);
-            let chose = if at == i {
-                format!("{} called {}", step(run, i), quote(&x.name))
-            } else {
-                format!(
-                    "{} chose {} for the call at {}",
-                    step(run, at),
-                    quote(&x.name),
-                    step(run, i)
-                )
+            let chose = || {
+                if at == i {
+                    format!("{} called {}", step(run, i), quote(&x.name))
+                } else {
+                    format!(
+                        "{} chose {} for the call at {}",
+                        step(run, at),
+                        quote(&x.name),
+                        step(run, i)
+                    )
+                }
             };
             // By schema: fails X's, fits Y's.
             if let Some(xs) = &x.parameters {
@@ -126,7 +128,7 @@ impl Detector for WrongTool {
                                 quote(&y.name)
                             ),
                         )
-                        .because(chose.clone())
+                        .because(chose())
                         .because(format!(
                             "the arguments fail the schema of {} ({}) but fit the schema of {}",
                             quote(&x.name),
@@ -141,29 +143,44 @@ impl Detector for WrongTool {
             let Some(x_words) = described.get(x.name.as_str()) else {
                 continue;
             };
+            // A lookup before an action is not a wrong tool: a tool that changes things is not
+            // offered as the better fit for one that only reads.
+            let offered = |name: &&str| {
+                *name != x.name
+                    && !called.contains(name)
+                    && (x.mutates || !run.tool(name).is_some_and(|y| y.mutates))
+            };
+            if !described.keys().any(offered) {
+                // No tool to offer: the request's words cannot matter.
+                continue;
+            }
             let user = f.last_user_before(i);
             let request = request_cache.entry(user).or_insert_with(|| {
                 let text = match user {
-                    Some(u) => f.texts.produced(u).to_owned(),
-                    None => run.task.clone().unwrap_or_default(),
+                    Some(u) => f.texts.produced(u),
+                    None => run.task.as_deref().unwrap_or_default(),
                 };
-                terms(&text).into_iter().map(|t| t.key).collect()
+                terms(text).into_iter().map(|t| t.key).collect()
             });
             // A long request (a whole task for many steps) is served by many calls, each doing
             // a part of it: its words say nothing about which tool one call should use.
             if request.len() > WRONG_TOOL_MAX_REQUEST_TERMS {
                 continue;
             }
-            let mut request = request.clone();
-            request.extend(terms(f.texts.consumed(i)).into_iter().map(|t| t.key));
-            let shared = |w: &HashSet<String>| request.intersection(w).count();
+            let request = &*request;
+            // The call's own words the request lacks: with the request, the words compared.
+            let mut own: HashSet<String> = HashSet::new();
+            each_term(f.texts.consumed(i), |k, _| {
+                if !request.contains(k) && !own.contains(k) {
+                    own.insert(k.to_owned());
+                }
+            });
+            let shared =
+                |w: &HashSet<String>| request.intersection(w).count() + own.intersection(w).count();
             let x_shared = shared(x_words);
-            // A lookup before an action is not a wrong tool: a tool that changes things is not
-            // offered as the better fit for one that only reads.
             let best = described
                 .iter()
-                .filter(|(name, _)| **name != x.name && !called.contains(*name))
-                .filter(|(name, _)| x.mutates || !run.tool(name).is_some_and(|y| y.mutates))
+                .filter(|(name, _)| offered(name))
                 .map(|(name, w)| (*name, shared(w)))
                 .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)));
             if let Some((y, y_shared)) = best {
@@ -179,7 +196,7 @@ impl Detector for WrongTool {
                             Nature::Suspect,
                             format!("{} was called where {} fits", quote(&x.name), quote(y)),
                         )
-                        .because(chose)
+                        .because(chose())
                         .because(format!(
                             "the request shares {y_shared} words with the description of {}, which was never called, and {x_shared} with that of {}",
                             quote(y),

@@ -1,0 +1,175 @@
+//! A list of phrases looked for in one pass: [`PhraseSet::find`] answers what
+//! [`find_phrase`](super::vocab::find_phrase) answers (the first phrase of the list found as
+//! whole words), with one automaton over the text instead of one search per phrase, and
+//! [`PhraseSet::find_any_case`] answers it for text not yet in lower case without writing a
+//! lower-case copy when the text is ASCII. Built on first use; no I/O.
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use std::sync::OnceLock;
+
+/// A fixed list of phrases (lower case, as `find_phrase` expects) and its automata.
+pub struct PhraseSet {
+    list: &'static [&'static str],
+    /// Over the phrases as written.
+    exact: OnceLock<Option<Matcher>>,
+    /// Over the phrases holding no upper-case ASCII letter, ASCII case ignored.
+    folded: OnceLock<Option<Matcher>>,
+}
+
+/// An automaton and, for each of its patterns, the position of the phrase in the list.
+struct Matcher {
+    ac: AhoCorasick,
+    at: Vec<usize>,
+}
+
+impl Matcher {
+    /// Over the phrases of `list` that `keep` keeps (never the empty one, which matches nothing).
+    fn build(list: &[&str], keep: impl Fn(&str) -> bool, fold: bool) -> Option<Matcher> {
+        let (at, pats): (Vec<usize>, Vec<&str>) = list
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.is_empty() && keep(p))
+            .map(|(i, p)| (i, *p))
+            .unzip();
+        // The lists are the program's own, short and fixed: a DFA, the fastest to search.
+        let ac = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
+            .ascii_case_insensitive(fold)
+            .build(&pats)
+            .ok()?;
+        Some(Matcher { ac, at })
+    }
+
+    /// The position in the list of the first phrase found in `text` as whole words.
+    fn first(&self, text: &str) -> Option<usize> {
+        // Most texts hold no phrase at all: one search (skipping ahead on the phrases' bytes)
+        // says so before every match is walked.
+        if !self.ac.is_match(text) {
+            return None;
+        }
+        let mut best: Option<usize> = None;
+        for m in self.ac.find_overlapping_iter(text) {
+            let Some(&i) = self.at.get(m.pattern().as_usize()) else {
+                continue;
+            };
+            if best.is_some_and(|b| b <= i) {
+                continue;
+            }
+            if !glued(text, m.start(), m.end()) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+}
+
+/// True when the match at `start..end` of `text` sits inside a longer word: an alphanumeric
+/// end of it touches an alphanumeric character (`contains_words`' rule).
+fn glued(text: &str, start: usize, end: usize) -> bool {
+    let Some(found) = text.get(start..end) else {
+        return true;
+    };
+    let before = text.get(..start).and_then(|s| s.chars().next_back());
+    let after = text.get(end..).and_then(|s| s.chars().next());
+    let first = found.chars().next().is_some_and(char::is_alphanumeric);
+    let last = found.chars().next_back().is_some_and(char::is_alphanumeric);
+    (first && before.is_some_and(char::is_alphanumeric))
+        || (last && after.is_some_and(char::is_alphanumeric))
+}
+
+impl PhraseSet {
+    /// The set of `list`'s phrases.
+    pub const fn new(list: &'static [&'static str]) -> PhraseSet {
+        PhraseSet {
+            list,
+            exact: OnceLock::new(),
+            folded: OnceLock::new(),
+        }
+    }
+
+    /// The first phrase of the list found in `haystack_lower` as whole words:
+    /// `find_phrase(haystack_lower, list)`.
+    pub fn find(&self, haystack_lower: &str) -> Option<&'static str> {
+        let m = self
+            .exact
+            .get_or_init(|| Matcher::build(self.list, |_| true, false));
+        match m {
+            Some(m) => m
+                .first(haystack_lower)
+                .and_then(|i| self.list.get(i).copied()),
+            None => super::vocab::find_phrase(haystack_lower, self.list),
+        }
+    }
+
+    /// [`find`](Self::find) of `text` in lower case. ASCII text is read as it is, its case
+    /// ignored: its lower-case copy has the same characters at the same places, and a phrase
+    /// holding an upper-case letter matches no lower-case text, so it is left out.
+    pub fn find_any_case(&self, text: &str) -> Option<&'static str> {
+        if !text.is_ascii() {
+            return self.find(&text.to_lowercase());
+        }
+        let m = self.folded.get_or_init(|| {
+            Matcher::build(
+                self.list,
+                |p| !p.bytes().any(|b| b.is_ascii_uppercase()),
+                true,
+            )
+        });
+        match m {
+            Some(m) => m.first(text).and_then(|i| self.list.get(i).copied()),
+            None => self.find(&text.to_lowercase()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::detect::vocab::find_phrase;
+
+    const LIST: &[&str] = &[
+        "shall i",
+        "confirm",
+        "i",
+        "",
+        "go ahead?",
+        "Upper",
+        "400",
+        "café",
+        "a-b",
+        "confirm",
+    ];
+    static SET: PhraseSet = PhraseSet::new(LIST);
+
+    #[test]
+    fn answers_as_find_phrase_does_in_any_case() {
+        let texts = [
+            "",
+            "Shall I confirm?",
+            "unconfirmed, reconfirm, confirmed",
+            "shall i",
+            "go ahead? go ahead?x",
+            "upper case Upper",
+            "error 4001 and 400: done",
+            "CAFÉ au lait",
+            "le café",
+            "a-b-c xa-b a-b",
+            "I",
+            "ii i",
+            "\u{212A}onfirm",
+            "ÀI",
+            "confirm\u{301}",
+            "x\u{e9}confirm",
+        ];
+        for t in texts {
+            let lower = t.to_lowercase();
+            assert_eq!(SET.find(&lower), find_phrase(&lower, LIST), "{t:?}");
+            assert_eq!(SET.find(t), find_phrase(t, LIST), "{t:?} as written");
+            assert_eq!(SET.find_any_case(t), find_phrase(&lower, LIST), "{t:?}");
+        }
+        assert_eq!(SET.find_any_case("Please CONFIRM."), Some("confirm"));
+        assert_eq!(SET.find_any_case("reconfirmation"), None);
+        assert_eq!(SET.find_any_case("Shall I?"), Some("shall i"));
+    }
+}
