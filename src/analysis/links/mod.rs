@@ -3,8 +3,8 @@
 //! appears word for word in B's input.
 //!
 //! Found with one index of every value any step produced (`index.rs`: each value filed under a
-//! word it must show, looked up word by word while each step's input is scanned once), never by
-//! comparing pairs of steps. Against quadratic blow-up a use links only to the latest earlier
+//! word it must show; `index/scan.rs`: looked up word by word while each step's input is scanned
+//! once), never by comparing pairs of steps. Against quadratic blow-up a use links only to the latest earlier
 //! producer of its value, each step gives at most [`LINK_MAX_VALUES_PER_STEP`] +
 //! [`LINK_MAX_SENTENCES_PER_STEP`] values, each step receives at most [`LINK_MAX_PER_STEP`] links,
 //! and all values together are capped at [`LINK_MAX_PATTERN_BYTES`]. So the graph has at most 32

@@ -1,0 +1,153 @@
+//! The scan: every occurrence of a known value in a step's text. Each word of the text, and each
+//! word with its right neighbour, is looked up as an anchor, and only the values filed under it
+//! are checked against the text; values without an anchor are found by the rolling hash of their
+//! first bytes (see the parent module for why an anchor is always seen as whole words).
+//!
+//! Against hostile runs, at most [`LINK_CHECKS_PER_BYTE`] candidates per byte of the scanned
+//! text are checked (and at least [`LINK_MIN_CHECKS`]), so a scan costs a bounded multiple of
+//! the text whatever the values. Pure; no I/O.
+
+use super::{Index, ROLL_BASE, roll_hash, word_runs};
+use crate::analysis::links::values::ValueKind;
+
+/// Candidate values checked per byte of a scanned text, at most.
+pub const LINK_CHECKS_PER_BYTE: usize = 16;
+/// Candidate values checked in one scanned text, at least (a short text gets this many).
+pub const LINK_MIN_CHECKS: usize = 4_096;
+
+/// An occurrence of a value in a scanned text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::analysis::links) struct Hit {
+    /// Byte offset just past the match.
+    pub end: u32,
+    /// Length of the match in bytes.
+    pub len: u32,
+    /// The value.
+    pub value: u32,
+}
+
+impl Index {
+    /// Every occurrence of a value in `text` (ids, dates and numbers only where they do not
+    /// sit inside a longer word or number), sorted by end, longer first at one end.
+    pub(in crate::analysis::links) fn scan(
+        &self,
+        text: &str,
+        words: &mut Vec<(usize, usize)>,
+        out: &mut Vec<Hit>,
+    ) {
+        out.clear();
+        let mut budget = LINK_CHECKS_PER_BYTE
+            .saturating_mul(text.len())
+            .max(LINK_MIN_CHECKS);
+        if !self.anchor_keys.is_empty() {
+            word_runs(text, words);
+            let bytes = text.as_bytes();
+            for (t, &(a, b)) in words.iter().enumerate() {
+                let word = bytes.get(a..b).unwrap_or_default();
+                let h = self.hash(word);
+                self.check_anchor(text, a, word, h, &mut budget, out);
+                if let Some(&(_, b2)) = words.get(t + 1)
+                    && self.may_head_pair(h)
+                {
+                    let pair = bytes.get(a..b2).unwrap_or_default();
+                    self.check_anchor(text, a, pair, self.hash(pair), &mut budget, out);
+                }
+                if budget == 0 {
+                    break;
+                }
+            }
+        }
+        if !self.loose.is_empty() {
+            self.scan_loose(text, &mut budget, out);
+        }
+        out.sort_unstable_by(|x, y| x.end.cmp(&y.end).then(y.len.cmp(&x.len)));
+    }
+
+    /// Checks the values filed under the anchor `key` (hash `h`), which starts at byte `a` of
+    /// `text`.
+    fn check_anchor(
+        &self,
+        text: &str,
+        a: usize,
+        key: &[u8],
+        h: u64,
+        budget: &mut usize,
+        out: &mut Vec<Hit>,
+    ) {
+        let Some(k) = self.anchor_id_hashed(key, h) else {
+            return;
+        };
+        let (Some(&from), Some(&to)) = (
+            self.filed_start.get(k as usize),
+            self.filed_start.get(k as usize + 1),
+        ) else {
+            return;
+        };
+        for &(value, off) in self
+            .filed
+            .get(from as usize..to as usize)
+            .unwrap_or_default()
+        {
+            if *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            if let Some(start) = a.checked_sub(off as usize) {
+                self.verify(text, start, value, out);
+            }
+        }
+    }
+
+    fn scan_loose(&self, text: &str, budget: &mut usize, out: &mut Vec<Hit>) {
+        let bytes = text.as_bytes();
+        let w = self.loose_window;
+        if bytes.len() < w || w == 0 {
+            return;
+        }
+        let top = ROLL_BASE.wrapping_pow(u32::try_from(w - 1).unwrap_or(0));
+        let mut h = roll_hash(bytes.get(..w).unwrap_or_default());
+        for start in 0..=bytes.len() - w {
+            if start > 0
+                && let (Some(&gone), Some(&new)) = (bytes.get(start - 1), bytes.get(start + w - 1))
+            {
+                h = h
+                    .wrapping_sub(u64::from(gone).wrapping_mul(top))
+                    .wrapping_mul(ROLL_BASE)
+                    .wrapping_add(u64::from(new));
+            }
+            let first = self.loose.partition_point(|&(x, _)| x < h);
+            for &(x, value) in self.loose.get(first..).unwrap_or_default() {
+                if x != h || *budget == 0 {
+                    break;
+                }
+                *budget -= 1;
+                self.verify(text, start, value, out);
+            }
+            if *budget == 0 {
+                return;
+            }
+        }
+    }
+
+    fn verify(&self, text: &str, start: usize, value: u32, out: &mut Vec<Hit>) {
+        let v = self.value_bytes(value);
+        let end = start + v.len();
+        if text.as_bytes().get(start..end) != Some(v) {
+            return;
+        }
+        let sentence = self.kind(value as usize) == Some(ValueKind::Sentence);
+        if !sentence && !at_boundaries(text, start, end) {
+            return;
+        }
+        if let (Ok(end), Ok(len)) = (u32::try_from(end), u32::try_from(v.len())) {
+            out.push(Hit { end, len, value });
+        }
+    }
+}
+
+/// True when the match is not part of a longer word or number.
+pub(in crate::analysis::links) fn at_boundaries(text: &str, start: usize, end: usize) -> bool {
+    let before = text.get(..start).and_then(|s| s.chars().next_back());
+    let after = text.get(end..).and_then(|s| s.chars().next());
+    !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+}
