@@ -42,7 +42,7 @@ fn kept_hash(hashes: &[u64], id: u32) -> u64 {
     hashes.get(id as usize).copied().unwrap_or(0)
 }
 
-/// The outcome of [`Index::intern`].
+/// The outcome of [`Index::intern_hashed`].
 pub(super) enum Interned {
     /// The value was already known, under this id.
     Known(usize),
