@@ -398,6 +398,26 @@ mod tests {
         for text in fixed {
             assert_eq!(stretched(text), whole(text), "{text:?}");
         }
+        // stretches of many words without a digit around the ones with digits
+        for n in [0, 1, 31, 32, 33, 63, 64, 65] {
+            let text = format!(
+                "{}ab12 cd{} 9 ORD-7{}",
+                "w ".repeat(n),
+                " x".repeat(n),
+                " y".repeat(n)
+            );
+            assert_eq!(
+                stretched(&text),
+                [
+                    ("ab12", TokenClass::Id),
+                    ("9", TokenClass::Number),
+                    ("ORD-7", TokenClass::Id)
+                ]
+                .map(|(t, c)| (t.to_owned(), c)),
+                "{text:?}"
+            );
+            assert_eq!(stretched(&text), whole(&text));
+        }
         let alphabet: Vec<char> = "a1Z0.,-_@/:+'\u{2019} \t\n\r\x0b\x0c\u{a0}\u{e9}\u{663}$()\"hps"
             .chars()
             .collect();
