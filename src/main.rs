@@ -16,6 +16,7 @@ fn main() -> ExitCode {
     if let Some(me) = supervise::this_program() {
         supervise::install(me);
     }
+    cli::heap::map_big_blocks_apart();
     let args = Cli::parse();
     match cli::run(args) {
         Ok(code) => code,

@@ -147,7 +147,7 @@ impl RunBuilder {
     /// Sets the last step's input tokens.
     pub fn input_tokens(self, n: u64) -> Self {
         self.with(|s| {
-            s.usage = Some(Usage {
+            s.extras_mut().usage = Some(Usage {
                 input_tokens: Some(n),
                 output_tokens: None,
             })

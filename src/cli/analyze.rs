@@ -20,6 +20,9 @@ use crate::experiments::embedder;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// Runs of this many steps or more give their freed memory back before the report is written.
+const TRIM_AFTER_STEPS: usize = 10_000;
+
 /// Runs the subcommand.
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let reference = reference_choice(&args.reference)?;
@@ -52,6 +55,11 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
         let report = analyze_with_progress(&loaded, &opts, &progress);
         bar_now.finish();
+        // A big run's analysis tables are freed: their pages go back before the report's text
+        // is made (for a small run, as in a file of many, it would only cost time).
+        if loaded.run.steps.len() >= TRIM_AFTER_STEPS {
+            super::heap::give_back_free_memory();
+        }
         let text = match format {
             ReportFormat::Json => render_json(&report),
             ReportFormat::Text => render_text(&report),

@@ -10,6 +10,7 @@ mod confidence;
 mod dropped;
 mod eval;
 mod experiment;
+pub mod heap;
 mod import;
 mod influence;
 mod ledger;

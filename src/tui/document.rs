@@ -126,7 +126,7 @@ impl Document {
                 label.push_str(a);
             }
             labels.push(clipped(&label, MAX_LABEL_WIDTH).into_owned());
-            spans.push(match (step.started_at, step.ended_at) {
+            spans.push(match (step.started_at(), step.ended_at()) {
                 (Some(a), Some(b)) if b.0 >= a.0 => Some((a.0, b.0)),
                 (Some(a), _) => Some((a.0, a.0)),
                 (None, Some(b)) => Some((b.0, b.0)),
@@ -134,8 +134,7 @@ impl Document {
             });
             has_durations |= step.duration_ms().is_some();
             has_tokens |= step
-                .usage
-                .as_ref()
+                .usage()
                 .is_some_and(|u| u.input_tokens.is_some() || u.output_tokens.is_some());
         }
         // A step's span takes in its nested steps' (parents always come first).

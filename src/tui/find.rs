@@ -317,7 +317,7 @@ fn visit_step<'a>(step: &'a Step, f: &mut dyn FnMut(std::borrow::Cow<'a, str>) -
             }
         }
     }
-    for map in [&step.attributes, &step.extra] {
+    for map in [step.attributes(), step.extra()] {
         for (k, v) in map {
             if f(Cow::Borrowed(k.as_str())) || visit_value(v, f) {
                 return;

@@ -63,10 +63,7 @@ fn langfuse_trace_nests_observations_and_reads_json_strings() {
         run.steps[4].output,
         Some(json!("Your order 42 was delivered yesterday."))
     );
-    let usage = run.steps[4]
-        .usage
-        .as_ref()
-        .unwrap_or_else(|| panic!("no usage"));
+    let usage = run.steps[4].usage().unwrap_or_else(|| panic!("no usage"));
     assert_eq!(
         (usage.input_tokens, usage.output_tokens),
         (Some(80), Some(10))
@@ -108,7 +105,7 @@ fn who_when_keeps_one_step_per_message_and_the_labels() {
         call.arguments,
         json!({"code": "result = 17 * 23 - 4\nprint(reslt)\n"})
     );
-    assert_eq!(exec.attributes.get("code_from"), Some(&json!("h1")));
+    assert_eq!(exec.attributes().get("code_from"), Some(&json!("h1")));
     assert_eq!(run.status, RunStatus::Failed);
     assert_eq!(
         run.task.as_deref(),

@@ -70,12 +70,12 @@ fn otlp_genai_trace_orders_spans_and_maps_calls_errors_and_tools() {
     );
 
     let last = &run.steps[3];
-    let usage = last.usage.as_ref().unwrap_or_else(|| panic!("no usage"));
+    let usage = last.usage().unwrap_or_else(|| panic!("no usage"));
     assert_eq!(
         (usage.input_tokens, usage.output_tokens),
         (Some(120), Some(9))
     );
-    assert_eq!(last.started_at.map(|t| t.0), Some(1_700_000_000_300));
+    assert_eq!(last.started_at().map(|t| t.0), Some(1_700_000_000_300));
 
     let def = run
         .tool("create_event")
@@ -109,10 +109,13 @@ fn otlp_json_lines_hold_one_run_per_trace_in_order_of_first_appearance() {
     assert_eq!(b.steps[1].kind, StepKind::Llm);
     assert_eq!(b.steps[1].error.as_deref(), Some("rate limited"));
     assert_eq!(
-        b.steps[1].attributes.get("otel.span_kind"),
+        b.steps[1].attributes().get("otel.span_kind"),
         Some(&json!("client"))
     );
-    assert_eq!(b.steps[1].started_at.map(|t| t.0), Some(1_700_000_003_500));
+    assert_eq!(
+        b.steps[1].started_at().map(|t| t.0),
+        Some(1_700_000_003_500)
+    );
 
     let one = load_path(
         &fixture("otlp-lines.jsonl"),
@@ -211,10 +214,7 @@ fn indexed_gen_ai_prompt_form_is_read() {
         run.steps[1].input.as_ref().map(|i| i[2].clone()),
         Some(json!({"role": "tool", "content": "Canberra is the capital city of Australia."}))
     );
-    let usage = run.steps[1]
-        .usage
-        .as_ref()
-        .unwrap_or_else(|| panic!("no usage"));
+    let usage = run.steps[1].usage().unwrap_or_else(|| panic!("no usage"));
     assert_eq!(
         (usage.input_tokens, usage.output_tokens),
         (Some(20), Some(2))

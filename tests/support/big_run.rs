@@ -64,12 +64,12 @@ pub fn big_run(n: usize) -> Run {
         } else {
             serde_json::json!({"answer": format!("value {i}"), "n": i})
         });
-        s.usage = Some(Usage {
+        s.extras_mut().usage = Some(Usage {
             input_tokens: Some(100 + (i as u64 % 900)),
             output_tokens: Some(20),
         });
-        s.started_at = Some(Timestamp(1_700_000_000_000 + i as i64 * 10));
-        s.ended_at = Some(Timestamp(1_700_000_000_000 + i as i64 * 10 + 7));
+        s.extras_mut().started_at = Some(Timestamp(1_700_000_000_000 + i as i64 * 10));
+        s.extras_mut().ended_at = Some(Timestamp(1_700_000_000_000 + i as i64 * 10 + 7));
         run.steps.push(s);
     }
     run.reindex();

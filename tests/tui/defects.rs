@@ -546,10 +546,10 @@ fn a_timeline_column_no_step_fills_has_no_header() {
     let doc = calendar();
     let mut run = doc.run.as_ref().clone();
     for s in &mut run.steps {
-        s.started_at = None;
-        s.ended_at = None;
+        s.extras_mut().started_at = None;
+        s.extras_mut().ended_at = None;
     }
-    assert!(run.steps.iter().any(|s| s.usage.is_some()), "tokens stay");
+    assert!(run.steps.iter().any(|s| s.usage().is_some()), "tokens stay");
     let mut h = screen(
         Document::new(run, doc.report.as_ref().clone(), None),
         (140, 40),

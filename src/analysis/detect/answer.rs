@@ -299,10 +299,10 @@ pub fn code_author(f: &Facts<'_>, i: usize) -> Option<usize> {
         .arguments
         .get("code")
         .is_some_and(|c| matches!(c, Value::String(_)));
-    if !ran_code && !s.attributes.contains_key("code_from") {
+    if !ran_code && !s.attributes().contains_key("code_from") {
         return None;
     }
-    s.attributes
+    s.attributes()
         .get("code_from")
         .and_then(Value::as_str)
         .and_then(|id| f.run.step_index(id))

@@ -51,7 +51,7 @@ impl Detector for BlockedPage {
         for (i, s) in run.steps.iter().enumerate() {
             let reads = match s.kind {
                 StepKind::Tool | StepKind::Retrieval => true,
-                StepKind::Agent => s.attributes.contains_key("url") && !s.is_container(),
+                StepKind::Agent => s.attributes().contains_key("url") && !s.is_container(),
                 _ => false,
             };
             if !reads || s.failed() {

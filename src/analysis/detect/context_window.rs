@@ -12,7 +12,7 @@ use crate::analysis::rank::params::{CONTEXT_FULL, CONTEXT_FULL_SHARE};
 pub struct ContextWindow;
 
 fn prompt_tokens(run: &Run, s: &Step) -> Option<u64> {
-    if let Some(n) = s.usage.as_ref().and_then(|u| u.input_tokens) {
+    if let Some(n) = s.usage().and_then(|u| u.input_tokens) {
         return Some(n);
     }
     let ctx = s.context.as_ref()?;

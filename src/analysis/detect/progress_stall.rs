@@ -32,7 +32,7 @@ impl Detector for ProgressStall {
             return Vec::new();
         }
         let Some((r, review)) = run.steps.iter().enumerate().find_map(|(i, s)| {
-            let rv = s.attributes.get("review")?;
+            let rv = s.attributes().get("review")?;
             stalled(rv).then_some((i, rv))
         }) else {
             return Vec::new();
@@ -131,7 +131,7 @@ fn instruction_to(run: &crate::analysis::model::Run, agent: &str, before: usize)
     let agent = agent.to_lowercase();
     run.steps.get(..before)?.iter().rposition(|s| {
         super::decides(s)
-            && s.attributes
+            && s.attributes()
                 .get("to")
                 .and_then(Value::as_str)
                 .is_some_and(|t| t.trim().to_lowercase() == agent)
@@ -156,7 +156,7 @@ fn agent_of(s: Option<&Step>) -> Option<&str> {
 }
 
 fn url_of(s: Option<&Step>) -> Option<&str> {
-    s.and_then(|s| s.attributes.get("url"))
+    s.and_then(|s| s.attributes().get("url"))
         .and_then(Value::as_str)
         .map(str::trim)
         .filter(|u| !u.is_empty())
@@ -175,10 +175,10 @@ mod tests {
         move |s: &mut Step| {
             s.agent = Some(agent);
             if let Some(t) = to {
-                s.attributes.insert("to".to_owned(), json!(t));
+                s.extras_mut().attributes.insert("to".to_owned(), json!(t));
             }
             if let Value::Object(m) = attrs {
-                s.attributes.extend(m);
+                s.extras_mut().attributes.extend(m);
             }
         }
     }
@@ -236,7 +236,7 @@ mod tests {
     fn no_stalled_review_or_a_successful_run_gives_nothing() {
         let mut run = stalled_run();
         if let Some(s) = run.steps.last_mut() {
-            s.attributes.insert(
+            s.extras_mut().attributes.insert(
                 "review".to_owned(),
                 json!({"progress": true, "in_loop": false}),
             );

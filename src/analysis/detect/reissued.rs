@@ -25,7 +25,7 @@ struct Pending {
 }
 
 fn addressee(s: &crate::analysis::model::Step) -> Option<String> {
-    s.attributes
+    s.attributes()
         .get("to")
         .and_then(Value::as_str)
         .map(|t| t.trim().to_lowercase())
@@ -129,7 +129,7 @@ mod tests {
         s.agent = Some(agent.into());
         s.output = Some(json!(text));
         if let Some(t) = to {
-            s.attributes.insert("to".into(), json!(t));
+            s.extras_mut().attributes.insert("to".into(), json!(t));
         }
         s
     }

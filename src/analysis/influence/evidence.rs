@@ -34,7 +34,7 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
     let mut out = Vec::new();
     let mut ids = UniqueIds::default();
 
-    let mut first_sent: HashMap<&str, usize> = HashMap::new();
+    let mut first_sent: HashMap<&str, usize> = HashMap::with_capacity(run.context_units.len());
     let mut any_context = false;
     for step in run.steps.iter().filter(|s| s.kind == StepKind::Llm) {
         if let Some(c) = &step.context {
@@ -45,25 +45,24 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
         }
     }
     for unit in &run.context_units {
-        let produced_at = unit
-            .produced_by
-            .as_ref()
-            .and_then(|p| run.step_index(p.as_str()));
         let from = if any_context {
             match first_sent.get(unit.id.as_str()) {
                 Some(&i) => i,
                 None => continue,
             }
         } else {
-            produced_at.map_or(0, |i| i + 1)
+            unit.produced_by
+                .as_ref()
+                .and_then(|p| run.step_index(p.as_str()))
+                .map_or(0, |i| i + 1)
         };
         if unit.text.trim().is_empty() {
             continue;
         }
         out.push(RunEvidence {
-            id: ids.claim(unit.id.as_str()),
-            unit: Some(unit.id.to_string()),
-            step: unit.produced_by.as_ref().map(|p| p.to_string()),
+            id: ids.claim(Cow::Borrowed(unit.id.as_str())),
+            unit: Some(unit.id.0.clone()),
+            step: unit.produced_by.as_ref().map(|p| p.0.clone()),
             text: Cow::Borrowed(unit.text.as_str()),
             from,
         });
@@ -78,12 +77,12 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
         if produced.contains(step.id.as_str()) {
             continue;
         }
-        let mut add = |id: String, text: Cow<'a, str>, out: &mut Vec<RunEvidence<'a>>| {
+        let mut add = |id: Cow<'a, str>, text: Cow<'a, str>, out: &mut Vec<RunEvidence<'a>>| {
             if !text.trim().is_empty() {
                 out.push(RunEvidence {
-                    id: ids.claim(&id),
+                    id: ids.claim(id),
                     unit: None,
-                    step: Some(step.id.to_string()),
+                    step: Some(step.id.0.clone()),
                     text,
                     from: step.index + 1,
                 });
@@ -93,15 +92,17 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
             let is_unit = doc.id.as_deref().is_some_and(|d| run.unit(d).is_some());
             if !is_unit {
                 add(
-                    format!("{}#{n}", step.id),
+                    Cow::Owned(format!("{}#{n}", step.id)),
                     Cow::Borrowed(&doc.text),
                     &mut out,
                 );
             }
         }
         match step.kind {
-            StepKind::Tool => add(step.id.to_string(), tool_result(step), &mut out),
-            StepKind::MemoryRead => add(step.id.to_string(), memory_read(step), &mut out),
+            StepKind::Tool => add(Cow::Borrowed(step.id.as_str()), tool_result(step), &mut out),
+            StepKind::MemoryRead => {
+                add(Cow::Borrowed(step.id.as_str()), memory_read(step), &mut out)
+            }
             _ => {}
         }
     }
@@ -146,22 +147,32 @@ fn memory_read(step: &Step) -> Cow<'_, str> {
     }
 }
 
-/// Evidence ids made unique: a later piece whose id is taken gets `~2`, `~3`, ...
+/// Evidence ids made unique: a later piece whose id is taken gets `~2`, `~3`, ... (the first
+/// of them not taken). Each id remembers the last number it got, so many pieces with one id
+/// cost one try each: every number below it was taken then, and still is.
 #[derive(Default)]
-struct UniqueIds {
-    taken: HashSet<String>,
+struct UniqueIds<'a> {
+    taken: HashSet<Cow<'a, str>>,
+    last_number: HashMap<String, usize>,
 }
 
-impl UniqueIds {
-    fn claim(&mut self, id: &str) -> String {
-        let mut candidate = id.to_owned();
-        let mut k = 1;
-        while self.taken.contains(&candidate) {
-            k += 1;
-            candidate = format!("{id}~{k}");
+impl<'a> UniqueIds<'a> {
+    fn claim(&mut self, id: Cow<'a, str>) -> String {
+        if !self.taken.contains(&*id) {
+            let out = id.to_string();
+            self.taken.insert(id);
+            return out;
         }
-        self.taken.insert(candidate.clone());
-        candidate
+        let mut k = self.last_number.get(&*id).copied().unwrap_or(1);
+        loop {
+            k += 1;
+            let candidate = format!("{id}~{k}");
+            if !self.taken.contains(candidate.as_str()) {
+                self.last_number.insert(id.into_owned(), k);
+                self.taken.insert(Cow::Owned(candidate.clone()));
+                return candidate;
+            }
+        }
     }
 }
 
@@ -172,6 +183,11 @@ pub struct ModelOutputs<'a> {
 }
 
 impl ModelOutputs<'_> {
+    /// How many outputs there are.
+    pub(super) fn len(&self) -> usize {
+        self.texts.len()
+    }
+
     /// The text of the `i`-th output.
     pub fn text(&self, i: usize) -> Option<&str> {
         self.texts.get(i).map(|t| &**t)
@@ -210,5 +226,24 @@ pub fn ancestor_window(
     } else {
         let half = MAX_ANCESTORS / 2;
         [first..first + half, total - half..total]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taken_ids_get_the_first_free_number() {
+        let mut ids = UniqueIds::default();
+        let got: Vec<String> = ["a", "a~3", "a", "a", "a~2", "b", "a"]
+            .into_iter()
+            .map(|id| ids.claim(Cow::Borrowed(id)))
+            .collect();
+        // "a~3" is a piece's own id, so the third "a" skips it; the second "a~2" is numbered
+        // in its turn.
+        assert_eq!(got, ["a", "a~3", "a~2", "a~4", "a~2~2", "b", "a~5"]);
+        let owned = ids.claim(Cow::Owned("b".to_owned()));
+        assert_eq!(owned, "b~2");
     }
 }

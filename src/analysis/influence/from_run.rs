@@ -7,7 +7,8 @@
 
 use super::confidence::ranking_confidence;
 use super::dropped::find_dropped_context;
-use super::evidence::{RunEvidence, ancestor_window, gather_evidence, model_outputs};
+use super::evidence::{ModelOutputs, RunEvidence, ancestor_window, gather_evidence, model_outputs};
+use super::per_text::rank_per_text;
 use super::score::{score_contrastive, score_influence, sort_by_score};
 use super::sparse::SparseVector;
 use super::types::{
@@ -49,13 +50,65 @@ pub fn influence_section_counted(
     let Some(answer) = run.final_answer.as_deref().filter(|a| !a.trim().is_empty()) else {
         return Ok(None);
     };
-    let evidence = gather_evidence(run);
+    let mut evidence = gather_evidence(run);
     if evidence.is_empty() {
         return Ok(None);
     }
     let outputs = model_outputs(run, answer);
     progress.influence_total(u64::try_from(evidence.len()).unwrap_or(u64::MAX));
 
+    let mut scored: Vec<(usize, InfluenceScore)> = if embedder.per_text() {
+        // Each piece's id, unit and step move into its entry, once.
+        let ids = evidence
+            .iter_mut()
+            .map(|e| std::mem::take(&mut e.id))
+            .collect();
+        rank_per_text(
+            &evidence, ids, &outputs, answer, reference, embedder, progress,
+        )?
+        .into_iter()
+        .enumerate()
+        .collect()
+    } else {
+        rank_in_chunks(&evidence, &outputs, answer, reference, embedder, progress)?
+    };
+    // Chunks come back sorted on their own; restore input order, then sort once, stably.
+    scored.sort_by_key(|(at, _)| *at);
+    sort_by_score(&mut scored, |(_, s)| s.score);
+
+    let pairs: Vec<(&str, f64)> = scored
+        .iter()
+        .map(|(_, s)| (s.id.as_str(), s.score))
+        .collect();
+    let confidence = ranking_confidence(&pairs, confidence);
+    let scores = scored
+        .into_iter()
+        .map(|(at, s)| entry(evidence.get_mut(at), s))
+        .collect();
+    Ok(Some(InfluenceSection {
+        ranked_by: if reference.is_some() {
+            "contrastive"
+        } else {
+            "semantic"
+        }
+        .to_owned(),
+        embedder: Some(embedder.name().to_owned()),
+        scores,
+        confidence,
+    }))
+}
+
+/// The evidence's scores, chunk by chunk through the generic scorers, each paired with its
+/// position in `evidence` (chunks come back sorted on their own). For embedders whose vectors
+/// may depend on the other texts of a call.
+fn rank_in_chunks(
+    evidence: &[RunEvidence<'_>],
+    outputs: &ModelOutputs<'_>,
+    answer: &str,
+    reference: Option<&str>,
+    embedder: &dyn Embedder,
+    progress: &Progress,
+) -> Result<Vec<(usize, InfluenceScore)>, EmbedError> {
     let mut scored: Vec<(usize, InfluenceScore)> = Vec::with_capacity(evidence.len());
     // The answer, the reference and the model outputs near the answer are in every chunk: their
     // vectors are kept from one chunk to the next, not embedded again (a long answer embedded
@@ -72,7 +125,7 @@ pub fn influence_section_counted(
             .map(|e| EvidenceItem {
                 id: &e.id,
                 text: &e.text,
-                ancestors: ancestor_window(e, &outputs)
+                ancestors: ancestor_window(e, outputs)
                     .into_iter()
                     .flatten()
                     .filter_map(|i| outputs.text(i))
@@ -96,36 +149,15 @@ pub fn influence_section_counted(
         start += chunk.len();
         progress.influence_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
     }
-    // Chunks come back sorted on their own; restore input order, then sort once, stably.
-    scored.sort_by_key(|(at, _)| *at);
-    sort_by_score(&mut scored, |(_, s)| s.score);
-
-    let pairs: Vec<(&str, f64)> = scored
-        .iter()
-        .map(|(_, s)| (s.id.as_str(), s.score))
-        .collect();
-    let confidence = ranking_confidence(&pairs, confidence);
-    let scores = scored
-        .into_iter()
-        .map(|(at, s)| entry(evidence.get(at), s))
-        .collect();
-    Ok(Some(InfluenceSection {
-        ranked_by: if reference.is_some() {
-            "contrastive"
-        } else {
-            "semantic"
-        }
-        .to_owned(),
-        embedder: Some(embedder.name().to_owned()),
-        scores,
-        confidence,
-    }))
+    Ok(scored)
 }
 
-fn entry(e: Option<&RunEvidence<'_>>, s: InfluenceScore) -> InfluenceEntry {
+/// The report entry of a scored piece; its unit and step are moved out of the piece.
+fn entry(e: Option<&mut RunEvidence<'_>>, s: InfluenceScore) -> InfluenceEntry {
+    let (unit, step) = e.map_or((None, None), |e| (e.unit.take(), e.step.take()));
     InfluenceEntry {
-        unit: e.and_then(|e| e.unit.clone()),
-        step: e.and_then(|e| e.step.clone()),
+        unit,
+        step,
         id: s.id,
         score: s.score,
         signals: s.signals,

@@ -327,3 +327,135 @@ fn the_answer_is_embedded_once_however_many_chunks_the_evidence_takes() {
         assert_eq!(same, Some(e.score), "{}", e.id);
     }
 }
+
+/// An embedder that hides whether its inner one is per text, so the ranking takes the chunked
+/// path through the generic scorers.
+struct Chunked<'e>(&'e dyn Embedder);
+
+impl Embedder for Chunked<'_> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
+        self.0.embed(texts)
+    }
+    fn embed_sparse(&self, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
+        self.0.embed_sparse(texts)
+    }
+}
+
+/// A long run with every kind of evidence, spread over the steps so ancestor windows differ and
+/// are capped: units sent at different steps (some sharing a text, one equal to the answer),
+/// documents, tool results and memory reads, and model outputs that repeat and that equal
+/// evidence texts.
+fn long_mixed_run() -> Run {
+    const WORDS: [&str; 12] = [
+        "refund", "window", "order", "denied", "parcel", "courier", "damaged", "policy", "gold",
+        "customer", "invoice", "返金",
+    ];
+    let mut seed = 7u64;
+    let mut sentence = |n: usize| -> String {
+        (0..n)
+            .map(|_| {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                WORDS[(seed >> 33) as usize % WORDS.len()]
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut run = Run::new("long-mixed", RunStatus::Failed);
+    run.final_answer = Some(ANSWER.to_owned());
+    let mut units = Vec::new();
+    let mut steps = Vec::new();
+    for i in 0..1200 {
+        let text = match i % 9 {
+            0 => "a text several units share".to_owned(),
+            4 if i == 400 => ANSWER.to_owned(),
+            _ => format!("unit {i}: {}", sentence(6)),
+        };
+        units.push(unit(&format!("u{i}"), &text));
+    }
+    for i in 0..1200usize {
+        let id = format!("s{i}");
+        let step = match i % 5 {
+            0 => llm(
+                &id,
+                &if i % 35 == 0 {
+                    "an output said more than once".to_owned()
+                } else {
+                    format!("thinking {}", sentence(8))
+                },
+                &[
+                    &format!("u{i}"),
+                    &format!("u{}", i + 1),
+                    &format!("u{}", i / 2),
+                ],
+                None,
+            ),
+            1 => {
+                let mut s = Step::new(&id, StepKind::Retrieval);
+                s.documents = Some(vec![
+                    Document {
+                        text: format!("doc {}", sentence(5)),
+                        ..Document::default()
+                    },
+                    Document {
+                        text: "a text several units share".to_owned(),
+                        ..Document::default()
+                    },
+                ]);
+                s
+            }
+            2 => {
+                let mut s = Step::new(&id, StepKind::Tool);
+                s.output = Some(if i % 3 == 0 {
+                    json!({"status": "shipped", "note": sentence(4)})
+                } else {
+                    json!(format!("tool said {}", sentence(3)))
+                });
+                s
+            }
+            3 => {
+                let mut s = Step::new(&id, StepKind::MemoryRead);
+                s.memory = Some(Box::new(MemoryOp {
+                    key: "tier".to_owned(),
+                    value: json!("gold customer"),
+                }));
+                s
+            }
+            _ => bare_llm(&id, &format!("unit {}: {}", i, sentence(2))),
+        };
+        steps.push(step);
+    }
+    steps.push(bare_llm("end", ANSWER));
+    run.context_units = units;
+    run.steps = steps;
+    run.reindex();
+    run
+}
+
+#[test]
+fn embedding_each_text_once_ranks_as_the_chunked_scorers_do() {
+    let run = long_mixed_run();
+    let opts = ConfidenceOptions::default();
+    let hashed = HashedEmbedder;
+    let mock = MockEmbedder;
+    for embedder in [&hashed as &dyn Embedder, &mock] {
+        assert!(embedder.per_text());
+        for reference in [None, Some("Refunds are approved for damaged parcels.")] {
+            let fast = influence_section(&run, reference, embedder, &opts)
+                .unwrap()
+                .unwrap();
+            let slow = influence_section(&run, reference, &Chunked(embedder), &opts)
+                .unwrap()
+                .unwrap();
+            assert!(fast.scores.len() > 2 * super::from_run::EVIDENCE_CHUNK);
+            assert!(fast.scores.iter().any(|e| e.signals.avg > 0.0));
+            assert_eq!(fast, slow, "{} {reference:?}", embedder.name());
+            assert_eq!(
+                serde_json::to_string(&fast).unwrap(),
+                serde_json::to_string(&slow).unwrap()
+            );
+        }
+    }
+}

@@ -8,10 +8,10 @@
 //! a `HashMap`, no platform-sized integers in the hash. Any change to the features, weights,
 //! hash or dimension changes every score: bump [`HASHED_VERSION`] and the docs with it.
 
+use super::feature_counts::{Feature, FeatureCounts};
 use super::lexical::fold_plural;
 use super::sparse::SparseVector;
 use super::types::{EmbedError, Embedder};
-use std::collections::HashMap;
 
 /// The design version; bump it whenever anything below changes a vector.
 pub const HASHED_VERSION: u32 = 1;
@@ -159,52 +159,6 @@ fn is_stop_word(word: &str) -> bool {
     }
 }
 
-/// A `Hasher` for keys that are already well-mixed 64-bit hashes: it passes them through.
-#[derive(Default)]
-struct PassThrough(u64);
-
-impl std::hash::Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-type PassThroughMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<PassThrough>>;
-
-/// Feature slots a batch's map keeps between texts (a few pages); a longer text's map is
-/// dropped after it.
-const KEPT_FEATURE_ROOM: usize = 1 << 14;
-
-/// Features of one text, each distinct feature once with its count, in first-seen order (so
-/// float sums never depend on a map's order). Features are told apart by their 64-bit hash.
-#[derive(Default)]
-struct Features {
-    index: PassThroughMap<usize>,
-    list: Vec<(u64, f64, u32)>, // mixed hash, weight, count
-}
-
-impl Features {
-    fn add(&mut self, h: Fnv, weight: f64) {
-        let h = mix(h.0);
-        if let Some(entry) = self.index.get(&h).and_then(|&i| self.list.get_mut(i)) {
-            entry.2 = entry.2.saturating_add(1);
-            return;
-        }
-        self.index.insert(h, self.list.len());
-        self.list.push((h, weight, 1));
-    }
-}
-
 /// The hashed vector of one text: [`HASHED_DIM`] numbers (not normalised), all zeros when the
 /// text has no features. Per token, in order: the pair with the previous token, the word, then
 /// its character trigrams (with `<` and `>` marking the word's ends).
@@ -215,21 +169,44 @@ pub fn hashed_vector(text: &str) -> Vec<f64> {
 /// Buffers reused from one text to the next within a batch.
 #[derive(Default)]
 struct Scratch {
-    features: Features,
+    features: FeatureCounts,
+    /// The lowercased text, when it is ASCII (no allocation per text).
+    lower: String,
     padded: String,
     bounds: Vec<usize>,
+    /// The distinct tokens of the text so far (see [`Scratch::add_token`]).
+    seen: Vec<SeenToken>,
+    /// Their bytes, one after the other.
+    seen_bytes: Vec<u8>,
+    /// Their trigrams' positions in the feature list, one token after the other.
+    seen_trigrams: Vec<usize>,
     /// All zeros between texts; buckets are summed here in feature order.
     sums: Vec<f64>,
+}
+
+/// A token already seen in the text: its bytes and its trigrams (ranges of the `seen_` lists).
+struct SeenToken {
+    bytes: std::ops::Range<usize>,
+    trigrams: std::ops::Range<usize>,
+}
+
+/// `sign · weight · √count`; a feature seen once is `sign · weight` (`√1` is exactly 1).
+fn contribution(sign: f64, f: &Feature) -> f64 {
+    if f.count == 1 {
+        sign * f.weight
+    } else {
+        sign * f.weight * f64::from(f.count).sqrt()
+    }
 }
 
 impl Scratch {
     fn vector(&mut self, text: &str) -> Vec<f64> {
         self.collect(text);
         let mut v = vec![0.0; HASHED_DIM];
-        for &(h, weight, count) in &self.features.list {
-            let (bucket, sign) = slot(h);
+        for f in self.features.list() {
+            let (bucket, sign) = slot(f.hash);
             if let Some(x) = v.get_mut(bucket) {
-                *x += sign * weight * f64::from(count).sqrt();
+                *x += contribution(sign, f);
             }
         }
         v
@@ -242,11 +219,11 @@ impl Scratch {
         self.collect(text);
         self.sums.resize(HASHED_DIM, 0.0);
         let mut touched = [0u64; HASHED_DIM / 64];
-        for &(h, weight, count) in &self.features.list {
-            let (bucket, sign) = slot(h);
+        for f in self.features.list() {
+            let (bucket, sign) = slot(f.hash);
             if let (Some(x), Some(bits)) = (self.sums.get_mut(bucket), touched.get_mut(bucket / 64))
             {
-                *x += sign * weight * f64::from(count).sqrt();
+                *x += contribution(sign, f);
                 *bits |= 1u64 << (bucket % 64);
             }
         }
@@ -266,48 +243,81 @@ impl Scratch {
         SparseVector::from_entries(HASHED_DIM, entries)
     }
 
-    /// Fills `features.list` with the features of `text`.
+    /// Fills `features` with the features of `text`. An ASCII text is lowercased into a kept
+    /// buffer and split on bytes (for ASCII, `to_lowercase` and `is_alphanumeric` are the ASCII
+    /// ones); any other text takes the Unicode path.
     fn collect(&mut self, text: &str) {
-        let lower = text.to_lowercase();
-        let f = &mut self.features;
-        // The map keeps its room from one text to the next; room grown for a long text is let
-        // go rather than cleared for every later text (a clear costs the room).
-        if f.index.capacity() > KEPT_FEATURE_ROOM {
-            f.index = PassThroughMap::default();
-            f.list = Vec::new();
+        self.features.clear();
+        self.seen.clear();
+        self.seen_bytes.clear();
+        self.seen_trigrams.clear();
+        if text.is_ascii() {
+            let mut lower = std::mem::take(&mut self.lower);
+            lower.clear();
+            lower.push_str(text);
+            lower.make_ascii_lowercase();
+            let mut prev: Option<&str> = None;
+            for t in ascii_tokens(&lower) {
+                self.add_token(prev, t);
+                prev = Some(t);
+            }
+            self.lower = lower;
         } else {
-            f.index.clear();
-            f.list.clear();
+            let lower = text.to_lowercase();
+            let mut prev: Option<&str> = None;
+            for t in tokens_of(&lower) {
+                self.add_token(prev, t);
+                prev = Some(t);
+            }
         }
-        let padded = &mut self.padded;
-        let bounds = &mut self.bounds;
-        let mut prev: Option<&str> = None;
-        for t in tokens_of(&lower) {
-            if let Some(p) = prev {
-                let mut h = Fnv::new(KIND_PAIR);
-                h.feed(p.as_bytes());
-                h.feed(b" ");
-                h.feed(t.as_bytes());
-                f.add(h, PAIR_WEIGHT);
-            }
-            prev = Some(t);
-            let mut h = Fnv::new(KIND_WORD);
-            h.feed(t.as_bytes());
-            f.add(h, WORD_WEIGHT);
+    }
 
-            padded.clear();
-            padded.push('<');
-            padded.push_str(t);
-            padded.push('>');
-            if padded.is_ascii() {
-                // Every byte is a character: a trigram is three bytes.
-                for w in padded.as_bytes().windows(3) {
-                    let mut h = Fnv::new(KIND_TRIGRAM);
-                    h.feed(w);
-                    f.add(h, TRIGRAM_WEIGHT);
-                }
-                continue;
+    /// The features of token `t` after `prev`: the pair, the word, then its trigrams. A token
+    /// the text had before has all its trigrams counted already: they are counted once more by
+    /// their positions, not hashed again (the same counts as hashing them).
+    fn add_token(&mut self, prev: Option<&str>, t: &str) {
+        let f = &mut self.features;
+        if let Some(p) = prev {
+            let mut h = Fnv::new(KIND_PAIR);
+            h.feed(p.as_bytes());
+            h.feed(b" ");
+            h.feed(t.as_bytes());
+            f.add(mix(h.0), PAIR_WEIGHT);
+        }
+        let mut h = Fnv::new(KIND_WORD);
+        h.feed(t.as_bytes());
+        let word = f.add(mix(h.0), WORD_WEIGHT);
+        if let Some((at, false)) = word
+            && let Some(seen) = f.tag(at).and_then(|k| self.seen.get(k as usize))
+            && self.seen_bytes.get(seen.bytes.clone()) == Some(t.as_bytes())
+        {
+            for &p in self
+                .seen_trigrams
+                .get(seen.trigrams.clone())
+                .unwrap_or_default()
+            {
+                f.bump(p);
             }
+            return;
+        }
+        let first_trigram = self.seen_trigrams.len();
+
+        let padded = &mut self.padded;
+        padded.clear();
+        padded.push('<');
+        padded.push_str(t);
+        padded.push('>');
+        if padded.is_ascii() {
+            // Every byte is a character: a trigram is three bytes.
+            for w in padded.as_bytes().windows(3) {
+                let mut h = Fnv::new(KIND_TRIGRAM);
+                h.feed(w);
+                if let Some((p, _)) = f.add(mix(h.0), TRIGRAM_WEIGHT) {
+                    self.seen_trigrams.push(p);
+                }
+            }
+        } else {
+            let bounds = &mut self.bounds;
             bounds.clear();
             bounds.extend(padded.char_indices().map(|(i, _)| i));
             bounds.push(padded.len());
@@ -315,11 +325,38 @@ impl Scratch {
                 if let (Some(&start), Some(&end)) = (w.first(), w.get(3)) {
                     let mut h = Fnv::new(KIND_TRIGRAM);
                     h.feed(padded.as_bytes().get(start..end).unwrap_or_default());
-                    f.add(h, TRIGRAM_WEIGHT);
+                    if let Some((p, _)) = f.add(mix(h.0), TRIGRAM_WEIGHT) {
+                        self.seen_trigrams.push(p);
+                    }
                 }
             }
         }
+        match word {
+            Some((at, true)) => {
+                if let Ok(k) = u32::try_from(self.seen.len()) {
+                    let start = self.seen_bytes.len();
+                    self.seen_bytes.extend_from_slice(t.as_bytes());
+                    self.seen.push(SeenToken {
+                        bytes: start..self.seen_bytes.len(),
+                        trigrams: first_trigram..self.seen_trigrams.len(),
+                    });
+                    f.set_tag(at, k);
+                }
+            }
+            // A word hash shared with an earlier feature of another kind or token: this
+            // token's trigrams are not remembered.
+            _ => self.seen_trigrams.truncate(first_trigram),
+        }
     }
+}
+
+/// [`tokens_of`] for an ASCII lowercased text: runs of ASCII letters and digits.
+fn ascii_tokens(lower: &str) -> impl Iterator<Item = &str> {
+    lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|p| p.len() >= MIN_ASCII_TOKEN_CHARS)
+        .filter(|p| !is_stop_word(p))
+        .map(fold_plural)
 }
 
 /// The `hashed` embedder (see the module docs).
@@ -329,6 +366,10 @@ pub struct HashedEmbedder;
 impl Embedder for HashedEmbedder {
     fn name(&self) -> &str {
         "hashed"
+    }
+
+    fn per_text(&self) -> bool {
+        true
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {

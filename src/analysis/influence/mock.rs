@@ -28,6 +28,10 @@ impl Embedder for MockEmbedder {
         "mock"
     }
 
+    fn per_text(&self) -> bool {
+        true
+    }
+
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
         Ok(texts.iter().map(|t| mock_vector(t)).collect())
     }

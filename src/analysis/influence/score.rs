@@ -8,7 +8,9 @@
 use super::cosine::depth;
 use super::lexical::{TokenSets, overlap_sorted};
 use super::sparse::{Cosines, SparseVector};
-use super::types::{EmbedError, Embedder, InfluenceScore, ScoreError, ScoreRequest, Signals};
+use super::types::{
+    EmbedError, Embedder, InfluenceScore, ScoreError, ScoreRequest, Signals, Weights,
+};
 use super::weights::{adapt_weights, composite, validate_weights};
 use hashbrown::{HashMap, HashSet};
 
@@ -185,23 +187,43 @@ fn score_frame(
                 above += 1;
             }
         }
-        let signals = Signals {
-            fa: fa(e)?,
-            avg: if n == 0 { 0.0 } else { sum / n as f64 },
-            persist: if n == 0 { 0.0 } else { above as f64 / n as f64 },
-            depth: depth(n),
-        };
-        let effective = adapt_weights(&req.weights, n);
-        out.push(InfluenceScore {
-            id: item.id.to_owned(),
-            score: composite(&signals, &effective.weights),
-            signals,
-            weights: effective.weights,
-            adapted: effective.adapted,
-        });
+        let sums = AncestorSums { n, sum, above };
+        out.push(scored(item.id.to_owned(), fa(e)?, sums, &req.weights));
     }
     sort_by_score(&mut out, |s| s.score);
     Ok(out)
+}
+
+/// What an item's ancestors add up to: how many, the sum of their similarities, and how many
+/// were above the persistence threshold.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct AncestorSums {
+    pub n: usize,
+    pub sum: f64,
+    pub above: usize,
+}
+
+/// The scored item from its FA and its ancestor sums, under `weights` adapted to it.
+pub(super) fn scored(id: String, fa: f64, a: AncestorSums, weights: &Weights) -> InfluenceScore {
+    let n = a.n;
+    let signals = Signals {
+        fa,
+        avg: if n == 0 { 0.0 } else { a.sum / n as f64 },
+        persist: if n == 0 {
+            0.0
+        } else {
+            a.above as f64 / n as f64
+        },
+        depth: depth(n),
+    };
+    let effective = adapt_weights(weights, n);
+    InfluenceScore {
+        id,
+        score: composite(&signals, &effective.weights),
+        signals,
+        weights: effective.weights,
+        adapted: effective.adapted,
+    }
 }
 
 /// `fin(s)`: the score when finite, else −∞, so malformed scores rank last.

@@ -111,6 +111,14 @@ pub trait Embedder: Send + Sync {
     /// One vector per text, in order, all the same length.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError>;
 
+    /// True when a text's vector depends on that text alone, never on the other texts of the
+    /// call: vectors from different calls can then be compared, and a text a run repeats is
+    /// embedded once for the whole ranking. The default, false, embeds each chunk of evidence
+    /// with its own texts in one call.
+    fn per_text(&self) -> bool {
+        false
+    }
+
     /// The same vectors kept by their non-zero entries. The default asks [`Embedder::embed`];
     /// an embedder whose vectors are mostly zeros builds them directly (no dense copy).
     fn embed_sparse(&self, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {

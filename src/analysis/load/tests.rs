@@ -185,7 +185,7 @@ fn recoverable_problems_are_warnings_and_the_reference_is_dropped() {
     let r = &loaded.run;
     assert_eq!(r.steps[0].parent, None);
     assert_eq!(r.steps[1].kind, StepKind::Event);
-    assert_eq!(r.steps[1].kind_name.as_deref(), Some("weird"));
+    assert_eq!(r.steps[1].kind_name(), Some("weird"));
     assert_eq!(r.steps[1].parent, None);
     assert_eq!(r.steps[2].parent.as_ref().map(|p| p.as_str()), Some("s1"));
     assert_eq!(r.unit("u1").map(|u| u.text.as_str()), Some("a"));
@@ -213,7 +213,7 @@ fn unknown_fields_are_kept() {
     let loaded = load_json(v).unwrap();
     assert_eq!(loaded.run.extra.get("recorder"), Some(&json!("sdk 1.2")));
     assert_eq!(
-        loaded.run.steps[0].extra.get("x_custom"),
+        loaded.run.steps[0].extra().get("x_custom"),
         Some(&json!({"a": 1}))
     );
     assert!(loaded.warnings.is_empty());
@@ -274,7 +274,7 @@ fn container_is_read_kept_when_written_back_and_a_bad_value_is_warned() {
     );
     // The wrapper's failure came from the tool inside it: one failure, the message still kept.
     assert_eq!(run.steps[0].error, None);
-    assert_eq!(run.steps[0].attributes["container.error"], "step failed");
+    assert_eq!(run.steps[0].attributes()["container.error"], "step failed");
     assert_eq!(run.steps[1].error.as_deref(), Some("timeout"));
     let written = serde_json::to_value(&run.steps[0]).unwrap_or_default();
     assert_eq!(written["container"], true);

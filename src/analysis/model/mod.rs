@@ -12,8 +12,8 @@ mod text;
 pub use ids::{StepId, UnitId};
 pub use run::{ContextUnit, Limits, ModelInfo, Run, RunStatus, Tool};
 pub use step::{
-    Decision, DecisionOption, Document, MemoryOp, Step, StepContext, StepKind, Timestamp, ToolCall,
-    Usage, describe_step,
+    Decision, DecisionOption, Document, MemoryOp, Step, StepContext, StepExtras, StepKind,
+    Timestamp, ToolCall, Usage, describe_step,
 };
 pub use text::{inert_block, inert_line, is_hazard, value_text, value_text_into};
 

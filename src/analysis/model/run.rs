@@ -2,9 +2,10 @@
 
 use super::ids::{StepId, UnitId};
 use super::step::Step;
-use hashbrown::HashMap;
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::hash::BuildHasher;
 
 /// How the run ended (`status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -145,7 +146,7 @@ pub struct Run {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
     #[serde(skip)]
-    step_index: HashMap<StepId, usize>,
+    step_index: StepIndex,
     #[serde(skip)]
     unit_index: HashMap<UnitId, usize>,
     #[serde(skip)]
@@ -174,7 +175,7 @@ impl Run {
             steps: Vec::new(),
             attributes: Map::new(),
             extra: Map::new(),
-            step_index: HashMap::new(),
+            step_index: StepIndex::default(),
             unit_index: HashMap::new(),
             tool_index: HashMap::new(),
             tools_indexed: 0,
@@ -185,12 +186,10 @@ impl Run {
     /// after changing `steps`, `context_units` or `tools`. The first of two equal ids (or tool
     /// names) wins the look-up.
     pub fn reindex(&mut self) {
-        self.step_index.clear();
-        self.step_index.reserve(self.steps.len());
         for (i, step) in self.steps.iter_mut().enumerate() {
             step.index = i;
-            self.step_index.entry(step.id.clone()).or_insert(i);
         }
+        self.step_index.build(&self.steps);
         self.unit_index.clear();
         for (i, unit) in self.context_units.iter().enumerate() {
             self.unit_index.entry(unit.id.clone()).or_insert(i);
@@ -204,7 +203,7 @@ impl Run {
 
     /// The position of the step with this id.
     pub fn step_index(&self, id: &str) -> Option<usize> {
-        self.step_index.get(id).copied()
+        self.step_index.find(&self.steps, id)
     }
 
     /// The step with this id.
@@ -234,13 +233,56 @@ impl Run {
 
     /// The context window in force at a step: the step's own, else the model's.
     pub fn context_window_at(&self, step: &Step) -> Option<u64> {
-        step.context_window
+        step.context_window()
             .or_else(|| self.model.as_ref().and_then(|m| m.context_window))
     }
 
     /// True when the run did not end well: `failed` or `error`.
     pub fn went_wrong(&self) -> bool {
         matches!(self.status, RunStatus::Failed | RunStatus::Error)
+    }
+}
+
+/// Step positions by id: a table of positions into `steps`, hashed by the step's id and compared
+/// against it, so the index holds no copy of the ids (issue 11: 100,000 ids, 8 MB). Built from
+/// the steps by [`Run::reindex`]; equal runs have equal steps, so it takes no part in `==`.
+#[derive(Clone, Debug, Default)]
+struct StepIndex {
+    table: HashTable<usize>,
+    hasher: DefaultHashBuilder,
+}
+
+impl PartialEq for StepIndex {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl StepIndex {
+    /// Indexes `steps`; the first of two equal ids wins.
+    fn build(&mut self, steps: &[Step]) {
+        let hasher = &self.hasher;
+        let hash_of = |j: &usize| steps.get(*j).map_or(0, |s| hasher.hash_one(s.id.as_str()));
+        self.table.clear();
+        self.table.reserve(steps.len(), hash_of);
+        for (i, step) in steps.iter().enumerate() {
+            let id = step.id.as_str();
+            let hash = hasher.hash_one(id);
+            let seen = self
+                .table
+                .find(hash, |&j| steps.get(j).is_some_and(|s| s.id.as_str() == id));
+            if seen.is_none() {
+                self.table.insert_unique(hash, i, hash_of);
+            }
+        }
+    }
+
+    /// The position of the step with this id in `steps` (the steps it was built from).
+    fn find(&self, steps: &[Step], id: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(id);
+        self.table
+            .find(hash, |&j| steps.get(j).is_some_and(|s| s.id.as_str() == id))
+            .copied()
     }
 }
 
@@ -270,5 +312,30 @@ mod tests {
         // changed after the index was built: still right
         run.tools.push(tool("late", true));
         assert!(run.tool("late").is_some_and(|t| t.mutates));
+    }
+
+    #[test]
+    fn steps_are_found_by_id_the_first_of_a_repeated_id_winning() {
+        use crate::analysis::model::StepKind;
+        let mut run = Run::new("r", RunStatus::Failed);
+        run.steps = (0..5_000)
+            .map(|i| Step::new(format!("s{i}"), StepKind::Llm))
+            .collect();
+        run.steps.push(Step::new("s7", StepKind::Tool));
+        run.reindex();
+        assert_eq!(run.step_index("s7"), Some(7), "the first wins");
+        assert_eq!(run.step_index("s4999"), Some(4999));
+        assert_eq!(run.step("s0").map(|s| s.index), Some(0));
+        assert_eq!(run.step_index("s5000"), None);
+        assert_eq!(run.step_index(""), None);
+        // steps replaced, then re-indexed: the old ids are gone
+        run.steps = vec![
+            Step::new("x", StepKind::User),
+            Step::new("s7", StepKind::User),
+        ];
+        run.reindex();
+        assert_eq!(run.step_index("s7"), Some(1));
+        assert_eq!(run.step_index("s4999"), None);
+        assert_eq!(run.step("x").map(|s| s.kind), Some(StepKind::User));
     }
 }

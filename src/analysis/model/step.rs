@@ -170,9 +170,6 @@ pub struct Step {
     pub index: usize,
     /// The kind used by the analysis.
     pub kind: StepKind,
-    /// The kind as recorded, when it was not one of the spec's (the step is analysed as `event`).
-    #[serde(skip)]
-    pub kind_name: Option<String>,
     /// Which agent acted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
@@ -210,6 +207,21 @@ pub struct Step {
     /// For `llm` steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Box<StepContext>>,
+    /// Token counts, the model's window, times, attributes, the unknown kind's name and fields:
+    /// parts most steps leave out, behind one pointer ([`StepExtras`]; read them through
+    /// [`Step::usage`], [`Step::attributes`] and the like, set them through [`Step::extras_mut`]).
+    #[serde(flatten)]
+    extras: Extras,
+}
+
+/// The parts of a step most steps leave out. A run of 100,000 steps holds 100,000 [`Step`]s side
+/// by side, so these sit behind one pointer, allocated only for a step that has one of them
+/// (issue 11).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StepExtras {
+    /// The kind as recorded, when it was not one of the spec's (the step is analysed as `event`).
+    #[serde(skip)]
+    pub kind_name: Option<String>,
     /// Token counts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
@@ -230,6 +242,35 @@ pub struct Step {
     pub extra: Map<String, Value>,
 }
 
+/// A step's [`StepExtras`], when it has any. Absent and all-empty are the same step.
+#[derive(Clone, Debug, Default)]
+struct Extras(Option<Box<StepExtras>>);
+
+impl PartialEq for Extras {
+    fn eq(&self, other: &Self) -> bool {
+        if self.0.is_none() && other.0.is_none() {
+            return true;
+        }
+        let empty = StepExtras::default();
+        self.0.as_deref().unwrap_or(&empty) == other.0.as_deref().unwrap_or(&empty)
+    }
+}
+
+impl Serialize for Extras {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Some(x) => x.serialize(s),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// The attributes and unknown fields of a step that has none.
+fn no_fields() -> &'static Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(Map::new)
+}
+
 impl Step {
     /// A bare step of this kind; fill the other fields as needed.
     pub fn new(id: impl Into<String>, kind: StepKind) -> Self {
@@ -237,7 +278,6 @@ impl Step {
             id: StepId(id.into()),
             index: 0,
             kind,
-            kind_name: None,
             agent: None,
             name: None,
             parent: None,
@@ -250,18 +290,56 @@ impl Step {
             memory: None,
             decision: None,
             context: None,
-            usage: None,
-            context_window: None,
-            started_at: None,
-            ended_at: None,
-            attributes: Map::new(),
-            extra: Map::new(),
+            extras: Extras(None),
         }
+    }
+
+    /// The kind as recorded, when it was not one of the spec's (the step is analysed as `event`).
+    pub fn kind_name(&self) -> Option<&str> {
+        self.extras.0.as_ref()?.kind_name.as_deref()
+    }
+
+    /// Token counts.
+    pub fn usage(&self) -> Option<&Usage> {
+        self.extras.0.as_ref()?.usage.as_ref()
+    }
+
+    /// The model's window here, when it differs from the run's model.
+    pub fn context_window(&self) -> Option<u64> {
+        self.extras.0.as_ref()?.context_window
+    }
+
+    /// When it started.
+    pub fn started_at(&self) -> Option<Timestamp> {
+        self.extras.0.as_ref()?.started_at
+    }
+
+    /// When it ended.
+    pub fn ended_at(&self) -> Option<Timestamp> {
+        self.extras.0.as_ref()?.ended_at
+    }
+
+    /// Anything else (OpenTelemetry-style keys welcome); empty when none.
+    pub fn attributes(&self) -> &Map<String, Value> {
+        self.extras
+            .0
+            .as_ref()
+            .map_or(no_fields(), |x| &x.attributes)
+    }
+
+    /// Fields this project does not know, kept and shown; empty when none.
+    pub fn extra(&self) -> &Map<String, Value> {
+        self.extras.0.as_ref().map_or(no_fields(), |x| &x.extra)
+    }
+
+    /// The step's rarely set parts, to change them (made, empty, on first use).
+    pub fn extras_mut(&mut self) -> &mut StepExtras {
+        self.extras.0.get_or_insert_with(Box::default)
     }
 
     /// The step's kind as recorded (the unknown name, else the spec name).
     pub fn kind_label(&self) -> &str {
-        self.kind_name.as_deref().unwrap_or(self.kind.as_str())
+        self.kind_name().unwrap_or(self.kind.as_str())
     }
 
     /// The input as text ("" when absent).
@@ -287,7 +365,7 @@ impl Step {
 
     /// Milliseconds from start to end, when both are recorded and in order.
     pub fn duration_ms(&self) -> Option<i64> {
-        match (self.started_at, self.ended_at) {
+        match (self.started_at(), self.ended_at()) {
             (Some(a), Some(b)) if b.0 >= a.0 => Some(b.0 - a.0),
             _ => None,
         }
@@ -302,4 +380,62 @@ impl Step {
 /// How a person names a step by id and 0-based index: `step 's4' (position 4)`.
 pub fn describe_step(id: &str, index: usize) -> String {
     format!("step '{}' (position {})", inert_line(id), index + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_step_writes_its_rare_parts_after_the_others_in_spec_order() {
+        let mut s = Step::new("s1", StepKind::Llm);
+        s.output = Some(json!("ok"));
+        let x = s.extras_mut();
+        x.kind_name = Some("not written".to_owned());
+        x.extra.insert("zz_custom".to_owned(), json!(1));
+        x.attributes.insert("a".to_owned(), json!("b"));
+        x.ended_at = Some(Timestamp(20));
+        x.started_at = Some(Timestamp(10));
+        x.context_window = Some(8000);
+        x.usage = Some(Usage {
+            input_tokens: Some(5),
+            output_tokens: None,
+        });
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            r#"{"id":"s1","kind":"llm","output":"ok","usage":{"input_tokens":5},"context_window":8000,"started_at":10,"ended_at":20,"attributes":{"a":"b"},"zz_custom":1}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Step::new("s2", StepKind::Tool)).unwrap(),
+            r#"{"id":"s2","kind":"tool"}"#
+        );
+    }
+
+    #[test]
+    fn rare_parts_are_read_back_and_empty_ones_change_nothing() {
+        let plain = Step::new("s1", StepKind::Event);
+        let mut touched = plain.clone();
+        touched.extras_mut();
+        assert_eq!(plain, touched);
+        assert!(touched.attributes().is_empty() && plain.extra().is_empty());
+        touched.extras_mut().kind_name = Some("odd".to_owned());
+        touched.extras_mut().started_at = Some(Timestamp(3));
+        touched.extras_mut().ended_at = Some(Timestamp(10));
+        assert_ne!(plain, touched);
+        assert_eq!(touched.kind_label(), "odd");
+        assert_eq!(plain.kind_label(), "event");
+        assert_eq!(touched.duration_ms(), Some(7));
+        assert_eq!(plain.duration_ms(), None);
+    }
+
+    #[test]
+    fn a_step_is_small() {
+        // 100,000 of these sit side by side in a big run (issue 11); the rare parts are boxed.
+        assert!(
+            std::mem::size_of::<Step>() <= 344,
+            "{}",
+            std::mem::size_of::<Step>()
+        );
+    }
 }

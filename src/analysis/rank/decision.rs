@@ -58,11 +58,11 @@ fn decider(facts: &Facts<'_>, i: usize) -> Option<usize> {
 /// findings: nobody acted on it but the coordinator.
 fn carried_out_by(run: &crate::analysis::model::Run, i: usize) -> Option<usize> {
     let s = run.steps.get(i)?;
-    s.attributes.get("review")?.as_object()?;
+    s.attributes().get("review")?.as_object()?;
     let next = run.steps.get(i + 1)?;
     let same_agent = s.agent.is_some() && next.agent == s.agent;
     let instructs = next
-        .attributes
+        .attributes()
         .get("to")
         .and_then(serde_json::Value::as_str)
         .is_some_and(|t| !t.trim().is_empty());
@@ -196,7 +196,7 @@ mod tests {
             move |s: &mut Step| {
                 s.agent = Some(agent);
                 if let serde_json::Value::Object(m) = attrs {
-                    s.attributes.extend(m);
+                    s.extras_mut().attributes.extend(m);
                 }
             }
         };

@@ -205,7 +205,7 @@ impl Builder<'_> {
         if let Some(d) = step.duration_ms() {
             facts.push(format_duration(d));
         }
-        if let Some(u) = &step.usage {
+        if let Some(u) = step.usage() {
             let f = |x: Option<u64>| x.map(format_count).unwrap_or_else(|| "?".to_owned());
             facts.push(format!(
                 "tokens in {} / out {}",
@@ -327,13 +327,13 @@ impl Builder<'_> {
                 ));
             }
         }
-        if !step.attributes.is_empty() {
+        if !step.attributes().is_empty() {
             self.section("Attributes");
-            self.value(&Value::Object(step.attributes.clone()));
+            self.value(&Value::Object(step.attributes().clone()));
         }
-        if !step.extra.is_empty() {
+        if !step.extra().is_empty() {
             self.section("Other fields");
-            self.value(&Value::Object(step.extra.clone()));
+            self.value(&Value::Object(step.extra().clone()));
         }
     }
 

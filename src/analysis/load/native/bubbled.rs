@@ -36,9 +36,11 @@ pub(super) fn one_failure_per_fault(steps: &mut [Step]) {
             && let Some(from) = inner_id
             && let Some(error) = step.error.take()
         {
-            step.attributes
+            step.extras_mut()
+                .attributes
                 .insert(CONTAINER_ERROR.to_owned(), Value::String(error));
-            step.attributes
+            step.extras_mut()
+                .attributes
                 .insert(CONTAINER_ERROR_FROM.to_owned(), Value::String(from));
         }
         let Some(p) = step
@@ -96,15 +98,15 @@ mod tests {
             .collect();
         assert_eq!(failed, ["tool"], "one fault, one failure");
         assert_eq!(
-            steps[1].attributes.get(CONTAINER_ERROR),
+            steps[1].attributes().get(CONTAINER_ERROR),
             Some(&Value::String("Error when executing tool x".into()))
         );
         assert_eq!(
-            steps[1].attributes.get(CONTAINER_ERROR_FROM),
+            steps[1].attributes().get(CONTAINER_ERROR_FROM),
             Some(&Value::String("tool".into()))
         );
         assert_eq!(
-            steps[0].attributes.get(CONTAINER_ERROR_FROM),
+            steps[0].attributes().get(CONTAINER_ERROR_FROM),
             Some(&Value::String("tool".into())),
             "the failure the analysis still sees"
         );
@@ -122,6 +124,6 @@ mod tests {
         assert!(steps[0].failed(), "its own failure");
         assert!(steps[2].failed(), "not a container: not merged");
         assert!(steps[3].failed());
-        assert!(steps[0].attributes.is_empty());
+        assert!(steps[0].attributes().is_empty());
     }
 }

@@ -1,7 +1,7 @@
 //! One step: its own fields, validated; references to other steps and units are kept raw in
 //! [`Refs`] until every step is known.
 
-use super::count;
+use super::{count, leftover};
 use crate::analysis::load::error::{RunError, json_type, quoted};
 use crate::analysis::load::timestamp;
 use crate::analysis::load::warning::Warning;
@@ -115,7 +115,7 @@ pub(super) fn step_from_value(
                     quoted(&kind_raw)
                 ),
             ));
-            step.kind_name = Some(kind_raw);
+            step.extras_mut().kind_name = Some(kind_raw);
         }
     }
     let mut refs = Refs::default();
@@ -267,14 +267,14 @@ pub(super) fn step_from_value(
                     },
                 }
             }
-            step.usage = Some(usage);
+            step.extras_mut().usage = Some(usage);
         }
         Some(other) => w.push(wrong("usage", &other, "an object")),
     }
     match o.remove("context_window") {
         None | Some(Value::Null) => {}
         Some(v) => match count(&v) {
-            Some(n) if n > 0 => step.context_window = Some(n),
+            Some(n) if n > 0 => step.extras_mut().context_window = Some(n),
             _ => w.push(wrong("context_window", &v, "a positive integer")),
         },
     }
@@ -284,9 +284,9 @@ pub(super) fn step_from_value(
             Some(v) => match timestamp::parse(&v) {
                 Some(t) => {
                     if key == "started_at" {
-                        step.started_at = Some(t);
+                        step.extras_mut().started_at = Some(t);
                     } else {
-                        step.ended_at = Some(t);
+                        step.extras_mut().ended_at = Some(t);
                     }
                 }
                 None => w.push(wrong(key, &v, "an RFC 3339 time or Unix milliseconds")),
@@ -295,12 +295,14 @@ pub(super) fn step_from_value(
     }
     match o.remove("attributes") {
         None | Some(Value::Null) => {}
-        Some(Value::Object(m)) => step.attributes = m,
+        Some(Value::Object(m)) => step.extras_mut().attributes = m,
         Some(other) => w.push(wrong("attributes", &other, "an object")),
     }
     for key in STEP_FIELDS {
         o.remove(*key);
     }
-    step.extra = o;
+    if !o.is_empty() {
+        step.extras_mut().extra = leftover(o);
+    }
     Ok((step, refs))
 }

@@ -1,6 +1,6 @@
 //! The optional top-level parts of a run: model, limits, tools and context units.
 
-use super::{count, ignored};
+use super::{count, ignored, leftover};
 use crate::analysis::load::error::{json_type, quoted};
 use crate::analysis::load::warning::Warning;
 use crate::analysis::model::{ContextUnit, Limits, ModelInfo, StepId, Tool, UnitId};
@@ -253,7 +253,7 @@ pub(super) fn context_units(
             text,
             tokens,
             produced_by,
-            extra: u,
+            extra: leftover(u),
         });
     }
     out

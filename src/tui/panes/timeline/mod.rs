@@ -246,7 +246,7 @@ impl TimelineState {
 
 /// A step's tokens in and out, when it records any.
 pub fn tokens(s: &crate::analysis::model::Step) -> Option<u64> {
-    let u = s.usage.as_ref()?;
+    let u = s.usage()?;
     if u.input_tokens.is_none() && u.output_tokens.is_none() {
         return None;
     }

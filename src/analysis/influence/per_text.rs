@@ -1,0 +1,307 @@
+//! The ranking of a run's evidence with an embedder whose vectors are per text
+//! ([`Embedder::per_text`]): every distinct text of the run is embedded once, however many
+//! pieces share it or have it as an ancestor, and each vector is let go after the last chunk
+//! that reads it.
+//!
+//! The pieces are taken in the order of their first ancestor, so the ancestors of one chunk are
+//! mostly those of the next and few vectors are held at once; the scores do not depend on that
+//! order (each depends only on its own texts and the answer) and come back in input order. Each
+//! score is what [`super::score::score_influence`] (or `score_contrastive`) gives the same
+//! piece: the same cosines, summed in the same order, through the same composite.
+
+use super::evidence::{ModelOutputs, RunEvidence, ancestor_window};
+use super::from_run::EVIDENCE_CHUNK;
+use super::prepared::{Prepared, Spread};
+use super::score::{AncestorSums, scored};
+use super::types::{EmbedError, Embedder, InfluenceScore, Weights};
+use crate::analysis::progress::Progress;
+use hashbrown::HashMap;
+use std::ops::Range;
+
+/// Cosines remembered for pieces whose text another piece has too, at most this many at once
+/// (then forgotten all together; none is needed again for the scores to be right).
+const MEMO_ROOM: usize = 1 << 16;
+
+/// The evidence's scores in input order (see the module docs), with the pieces' `ids`.
+/// `reference` makes FA contrastive.
+pub(super) fn rank_per_text(
+    evidence: &[RunEvidence<'_>],
+    mut ids: Vec<String>,
+    outputs: &ModelOutputs<'_>,
+    answer: &str,
+    reference: Option<&str>,
+    embedder: &dyn Embedder,
+    progress: &Progress,
+) -> Result<Vec<InfluenceScore>, EmbedError> {
+    let weights = Weights::default();
+    let threshold = super::cosine::DEFAULT_PERSISTENCE_THRESHOLD;
+    let plan = Plan::new(evidence, outputs, answer, reference);
+
+    let mut held = Held {
+        embedder,
+        live: HashMap::new(),
+        dim: None,
+    };
+    let leading: Vec<u32> = std::iter::once(plan.answer)
+        .chain(plan.reference.filter(|&r| r != plan.answer))
+        .collect();
+    held.embed(&plan, &leading)?;
+    // The answer's and the reference's numbers come first; they are held throughout.
+    let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
+
+    let mut out: Vec<Option<InfluenceScore>> = vec![None; evidence.len()];
+    let mut spread = Spread::default();
+    let mut memo: HashMap<(u32, u32), f64> = HashMap::new();
+    // Per text: 1 + the last chunk that listed it, so a chunk lists each text once.
+    let mut listed = vec![0usize; plan.texts.len()];
+    for (c, chunk) in plan.order.chunks(EVIDENCE_CHUNK).enumerate() {
+        let mut read = Vec::new();
+        for &k in chunk {
+            for t in plan.texts_of(k) {
+                if let Some(l) = listed.get_mut(t as usize)
+                    && *l != c + 1
+                {
+                    *l = c + 1;
+                    read.push(t);
+                }
+            }
+        }
+        let missing: Vec<u32> = read
+            .iter()
+            .copied()
+            .filter(|t| !held.live.contains_key(t))
+            .collect();
+        held.embed(&plan, &missing)?;
+
+        let live = &held.live;
+        let vector = |t: u32| live.get(&t).ok_or_else(no_vector);
+        let answer_v = vector(plan.answer)?;
+        let reference_v = plan.reference.map(vector).transpose()?;
+        for &k in chunk {
+            let Some(&text) = plan.piece_text.get(k) else {
+                continue;
+            };
+            let left = spread.left(vector(text)?);
+            let remember = plan.repeated.get(text as usize) == Some(&true);
+            let mut cosine = |t: u32, v: &Prepared| -> Result<f64, EmbedError> {
+                if !remember {
+                    return left.cosine(v).map_err(mismatch);
+                }
+                if let Some(&c) = memo.get(&(text, t)) {
+                    return Ok(c);
+                }
+                let c = left.cosine(v).map_err(mismatch)?;
+                if memo.len() >= MEMO_ROOM {
+                    memo.clear();
+                }
+                memo.insert((text, t), c);
+                Ok(c)
+            };
+            let mut sums = AncestorSums::default();
+            for t in plan.ancestors_of(k) {
+                let s = cosine(t, vector(t)?)?;
+                sums.n += 1;
+                sums.sum += s;
+                if s > threshold {
+                    sums.above += 1;
+                }
+            }
+            let mut fa = cosine(plan.answer, answer_v)?;
+            if let (Some(r), Some(v)) = (plan.reference, reference_v) {
+                fa -= cosine(r, v)?;
+            }
+            if let Some(slot) = out.get_mut(k) {
+                let id = ids.get_mut(k).map(std::mem::take).unwrap_or_default();
+                *slot = Some(scored(id, fa, sums, &weights));
+            }
+        }
+        for t in read {
+            if t >= held_throughout && plan.last_read.get(t as usize) == Some(&c) {
+                held.live.remove(&t);
+            }
+        }
+        progress.influence_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// What the ranking reads, by text number: each piece's text and ancestor window, the order
+/// pieces are taken in, and for each text the last chunk that reads it.
+struct Plan<'a> {
+    texts: TextIds<'a>,
+    answer: u32,
+    reference: Option<u32>,
+    piece_text: Vec<u32>,
+    output_text: Vec<u32>,
+    windows: Vec<[Range<usize>; 2]>,
+    /// Piece positions by their first ancestor.
+    order: Vec<usize>,
+    last_read: Vec<usize>,
+    /// Texts that are some piece's ancestor (or the answer or the reference): they are the
+    /// right side of cosines.
+    right: Vec<bool>,
+    /// Texts that more than one piece has.
+    repeated: Vec<bool>,
+}
+
+impl<'a> Plan<'a> {
+    fn new(
+        evidence: &'a [RunEvidence<'a>],
+        outputs: &'a ModelOutputs<'a>,
+        answer: &'a str,
+        reference: Option<&'a str>,
+    ) -> Plan<'a> {
+        // Every distinct text gets a number; pieces and outputs refer to their text by it.
+        let mut texts = TextIds::default();
+        let answer = texts.id(answer);
+        let reference = reference.map(|r| texts.id(r));
+        let piece_text: Vec<u32> = evidence.iter().map(|e| texts.id(&e.text)).collect();
+        let output_text: Vec<u32> = (0..outputs.len())
+            .map(|i| texts.id(outputs.text(i).unwrap_or_default()))
+            .collect();
+        let windows: Vec<[Range<usize>; 2]> = evidence
+            .iter()
+            .map(|e| ancestor_window(e, outputs))
+            .collect();
+        let mut order: Vec<usize> = (0..evidence.len()).collect();
+        order.sort_by_key(|&k| windows.get(k).map_or(0, |w| w[0].start));
+
+        let mut plan = Plan {
+            last_read: vec![0; texts.len()],
+            right: vec![false; texts.len()],
+            repeated: vec![false; texts.len()],
+            texts,
+            answer,
+            reference,
+            piece_text,
+            output_text,
+            windows,
+            order,
+        };
+        let mut pieces_with = vec![0u8; plan.texts.len()];
+        for &t in &plan.piece_text {
+            if let Some(n) = pieces_with.get_mut(t as usize) {
+                *n = n.saturating_add(1);
+            }
+        }
+        for (r, n) in plan.repeated.iter_mut().zip(pieces_with) {
+            *r = n > 1;
+        }
+        for t in std::iter::once(answer).chain(reference) {
+            if let Some(r) = plan.right.get_mut(t as usize) {
+                *r = true;
+            }
+        }
+        let mut last_read = std::mem::take(&mut plan.last_read);
+        let mut right = std::mem::take(&mut plan.right);
+        for (c, chunk) in plan.order.chunks(EVIDENCE_CHUNK).enumerate() {
+            for &k in chunk {
+                for t in plan.texts_of(k) {
+                    if let Some(l) = last_read.get_mut(t as usize) {
+                        *l = c;
+                    }
+                }
+                for t in plan.ancestors_of(k) {
+                    if let Some(r) = right.get_mut(t as usize) {
+                        *r = true;
+                    }
+                }
+            }
+        }
+        plan.last_read = last_read;
+        plan.right = right;
+        plan
+    }
+
+    /// The text numbers of piece `k`'s ancestors, in order.
+    fn ancestors_of(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
+        self.windows
+            .get(k)
+            .into_iter()
+            .flatten()
+            .flat_map(Clone::clone)
+            .filter_map(|i| self.output_text.get(i).copied())
+    }
+
+    /// The texts piece `k` reads: its own, then its ancestors'.
+    fn texts_of(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
+        self.piece_text
+            .get(k)
+            .copied()
+            .into_iter()
+            .chain(self.ancestors_of(k))
+    }
+}
+
+/// The vectors held, by text number.
+struct Held<'e> {
+    embedder: &'e dyn Embedder,
+    live: HashMap<u32, Prepared>,
+    dim: Option<usize>,
+}
+
+impl Held<'_> {
+    /// Embeds the texts `ids` in one call and holds their vectors, after the checks every
+    /// embedder must pass: one vector per text, all of one length.
+    fn embed(&mut self, plan: &Plan<'_>, ids: &[u32]) -> Result<(), EmbedError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let name = self.embedder.name();
+        let batch: Vec<&str> = ids.iter().map(|&t| plan.texts.text(t)).collect();
+        let vectors = self.embedder.embed_sparse(&batch)?;
+        if vectors.len() != batch.len() {
+            return Err(EmbedError(format!(
+                "the '{name}' embedder returned {} vectors for {} texts",
+                vectors.len(),
+                batch.len()
+            )));
+        }
+        for (&t, v) in ids.iter().zip(vectors) {
+            let first = *self.dim.get_or_insert(v.dim());
+            if v.dim() != first {
+                return Err(EmbedError(format!(
+                    "the '{name}' embedder returned vectors of different lengths ({first} and {})",
+                    v.dim()
+                )));
+            }
+            let right = plan.right.get(t as usize) == Some(&true);
+            self.live.insert(t, Prepared::new(v, right));
+        }
+        Ok(())
+    }
+}
+
+fn no_vector() -> EmbedError {
+    EmbedError("a text of the ranking has no vector (an internal error)".to_owned())
+}
+
+fn mismatch(e: super::cosine::LengthMismatch) -> EmbedError {
+    EmbedError(e.to_string())
+}
+
+/// Distinct texts numbered in first-seen order.
+#[derive(Default)]
+struct TextIds<'a> {
+    list: Vec<&'a str>,
+    at: HashMap<&'a str, u32>,
+}
+
+impl<'a> TextIds<'a> {
+    fn id(&mut self, text: &'a str) -> u32 {
+        let next = u32::try_from(self.list.len()).unwrap_or(u32::MAX);
+        let id = *self.at.entry(text).or_insert(next);
+        if id == next {
+            self.list.push(text);
+        }
+        id
+    }
+
+    fn text(&self, id: u32) -> &'a str {
+        self.list.get(id as usize).copied().unwrap_or_default()
+    }
+
+    fn len(&self) -> usize {
+        self.list.len()
+    }
+}
