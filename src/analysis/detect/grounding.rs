@@ -431,7 +431,7 @@ mod tests {
                 seed ^= seed << 17;
                 let i = (seed % alphabet.len() as u64) as usize;
                 text.push(alphabet[i]);
-                if seed % 97 == 0 {
+                if seed.is_multiple_of(97) {
                     text.push_str("http://");
                 }
             }
