@@ -11,7 +11,7 @@ use super::conversation::{is_conversation, said};
 use super::say::{quote, step, tool_of};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::links::number_value;
-use crate::analysis::links::tokens::{TokenClass, clip, tokens};
+use crate::analysis::links::tokens::{Token, TokenClass, clip, tokens};
 use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::{LINK_SCAN_BYTES, UNGROUNDED_NUMBER};
 use hashbrown::HashSet;
@@ -66,43 +66,75 @@ fn key_of(x: f64) -> Key {
     }
 }
 
+/// Calls `f` with each stretch of `text` between ASCII white space that holds an ASCII digit, in
+/// order. No token crosses ASCII white space (it is neither a letter, a digit nor a joiner, and
+/// ends a link), so the tokens of the stretches are the tokens of the text that hold a digit, and
+/// every number, id and date holds one: the rest of the text, mostly words, is not tokenized.
+fn digit_stretches<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
+    let mut start = 0;
+    let mut digit = false;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if b.is_ascii_whitespace() {
+            if digit && let Some(w) = text.get(start..i) {
+                f(w);
+            }
+            start = i + 1;
+            digit = false;
+        } else if b.is_ascii_digit() {
+            digit = true;
+        }
+    }
+    if digit && let Some(w) = text.get(start..) {
+        f(w);
+    }
+}
+
+/// The tokens of `text` (clipped to [`LINK_SCAN_BYTES`]) that may be numbers, ids or dates.
+fn digit_tokens<'a>(text: &'a str, mut f: impl FnMut(Token<'a>)) {
+    digit_stretches(clip(text, LINK_SCAN_BYTES), |w| tokens(w).for_each(&mut f));
+}
+
 /// The numbers a text states with two or more significant digits, as written and as a value.
 fn numbers(text: &str) -> Vec<(&str, f64)> {
-    tokens(clip(text, LINK_SCAN_BYTES))
-        .filter(|t| t.class == TokenClass::Number)
-        .filter_map(|t| {
-            let x = number_value(t.text)?;
-            let significant = t
-                .text
-                .chars()
-                .filter(char::is_ascii_digit)
-                .skip_while(|&c| c == '0')
-                .count();
-            (significant >= 2).then_some((t.text, x))
-        })
-        .collect()
+    let mut out = Vec::new();
+    digit_tokens(text, |t| {
+        if t.class != TokenClass::Number {
+            return;
+        }
+        let Some(x) = number_value(t.text) else {
+            return;
+        };
+        let significant = t
+            .text
+            .chars()
+            .filter(char::is_ascii_digit)
+            .skip_while(|&c| c == '0')
+            .count();
+        if significant >= 2 {
+            out.push((t.text, x));
+        }
+    });
+    out
 }
 
 /// Calls `f` with every number a text gives: its numbers (one digit too), and the runs of
 /// digits inside its ids and dates (`2024-05-23` gives 2024, 5 and 23; `certificate_7504069`
 /// gives 7504069).
 fn each_given(text: &str, mut f: impl FnMut(f64)) {
-    for t in tokens(clip(text, LINK_SCAN_BYTES)) {
-        match t.class {
-            TokenClass::Number => {
-                if let Some(x) = number_value(t.text) {
-                    f(x);
-                }
+    digit_tokens(text, |t| match t.class {
+        TokenClass::Number => {
+            if let Some(x) = number_value(t.text) {
+                f(x);
             }
-            TokenClass::Id | TokenClass::Date => t
-                .text
-                .split(|c: char| !c.is_ascii_digit())
-                .filter(|d| !d.is_empty())
-                .filter_map(|d| d.parse::<f64>().ok())
-                .for_each(&mut f),
-            _ => {}
         }
-    }
+        TokenClass::Id | TokenClass::Date => t
+            .text
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|d| !d.is_empty())
+            .filter_map(|d| d.parse::<f64>().ok())
+            .for_each(&mut f),
+        _ => {}
+    });
 }
 
 /// The numbers seen so far: a set of keys and the latest distinct values.
@@ -322,6 +354,92 @@ mod tests {
             "{:?}",
             found[0].evidence
         );
+    }
+
+    /// The numbers, ids and dates of the whole text, as the tokenizer reads them.
+    fn whole(text: &str) -> Vec<(String, TokenClass)> {
+        tokens(clip(text, LINK_SCAN_BYTES))
+            .filter(|t| {
+                matches!(
+                    t.class,
+                    TokenClass::Number | TokenClass::Id | TokenClass::Date
+                )
+            })
+            .map(|t| (t.text.to_owned(), t.class))
+            .collect()
+    }
+
+    fn stretched(text: &str) -> Vec<(String, TokenClass)> {
+        let mut out = Vec::new();
+        digit_tokens(text, |t| {
+            if matches!(
+                t.class,
+                TokenClass::Number | TokenClass::Id | TokenClass::Date
+            ) {
+                out.push((t.text.to_owned(), t.class));
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn reading_only_stretches_with_digits_finds_the_tokens_of_the_whole_text() {
+        let fixed = [
+            "Order ORD-1234, total $1,200.50 on 2024-05-23T10:00Z.",
+            "see https://x.example/a1?b=2 and http://y/3\tthen 45",
+            "joined 12- 34 a.1 b_2_ 3@x 4@x.com 5'6 7\u{2019}8",
+            "ends with a joiner 12,\n34. 56/\r\n78:",
+            "wide\u{a0}space 12\u{a0}34 and \u{3000}56 \u{0663}\u{0664}7",
+            "caf\u{e9}9 \u{e9}10 10\u{e9} \x0c11\x0b12",
+            "",
+            "no digits at all",
+            "99",
+        ];
+        for text in fixed {
+            assert_eq!(stretched(text), whole(text), "{text:?}");
+        }
+        // stretches of many words without a digit around the ones with digits
+        for n in [0, 1, 31, 32, 33, 63, 64, 65] {
+            let text = format!(
+                "{}ab12 cd{} 9 ORD-7{}",
+                "w ".repeat(n),
+                " x".repeat(n),
+                " y".repeat(n)
+            );
+            assert_eq!(
+                stretched(&text),
+                [
+                    ("ab12", TokenClass::Id),
+                    ("9", TokenClass::Number),
+                    ("ORD-7", TokenClass::Id)
+                ]
+                .map(|(t, c)| (t.to_owned(), c)),
+                "{text:?}"
+            );
+            assert_eq!(stretched(&text), whole(&text));
+        }
+        let alphabet: Vec<char> = "a1Z0.,-_@/:+'\u{2019} \t\n\r\x0b\x0c\u{a0}\u{e9}\u{663}$()\"hps"
+            .chars()
+            .collect();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut found = 0;
+        for _ in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..40 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let i = (seed % alphabet.len() as u64) as usize;
+                text.push(alphabet[i]);
+                if seed.is_multiple_of(97) {
+                    text.push_str("http://");
+                }
+            }
+            let want = whole(&text);
+            found += want.len();
+            assert_eq!(stretched(&text), want, "{text:?}");
+        }
+        assert!(found > 2000, "the texts hold numbers and ids: {found}");
     }
 
     #[test]
