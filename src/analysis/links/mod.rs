@@ -28,9 +28,10 @@ use crate::analysis::rank::params::{
     LINK_MAX_MATCHES_PER_STEP, LINK_MAX_PATTERN_BYTES, LINK_MAX_PER_STEP,
     LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
 };
-use hashbrown::HashSet;
+use hashbrown::{DefaultHashBuilder, HashSet};
 use index::{Index, Interned};
 use rayon::prelude::*;
+use std::hash::BuildHasher;
 
 /// Steps handed to one parallel task at least (fewer tasks than steps, so scheduling costs
 /// nothing next to the scans).
@@ -48,14 +49,41 @@ struct Scan {
 /// values held at once).
 const STEPS_PER_BATCH: usize = 4_096;
 
-/// The values of one step's output, in the order [`link_values`] gives them.
-fn step_values(text: &str) -> Vec<(&str, ValueKind)> {
-    let mut out = Vec::new();
-    link_values(text, |v, kind| {
-        out.push((v, kind));
-        true
-    });
-    out
+/// The values of some steps' outputs, in the order [`link_values`] gives them, each with the
+/// hash of its text (so the hashing is done in parallel, and once).
+struct Found<'a> {
+    values: Vec<(&'a str, ValueKind, u64)>,
+    /// `values[ends[k - 1]..ends[k]]` are the values of the `k`th step (from 0).
+    ends: Vec<u32>,
+}
+
+impl<'a> Found<'a> {
+    fn of(
+        texts: &'a StepTexts,
+        steps: std::ops::Range<usize>,
+        hasher: &DefaultHashBuilder,
+    ) -> Self {
+        let mut values = Vec::new();
+        let mut ends = Vec::with_capacity(steps.len());
+        for p in steps {
+            link_values(texts.produced(p), |v, kind| {
+                values.push((v, kind, hasher.hash_one(v.as_bytes())));
+                true
+            });
+            ends.push(u32::try_from(values.len()).unwrap_or(u32::MAX));
+        }
+        Found { values, ends }
+    }
+
+    /// The values of each step, in order.
+    fn steps(&self) -> impl Iterator<Item = &[(&'a str, ValueKind, u64)]> + '_ {
+        let mut from = 0usize;
+        self.ends.iter().map(move |&end| {
+            let s = self.values.get(from..end as usize).unwrap_or_default();
+            from = end as usize;
+            s
+        })
+    }
 }
 
 /// One use of a value: `from`'s output holds it and `to`'s input holds it verbatim.
@@ -148,20 +176,23 @@ impl LinkGraph {
         // (value, producing step), in step order.
         let mut produced: Vec<(u32, u32)> = Vec::new();
         let mut seen_here: Vec<usize> = Vec::new();
+        let hasher = index.hasher();
         for first in (0..n).step_by(STEPS_PER_BATCH) {
             let batch = first..n.min(first + STEPS_PER_BATCH);
-            let found: Vec<Vec<(&str, ValueKind)>> = batch
+            let found: Vec<Found> = batch
                 .clone()
+                .step_by(STEPS_PER_TASK)
+                .collect::<Vec<usize>>()
                 .into_par_iter()
-                .with_min_len(STEPS_PER_TASK)
-                .map(|p| step_values(texts.produced(p)))
+                .map(|p| Found::of(texts, p..batch.end.min(p + STEPS_PER_TASK), &hasher))
                 .collect();
-            progress.add(u64::try_from(found.len()).unwrap_or(0));
-            for (p, values) in batch.zip(&found) {
+            progress.add(u64::try_from(batch.len()).unwrap_or(0));
+            let per_step = found.iter().flat_map(|f| f.steps());
+            for (p, values) in batch.zip(per_step) {
                 let mut atoms = 0usize;
                 let mut sentences = 0usize;
                 seen_here.clear();
-                for &(v, kind) in values {
+                for &(v, kind, h) in values {
                     let sentence = kind == ValueKind::Sentence;
                     let (room, cap) = if sentence {
                         (&mut sentences, LINK_MAX_SENTENCES_PER_STEP)
@@ -174,7 +205,7 @@ impl LinkGraph {
                         }
                         continue;
                     }
-                    let id = match index.intern(v, kind) {
+                    let id = match index.intern_hashed(v, kind, h) {
                         Interned::Known(id) | Interned::New(id) => id,
                         Interned::Full => {
                             truncated = true;
@@ -225,21 +256,30 @@ impl LinkGraph {
         };
         // Each input is scanned on its own (the index is only read), in parallel; the uses come
         // back in step order.
-        let per_step: Vec<Vec<Use>> = (0..n)
+        let per_task: Vec<(Vec<Use>, Vec<u32>)> = (0..n)
+            .step_by(STEPS_PER_TASK)
+            .collect::<Vec<usize>>()
             .into_par_iter()
-            .with_min_len(STEPS_PER_TASK)
-            .map_init(Scan::default, |scan, j| {
-                g.index
-                    .scan(texts.consumed(j), &mut scan.words, &mut scan.hits);
-                progress.add(1);
-                g.uses_into(j, &scan.hits, &mut scan.seen)
+            .map_init(Scan::default, |scan, first| {
+                let steps = first..n.min(first + STEPS_PER_TASK);
+                let mut uses = Vec::new();
+                let mut ends = Vec::with_capacity(steps.len());
+                for j in steps {
+                    g.index
+                        .scan(texts.consumed(j), &mut scan.words, &mut scan.hits);
+                    progress.add(1);
+                    g.uses_into(j, &scan.hits, &mut scan.seen, &mut uses);
+                    ends.push(u32::try_from(uses.len()).unwrap_or(u32::MAX));
+                }
+                (uses, ends)
             })
             .collect();
-        g.uses.reserve(per_step.iter().map(Vec::len).sum());
-        for uses in per_step {
+        g.uses.reserve(per_task.iter().map(|(u, _)| u.len()).sum());
+        for (uses, ends) in per_task {
+            let before = u32::try_from(g.uses.len()).unwrap_or(u32::MAX);
             g.uses.extend(uses);
             g.into_start
-                .push(u32::try_from(g.uses.len()).unwrap_or(u32::MAX));
+                .extend(ends.into_iter().map(|e| before.saturating_add(e)));
         }
         let mut out_counts = vec![0usize; n];
         for u in &g.uses {
@@ -261,11 +301,17 @@ impl LinkGraph {
         g
     }
 
-    /// The uses into step `j`, from the hits of its input: each value once, in order of the
-    /// hits, linked to its latest producer before `j`.
-    fn uses_into(&self, j: usize, hits: &[index::Hit], seen: &mut HashSet<u32>) -> Vec<Use> {
+    /// Appends to `out` the uses into step `j`, from the hits of its input: each value once, in
+    /// order of the hits, linked to its latest producer before `j`.
+    fn uses_into(
+        &self,
+        j: usize,
+        hits: &[index::Hit],
+        seen: &mut HashSet<u32>,
+        out: &mut Vec<Use>,
+    ) {
         seen.clear();
-        let mut out = Vec::new();
+        let first = out.len();
         for h in hits.iter().take(LINK_MAX_MATCHES_PER_STEP) {
             if !seen.insert(h.value) {
                 continue;
@@ -281,11 +327,10 @@ impl LinkGraph {
                 to: j,
                 value: id,
             });
-            if out.len() >= LINK_MAX_PER_STEP {
+            if out.len() - first >= LINK_MAX_PER_STEP {
                 break;
             }
         }
-        out
     }
 
     fn producers_of_id(&self, id: usize) -> &[usize] {

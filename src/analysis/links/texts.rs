@@ -12,28 +12,25 @@ use serde_json::Value;
 /// The produced and consumed text of every step, by position. A text that is one string of the
 /// run (a message, a one-field argument object) is borrowed from the run; only a text joined
 /// from several leaves is a copy (issue 11: no second copy of the run's text where none is
-/// needed).
+/// needed), kept in a few large buffers rather than one allocation per text.
 #[derive(Clone, Debug, Default)]
 pub struct StepTexts<'a> {
     produced: Vec<Text<'a>>,
     consumed: Vec<Text<'a>>,
+    /// The joined texts, back to back.
+    joined: Vec<String>,
 }
 
-/// One step's text: a string of the run, or leaves joined into a string of its own.
+/// One step's text: a string of the run, or leaves joined into a buffer of [`StepTexts`].
 #[derive(Clone, Debug)]
 enum Text<'a> {
     Borrowed(&'a str),
-    Joined(Box<str>),
+    Joined { buffer: u32, start: u32, len: u32 },
 }
 
-impl Text<'_> {
-    fn as_str(&self) -> &str {
-        match self {
-            Text::Borrowed(s) => s,
-            Text::Joined(s) => s,
-        }
-    }
-}
+/// Bytes of one buffer of joined texts. A joined text is at most [`LINK_SCAN_BYTES`] long and
+/// starts a new buffer when the current one has less room than that, so a buffer never grows.
+const JOINED_BUFFER_BYTES: usize = 1 << 20;
 
 impl<'a> StepTexts<'a> {
     /// Builds both texts for every step of `run`.
@@ -52,28 +49,43 @@ impl<'a> StepTexts<'a> {
         }
         let mut produced = Vec::with_capacity(n);
         let mut consumed = Vec::with_capacity(n);
-        let mut scratch = String::new();
+        let mut b = Builder::default();
         for (i, step) in run.steps.iter().enumerate() {
-            let mut t = Lines::new(&mut scratch);
+            let mut t = Lines::new(&mut b);
             produced_text(run, step, units_of.get(i).map_or(&[][..], |v| v), &mut t);
             produced.push(t.finish());
-            let mut t = Lines::new(&mut scratch);
+            let mut t = Lines::new(&mut b);
             consumed_text(run, step, &mut t);
             consumed.push(t.finish());
         }
-        StepTexts { produced, consumed }
+        StepTexts {
+            produced,
+            consumed,
+            joined: b.buffers,
+        }
+    }
+
+    fn text(&self, t: &Text<'a>) -> &str {
+        match *t {
+            Text::Borrowed(s) => s,
+            Text::Joined { buffer, start, len } => self
+                .joined
+                .get(buffer as usize)
+                .and_then(|b| b.get(start as usize..start as usize + len as usize))
+                .unwrap_or(""),
+        }
     }
 
     /// What step `i` produced: its output, documents, memory read, user message, the units it
     /// produced.
     pub fn produced(&self, i: usize) -> &str {
-        self.produced.get(i).map_or("", Text::as_str)
+        self.produced.get(i).map_or("", |t| self.text(t))
     }
 
     /// What step `i` consumed: its input, tool arguments, memory key and written value, and the
     /// text of the units sent to the model.
     pub fn consumed(&self, i: usize) -> &str {
-        self.consumed.get(i).map_or("", Text::as_str)
+        self.consumed.get(i).map_or("", |t| self.text(t))
     }
 
     /// Number of steps.
@@ -98,22 +110,46 @@ fn push_line(out: &mut String, s: &str) {
     out.push_str(clip(s, room));
 }
 
-/// A text being built line by line, exactly as [`push_line`] builds it, without a copy while it
-/// is one line of the run.
-struct Lines<'a, 's> {
-    one: &'a str,
-    /// The lines are joined in `scratch` (once a second line came).
-    joined: bool,
-    scratch: &'s mut String,
+/// [`push_line`] for a text that starts at byte `start` of `out`.
+fn push_line_at(out: &mut String, start: usize, s: &str) {
+    let len = out.len() - start;
+    if len >= LINK_SCAN_BYTES || s.is_empty() {
+        return;
+    }
+    if len > 0 {
+        out.push('\n');
+    }
+    let room = LINK_SCAN_BYTES.saturating_sub(out.len() - start);
+    out.push_str(clip(s, room));
 }
 
-impl<'a, 's> Lines<'a, 's> {
-    fn new(scratch: &'s mut String) -> Self {
-        scratch.clear();
+/// What the texts are built with: the buffers of joined texts, and scratch.
+#[derive(Default)]
+struct Builder<'a> {
+    buffers: Vec<String>,
+    /// The leaves still to read of the JSON value at hand.
+    stack: Vec<&'a Value>,
+    /// A number written out.
+    number: String,
+}
+
+/// A text being built line by line, exactly as [`push_line`] builds it, without a copy while it
+/// is one line of the run.
+struct Lines<'a, 'b> {
+    one: &'a str,
+    /// The lines are joined in the last buffer from `start` on (once a second line came).
+    joined: bool,
+    start: usize,
+    b: &'b mut Builder<'a>,
+}
+
+impl<'a, 'b> Lines<'a, 'b> {
+    fn new(b: &'b mut Builder<'a>) -> Self {
         Lines {
             one: "",
             joined: false,
-            scratch,
+            start: 0,
+            b,
         }
     }
 
@@ -128,25 +164,55 @@ impl<'a, 's> Lines<'a, 's> {
 
     /// A line made for the moment (a number written out).
     fn push_copy(&mut self, s: &str) {
+        let buffers = &mut self.b.buffers;
         if !self.joined {
-            self.scratch.clear();
-            self.scratch.push_str(self.one);
+            if buffers
+                .last()
+                .is_none_or(|b| b.capacity() - b.len() < LINK_SCAN_BYTES)
+            {
+                buffers.push(String::with_capacity(JOINED_BUFFER_BYTES));
+            }
+            let Some(buf) = buffers.last_mut() else {
+                return;
+            };
+            self.start = buf.len();
+            buf.push_str(self.one);
             self.joined = true;
         }
-        push_line(self.scratch, s);
+        if let Some(buf) = buffers.last_mut() {
+            push_line_at(buf, self.start, s);
+        }
+    }
+
+    /// A number leaf.
+    fn push_number(&mut self, n: &serde_json::Number) {
+        use std::fmt::Write;
+        let mut number = std::mem::take(&mut self.b.number);
+        number.clear();
+        let _ = write!(number, "{n}");
+        self.push_copy(&number);
+        self.b.number = number;
     }
 
     fn finish(self) -> Text<'a> {
-        if self.joined {
-            Text::Joined(self.scratch.as_str().into())
-        } else {
-            Text::Borrowed(self.one)
+        if !self.joined {
+            return Text::Borrowed(self.one);
+        }
+        let buffer = self.b.buffers.len().saturating_sub(1);
+        let end = self.b.buffers.last().map_or(0, String::len);
+        match (
+            u32::try_from(buffer),
+            u32::try_from(self.start),
+            u32::try_from(end - self.start),
+        ) {
+            (Ok(buffer), Ok(start), Ok(len)) => Text::Joined { buffer, start, len },
+            _ => Text::Borrowed(""),
         }
     }
 
     fn full(&self) -> bool {
         if self.joined {
-            self.scratch.len() >= LINK_SCAN_BYTES
+            self.b.buffers.last().map_or(0, String::len) - self.start >= LINK_SCAN_BYTES
         } else {
             self.one.len() >= LINK_SCAN_BYTES
         }
@@ -178,14 +244,16 @@ pub fn flat_text_into(v: &Value, out: &mut String) {
 
 /// [`flat_text_into`] for a text of [`StepTexts`].
 fn flat_lines<'a>(v: &'a Value, out: &mut Lines<'a, '_>) {
-    let mut stack: Vec<&'a Value> = vec![v];
+    let mut stack = std::mem::take(&mut out.b.stack);
+    stack.clear();
+    stack.push(v);
     while let Some(v) = stack.pop() {
         if out.full() {
-            return;
+            break;
         }
         match v {
             Value::String(s) => out.push(s),
-            Value::Number(n) => out.push_copy(&n.to_string()),
+            Value::Number(n) => out.push_number(n),
             Value::Array(a) => stack.extend(a.iter().rev()),
             Value::Object(o) => {
                 let start = stack.len();
@@ -197,6 +265,7 @@ fn flat_lines<'a>(v: &'a Value, out: &mut Lines<'a, '_>) {
             Value::Bool(_) | Value::Null => {}
         }
     }
+    out.b.stack = stack;
 }
 
 /// The leaves of `v` as text (see [`flat_text_into`]).
@@ -294,12 +363,33 @@ mod tests {
         assert_eq!(t.produced(0), "Refund ORD-1042");
         assert!(matches!(t.produced[0], Text::Borrowed(_)));
         assert_eq!(t.produced(1), "look it up\n1200");
+        assert!(matches!(t.produced[1], Text::Joined { .. }));
         assert_eq!(t.consumed(2), "ORD-1042");
         assert!(matches!(t.consumed[2], Text::Borrowed(_)));
         assert_eq!(t.produced(2).len(), LINK_SCAN_BYTES);
         assert_eq!(t.produced(3), "d1\nRefunds take 5 days.");
         assert_eq!(t.produced(4), "");
         assert_eq!(t.consumed(3), "policy");
+    }
+
+    #[test]
+    fn joined_texts_spread_over_several_buffers_read_back_whole() {
+        use crate::analysis::testutil::RunBuilder;
+        let mut b = RunBuilder::failed();
+        let mut want = Vec::new();
+        for i in 0..60 {
+            let long = format!("{i}").repeat(20_000 + i * 500);
+            b = b.llm(&format!("s{i}"), json!({"a": long.clone(), "n": 100 + i}));
+            want.push(format!("{}\n{}", clip(&long, LINK_SCAN_BYTES), 100 + i));
+        }
+        let run = b.build();
+        let t = StepTexts::build(&run);
+        assert!(t.joined.len() > 1, "{} buffers", t.joined.len());
+        for (i, w) in want.iter().enumerate() {
+            let cut = clip(w, LINK_SCAN_BYTES);
+            assert_eq!(t.produced(i), cut, "step {i}");
+        }
+        assert!(t.joined.iter().all(|b| b.capacity() == JOINED_BUFFER_BYTES));
     }
 
     #[test]

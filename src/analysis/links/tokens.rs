@@ -45,6 +45,48 @@ fn is_joiner(c: char) -> bool {
     )
 }
 
+/// What a byte is, as bits of [`BYTE_CLASS`].
+const ALPHANUMERIC: u8 = 1;
+const DIGIT: u8 = 2;
+const LETTER: u8 = 4;
+/// A byte of 128 or more: part of a character that must be decoded.
+const HIGH: u8 = 8;
+/// A joiner other than `,` and `.` (in a token, it makes an id of digits).
+const OTHER: u8 = 16;
+/// An `@`.
+const AT: u8 = 32;
+
+const fn byte_classes() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = if b >= 0x80 {
+            HIGH
+        } else if b.is_ascii_digit() {
+            ALPHANUMERIC | DIGIT
+        } else if b.is_ascii_alphabetic() {
+            ALPHANUMERIC | LETTER
+        } else if b == b'@' {
+            OTHER | AT
+        } else if matches!(b, b'-' | b'_' | b'/' | b':' | b'+' | b'\'') {
+            OTHER
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+}
+
+/// The class bits of each byte.
+static BYTE_CLASS: [u8; 256] = byte_classes();
+
+#[inline]
+fn class_of(b: u8) -> u8 {
+    BYTE_CLASS[usize::from(b)]
+}
+
 /// The tokens of `text`, in order.
 pub(crate) fn tokens(text: &str) -> Tokens<'_> {
     Tokens { text, pos: 0 }
@@ -61,21 +103,14 @@ impl<'a> Iterator for Tokens<'a> {
 
     fn next(&mut self) -> Option<Token<'a>> {
         let text = self.text;
-        let rest = text.get(self.pos..)?;
-        let skip = first_alphanumeric(rest)?;
-        let start = self.pos + skip;
-        let tail = text.get(start..)?;
-        if starts_with_ignore_case(tail, "http://") || starts_with_ignore_case(tail, "https://") {
-            let len = tail
-                .find(|c: char| {
-                    c.is_whitespace()
-                        || c.is_control()
-                        || matches!(
-                            c,
-                            '"' | '\'' | '<' | '>' | '(' | ')' | '[' | ']' | '{' | '}' | '`' | '|'
-                        )
-                })
-                .unwrap_or(tail.len());
+        let bytes = text.as_bytes();
+        let start = first_alphanumeric(text, self.pos)?;
+        if bytes.get(start).is_some_and(|&b| b | 0x20 == b'h')
+            && let Some(tail) = text.get(start..)
+            && (starts_with_ignore_case(tail, "http://")
+                || starts_with_ignore_case(tail, "https://"))
+        {
+            let len = url_len(tail);
             let url = tail
                 .get(..len)
                 .unwrap_or(tail)
@@ -87,29 +122,42 @@ impl<'a> Iterator for Tokens<'a> {
                 class: TokenClass::Url,
             });
         }
-        // The leading run of ASCII letters and digits, byte by byte; the loop below reads on
-        // from there as it would have.
-        let run = tail.bytes().take_while(u8::is_ascii_alphanumeric).count();
-        let mut end = start + run;
-        let mut prev: Option<char> = run
-            .checked_sub(1)
-            .and_then(|last| tail.as_bytes().get(last))
-            .map(|&b| char::from(b));
-        let mut chars = tail
-            .get(run..)
-            .unwrap_or_default()
-            .char_indices()
-            .map(|(i, c)| (i + run, c))
-            .peekable();
-        while let Some((i, c)) = chars.next() {
-            if c.is_alphanumeric() {
-                end = start + i + c.len_utf8();
+        // Byte by byte while the bytes are ASCII; a character is decoded only where one starts
+        // with a byte of 128 or more. What the token holds (digits, letters, other joiners, an
+        // `@`) is noted on the way, for its class.
+        let mut i = start;
+        let mut end = start;
+        let mut prev: Option<char> = None;
+        let mut seen = 0u8;
+        loop {
+            let run = i;
+            while let Some(&b) = bytes.get(i) {
+                let c = class_of(b);
+                if c & ALPHANUMERIC == 0 {
+                    break;
+                }
+                seen |= c;
+                i += 1;
+            }
+            if i > run {
+                end = i;
+                prev = bytes.get(i - 1).map(|&b| char::from(b));
+            }
+            let Some((c, len)) = char_at(text, i) else {
+                break;
+            };
+            if !c.is_ascii() && c.is_alphanumeric() {
+                seen |= LETTER;
+                i += len;
+                end = i;
                 prev = Some(c);
                 continue;
             }
-            let next = chars.peek().map(|&(_, n)| n);
-            let joins = is_joiner(c)
-                && next.is_some_and(char::is_alphanumeric)
+            if !is_joiner(c) {
+                break;
+            }
+            let next = char_at(text, i + len).map(|(n, _)| n);
+            let joins = next.is_some_and(char::is_alphanumeric)
                 && match c {
                     ',' => {
                         prev.is_some_and(|p| p.is_ascii_digit())
@@ -124,33 +172,97 @@ impl<'a> Iterator for Tokens<'a> {
             if !joins {
                 break;
             }
+            seen |= if c.is_ascii() {
+                class_of(c as u8)
+            } else {
+                OTHER
+            };
             prev = Some(c);
+            i += len;
         }
         let tok = text.get(start..end)?;
         self.pos = end.max(start + 1);
         Some(Token {
             text: tok,
             start,
-            class: classify(tok),
+            class: class_from(tok, seen),
         })
     }
 }
 
-/// The byte offset of the first alphanumeric character of `s`: ASCII bytes are read as bytes,
-/// and from the first other character on, characters are decoded.
-fn first_alphanumeric(s: &str) -> Option<usize> {
-    let ascii = s
-        .bytes()
-        .take_while(|b| b.is_ascii() && !b.is_ascii_alphanumeric())
-        .count();
-    match s.as_bytes().get(ascii) {
-        None => None,
-        Some(b) if b.is_ascii() => Some(ascii),
-        Some(_) => s
-            .get(ascii..)?
-            .find(|c: char| c.is_alphanumeric())
-            .map(|k| ascii + k),
+/// The character starting at byte `i` of `text` and its length in bytes (an ASCII byte is
+/// read as it is, without decoding).
+#[inline]
+fn char_at(text: &str, i: usize) -> Option<(char, usize)> {
+    let b = *text.as_bytes().get(i)?;
+    if b.is_ascii() {
+        return Some((char::from(b), 1));
     }
+    let c = text.get(i..)?.chars().next()?;
+    Some((c, c.len_utf8()))
+}
+
+/// The length of the link at the start of `tail`: up to white space, a control character or a
+/// bracket or quote.
+fn url_len(tail: &str) -> usize {
+    let bytes = tail.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b.is_ascii() {
+            if b <= b' '
+                || b == 0x7f
+                || matches!(
+                    b,
+                    b'"' | b'\''
+                        | b'<'
+                        | b'>'
+                        | b'('
+                        | b')'
+                        | b'['
+                        | b']'
+                        | b'{'
+                        | b'}'
+                        | b'`'
+                        | b'|'
+                )
+            {
+                return i;
+            }
+            i += 1;
+            continue;
+        }
+        let Some((c, len)) = char_at(tail, i) else {
+            return i;
+        };
+        if c.is_whitespace() || c.is_control() {
+            return i;
+        }
+        i += len;
+    }
+    tail.len()
+}
+
+/// The byte offset of the first alphanumeric character of `text` from byte `from` on: ASCII
+/// bytes are read as bytes, other characters are decoded.
+fn first_alphanumeric(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    while let Some(&b) = bytes.get(i) {
+        let c = class_of(b);
+        if c & ALPHANUMERIC != 0 {
+            return Some(i);
+        }
+        if c & HIGH == 0 {
+            i += 1;
+            continue;
+        }
+        let (ch, len) = char_at(text, i)?;
+        if ch.is_alphanumeric() {
+            return Some(i);
+        }
+        i += len;
+    }
+    None
 }
 
 fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
@@ -160,10 +272,14 @@ fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
             .is_some_and(|b| b.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
-fn classify(tok: &str) -> TokenClass {
+/// The class of token `tok`, given what it holds (`seen`: [`DIGIT`] for an ASCII digit,
+/// [`LETTER`] for any other alphanumeric character, [`OTHER`] for a joiner other than `,` and
+/// `.`, [`AT`] for an `@`).
+fn class_from(tok: &str, seen: u8) -> TokenClass {
     let b = tok.as_bytes();
     // '@' and '.' are single bytes: looked for byte by byte (a token is short).
-    if let Some(at) = b.iter().position(|&c| c == b'@')
+    if seen & AT != 0
+        && let Some(at) = b.iter().position(|&c| c == b'@')
         && at > 0
         && b.get(at + 1..).is_some_and(|d| {
             d.contains(&b'.') && !d.starts_with(b".") && !d.ends_with(b".") && !d.contains(&b'@')
@@ -182,19 +298,7 @@ fn classify(tok: &str) -> TokenClass {
     {
         return TokenClass::Date;
     }
-    let mut digits = false;
-    let mut letters = false;
-    let mut other = false;
-    for c in tok.chars() {
-        if c.is_ascii_digit() {
-            digits = true;
-        } else if c.is_alphabetic() || c.is_numeric() {
-            letters = true;
-        } else if c != ',' && c != '.' {
-            other = true;
-        }
-    }
-    match (digits, letters, other) {
+    match (seen & DIGIT != 0, seen & LETTER != 0, seen & OTHER != 0) {
         (true, false, false) => TokenClass::Number,
         (true, _, _) => TokenClass::Id,
         _ => TokenClass::Word,
@@ -222,23 +326,7 @@ impl<'a> Iterator for Sentences<'a> {
             if rest.is_empty() {
                 return None;
             }
-            let mut end = rest.len();
-            let mut next_pos = rest.len();
-            let mut it = rest.char_indices().peekable();
-            while let Some((i, c)) = it.next() {
-                if c == '\n' || c == '\r' {
-                    end = i;
-                    next_pos = i + c.len_utf8();
-                    break;
-                }
-                if matches!(c, '.' | '!' | '?' | ';')
-                    && it.peek().is_none_or(|&(_, n)| n.is_whitespace())
-                {
-                    end = i + c.len_utf8();
-                    next_pos = end;
-                    break;
-                }
-            }
+            let (end, next_pos) = sentence_end(rest);
             let s = rest.get(..end).unwrap_or("").trim();
             self.pos += next_pos.max(1);
             if !s.is_empty() {
@@ -246,6 +334,30 @@ impl<'a> Iterator for Sentences<'a> {
             }
         }
     }
+}
+
+/// Where the first sentence of `rest` ends, and where the next one starts. The marks looked
+/// for are ASCII, so the bytes are read as they are; a character is decoded only to tell
+/// whether one of 128 or more after a stop is white space.
+fn sentence_end(rest: &str) -> (usize, usize) {
+    let bytes = rest.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'\n' | b'\r' => return (i, i + 1),
+            b'.' | b'!' | b'?' | b';' => {
+                let spaced = match bytes.get(i + 1) {
+                    None => true,
+                    Some(&n) if n.is_ascii() => matches!(n, b'\t'..=b'\r' | b' '),
+                    Some(_) => char_at(rest, i + 1).is_none_or(|(c, _)| c.is_whitespace()),
+                };
+                if spaced {
+                    return (i + 1, i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    (rest.len(), rest.len())
 }
 
 /// `s` cut to at most `max` bytes, at a character boundary.
@@ -311,13 +423,128 @@ mod tests {
         out
     }
 
+    /// A token's class as a plain reading gives it, from its characters.
+    fn classify_by_chars(tok: &str) -> TokenClass {
+        let b = tok.as_bytes();
+        if let Some(at) = tok.find('@')
+            && at > 0
+            && b.get(at + 1..).is_some_and(|d| {
+                d.contains(&b'.')
+                    && !d.starts_with(b".")
+                    && !d.ends_with(b".")
+                    && !d.contains(&b'@')
+            })
+        {
+            return TokenClass::Email;
+        }
+        let digits_at = |r: std::ops::Range<usize>| {
+            tok.get(r)
+                .is_some_and(|x| x.chars().all(|c| c.is_ascii_digit()))
+        };
+        if b.len() >= 10
+            && digits_at(0..4)
+            && b[4] == b'-'
+            && digits_at(5..7)
+            && b[7] == b'-'
+            && digits_at(8..10)
+        {
+            return TokenClass::Date;
+        }
+        let (mut digits, mut letters, mut other) = (false, false, false);
+        for c in tok.chars() {
+            if c.is_ascii_digit() {
+                digits = true;
+            } else if c.is_alphabetic() || c.is_numeric() {
+                letters = true;
+            } else if c != ',' && c != '.' {
+                other = true;
+            }
+        }
+        match (digits, letters, other) {
+            (true, false, false) => TokenClass::Number,
+            (true, _, _) => TokenClass::Id,
+            _ => TokenClass::Word,
+        }
+    }
+
     proptest! {
+        #[test]
+        fn classes_are_what_the_characters_say(
+            text in "[a-cA-C0-9 ,.'@:/_+\u{e9}\u{2019}\u{4e00}\u{0663}\u{00bd}-]{0,40}"
+        ) {
+            for t in tokens(&text).filter(|t| t.class != TokenClass::Url) {
+                prop_assert_eq!(t.class, classify_by_chars(t.text), "{}", t.text);
+            }
+        }
+
         #[test]
         fn the_ascii_shortcuts_read_what_decoding_every_character_reads(
             text in "[a-cA-C0-9 ,.'@:/_\u{e9}\u{2019}\u{4e00}\u{00a0}\u{2014}-]{0,40}"
         ) {
             let got: Vec<(usize, &str)> = tokens(&text).map(|t| (t.start, t.text)).collect();
             prop_assert_eq!(got, by_chars(&text));
+        }
+    }
+
+    /// The sentences as a plain reading splits them, character by character.
+    fn sentences_by_chars(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while let Some(rest) = text.get(pos..) {
+            if rest.is_empty() {
+                break;
+            }
+            let (mut end, mut next_pos) = (rest.len(), rest.len());
+            let mut it = rest.char_indices().peekable();
+            while let Some((i, c)) = it.next() {
+                if c == '\n' || c == '\r' {
+                    (end, next_pos) = (i, i + 1);
+                    break;
+                }
+                if matches!(c, '.' | '!' | '?' | ';')
+                    && it.peek().is_none_or(|&(_, n)| n.is_whitespace())
+                {
+                    (end, next_pos) = (i + 1, i + 1);
+                    break;
+                }
+            }
+            let s = rest[..end].trim();
+            pos += next_pos.max(1);
+            if !s.is_empty() {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// A link's end as a plain reading finds it: the first white space, control character,
+    /// bracket or quote.
+    fn url_len_by_chars(tail: &str) -> usize {
+        tail.find(|c: char| {
+            c.is_whitespace()
+                || c.is_control()
+                || matches!(
+                    c,
+                    '"' | '\'' | '<' | '>' | '(' | ')' | '[' | ']' | '{' | '}' | '`' | '|'
+                )
+        })
+        .unwrap_or(tail.len())
+    }
+
+    proptest! {
+        #[test]
+        fn sentences_read_what_decoding_every_character_reads(
+            text in "[a-c .!?;\n\r\t\u{0b}\u{85}\u{a0}\u{2003}\u{e9}\u{4e00}]{0,40}"
+        ) {
+            let got: Vec<&str> = sentences(&text).collect();
+            prop_assert_eq!(got, sentences_by_chars(&text));
+        }
+
+        #[test]
+        fn links_end_where_decoding_every_character_ends_them(
+            text in "[a-c/.:\"'<>(){}|` \t\u{0b}\u{7f}\u{85}\u{9f}\u{a0}\u{2003}\u{e9}\u{4e00}]{0,30}"
+        ) {
+            prop_assert_eq!(url_len(&text), url_len_by_chars(&text));
         }
     }
 

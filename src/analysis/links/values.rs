@@ -74,12 +74,19 @@ const MONTHS: &[&str] = &[
     "december",
 ];
 
+/// Longest of [`COMMON_VALUES`], [`WEEKDAYS`] and [`MONTHS`] (a longer word is none of them).
+const LONGEST_LISTED: usize = 9;
+
 fn is_common(s: &str) -> bool {
-    COMMON_VALUES.iter().any(|c| c.eq_ignore_ascii_case(s))
+    s.len() <= LONGEST_LISTED && COMMON_VALUES.iter().any(|c| c.eq_ignore_ascii_case(s))
 }
 
 fn is_month(s: &str) -> bool {
-    MONTHS.iter().any(|m| m.eq_ignore_ascii_case(s))
+    (3..=LONGEST_LISTED).contains(&s.len()) && MONTHS.iter().any(|m| m.eq_ignore_ascii_case(s))
+}
+
+fn is_weekday(s: &str) -> bool {
+    (6..=LONGEST_LISTED).contains(&s.len()) && WEEKDAYS.iter().any(|w| w.eq_ignore_ascii_case(s))
 }
 
 fn day_of_month(s: &str) -> bool {
@@ -88,23 +95,35 @@ fn day_of_month(s: &str) -> bool {
 
 /// The numeric value of a number token (`1,200.50` is 1200.5).
 pub(crate) fn number_value(s: &str) -> Option<f64> {
-    let cleaned: String = s.chars().filter(|&c| c != ',').collect();
-    cleaned.parse::<f64>().ok().filter(|x| x.is_finite())
+    let parsed = if s.contains(',') {
+        let cleaned: String = s.chars().filter(|&c| c != ',').collect();
+        cleaned.parse::<f64>()
+    } else {
+        s.parse::<f64>()
+    };
+    parsed.ok().filter(|x| x.is_finite())
 }
 
 /// True when an id token is long and distinctive enough to be a link value.
 fn id_counts(s: &str) -> bool {
-    let chars = s.chars().count();
-    let digits = s.chars().filter(char::is_ascii_digit).count();
-    let letters = s.chars().filter(|c| c.is_alphabetic()).count();
+    let (mut chars, mut digits, mut letters) = (0usize, 0usize, 0usize);
+    for c in s.chars() {
+        chars += 1;
+        if c.is_ascii_digit() {
+            digits += 1;
+        } else if c.is_alphabetic() {
+            letters += 1;
+        }
+    }
     (chars >= LINK_MIN_ID_CHARS || (chars == 3 && digits >= 2 && letters >= 1)) && !is_common(s)
 }
 
 /// Calls `f` with each link value of `text`, atoms (ids, dates, numbers) first, then
 /// sentences; stops when `f` returns false.
 pub(crate) fn link_values<'a>(text: &'a str, mut f: impl FnMut(&'a str, ValueKind) -> bool) {
-    let toks: Vec<_> = tokens(text).collect();
-    for (i, t) in toks.iter().enumerate() {
+    let mut toks = tokens(text).peekable();
+    while let Some(t) = toks.next() {
+        let next = toks.peek();
         let keep_going = match t.class {
             TokenClass::Email | TokenClass::Url => f(t.text, ValueKind::Id),
             TokenClass::Id => !id_counts(t.text) || f(t.text, ValueKind::Id),
@@ -117,10 +136,10 @@ pub(crate) fn link_values<'a>(text: &'a str, mut f: impl FnMut(&'a str, ValueKin
                 !big || is_common(t.text) || f(t.text, ValueKind::Number)
             }
             TokenClass::Word => {
-                if WEEKDAYS.iter().any(|w| w.eq_ignore_ascii_case(t.text)) {
+                if is_weekday(t.text) {
                     f(t.text, ValueKind::Date)
                 } else if is_month(t.text) {
-                    match toks.get(i + 1) {
+                    match next {
                         Some(n) if n.class == TokenClass::Number && day_of_month(n.text) => {
                             span(text, t.start, n.start + n.text.len())
                                 .is_none_or(|s| f(s, ValueKind::Date))
@@ -138,7 +157,7 @@ pub(crate) fn link_values<'a>(text: &'a str, mut f: impl FnMut(&'a str, ValueKin
         // "6 November"
         if t.class == TokenClass::Number
             && day_of_month(t.text)
-            && let Some(m) = toks.get(i + 1)
+            && let Some(m) = next
             && m.class == TokenClass::Word
             && is_month(m.text)
             && let Some(s) = span(text, t.start, m.start + m.text.len())
@@ -217,6 +236,23 @@ mod tests {
             all("the status is shipped now").is_empty(),
             "five words: no sentence"
         );
+    }
+
+    #[test]
+    fn the_length_bounds_of_the_word_lists_hold() {
+        let all = COMMON_VALUES.iter().chain(WEEKDAYS).chain(MONTHS);
+        assert!(all.clone().all(|w| w.len() <= LONGEST_LISTED));
+        assert!(MONTHS.iter().all(|w| w.len() >= 3));
+        assert!(WEEKDAYS.iter().all(|w| w.len() >= 6));
+        assert!(is_month("MAY") && is_weekday("Wednesday") && is_common("Assistant"));
+        assert!(!is_month("mayday") && !is_weekday("fridays"));
+    }
+
+    #[test]
+    fn number_values_drop_thousands_separators() {
+        assert_eq!(number_value("1,200.50"), Some(1200.5));
+        assert_eq!(number_value("120"), Some(120.0));
+        assert_eq!(number_value("1.2.3"), None);
     }
 
     #[test]
