@@ -100,7 +100,8 @@ pub fn influence_section_counted(
 
 /// The evidence's scores, chunk by chunk through the generic scorers, each paired with its
 /// position in `evidence` (chunks come back sorted on their own). For embedders whose vectors
-/// may depend on the other texts of a call.
+/// may depend on the other texts of a call; for [`Embedder::per_call`] ones each chunk's texts
+/// are embedded together in one call, so no vector meets one from another call.
 fn rank_in_chunks(
     evidence: &[RunEvidence<'_>],
     outputs: &ModelOutputs<'_>,
@@ -112,12 +113,17 @@ fn rank_in_chunks(
     let mut scored: Vec<(usize, InfluenceScore)> = Vec::with_capacity(evidence.len());
     // The answer, the reference and the model outputs near the answer are in every chunk: their
     // vectors are kept from one chunk to the next, not embedded again (a long answer embedded
-    // once per 512 pieces made the work grow with answer length times evidence count).
+    // once per 512 pieces made the work grow with answer length times evidence count). Not for
+    // an embedder whose vectors hold only within one call: each chunk is then one whole call.
     let reusing = Reusing {
         inner: embedder,
         last: Mutex::new(HashMap::new()),
     };
-    let embedder: &dyn Embedder = &reusing;
+    let embedder: &dyn Embedder = if embedder.per_call() {
+        embedder
+    } else {
+        &reusing
+    };
     let mut start = 0;
     for chunk in evidence.chunks(EVIDENCE_CHUNK) {
         let items: Vec<EvidenceItem<'_>> = chunk
@@ -177,6 +183,10 @@ struct Reusing<'e> {
 impl Embedder for Reusing<'_> {
     fn name(&self) -> &str {
         self.inner.name()
+    }
+
+    fn per_call(&self) -> bool {
+        self.inner.per_call()
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {

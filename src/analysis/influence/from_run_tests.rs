@@ -328,6 +328,55 @@ fn the_answer_is_embedded_once_however_many_chunks_the_evidence_takes() {
     }
 }
 
+#[test]
+fn the_lexical_embedder_ranks_runs_of_more_than_one_chunk() {
+    // Its vectors are indicators over the vocabulary of one call, so each chunk's words give
+    // vectors of a different length: no vector may be kept from one chunk for the next.
+    let chunk = super::from_run::EVIDENCE_CHUNK;
+    let mut run = Run::new("long", RunStatus::Failed);
+    run.final_answer = Some(ANSWER.to_owned());
+    run.context_units = (0..2 * chunk + 10)
+        .map(|i| unit(&format!("u{i}"), &format!("piece w{i} about the refund")))
+        .collect();
+    // The answer's own words, in the second chunk.
+    run.context_units
+        .insert(chunk + 3, unit("same", &ANSWER.to_lowercase()));
+    run.steps = vec![bare_llm("end", ANSWER)];
+    run.reindex();
+    let s = influence_section(&run, None, &LexicalEmbedder, &ConfidenceOptions::default())
+        .expect("the lexical embedder ranks a run of three chunks")
+        .expect("the run has an answer and evidence");
+    assert_eq!(s.scores.len(), 2 * chunk + 11);
+    assert_eq!(s.embedder.as_deref(), Some("lexical"));
+    assert_eq!(s.scores.first().map(|e| e.id.as_str()), Some("same"));
+    // A piece scores as it does in a run small enough to be one chunk: the last chunk's pieces
+    // and the answer's copy, ranked together.
+    let mut small = run.clone();
+    small.context_units = run
+        .context_units
+        .iter()
+        .filter(|u| {
+            let n = u.id.as_str().strip_prefix('u').and_then(|n| n.parse().ok());
+            u.id.as_str() == "same" || n.is_some_and(|n: usize| n >= 2 * chunk)
+        })
+        .cloned()
+        .collect();
+    small.reindex();
+    let one = influence_section(
+        &small,
+        None,
+        &LexicalEmbedder,
+        &ConfidenceOptions::default(),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(one.scores.len(), 11);
+    for e in &one.scores {
+        let same = s.scores.iter().find(|x| x.id == e.id).map(|x| x.score);
+        assert_eq!(same, Some(e.score), "{}", e.id);
+    }
+}
+
 /// An embedder that hides whether its inner one is per text, so the ranking takes the chunked
 /// path through the generic scorers.
 struct Chunked<'e>(&'e dyn Embedder);

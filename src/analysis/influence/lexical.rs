@@ -111,6 +111,10 @@ impl Embedder for LexicalEmbedder {
         "lexical"
     }
 
+    fn per_call(&self) -> bool {
+        true
+    }
+
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
         let mut sets = TokenSets::default();
         let per_text: Vec<Vec<u32>> = texts.iter().map(|t| sets.set_of(t)).collect();

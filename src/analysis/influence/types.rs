@@ -119,6 +119,14 @@ pub trait Embedder: Send + Sync {
         false
     }
 
+    /// True when vectors are comparable only with vectors of the same call (say, indicators over
+    /// a vocabulary built from the call's texts). The ranking then embeds each chunk's texts,
+    /// answer and reference included, in one call and never keeps a vector from one call for
+    /// the next. The default, false, lets a text the previous chunk embedded keep its vector.
+    fn per_call(&self) -> bool {
+        false
+    }
+
     /// The same vectors kept by their non-zero entries. The default asks [`Embedder::embed`];
     /// an embedder whose vectors are mostly zeros builds them directly (no dense copy).
     fn embed_sparse(&self, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
