@@ -150,15 +150,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn entry() -> impl Strategy<Value = f64> {
-        prop_oneof![
-            6 => Just(0.0),
-            4 => -3.0..3.0_f64,
-            1 => Just(-0.0),
-            1 => Just(1e200),
-            1 => Just(-1e-300),
-            1 => Just(f64::INFINITY),
-            1 => Just(f64::NAN),
-        ]
+        super::super::sparse::tests::entry_with_zeros(6)
     }
 
     proptest! {

@@ -210,14 +210,22 @@ fn sums(a: &SparseVector, b: &SparseVector, sa: f64, sb: f64) -> (f64, f64, f64)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::cosine::cosine;
     use super::*;
     use proptest::prelude::*;
 
     fn entry() -> impl Strategy<Value = f64> {
+        entry_with_zeros(4)
+    }
+
+    /// One vector entry for the bit-for-bit cosine tests: zeros (`zeros` in 4 + zeros), plain
+    /// values, and the edge cases (-0, huge, tiny, infinite, NaN) whose bits a sum can change.
+    pub(in crate::analysis::influence) fn entry_with_zeros(
+        zeros: u32,
+    ) -> impl Strategy<Value = f64> {
         prop_oneof![
-            4 => Just(0.0),
+            zeros => Just(0.0),
             4 => -3.0..3.0_f64,
             1 => Just(-0.0),
             1 => Just(1e200),
