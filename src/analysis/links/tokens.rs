@@ -45,6 +45,22 @@ fn is_joiner(c: char) -> bool {
     )
 }
 
+/// Whether the joiner `c`, between `prev` and `next`, joins them into one token: a comma only
+/// between digits (1,000), an apostrophe only between letters (don't), any other joiner before
+/// a letter or digit.
+fn joins(prev: Option<char>, c: char, next: Option<char>) -> bool {
+    next.is_some_and(char::is_alphanumeric)
+        && match c {
+            ',' => {
+                prev.is_some_and(|p| p.is_ascii_digit()) && next.is_some_and(|n| n.is_ascii_digit())
+            }
+            '\'' | '\u{2019}' => {
+                prev.is_some_and(char::is_alphabetic) && next.is_some_and(char::is_alphabetic)
+            }
+            _ => true,
+        }
+}
+
 /// What a byte is, as bits of [`BYTE_CLASS`].
 const ALPHANUMERIC: u8 = 1;
 const DIGIT: u8 = 2;
@@ -157,19 +173,7 @@ impl<'a> Iterator for Tokens<'a> {
                 break;
             }
             let next = char_at(text, i + len).map(|(n, _)| n);
-            let joins = next.is_some_and(char::is_alphanumeric)
-                && match c {
-                    ',' => {
-                        prev.is_some_and(|p| p.is_ascii_digit())
-                            && next.is_some_and(|n| n.is_ascii_digit())
-                    }
-                    '\'' | '\u{2019}' => {
-                        prev.is_some_and(char::is_alphabetic)
-                            && next.is_some_and(char::is_alphabetic)
-                    }
-                    _ => true,
-                };
-            if !joins {
+            if !joins(prev, c, next) {
                 break;
             }
             seen |= if c.is_ascii() {
@@ -399,20 +403,7 @@ mod tests {
                     continue;
                 }
                 let next = chars.peek().map(|&(_, n)| n);
-                let joins = is_joiner(c)
-                    && next.is_some_and(char::is_alphanumeric)
-                    && match c {
-                        ',' => {
-                            prev.is_some_and(|p| p.is_ascii_digit())
-                                && next.is_some_and(|n| n.is_ascii_digit())
-                        }
-                        '\'' | '\u{2019}' => {
-                            prev.is_some_and(char::is_alphabetic)
-                                && next.is_some_and(char::is_alphabetic)
-                        }
-                        _ => true,
-                    };
-                if !joins {
+                if !(is_joiner(c) && joins(prev, c, next)) {
                     break;
                 }
                 prev = Some(c);
