@@ -555,21 +555,23 @@ fn a_timeline_column_no_step_fills_has_no_header() {
         (140, 40),
         none(),
     );
-    press(&mut h, "1");
-    let s = h.screen();
-    let header = s
-        .lines()
-        .find(|l| l.contains("step kind name"))
-        .unwrap_or_default();
+    let (header, s) = timeline_header(&mut h);
     assert!(header.contains("tokens"), "{s}");
     assert!(!header.contains("time"), "no step has a duration:\n{s}");
     // With durations, both headers.
     let mut h = screen(calendar(), (140, 40), none());
-    press(&mut h, "1");
+    let (header, s) = timeline_header(&mut h);
+    assert!(header.contains("time") && header.contains("tokens"), "{s}");
+}
+
+/// The timeline's column header line (after `1`), and the whole screen for messages.
+fn timeline_header(h: &mut Headless) -> (String, String) {
+    press(h, "1");
     let s = h.screen();
     let header = s
         .lines()
         .find(|l| l.contains("step kind name"))
-        .unwrap_or_default();
-    assert!(header.contains("time") && header.contains("tokens"), "{s}");
+        .unwrap_or_default()
+        .to_owned();
+    (header, s)
 }
