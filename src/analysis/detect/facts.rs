@@ -29,7 +29,7 @@ pub struct Facts<'a> {
     /// What each step produced and consumed.
     pub texts: &'a StepTexts<'a>,
     /// Which step used which earlier step's output.
-    pub links: &'a LinkGraph,
+    pub links: &'a LinkGraph<'a>,
     /// The checked claims of the final answer.
     pub claims: &'a [CheckedClaim],
     /// The reference answer in force (the run's own unless the caller chose otherwise).
@@ -49,7 +49,7 @@ impl<'a> Facts<'a> {
     pub fn new(
         run: &'a Run,
         texts: &'a StepTexts<'a>,
-        links: &'a LinkGraph,
+        links: &'a LinkGraph<'a>,
         claims: &'a [CheckedClaim],
     ) -> Facts<'a> {
         let mut last_user = Vec::with_capacity(run.steps.len());

@@ -1,5 +1,6 @@
-//! The link index: every distinct value the steps produced, each kept once in one text arena and
-//! filed under one *anchor*, a piece of the value that any occurrence of it must show as whole
+//! The link index: every distinct value the steps produced, each kept once as a borrowed span of
+//! the step texts it was found in (issue 11: no second copy of step text), and filed under one
+//! *anchor*, a piece of the value that any occurrence of it must show as whole
 //! words. Scanning a step's input looks up each word, and each word with its right neighbour,
 //! and checks only the values filed there (issue 11: an automaton over every value cost time
 //! and memory in the square of the values). Pure; no I/O.
@@ -29,13 +30,6 @@ use std::hash::BuildHasher;
 /// Bytes hashed to find a sentence that has no inner word.
 const LOOSE_WINDOW: usize = 32;
 
-/// A piece of the arena.
-#[derive(Clone, Copy, Debug)]
-struct Span {
-    start: u32,
-    len: u32,
-}
-
 /// The hash kept for `id` in `hashes` (what a table keyed by ids needs to rehash an id as it
 /// grows, without reading and hashing its text again).
 fn kept_hash(hashes: &[u64], id: u32) -> u64 {
@@ -48,22 +42,26 @@ pub(super) enum Interned {
     Known(usize),
     /// The value is new and got this id.
     New(usize),
-    /// The value is new but the arena is full: it was left out.
+    /// The value is new but the values already take the index's cap in bytes: it was left out.
     Full,
 }
 
-/// The values and their anchors (see the module docs).
-pub(super) struct Index {
-    arena: String,
-    arena_cap: usize,
-    spans: Vec<Span>,
+/// The values and their anchors (see the module docs). Each value and anchor is a span of the
+/// step texts (`'t`), never a copy. Once the scans are done only what looks values up
+/// (`values`, `kinds`, `by_text`) is kept ([`Index::keep_lookup_only`]).
+pub(super) struct Index<'t> {
+    /// Bytes of all values together (what the cap is counted in).
+    value_bytes: usize,
+    cap_bytes: usize,
+    /// Each value's text, by id.
+    values: Vec<&'t str>,
     kinds: Vec<ValueKind>,
     by_text: HashTable<u32>,
-    /// The hash of each value's text, by id.
+    /// While values are added: the hash of each value's text, by id.
     value_hashes: Vec<u64>,
     anchors: HashTable<u32>,
-    anchor_keys: Vec<Span>,
-    /// The hash of each anchor's text, by anchor.
+    anchor_keys: Vec<&'t str>,
+    /// While values are added: the hash of each anchor's text, by anchor.
     anchor_hashes: Vec<u64>,
     /// While values are added: how many are filed under each anchor.
     anchor_load: Vec<u32>,
@@ -96,13 +94,13 @@ struct Candidate {
     plain: bool,
 }
 
-impl Index {
-    /// An empty index whose values may take up to `arena_cap` bytes together.
-    pub(super) fn new(arena_cap: usize) -> Index {
+impl<'t> Index<'t> {
+    /// An empty index whose values may take up to `cap_bytes` bytes together.
+    pub(super) fn new(cap_bytes: usize) -> Index<'t> {
         Index {
-            arena: String::new(),
-            arena_cap: arena_cap.min(u32::MAX as usize),
-            spans: Vec::new(),
+            value_bytes: 0,
+            cap_bytes: cap_bytes.min(u32::MAX as usize),
+            values: Vec::new(),
             kinds: Vec::new(),
             by_text: HashTable::new(),
             value_hashes: Vec::new(),
@@ -124,34 +122,16 @@ impl Index {
 
     /// Number of values.
     pub(super) fn len(&self) -> usize {
-        self.spans.len()
-    }
-
-    /// The bytes of a piece of the arena (no character boundary is looked at: for comparing).
-    fn bytes_of(&self, s: Span) -> &[u8] {
-        let start = s.start as usize;
-        self.arena
-            .as_bytes()
-            .get(start..start + s.len as usize)
-            .unwrap_or_default()
-    }
-
-    fn text_of(&self, s: Span) -> &str {
-        let start = s.start as usize;
-        self.arena
-            .get(start..start + s.len as usize)
-            .unwrap_or_default()
+        self.values.len()
     }
 
     /// A value's text.
-    pub(super) fn value(&self, id: usize) -> &str {
-        self.spans.get(id).map_or("", |&s| self.text_of(s))
+    pub(super) fn value(&self, id: usize) -> &'t str {
+        self.values.get(id).copied().unwrap_or("")
     }
 
-    fn value_bytes(&self, id: u32) -> &[u8] {
-        self.spans
-            .get(id as usize)
-            .map_or(&[][..], |&s| self.bytes_of(s))
+    fn value_bytes(&self, id: u32) -> &'t [u8] {
+        self.value(id as usize).as_bytes()
     }
 
     /// A value's kind.
@@ -179,35 +159,31 @@ impl Index {
 
     /// Adds a value (once; a known value keeps its id and first kind), given the hash of its
     /// text (`hasher().hash_one(text.as_bytes())`).
-    pub(super) fn intern_hashed(&mut self, text: &str, kind: ValueKind, h: u64) -> Interned {
+    pub(super) fn intern_hashed(&mut self, text: &'t str, kind: ValueKind, h: u64) -> Interned {
         if let Some(&id) = self
             .by_text
             .find(h, |&id| self.value_bytes(id) == text.as_bytes())
         {
             return Interned::Known(id as usize);
         }
-        if self.arena.len() + text.len() > self.arena_cap {
+        if self.value_bytes + text.len() > self.cap_bytes {
             return Interned::Full;
         }
-        let (Ok(id), Ok(start), Ok(len)) = (
-            u32::try_from(self.spans.len()),
-            u32::try_from(self.arena.len()),
-            u32::try_from(text.len()),
-        ) else {
+        let Ok(id) = u32::try_from(self.values.len()) else {
             return Interned::Full;
         };
-        self.arena.push_str(text);
-        self.spans.push(Span { start, len });
+        self.value_bytes += text.len();
+        self.values.push(text);
         self.kinds.push(kind);
         self.value_hashes.push(h);
         let hashes = &self.value_hashes;
         self.by_text.insert_unique(h, id, |&k| kept_hash(hashes, k));
-        self.place(start, text, kind);
+        self.place(text, kind);
         Interned::New(id as usize)
     }
 
     /// Files a new value under its anchor (or among the loose values).
-    fn place(&mut self, at: u32, text: &str, kind: ValueKind) {
+    fn place(&mut self, text: &'t str, kind: ValueKind) {
         let mut words = std::mem::take(&mut self.words);
         let mut candidates = std::mem::take(&mut self.candidates);
         word_runs(text, &mut words);
@@ -270,15 +246,12 @@ impl Index {
         let anchor = match known {
             Some(k) => k,
             None => {
-                let (Ok(k), Ok(start), Ok(len)) = (
-                    u32::try_from(self.anchor_keys.len()),
-                    u32::try_from(at as usize + a),
-                    u32::try_from(b - a),
-                ) else {
+                let (Ok(k), Some(key)) = (u32::try_from(self.anchor_keys.len()), text.get(a..b))
+                else {
                     self.placed.push((u32::MAX, 0));
                     return;
                 };
-                self.anchor_keys.push(Span { start, len });
+                self.anchor_keys.push(key);
                 self.anchor_load.push(0);
                 self.anchor_hashes.push(h);
                 let hashes = &self.anchor_hashes;
@@ -313,7 +286,7 @@ impl Index {
             .find(h, |&k| {
                 self.anchor_keys
                     .get(k as usize)
-                    .is_some_and(|&s| self.bytes_of(s) == key)
+                    .is_some_and(|s| s.as_bytes() == key)
             })
             .copied()
     }
@@ -362,8 +335,22 @@ impl Index {
         self.pair_heads = self.pair_heads();
         self.placed = Vec::new();
         self.anchor_load = Vec::new();
+        self.value_hashes = Vec::new();
+        self.anchor_hashes = Vec::new();
         self.words = Vec::new();
         self.candidates = Vec::new();
+    }
+
+    /// Ends the scans: frees the anchors and the loose values' table, keeping what finds a
+    /// value by its text and reads its text and kind (issue 11: the tables of the scan are
+    /// not held while the detectors run). Scanning afterwards finds nothing.
+    pub(super) fn keep_lookup_only(&mut self) {
+        self.anchors = HashTable::new();
+        self.anchor_keys = Vec::new();
+        self.filed_start = Vec::new();
+        self.filed = Vec::new();
+        self.loose = Vec::new();
+        self.pair_heads = Vec::new();
     }
 
     /// The bit set of [`Index::pair_heads`]: a power of two of bits, at least 8 per anchor.
@@ -376,7 +363,6 @@ impl Index {
             .max(64);
         let mut set = vec![0u64; bits / 64];
         for &key in &self.anchor_keys {
-            let key = self.text_of(key);
             let head = first_word(key);
             if head.len() < key.len() {
                 set_bit(&mut set, self.hash(head.as_bytes()));

@@ -97,9 +97,10 @@ pub struct Use {
     pub value: usize,
 }
 
-/// Which step used which earlier step's output.
-pub struct LinkGraph {
-    index: Index,
+/// Which step used which earlier step's output. The values' texts are borrowed from the
+/// [`StepTexts`] the graph was built from (`'t`).
+pub struct LinkGraph<'t> {
+    index: Index<'t>,
     /// `producers[producers_start[v]..producers_start[v + 1]]` are the steps whose output holds
     /// value `v`, in order.
     producers_start: Vec<u32>,
@@ -116,28 +117,13 @@ pub struct LinkGraph {
     pub truncated: bool,
 }
 
-impl std::fmt::Debug for LinkGraph {
+impl std::fmt::Debug for LinkGraph<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LinkGraph")
             .field("values", &self.index.len())
             .field("uses", &self.uses.len())
             .field("truncated", &self.truncated)
             .finish()
-    }
-}
-
-impl Default for LinkGraph {
-    fn default() -> Self {
-        LinkGraph {
-            index: Index::new(0),
-            producers_start: vec![0],
-            producers: Vec::new(),
-            uses: Vec::new(),
-            into_start: vec![0],
-            out_start: vec![0],
-            out_of: Vec::new(),
-            truncated: false,
-        }
     }
 }
 
@@ -159,15 +145,19 @@ fn slice_of<'a, T>(list: &'a [T], start: &[u32], i: usize) -> &'a [T] {
     }
 }
 
-impl LinkGraph {
+impl<'t> LinkGraph<'t> {
     /// Finds every link of `run`, reading the texts in `texts`.
-    pub fn build(run: &Run, texts: &StepTexts) -> LinkGraph {
+    pub fn build(run: &Run, texts: &'t StepTexts<'_>) -> LinkGraph<'t> {
         LinkGraph::build_counted(run, texts, &Progress::new())
     }
 
     /// [`LinkGraph::build`], adding each step to `progress` twice: once its values are indexed,
     /// once its input is scanned.
-    pub fn build_counted(run: &Run, texts: &StepTexts, progress: &Progress) -> LinkGraph {
+    pub fn build_counted(
+        run: &Run,
+        texts: &'t StepTexts<'_>,
+        progress: &Progress,
+    ) -> LinkGraph<'t> {
         let n = run.steps.len().min(texts.len());
         let mut index = Index::new(LINK_MAX_PATTERN_BYTES);
         let mut truncated = false;
@@ -274,6 +264,7 @@ impl LinkGraph {
                 (uses, ends)
             })
             .collect();
+        g.index.keep_lookup_only();
         g.uses.reserve(per_task.iter().map(|(u, _)| u.len()).sum());
         for (uses, ends) in per_task {
             let before = u32::try_from(g.uses.len()).unwrap_or(u32::MAX);
@@ -355,7 +346,7 @@ impl LinkGraph {
     }
 
     /// A value's text.
-    pub fn value(&self, id: usize) -> &str {
+    pub fn value(&self, id: usize) -> &'t str {
         self.index.value(id)
     }
 
@@ -401,8 +392,8 @@ mod tests {
     use crate::analysis::testutil::RunBuilder;
     use serde_json::json;
 
-    fn graph(run: &Run) -> LinkGraph {
-        LinkGraph::build(run, &StepTexts::build(run))
+    fn graph<'t>(run: &Run, texts: &'t StepTexts<'_>) -> LinkGraph<'t> {
+        LinkGraph::build(run, texts)
     }
 
     #[test]
@@ -420,12 +411,48 @@ mod tests {
                 "invalid start",
             )
             .build();
-        let g = graph(&run);
+        let texts = StepTexts::build(&run);
+        let g = graph(&run, &texts);
         let pairs = g.pairs();
         assert_eq!(pairs.len(), 1);
         assert_eq!((pairs[0].from, pairs[0].to), (1, 2));
         assert_eq!(g.value(pairs[0].value), "Friday");
         assert_eq!(g.producers_of("Friday"), &[0, 1]);
+    }
+
+    /// True when `part` lies inside `whole`'s bytes (is a span of it, not a copy).
+    fn lies_in(part: &str, whole: &str) -> bool {
+        let (p, w) = (part.as_ptr() as usize, whole.as_ptr() as usize);
+        p >= w && p + part.len() <= w + whole.len()
+    }
+
+    #[test]
+    fn values_are_spans_of_the_step_texts_and_read_after_the_scans() {
+        let run = RunBuilder::failed()
+            .user("s1", "Refund ORD-88812 to ada@example.com")
+            .llm("s2", json!({"note": "refund ORD-88812", "amount": 4500}))
+            .tool_ok(
+                "s3",
+                "refund",
+                json!({"id": "ORD-88812", "to": "ada@example.com", "amount": 4500}),
+                json!("done"),
+            )
+            .build();
+        let texts = StepTexts::build(&run);
+        let g = graph(&run, &texts);
+        let mut values: Vec<&str> = g.uses().iter().map(|u| g.value(u.value)).collect();
+        values.sort_unstable();
+        assert_eq!(values, ["4500", "ORD-88812", "ada@example.com"]);
+        for u in g.uses() {
+            let v = g.value(u.value);
+            // kept as found in the text of its first producer
+            let first = g.producers_of(v).first().copied().unwrap_or(usize::MAX);
+            assert!(lies_in(v, texts.produced(first)), "{v} is a copy");
+        }
+        // Found by text once the scan tables are freed; an unknown text is no value.
+        assert_eq!(g.producers_of("ORD-88812"), &[0, 1]);
+        assert_eq!(g.producers_of("4500"), &[1]);
+        assert!(g.producers_of("ORD-8881").is_empty());
     }
 
     #[test]
@@ -439,7 +466,7 @@ mod tests {
                 json!("ok"),
             )
             .build();
-        assert!(graph(&run).uses().is_empty());
+        assert!(graph(&run, &StepTexts::build(&run)).uses().is_empty());
     }
 
     #[test]
@@ -454,7 +481,9 @@ mod tests {
                 json!("x"),
             );
         }
-        let g = graph(&b.build());
+        let run = b.build();
+        let texts = StepTexts::build(&run);
+        let g = graph(&run, &texts);
         // one use per consumer (each tool step and each later model step), never one per pair
         assert!(g.uses().len() <= 4_000, "{}", g.uses().len());
         for u in g.uses() {

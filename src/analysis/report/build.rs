@@ -157,8 +157,11 @@ fn rules_report(
     let rule_suspects = suspects(scored.clone());
     let fault = fault(&facts, &rule_suspects);
     let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
-    // The step texts are read by nothing below: freed before the report is put together.
+    // The links' values are spans of the step texts: listed while the texts are there. Nothing
+    // below reads the graph or the texts: both are freed before the report is put together.
+    let links_listed = links_out(run, &links);
     drop(facts);
+    drop(links);
     drop(texts);
     // The verdict and the ranking confidence read the ranking itself (its first
     // MAX_SUSPECTS); the list is grouped for reading afterwards.
@@ -222,8 +225,6 @@ fn rules_report(
         evidence: s.evidence.clone(),
     });
     progress.stage(Stage::Report, 0);
-    let links_listed = links_out(run, &links);
-    drop(links);
     Report {
         format: REPORT_FORMAT.to_owned(),
         run: RunSummary {

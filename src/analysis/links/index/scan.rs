@@ -26,7 +26,7 @@ pub(in crate::analysis::links) struct Hit {
     pub value: u32,
 }
 
-impl Index {
+impl Index<'_> {
     /// Every occurrence of a value in `text` (ids, dates and numbers only where they do not
     /// sit inside a longer word or number), sorted by end, longer first at one end.
     pub(in crate::analysis::links) fn scan(
