@@ -7,6 +7,8 @@
 mod eval;
 #[path = "analyze/judge.rs"]
 mod judge;
+#[path = "analyze/stdout.rs"]
+mod stdout;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

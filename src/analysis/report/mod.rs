@@ -4,18 +4,20 @@
 
 mod build;
 mod group;
+mod json;
 mod markdown;
 mod probe;
 mod text;
 
 pub use build::{AnalyzeOptions, ReferenceChoice, analyze, analyze_run, analyze_with_progress};
 pub use group::GROUP_MIN_SIMILAR;
+pub use json::{render_json, write_json};
 pub use markdown::{MarkdownExtras, VerdictRow, md, render_markdown};
 pub use probe::{
     CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
     Verdict,
 };
-pub use text::{render_json, render_text};
+pub use text::render_text;
 
 use crate::analysis::influence::{RankingConfidence, Signals, Weights};
 use crate::analysis::load::Warning;

@@ -5,7 +5,7 @@
 //! made inert here, whatever the report already did.
 
 use super::{Report, SupportLabel, Suspect};
-use crate::analysis::model::{RunStatus, describe_step, inert_line, is_hazard};
+use crate::analysis::model::{RunStatus, describe_step, inert_line};
 use std::fmt::Write as _;
 
 /// Claims longer than this are shortened in the text.
@@ -317,37 +317,6 @@ pub(super) fn serde_name(p: &super::Party) -> &'static str {
         super::Party::Unfinished => "unfinished",
         super::Party::None => "none",
     }
-}
-
-/// The report as one compact line of JSON (with a newline). Characters that could drive a
-/// terminal (C1 controls, DEL, bidirectional overrides) are written as `\u` escapes, which JSON
-/// reads back as the same text.
-pub fn render_json(report: &Report) -> String {
-    let raw = serde_json::to_string(report).unwrap_or_else(|e| {
-        serde_json::json!({"format": super::REPORT_FORMAT, "error": e.to_string()}).to_string()
-    });
-    // JSON layout between values is kept; inside strings serde has already escaped it.
-    let hazard = |c: char| is_hazard(c) && c != '\n' && c != '\t' && c != '\r';
-    // Nearly every report has nothing to escape: then the text is kept, not copied.
-    let Some(first) = raw.find(hazard) else {
-        let mut raw = raw;
-        raw.push('\n');
-        return raw;
-    };
-    let mut out = String::with_capacity(raw.len() + 1);
-    out.push_str(raw.get(..first).unwrap_or_default());
-    for c in raw.get(first..).unwrap_or_default().chars() {
-        if hazard(c) {
-            // A JSON escape holds one UTF-16 unit: a tag character takes a surrogate pair.
-            for unit in c.encode_utf16(&mut [0; 2]) {
-                let _ = write!(out, "\\u{:04x}", unit);
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out.push('\n');
-    out
 }
 
 /// "and 999 similar steps: 's12', 's15', 's20', ...", for a suspect with grouped ones.
