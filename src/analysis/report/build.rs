@@ -113,13 +113,23 @@ pub fn analyze_run(
     };
     std::thread::scope(|scope| {
         let influence = scope.spawn(|| {
-            influence_section_counted(run, reference, opts.embedder, &opts.confidence, progress)
+            let section = influence_section_counted(
+                run,
+                reference,
+                opts.embedder,
+                &opts.confidence,
+                progress,
+            );
+            // The dropped context reads nothing but the run: made here, off the rules' path.
+            (section, dropped_section(run))
         });
         let rules = rules_report(loaded, opts, reference, progress);
-        let influence = influence
+        let (influence, dropped) = influence
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        finish(rules, influence, opts, progress)
+        let mut report = finish(rules, influence, opts, progress);
+        report.dropped = dropped;
+        report
     })
 }
 
@@ -130,7 +140,7 @@ struct Parts<'a> {
     source_format: SourceFormat,
 }
 
-/// Everything but the influence ranking.
+/// Everything but the influence ranking and the dropped context.
 fn rules_report(
     loaded: &Parts<'_>,
     opts: &AnalyzeOptions<'_>,
@@ -153,8 +163,14 @@ fn rules_report(
     let checked = check_claims(run, &texts);
     progress.stage(Stage::Detecting, 0);
     let facts = Facts::new(run, &texts, &links, &checked).with_reference(reference);
-    let scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
-    let rule_suspects = suspects(scored.clone());
+    let mut scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
+    // Only the judge reads the scored findings again: without one the ranking takes them
+    // rather than a copy.
+    let rule_suspects = if opts.judge.is_some() {
+        suspects(scored.clone())
+    } else {
+        suspects(std::mem::take(&mut scored))
+    };
     let fault = fault(&facts, &rule_suspects);
     let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
     // The links' values are spans of the step texts: listed while the texts are there. Nothing
@@ -244,7 +260,7 @@ fn rules_report(
         links: links_listed,
         claims: checked.iter().map(|c| to_claim(run, c)).collect(),
         influence: None,
-        dropped: dropped_section(run),
+        dropped: None,
         judge,
         experiments: None,
     }
@@ -377,9 +393,25 @@ fn links_out(run: &Run, links: &LinkGraph) -> Vec<Link> {
         .map(|u| Link {
             from: step_id(run, u.from),
             to: step_id(run, u.to),
-            value: short(links.value(u.value), QUOTE_CHARS),
+            value: quoted_value(links.value(u.value)),
         })
         .collect()
+}
+
+/// A link's value as the report quotes it: [`short`] to [`QUOTE_CHARS`]. Most values (ids,
+/// dates, numbers) are printable ASCII without a space at either end and no longer than that:
+/// they read the same through [`short`] and are copied as they are (issue 11: a 100,000-step
+/// run lists about 150,000 links).
+fn quoted_value(v: &str) -> String {
+    let plain = v.len() <= QUOTE_CHARS
+        && v.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !v.starts_with(' ')
+        && !v.ends_with(' ');
+    if plain {
+        v.to_owned()
+    } else {
+        short(v, QUOTE_CHARS)
+    }
 }
 
 #[cfg(test)]

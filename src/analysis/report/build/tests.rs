@@ -370,3 +370,12 @@ fn scores_are_never_printed_in_the_text() {
     }
     assert!(text.contains("correlation"));
 }
+
+proptest::proptest! {
+    #[test]
+    fn a_quoted_link_value_is_what_short_makes_of_it(
+        v in "[a-zA-Z0-9 .@:/\t\n\u{7f}\u{85}\u{a0}\u{e9}\u{202e}\u{3000}-]{0,100}"
+    ) {
+        proptest::prop_assert_eq!(quoted_value(&v), short(&v, QUOTE_CHARS));
+    }
+}
