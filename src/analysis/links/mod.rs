@@ -367,22 +367,18 @@ impl<'t> LinkGraph<'t> {
         &self.uses
     }
 
-    /// The links for the report: one per (from, to) pair, with the first value found.
-    pub fn pairs(&self) -> Vec<Use> {
-        let mut out = Vec::with_capacity(self.uses.len());
-        for j in 0..self.into_start.len().saturating_sub(1) {
+    /// The links for the report: one per (from, to) pair, with the first value found, by
+    /// consumer in step order (read as they are listed, so no list of them is held).
+    pub fn pairs(&self) -> impl Iterator<Item = Use> + '_ {
+        (0..self.into_start.len().saturating_sub(1)).flat_map(move |j| {
             let uses = self.into_step(j);
-            for (k, u) in uses.iter().enumerate() {
-                if uses
+            uses.iter().enumerate().filter_map(move |(k, u)| {
+                let repeated = uses
                     .get(..k)
-                    .is_some_and(|before| before.iter().any(|b| b.from == u.from))
-                {
-                    continue;
-                }
-                out.push(*u);
-            }
-        }
-        out
+                    .is_some_and(|before| before.iter().any(|b| b.from == u.from));
+                (!repeated).then_some(*u)
+            })
+        })
     }
 }
 
@@ -413,7 +409,7 @@ mod tests {
             .build();
         let texts = StepTexts::build(&run);
         let g = graph(&run, &texts);
-        let pairs = g.pairs();
+        let pairs: Vec<Use> = g.pairs().collect();
         assert_eq!(pairs.len(), 1);
         assert_eq!((pairs[0].from, pairs[0].to), (1, 2));
         assert_eq!(g.value(pairs[0].value), "Friday");

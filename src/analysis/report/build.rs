@@ -175,8 +175,8 @@ fn rules_report(
     let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
     // The links' values are spans of the step texts: listed while the texts are there. Nothing
     // below reads the graph or the texts: both are freed before the report is put together.
-    let links_listed = links_out(run, &links);
     drop(facts);
+    let links_listed = links_out(run, &links);
     drop(links);
     drop(texts);
     // The verdict and the ranking confidence read the ranking itself (its first
@@ -387,15 +387,14 @@ fn to_claim(run: &Run, c: &CheckedClaim) -> Claim {
 }
 
 fn links_out(run: &Run, links: &LinkGraph) -> Vec<Link> {
-    links
-        .pairs()
-        .into_iter()
-        .map(|u| Link {
-            from: step_id(run, u.from),
-            to: step_id(run, u.to),
-            value: quoted_value(links.value(u.value)),
-        })
-        .collect()
+    // Counted first, so the list is made at its size.
+    let mut out = Vec::with_capacity(links.pairs().count());
+    out.extend(links.pairs().map(|u| Link {
+        from: step_id(run, u.from),
+        to: step_id(run, u.to),
+        value: quoted_value(links.value(u.value)),
+    }));
+    out
 }
 
 /// A link's value as the report quotes it: [`short`] to [`QUOTE_CHARS`]. Most values (ids,
