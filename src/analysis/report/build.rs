@@ -17,7 +17,7 @@ use crate::analysis::influence::{
     influence_section_counted, ranking_confidence_of,
 };
 use crate::analysis::judge::{Judge, build_request, finding_from, read_answer, should_ask};
-use crate::analysis::links::{LinkGraph, StepTexts};
+use crate::analysis::links::{LinkGraph, StepTexts, Use};
 use crate::analysis::load::{Loaded, Warning};
 use crate::analysis::model::{Run, RunStatus};
 use crate::analysis::progress::{Progress, Stage};
@@ -173,10 +173,11 @@ fn rules_report(
     };
     let fault = fault(&facts, &rule_suspects);
     let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
-    // The links' values are spans of the step texts: listed while the texts are there. Nothing
-    // below reads the graph or the texts: both are freed before the report is put together.
+    // The links' values are spans of the step texts: taken out while the texts are there.
+    // Nothing below reads the graph or the texts: both are freed before the report is put
+    // together.
     drop(facts);
-    let links_listed = links_out(run, &links);
+    let taken = take_links(&links);
     drop(links);
     drop(texts);
     // The verdict and the ranking confidence read the ranking itself (its first
@@ -257,7 +258,7 @@ fn rules_report(
         },
         suspects: suspects_out,
         confidence,
-        links: links_listed,
+        links: links_out(run, taken),
         claims: checked.iter().map(|c| to_claim(run, c)).collect(),
         influence: None,
         dropped: None,
@@ -386,15 +387,43 @@ fn to_claim(run: &Run, c: &CheckedClaim) -> Claim {
     }
 }
 
-fn links_out(run: &Run, links: &LinkGraph) -> Vec<Link> {
-    // Counted first, so the list is made at its size.
-    let mut out = Vec::with_capacity(links.pairs().count());
-    out.extend(links.pairs().map(|u| Link {
-        from: step_id(run, u.from),
-        to: step_id(run, u.to),
-        value: quoted_value(links.value(u.value)),
-    }));
-    out
+/// The links the report lists, taken out of the graph while the step texts it borrows are
+/// there, so both can be freed before the list itself is made (issue 11): each pair's steps,
+/// and in place of its value the position of the value's quoted text in `values`, which holds
+/// each value once.
+struct TakenLinks {
+    pairs: Vec<Use>,
+    values: Vec<String>,
+}
+
+fn take_links(links: &LinkGraph<'_>) -> TakenLinks {
+    let mut ids: Vec<usize> = links.pairs().map(|u| u.value).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let values = ids
+        .iter()
+        .map(|&id| quoted_value(links.value(id)))
+        .collect();
+    let pairs = links
+        .pairs()
+        .map(|u| Use {
+            value: ids.binary_search(&u.value).unwrap_or_else(|at| at),
+            ..u
+        })
+        .collect();
+    TakenLinks { pairs, values }
+}
+
+fn links_out(run: &Run, taken: TakenLinks) -> Vec<Link> {
+    taken
+        .pairs
+        .iter()
+        .map(|u| Link {
+            from: step_id(run, u.from),
+            to: step_id(run, u.to),
+            value: taken.values.get(u.value).cloned().unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// A link's value as the report quotes it: [`short`] to [`QUOTE_CHARS`]. Most values (ids,
