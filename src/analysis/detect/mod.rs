@@ -10,6 +10,7 @@ mod answer_path;
 mod blocked;
 mod changed_state;
 mod code_failure;
+mod compiled_schema;
 mod confirmation;
 mod context_window;
 pub(crate) mod conversation;
