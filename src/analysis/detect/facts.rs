@@ -5,6 +5,7 @@
 
 use super::answer::{self, AnswerTrace};
 use super::phrases::PhraseSet;
+use super::prescan::Marks;
 use super::vocab::INFRASTRUCTURE;
 use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
@@ -47,6 +48,8 @@ pub struct Facts<'a> {
     state_from: HashMap<usize, (usize, String)>,
     /// The final answer's origin, found once for the detectors that read it.
     answer: OnceCell<Option<AnswerTrace>>,
+    /// Which word lists may occur in what each step returned, scanned once on first use.
+    marks: OnceCell<Marks>,
 }
 
 impl<'a> Facts<'a> {
@@ -87,6 +90,7 @@ impl<'a> Facts<'a> {
             inside: last_decision_inside(run),
             state_from,
             answer: OnceCell::new(),
+            marks: OnceCell::new(),
         }
     }
 
@@ -106,6 +110,11 @@ impl<'a> Facts<'a> {
     /// first use.
     pub fn answer_trace(&self) -> Option<&AnswerTrace> {
         self.answer.get_or_init(|| answer::trace(self)).as_ref()
+    }
+
+    /// Which word lists may occur in what each step returned ([`Marks`]), scanned on first use.
+    pub fn marks(&self) -> &Marks {
+        self.marks.get_or_init(|| Marks::scan(self.run, self.texts))
     }
 
     /// The model step that issued the tool call at `i`: the latest earlier model step whose

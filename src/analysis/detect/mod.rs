@@ -24,6 +24,7 @@ mod memory;
 mod phrases;
 mod planning;
 mod point_of_no_return;
+mod prescan;
 mod progress_stall;
 mod prompt_injection;
 mod reissued;
