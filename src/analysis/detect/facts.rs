@@ -1,7 +1,8 @@
 //! What several detectors and the ranking need to know about a run, computed once: the step
 //! texts, the links, the checked claims, which model step issued each tool call, the latest user
 //! message before each step, which tool each step called, whether the run changed anything, and
-//! (on first use) where the final answer came from. Linear in the run.
+//! (on first use) where the final answer came from and which word lists may occur in what each
+//! step returned ([`Marks`]). Linear in the run.
 
 use super::answer::{self, AnswerTrace};
 use super::phrases::PhraseSet;
