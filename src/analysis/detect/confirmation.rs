@@ -131,7 +131,13 @@ mod tests {
     #[test]
     fn asked_before_answers_as_one_pass_over_the_run_does() {
         use crate::analysis::detect::tests_support::facts_for;
-        let texts = ["Shall I cancel it?", "Done.", "I will CONFIRM later", "ok", "Working on it"];
+        let texts = [
+            "Shall I cancel it?",
+            "Done.",
+            "I will CONFIRM later",
+            "ok",
+            "Working on it",
+        ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..200 {
             let mut b = RunBuilder::failed();
