@@ -6,6 +6,7 @@
 //! that records the page it is on, `attributes.url`). Linear in the run. No I/O.
 
 use super::phrases::PhraseSet;
+use super::prescan::List;
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
@@ -16,7 +17,7 @@ use crate::analysis::rank::params::BLOCKED_PAGE;
 const HEAD_BYTES: usize = 1_500;
 
 /// What a bot check or access block says instead of the page.
-const BLOCK_PHRASES: &[&str] = &[
+pub(super) const BLOCK_PHRASES: &[&str] = &[
     "just a moment...",
     "verify you are human",
     "verifying you are human",
@@ -54,7 +55,8 @@ impl Detector for BlockedPage {
                 StepKind::Agent => s.attributes().contains_key("url") && !s.is_container(),
                 _ => false,
             };
-            if !reads || s.failed() {
+            // No block phrase anywhere in what it returned: none in its head either.
+            if !reads || s.failed() || !f.marks().may_hold(i, List::Block) {
                 continue;
             }
             let head = clip(f.texts.produced(i), HEAD_BYTES);

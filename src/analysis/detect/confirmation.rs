@@ -36,6 +36,21 @@ fn confirm_rule(f: &Facts<'_>) -> Option<String> {
         })
 }
 
+/// For the user step at `u`: did an agent message since the user's message before ask them to
+/// confirm? Read only for the user steps a change is judged by (each once, and their stretches
+/// of the run do not overlap), not for every user step of a long run (issue 11).
+fn asked_before(f: &Facts<'_>, u: usize) -> bool {
+    let from = f.last_user_before(u).map_or(0, |p| p + 1);
+    f.run
+        .steps
+        .get(from..u)
+        .unwrap_or_default()
+        .iter()
+        .filter(|s| decides(s))
+        .filter_map(said)
+        .any(|text| text.contains('?') || ASKS.find_any_case(text).is_some())
+}
+
 impl Detector for UnconfirmedAction {
     fn id(&self) -> DetectorId {
         DetectorId::Confirmation
@@ -49,24 +64,6 @@ impl Detector for UnconfirmedAction {
         let run = f.run;
         if !run.went_wrong() || !is_conversation(run) {
             return Vec::new();
-        }
-        // For each user step: did an agent message since the user's message before ask them to
-        // confirm? One pass, carrying what was asked since the last user step.
-        let mut asked = vec![false; run.steps.len()];
-        let mut asking = false;
-        for (i, s) in run.steps.iter().enumerate() {
-            if s.kind == StepKind::User {
-                if let Some(slot) = asked.get_mut(i) {
-                    *slot = asking;
-                }
-                asking = false;
-            } else if !asking
-                && decides(s)
-                && let Some(text) = said(s)
-            {
-                // Once asked, asked until the user speaks: the rest is not read.
-                asking = text.contains('?') || ASKS.find_any_case(text).is_some();
-            }
         }
         let mut judged: HashSet<Option<usize>> = HashSet::new();
         let mut out = Vec::new();
@@ -82,8 +79,7 @@ impl Detector for UnconfirmedAction {
             }
             let user_said = u.map(|u| f.texts.produced(u)).unwrap_or("");
             let yes = YES.find_any_case(user_said);
-            let proposal = u.is_some_and(|u| asked.get(u).copied().unwrap_or(false));
-            if yes.is_some() && proposal {
+            if yes.is_some() && u.is_some_and(|u| asked_before(f, u)) {
                 continue;
             }
             let why = match (u, yes) {
@@ -131,6 +127,56 @@ mod tests {
     use crate::analysis::detect::tests_support::facts_for;
     use crate::analysis::testutil::RunBuilder;
     use serde_json::json;
+
+    #[test]
+    fn asked_before_answers_as_one_pass_over_the_run_does() {
+        use crate::analysis::detect::tests_support::facts_for;
+        let texts = [
+            "Shall I cancel it?",
+            "Done.",
+            "I will CONFIRM later",
+            "ok",
+            "Working on it",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200 {
+            let mut b = RunBuilder::failed();
+            for k in 0..12 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let text = texts[(seed % 5) as usize];
+                b = match (seed >> 8) % 3 {
+                    0 => b.user(&format!("s{k}"), text),
+                    1 => b.llm(&format!("s{k}"), text),
+                    _ => b.tool_ok(&format!("s{k}"), "t", json!({}), text),
+                };
+            }
+            let run = b.build();
+            // The plain reading: one pass, carrying what was asked since the last user step.
+            let mut plain = vec![false; run.steps.len()];
+            let mut asking = false;
+            for (i, s) in run.steps.iter().enumerate() {
+                if s.kind == StepKind::User {
+                    plain[i] = asking;
+                    asking = false;
+                } else if !asking
+                    && decides(s)
+                    && let Some(text) = said(s)
+                {
+                    asking = text.contains('?') || ASKS.find_any_case(text).is_some();
+                }
+            }
+            facts_for(&run, |f| {
+                for (u, s) in run.steps.iter().enumerate() {
+                    if s.kind == StepKind::User {
+                        assert_eq!(asked_before(f, u), plain[u], "{u}");
+                    }
+                }
+                Vec::new()
+            });
+        }
+    }
 
     fn shop() -> RunBuilder {
         RunBuilder::failed()

@@ -1,14 +1,16 @@
 //! What several detectors and the ranking need to know about a run, computed once: the step
 //! texts, the links, the checked claims, which model step issued each tool call, the latest user
-//! message before each step, whether the run changed anything, and (on first use) where the final
-//! answer came from. Linear in the run.
+//! message before each step, which tool each step called, whether the run changed anything, and
+//! (on first use) where the final answer came from and which word lists may occur in what each
+//! step returned ([`Marks`]). Linear in the run.
 
 use super::answer::{self, AnswerTrace};
 use super::phrases::PhraseSet;
+use super::prescan::Marks;
 use super::vocab::INFRASTRUCTURE;
 use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
-use crate::analysis::model::{Run, Step, StepKind};
+use crate::analysis::model::{Run, Step, StepKind, Tool};
 use crate::analysis::report::SupportLabel;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use hashbrown::HashMap;
@@ -34,14 +36,21 @@ pub struct Facts<'a> {
     pub claims: &'a [CheckedClaim],
     /// The reference answer in force (the run's own unless the caller chose otherwise).
     reference: Option<&'a str>,
-    callers: Vec<Option<usize>>,
-    last_user: Vec<Option<usize>>,
+    callers: Slots,
+    /// For each step, the position in `run.tools` of the tool it called (`run.tool` of its
+    /// call's name), looked up once: several detectors and the walk back ask it of every step,
+    /// and each lookup hashes the name (issue 11).
+    tool_at: Slots,
+    last_user: Slots,
     changed: bool,
     used: Vec<bool>,
-    inside: Vec<Option<usize>>,
-    state_from: Vec<Option<(usize, String)>>,
+    inside: Slots,
+    /// Only the failed calls that have a source (few in any run), by position.
+    state_from: HashMap<usize, (usize, String)>,
     /// The final answer's origin, found once for the detectors that read it.
     answer: OnceCell<Option<AnswerTrace>>,
+    /// Which word lists may occur in what each step returned, scanned once on first use.
+    marks: OnceCell<Marks>,
 }
 
 impl<'a> Facts<'a> {
@@ -52,7 +61,7 @@ impl<'a> Facts<'a> {
         links: &'a LinkGraph<'a>,
         claims: &'a [CheckedClaim],
     ) -> Facts<'a> {
-        let mut last_user = Vec::with_capacity(run.steps.len());
+        let mut last_user = Slots::with_capacity(run.steps.len());
         let mut last = None;
         for (i, s) in run.steps.iter().enumerate() {
             last_user.push(last);
@@ -60,11 +69,14 @@ impl<'a> Facts<'a> {
                 last = Some(i);
             }
         }
+        let tool_at = tools_called(run);
+        let mutates = |i: usize| tool_of_step(run, &tool_at, i).is_some_and(|t| t.mutates);
         let changed = run
             .steps
             .iter()
             .enumerate()
-            .any(|(i, s)| !s.failed() && is_mutating(run, i));
+            .any(|(i, s)| !s.failed() && mutates(i));
+        let state_from = state_sources(run, mutates);
         Facts {
             run,
             texts,
@@ -72,12 +84,14 @@ impl<'a> Facts<'a> {
             claims,
             reference: run.reference_answer.as_deref(),
             callers: callers(run, texts),
+            tool_at,
             last_user,
             changed,
             used: used_later(run, links, claims),
             inside: last_decision_inside(run),
-            state_from: state_sources(run),
+            state_from,
             answer: OnceCell::new(),
+            marks: OnceCell::new(),
         }
     }
 
@@ -99,15 +113,20 @@ impl<'a> Facts<'a> {
         self.answer.get_or_init(|| answer::trace(self)).as_ref()
     }
 
+    /// Which word lists may occur in what each step returned ([`Marks`]), scanned on first use.
+    pub fn marks(&self) -> &Marks {
+        self.marks.get_or_init(|| Marks::scan(self.run, self.texts))
+    }
+
     /// The model step that issued the tool call at `i`: the latest earlier model step whose
     /// output names the tool, else the latest earlier model step.
     pub fn caller(&self, i: usize) -> Option<usize> {
-        self.callers.get(i).copied().flatten()
+        self.callers.get(i)
     }
 
     /// The latest user message before step `i`.
     pub fn last_user_before(&self, i: usize) -> Option<usize> {
-        self.last_user.get(i).copied().flatten()
+        self.last_user.get(i)
     }
 
     /// True when a state-changing call succeeded (a refund, a booking): the run changed
@@ -127,33 +146,83 @@ impl<'a> Facts<'a> {
     /// [`MAX_NESTING`] levels up from each decision): where what the container reports was
     /// decided.
     pub fn decision_inside(&self, i: usize) -> Option<usize> {
-        self.inside.get(i).copied().flatten()
+        self.inside.get(i)
     }
 
     /// For a failed call (not failed by its service): the latest earlier successful
     /// state-changing call that named one of the same ids in its arguments, and that id. The
     /// later call worked on something the earlier one had changed.
     pub fn state_source(&self, i: usize) -> Option<(usize, &str)> {
-        self.state_from
-            .get(i)
-            .and_then(Option::as_ref)
-            .map(|(w, v)| (*w, v.as_str()))
+        self.state_from.get(&i).map(|(w, v)| (*w, v.as_str()))
     }
 
     /// True when step `i` is a call to a tool the run marks as state-changing.
     pub fn mutating(&self, i: usize) -> bool {
-        is_mutating(self.run, i)
+        self.tool(i).is_some_and(|t| t.mutates)
+    }
+
+    /// The tool step `i` called, as `run.tool` finds it by its call's name.
+    pub fn tool(&self, i: usize) -> Option<&'a Tool> {
+        tool_of_step(self.run, &self.tool_at, i)
+    }
+
+    /// The position in `run.tools` of [`tool`](Self::tool)`(i)`.
+    pub fn tool_position(&self, i: usize) -> Option<usize> {
+        self.tool_at.get(i)
+    }
+}
+
+/// One optional position per step (a step, a tool), four bytes each instead of the sixteen of an
+/// `Option<usize>`: the facts hold several such tables for every step of a big run (issue 11).
+/// A position that does not fit in 32 bits is kept as none; no run that fits in memory has
+/// that many steps or tools.
+#[derive(Default)]
+struct Slots(Vec<u32>);
+
+impl Slots {
+    const NONE: u32 = u32::MAX;
+
+    fn with_capacity(n: usize) -> Slots {
+        Slots(Vec::with_capacity(n))
+    }
+
+    fn nones(n: usize) -> Slots {
+        Slots(vec![Slots::NONE; n])
+    }
+
+    fn packed(p: Option<usize>) -> u32 {
+        p.and_then(|p| u32::try_from(p).ok())
+            .filter(|&p| p != Slots::NONE)
+            .unwrap_or(Slots::NONE)
+    }
+
+    fn push(&mut self, p: Option<usize>) {
+        self.0.push(Slots::packed(p));
+    }
+
+    /// Sets slot `i` (when it exists) to `p`.
+    fn set(&mut self, i: usize, p: usize) {
+        if let Some(slot) = self.0.get_mut(i) {
+            *slot = Slots::packed(Some(p));
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<usize> {
+        self.0
+            .get(i)
+            .filter(|&&p| p != Slots::NONE)
+            .and_then(|&p| usize::try_from(p).ok())
     }
 }
 
 /// How many parents are followed up from a step when looking for the containers around it.
 const MAX_NESTING: usize = 64;
 
-fn last_decision_inside(run: &Run) -> Vec<Option<usize>> {
+fn last_decision_inside(run: &Run) -> Slots {
     if !run.steps.iter().any(Step::is_container) {
-        return Vec::new();
+        return Slots::default();
     }
-    let mut out = vec![None; run.steps.len()];
+    let mut out = Slots::nones(run.steps.len());
     for (i, s) in run.steps.iter().enumerate() {
         if !decides(s) {
             continue;
@@ -163,10 +232,8 @@ fn last_decision_inside(run: &Run) -> Vec<Option<usize>> {
         for _ in 0..MAX_NESTING {
             let Some(k) = p.filter(|&k| k < i) else { break };
             let Some(ps) = run.steps.get(k) else { break };
-            if ps.is_container()
-                && let Some(slot) = out.get_mut(k)
-            {
-                *slot = Some(i);
+            if ps.is_container() {
+                out.set(k, i);
             }
             p = parent_of(ps);
         }
@@ -208,31 +275,34 @@ fn id_values(args: &Value) -> Vec<&str> {
     out
 }
 
-fn state_sources(run: &Run) -> Vec<Option<(usize, String)>> {
-    let mut out = vec![None; run.steps.len()];
+fn state_sources(
+    run: &Run,
+    is_mutating: impl Fn(usize) -> bool,
+) -> HashMap<usize, (usize, String)> {
+    let mut out = HashMap::new();
     let mut changed: HashMap<&str, usize> = HashMap::new();
     for (x, s) in run.steps.iter().enumerate() {
         let Some(call) = s.tool.as_ref().filter(|_| s.kind == StepKind::Tool) else {
             continue;
         };
-        let values = id_values(&call.arguments);
+        // The ids are read only where they count: a successful read-only call's are not.
         match s.error.as_deref() {
-            None if is_mutating(run, x) => {
-                for v in values {
+            None if is_mutating(x) => {
+                for v in id_values(&call.arguments) {
                     changed.insert(v, x);
                 }
             }
             None => {}
             Some(err) => {
-                if INFRA.find_any_case(err).is_some() {
+                if changed.is_empty() || INFRA.find_any_case(err).is_some() {
                     continue;
                 }
-                let found = values
+                let found = id_values(&call.arguments)
                     .iter()
                     .filter_map(|v| changed.get(v).map(|&w| (w, *v)))
                     .max_by_key(|&(w, _)| w);
-                if let (Some((w, v)), Some(slot)) = (found, out.get_mut(x)) {
-                    *slot = Some((w, v.to_owned()));
+                if let Some((w, v)) = found {
+                    out.insert(x, (w, v.to_owned()));
                 }
             }
         }
@@ -282,15 +352,30 @@ pub fn decides(s: &Step) -> bool {
     s.kind.is_model() && !s.is_container()
 }
 
-fn is_mutating(run: &Run, i: usize) -> bool {
-    run.steps
-        .get(i)
-        .and_then(|s| s.tool.as_ref())
-        .and_then(|c| run.tool(&c.name))
-        .is_some_and(|t| t.mutates)
+/// For each step, the position in `run.tools` of the tool its call names: the first tool of that
+/// name, the one `run.tool` finds.
+fn tools_called(run: &Run) -> Slots {
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(run.tools.len());
+    for (at, t) in run.tools.iter().enumerate() {
+        first.entry(t.name.as_str()).or_insert(at);
+    }
+    let mut out = Slots::with_capacity(run.steps.len());
+    for s in &run.steps {
+        out.push(
+            s.tool
+                .as_ref()
+                .and_then(|c| first.get(c.name.as_str()).copied()),
+        );
+    }
+    out
 }
 
-fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
+/// The tool step `i` called, read from [`tools_called`]'s table.
+fn tool_of_step<'a>(run: &'a Run, tool_at: &Slots, i: usize) -> Option<&'a Tool> {
+    run.tools.get(tool_at.get(i)?)
+}
+
+fn callers(run: &Run, texts: &StepTexts) -> Slots {
     let mut names: Vec<&str> = Vec::new();
     // name -> its place in `names`: one lookup per call, however many names
     let mut index: HashMap<&str, usize> = HashMap::new();
@@ -314,7 +399,7 @@ fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
         .ok();
     let mut last_mention: Vec<Option<usize>> = vec![None; names.len()];
     let mut last_model: Option<usize> = None;
-    let mut out = Vec::with_capacity(run.steps.len());
+    let mut out = Slots::with_capacity(run.steps.len());
     for (i, s) in run.steps.iter().enumerate() {
         let mut caller = None;
         if let Some(c) = &s.tool {
@@ -344,4 +429,68 @@ fn callers(run: &Run, texts: &StepTexts) -> Vec<Option<usize>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::claims::check_claims;
+    use crate::analysis::testutil::RunBuilder;
+    use serde_json::json;
+
+    #[test]
+    fn the_tool_of_each_step_is_the_one_run_tool_finds() {
+        // Two tools named "refund": the first (state-changing) one is the one called.
+        let run = RunBuilder::failed()
+            .tool_def("lookup", "", json!(null), false)
+            .tool_def("refund", "first", json!(null), true)
+            .tool_def("refund", "second", json!(null), false)
+            .user("u0", "Refund order 1234")
+            .llm("m1", json!({"tool_calls": [{"name": "refund"}]}))
+            .tool_ok("t2", "refund", json!({"id": "1234"}), "done")
+            .tool_ok("t3", "lookup", json!({"id": "1234"}), "refunded")
+            .tool_err("t4", "unknown_tool", json!({}), "no such tool")
+            .build();
+        let texts = StepTexts::build(&run);
+        let links = LinkGraph::build(&run, &texts);
+        let claims = check_claims(&run, &texts);
+        let facts = Facts::new(&run, &texts, &links, &claims);
+        for (i, s) in run.steps.iter().enumerate() {
+            let expected = s.tool.as_ref().and_then(|c| run.tool(&c.name));
+            assert!(
+                std::ptr::eq(
+                    facts.tool(i).map_or(std::ptr::null(), |t| t),
+                    expected.map_or(std::ptr::null(), |t| t)
+                ),
+                "step {i}"
+            );
+        }
+        assert_eq!(
+            facts.tool(2).and_then(|t| t.description.as_deref()),
+            Some("first")
+        );
+        let mutating: Vec<bool> = (0..run.steps.len()).map(|i| facts.mutating(i)).collect();
+        assert_eq!(mutating, [false, false, true, false, false]);
+        assert!(facts.tool(4).is_none() && facts.tool(99).is_none());
+        assert!(facts.changed_something());
+    }
+
+    #[test]
+    fn slots_give_back_what_was_put_and_none_where_nothing_was() {
+        let mut s = Slots::with_capacity(4);
+        for p in [Some(0), None, Some(7), Some(usize::MAX)] {
+            s.push(p);
+        }
+        assert_eq!(
+            (0..5).map(|i| s.get(i)).collect::<Vec<_>>(),
+            [Some(0), None, Some(7), None, None]
+        );
+        let mut n = Slots::nones(3);
+        n.set(1, 42);
+        n.set(9, 1);
+        assert_eq!(
+            (0..4).map(|i| n.get(i)).collect::<Vec<_>>(),
+            [None, Some(42), None, None]
+        );
+    }
 }

@@ -71,21 +71,29 @@ fn key_of(x: f64) -> Key {
 /// ends a link), so the tokens of the stretches are the tokens of the text that hold a digit, and
 /// every number, id and date holds one: the rest of the text, mostly words, is not tokenized.
 fn digit_stretches<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
-    let mut start = 0;
-    let mut digit = false;
-    for (i, &b) in text.as_bytes().iter().enumerate() {
-        if b.is_ascii_whitespace() {
-            if digit && let Some(w) = text.get(start..i) {
-                f(w);
-            }
-            start = i + 1;
-            digit = false;
-        } else if b.is_ascii_digit() {
-            digit = true;
+    let bytes = text.as_bytes();
+    // Where the next stretch may start: just after a white space (or the text's start).
+    let mut from = 0;
+    // Each turn finds the next digit, then the white space on either side of it: the bytes
+    // between stretches are read once, by a loop that only looks for a digit.
+    while let Some(d) = bytes
+        .get(from..)
+        .and_then(|rest| rest.iter().position(u8::is_ascii_digit))
+        .map(|d| from + d)
+    {
+        let start = bytes
+            .get(from..d)
+            .and_then(|before| before.iter().rposition(u8::is_ascii_whitespace))
+            .map_or(from, |w| from + w + 1);
+        let end = bytes
+            .get(d..)
+            .and_then(|after| after.iter().position(u8::is_ascii_whitespace))
+            .map_or(bytes.len(), |w| d + w);
+        // White space is ASCII: both ends are character boundaries.
+        if let Some(w) = text.get(start..end) {
+            f(w);
         }
-    }
-    if digit && let Some(w) = text.get(start..) {
-        f(w);
+        from = end + 1;
     }
 }
 
@@ -137,17 +145,28 @@ fn each_given(text: &str, mut f: impl FnMut(f64)) {
     });
 }
 
-/// The numbers seen so far: a set of keys and the latest distinct values.
+/// The numbers seen so far: a set of keys and the latest distinct values. The keys are kept as
+/// two sets, one per kind of [`Key`], so the common one is a set of plain 8-byte counts (a
+/// run of many distinct numbers keeps a quarter of the memory, hashed faster; issue 11).
 #[derive(Default)]
 struct Seen {
-    keys: HashSet<Key>,
+    cents: HashSet<u64>,
+    written: HashSet<String>,
     values: VecDeque<f64>,
 }
 
 impl Seen {
+    /// Adds a key; true when it was not there yet.
+    fn insert(&mut self, key: Key) -> bool {
+        match key {
+            Key::Cents(c) => self.cents.insert(c),
+            Key::Written(w) => self.written.insert(w),
+        }
+    }
+
     fn add(&mut self, text: &str) {
         each_given(text, |x| {
-            if self.keys.insert(key_of(x)) {
+            if self.insert(key_of(x)) {
                 if self.values.len() == MAX_SEEN_VALUES {
                     self.values.pop_front();
                 }
@@ -157,7 +176,10 @@ impl Seen {
     }
 
     fn holds(&self, x: f64) -> bool {
-        self.keys.contains(&key_of(x))
+        match key_of(x) {
+            Key::Cents(c) => self.cents.contains(&c),
+            Key::Written(w) => self.written.contains(&w),
+        }
     }
 
     /// Given outright, or the sum, difference or product of two numbers given (a price times a

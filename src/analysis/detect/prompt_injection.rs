@@ -4,6 +4,7 @@
 //! the task produced it). English phrases only; a determined attacker can word around them.
 //! No I/O.
 
+use super::prescan::List;
 use super::say::{quote, short, step, tool_of};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::tokens;
@@ -41,7 +42,7 @@ fn pattern() -> Option<&'static Regex> {
 /// A word every match of [`PATTERN`] holds, one or more per branch of it: the verb of an order
 /// to ignore, "now" of "you are now", "instruction", the speaker of a system message, the verb
 /// of "do not tell", "must", the verb of an order to send, the tag name, "important".
-const ANCHORS: &[&str] = &[
+pub(super) const ANCHORS: &[&str] = &[
     "ignore",
     "disregard",
     "forget",
@@ -114,6 +115,10 @@ impl Detector for PromptInjection {
                 s.kind,
                 StepKind::Retrieval | StepKind::Tool | StepKind::MemoryRead
             ) {
+                continue;
+            }
+            // The pre-scan found no anchor in this ASCII text: `may_match` would say no.
+            if !f.marks().may_hold(i, List::Order) {
                 continue;
             }
             let text = f.texts.produced(i);

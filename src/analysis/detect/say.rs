@@ -4,6 +4,7 @@
 
 use crate::analysis::model::{Run, describe_step, inert_line};
 use crate::analysis::rank::params::QUOTE_CHARS;
+use std::borrow::Cow;
 
 /// A stranger's value, quoted: `'Friday'`, cut to [`QUOTE_CHARS`] characters, inert.
 pub fn quote(s: &str) -> String {
@@ -12,12 +13,16 @@ pub fn quote(s: &str) -> String {
 
 /// A stranger's text, one line, inert, cut to `max` characters with an ellipsis.
 pub fn short(s: &str, max: usize) -> String {
-    let s = s.trim();
-    let mut out: String = s.chars().take(max).collect();
-    if s.chars().nth(max).is_some() {
+    let mut chars = s.trim().chars();
+    let mut out: String = chars.by_ref().take(max).collect();
+    if chars.next().is_some() {
         out.push('…');
     }
-    inert_line(&out).into_owned()
+    // Text with nothing to escape (nearly all) is kept as it is, not copied again.
+    if let Cow::Owned(escaped) = inert_line(&out) {
+        return escaped;
+    }
+    out
 }
 
 /// `step 's4' (position 4)` for the step at position `i`.
@@ -71,5 +76,14 @@ mod tests {
         let q = quote(&long);
         assert_eq!(q.chars().count(), QUOTE_CHARS + 3);
         assert!(q.ends_with("…'"));
+    }
+
+    #[test]
+    fn short_cuts_at_the_limit_and_marks_only_a_cut() {
+        assert_eq!(short("  abc  ", 3), "abc");
+        assert_eq!(short("abcd", 3), "abc…");
+        assert_eq!(short("é\u{7}x", 2), "é\\u{7}…");
+        assert_eq!(short("ab", 0), "…");
+        assert_eq!(short("", 0), "");
     }
 }

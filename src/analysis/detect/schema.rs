@@ -5,15 +5,15 @@
 //! and in the problems it reports; never panics on any schema or value.
 
 use super::say::quote;
-use crate::analysis::model::{Run, Step};
+use crate::analysis::model::{Step, Tool};
 use serde_json::{Map, Value};
 
 /// Deeper schemas are not followed.
-const MAX_DEPTH: usize = 32;
+pub(super) const MAX_DEPTH: usize = 32;
 /// At most this many problems are reported.
-const MAX_PROBLEMS: usize = 8;
+pub(super) const MAX_PROBLEMS: usize = 8;
 /// At most this many schema nodes are visited per check (nested `anyOf` cannot explode).
-const MAX_VISITS: usize = 10_000;
+pub(super) const MAX_VISITS: usize = 10_000;
 
 /// One way the arguments break the schema.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,17 +42,18 @@ impl ArgsCheck {
     }
 }
 
-/// Checks a tool step's arguments against the schema of the tool it called. Arguments that are
-/// text (what an importer could not read as JSON or as a Python literal) are not checked: what
-/// the tool received is unknown, so no schema can reject it.
-pub fn check_step(run: &Run, step: &Step) -> ArgsCheck {
+/// Checks a tool step's arguments against the schema of `tool`, the tool it called (`run.tool`
+/// of its call's name, as [`Facts::tool`](super::Facts::tool) keeps it for every step). Arguments
+/// that are text (what an importer could not read as JSON or as a Python literal) are not
+/// checked: what the tool received is unknown, so no schema can reject it.
+pub fn check_call(tool: Option<&Tool>, step: &Step) -> ArgsCheck {
     let Some(call) = &step.tool else {
         return ArgsCheck::default();
     };
     if call.arguments.is_string() {
         return ArgsCheck::default();
     }
-    let Some(schema) = run.tool(&call.name).and_then(|t| t.parameters.as_ref()) else {
+    let Some(schema) = tool.and_then(|t| t.parameters.as_ref()) else {
         return ArgsCheck::default();
     };
     ArgsCheck {
@@ -72,9 +73,9 @@ pub fn validate(schema: &Value, value: &Value) -> Vec<Problem> {
 }
 
 /// Problems found so far and the work done.
-struct Cx {
-    out: Vec<Problem>,
-    visits: usize,
+pub(super) struct Cx {
+    pub(super) out: Vec<Problem>,
+    pub(super) visits: usize,
 }
 
 /// True when `schema` says something about an object's properties (so "fits" means something).
@@ -96,7 +97,7 @@ pub fn keys_declared(schema: &Value, args: &Value) -> bool {
     }
 }
 
-fn problem(cx: &mut Cx, path: &str, value: &Value, what: String) {
+pub(super) fn problem(cx: &mut Cx, path: &str, value: &Value, what: String) {
     if cx.out.len() < MAX_PROBLEMS {
         let value_text = match value {
             Value::String(s) => Some(s.clone()),
@@ -111,7 +112,7 @@ fn problem(cx: &mut Cx, path: &str, value: &Value, what: String) {
     }
 }
 
-fn where_(path: &str) -> String {
+pub(super) fn where_(path: &str) -> String {
     if path.is_empty() {
         "the arguments".to_owned()
     } else {
@@ -130,36 +131,12 @@ fn check(schema: &Value, v: &Value, path: &str, depth: usize, out: &mut Cx) {
         }
         return;
     };
-    if let Some(t) = s.get("type")
-        && !type_matches(t, v)
-    {
-        problem(
-            out,
-            path,
-            v,
-            format!("{} should be {}", where_(path), type_words(t)),
-        );
+    let allowed = match s.get("enum") {
+        Some(Value::Array(a)) => Some(a),
+        _ => None,
+    };
+    if rule_problems(s.get("type"), allowed, s.get("const"), v, path, out) {
         return;
-    }
-    if let Some(Value::Array(allowed)) = s.get("enum")
-        && !allowed.contains(v)
-    {
-        problem(
-            out,
-            path,
-            v,
-            format!("{} is not one of the allowed values", where_(path)),
-        );
-    }
-    if let Some(c) = s.get("const")
-        && c != v
-    {
-        problem(
-            out,
-            path,
-            v,
-            format!("{} must be {}", where_(path), quote(&c.to_string())),
-        );
     }
     match v {
         Value::Object(o) => check_object(s, o, path, depth, out),
@@ -171,30 +148,7 @@ fn check(schema: &Value, v: &Value, path: &str, depth: usize, out: &mut Cx) {
             }
         }
         Value::String(text) => check_string(s, text, path, v, out),
-        Value::Number(n) => {
-            if let Some(x) = n.as_f64() {
-                if let Some(min) = s.get("minimum").and_then(Value::as_f64)
-                    && x < min
-                {
-                    problem(
-                        out,
-                        path,
-                        v,
-                        format!("{} is below the minimum {min}", where_(path)),
-                    );
-                }
-                if let Some(max) = s.get("maximum").and_then(Value::as_f64)
-                    && x > max
-                {
-                    problem(
-                        out,
-                        path,
-                        v,
-                        format!("{} is above the maximum {max}", where_(path)),
-                    );
-                }
-            }
-        }
+        Value::Number(_) => check_number(s, path, v, out),
         _ => {}
     }
     for key in ["anyOf", "oneOf"] {
@@ -217,6 +171,77 @@ fn check(schema: &Value, v: &Value, path: &str, depth: usize, out: &mut Cx) {
         for b in all.iter().take(32) {
             check(b, v, path, depth + 1, out);
         }
+    }
+}
+
+/// The problems of `type`, `enum` and `const` (given as the schema holds them); true when the
+/// type is wrong, and nothing more of the schema is read.
+pub(super) fn rule_problems(
+    ty: Option<&Value>,
+    allowed: Option<&Vec<Value>>,
+    constant: Option<&Value>,
+    v: &Value,
+    path: &str,
+    out: &mut Cx,
+) -> bool {
+    if let Some(t) = ty
+        && !type_matches(t, v)
+    {
+        problem(
+            out,
+            path,
+            v,
+            format!("{} should be {}", where_(path), type_words(t)),
+        );
+        return true;
+    }
+    if let Some(allowed) = allowed
+        && !allowed.contains(v)
+    {
+        problem(
+            out,
+            path,
+            v,
+            format!("{} is not one of the allowed values", where_(path)),
+        );
+    }
+    if let Some(c) = constant
+        && c != v
+    {
+        problem(
+            out,
+            path,
+            v,
+            format!("{} must be {}", where_(path), quote(&c.to_string())),
+        );
+    }
+    false
+}
+
+/// The problems of a number: `minimum` and `maximum`.
+pub(super) fn check_number(s: &Map<String, Value>, path: &str, v: &Value, out: &mut Cx) {
+    let Some(x) = v.as_f64() else {
+        return;
+    };
+    if let Some(min) = s.get("minimum").and_then(Value::as_f64)
+        && x < min
+    {
+        problem(
+            out,
+            path,
+            v,
+            format!("{} is below the minimum {min}", where_(path)),
+        );
+    }
+    if let Some(max) = s.get("maximum").and_then(Value::as_f64)
+        && x > max
+    {
+        problem(
+            out,
+            path,
+            v,
+            format!("{} is above the maximum {max}", where_(path)),
+        );
     }
 }
 
@@ -270,7 +295,13 @@ fn check_object(
     }
 }
 
-fn check_string(s: &Map<String, Value>, text: &str, path: &str, v: &Value, out: &mut Cx) {
+pub(super) fn check_string(
+    s: &Map<String, Value>,
+    text: &str,
+    path: &str,
+    v: &Value,
+    out: &mut Cx,
+) {
     let len = u64::try_from(text.chars().count()).unwrap_or(u64::MAX);
     if let Some(min) = s.get("minLength").and_then(Value::as_u64)
         && len < min
@@ -373,7 +404,7 @@ fn type_words(t: &Value) -> String {
 mod tests {
     #[test]
     fn arguments_left_as_text_are_not_checked() {
-        use crate::analysis::model::{RunStatus, StepKind, Tool, ToolCall};
+        use crate::analysis::model::{Run, RunStatus, StepKind, Tool, ToolCall};
         let mut run = Run::new("r", RunStatus::Failed);
         run.tools = vec![Tool {
             name: "search".into(),
@@ -387,12 +418,12 @@ mod tests {
             arguments: Value::String("{'query': unterminated".into()),
             call_id: None,
         }));
-        assert!(!check_step(&run, &step).rejected());
+        assert!(!check_call(run.tool("search"), &step).rejected());
         if let Some(t) = step.tool.as_mut() {
             t.arguments = serde_json::json!({});
         }
         assert!(
-            check_step(&run, &step).rejected(),
+            check_call(run.tool("search"), &step).rejected(),
             "parsed arguments are still checked"
         );
     }

@@ -3,8 +3,8 @@
 //! state-changing call failed and the final answer still says it worked, the evidence says so.
 //! The walk back (`rank::walk_back`) then looks for the step that caused it. No I/O.
 
+use super::compiled_schema::Schemas;
 use super::say::{args_of, article, quote, step, tool_of, tool_phrase};
-use super::schema::check_step;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::{Step, StepKind};
 use crate::analysis::rank::params::{EXECUTION_ERROR, INVALID_ARGUMENTS, STEP_ERROR, TOOL_ERROR};
@@ -25,8 +25,9 @@ impl Detector for ToolErrors {
     fn detect(&self, f: &Facts<'_>) -> Vec<Finding> {
         let run = f.run;
         let mut out = Vec::new();
+        let mut schemas = Schemas::default();
         for (i, s) in run.steps.iter().enumerate() {
-            let check = check_step(run, s);
+            let check = schemas.check(f, i, s);
             let schema_line = check.rejected().then(|| {
                 let what: Vec<_> = check.problems.iter().map(|p| p.what.as_str()).collect();
                 format!("its arguments fail the tool's schema: {}", what.join("; "))

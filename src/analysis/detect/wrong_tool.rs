@@ -53,6 +53,24 @@ fn tool_words(run: &Run) -> HashMap<&str, HashSet<String>> {
     out
 }
 
+/// The distinct content words of a request ([`terms`]' keys), or `None` for a request of more
+/// than [`WRONG_TOOL_MAX_REQUEST_TERMS`] of them: no more are kept once it has that many.
+fn request_words(text: &str) -> Option<HashSet<String>> {
+    let mut words = Some(HashSet::new());
+    each_term(text, |k, _| {
+        if let Some(w) = words.as_mut()
+            && !w.contains(k)
+        {
+            if w.len() >= WRONG_TOOL_MAX_REQUEST_TERMS {
+                words = None;
+            } else {
+                w.insert(k.to_owned());
+            }
+        }
+    });
+    words
+}
+
 impl Detector for WrongTool {
     fn id(&self) -> DetectorId {
         DetectorId::WrongTool
@@ -73,7 +91,7 @@ impl Detector for WrongTool {
             .filter_map(|s| s.tool.as_ref().map(|c| c.name.as_str()))
             .collect();
         let described = tool_words(run);
-        let mut request_cache: HashMap<Option<usize>, HashSet<String>> = HashMap::new();
+        let mut request: Option<(Option<usize>, Option<HashSet<String>>)> = None;
         let mut out = Vec::new();
         let calls = run
             .steps
@@ -154,20 +172,21 @@ impl Detector for WrongTool {
                 // No tool to offer: the request's words cannot matter.
                 continue;
             }
+            // The calls come in order, so their user messages do too: only the latest
+            // request's words are kept.
             let user = f.last_user_before(i);
-            let request = request_cache.entry(user).or_insert_with(|| {
+            if request.as_ref().is_none_or(|(u, _)| *u != user) {
                 let text = match user {
                     Some(u) => f.texts.produced(u),
                     None => run.task.as_deref().unwrap_or_default(),
                 };
-                terms(text).into_iter().map(|t| t.key).collect()
-            });
+                request = Some((user, request_words(text)));
+            }
             // A long request (a whole task for many steps) is served by many calls, each doing
             // a part of it: its words say nothing about which tool one call should use.
-            if request.len() > WRONG_TOOL_MAX_REQUEST_TERMS {
+            let Some((_, Some(request))) = &request else {
                 continue;
-            }
-            let request = &*request;
+            };
             // The call's own words the request lacks: with the request, the words compared.
             let mut own: HashSet<String> = HashSet::new();
             each_term(f.texts.consumed(i), |k, _| {
@@ -216,6 +235,28 @@ mod tests {
     use crate::analysis::detect::tests_support::facts_for;
     use crate::analysis::testutil::RunBuilder;
     use serde_json::json;
+
+    #[test]
+    fn request_words_are_the_terms_of_a_short_request_and_none_of_a_long_one() {
+        let words = |n: usize| {
+            (0..n)
+                .map(|k| format!("word{} Word{} order", k, k % 3))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for n in 0..45 {
+            let text = words(n);
+            let all: HashSet<String> = terms(&text).into_iter().map(|t| t.key).collect();
+            let got = request_words(&text);
+            if all.len() > WRONG_TOOL_MAX_REQUEST_TERMS {
+                assert!(got.is_none(), "{n}: {} terms", all.len());
+            } else {
+                assert_eq!(got.as_ref(), Some(&all), "{n}");
+            }
+        }
+        assert!(request_words(&words(40)).is_none());
+        assert!(request_words(&words(5)).is_some());
+    }
 
     fn tools() -> RunBuilder {
         RunBuilder::failed()

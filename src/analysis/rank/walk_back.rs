@@ -20,7 +20,7 @@ use super::params::{
 use crate::analysis::count::group;
 use crate::analysis::detect::conversation::is_conversation;
 use crate::analysis::detect::say::{quote, short, step as step_name, tool_of, tool_phrase};
-use crate::analysis::detect::schema::check_step;
+use crate::analysis::detect::schema::check_call;
 use crate::analysis::detect::vocab::{
     INPUT_COMPLAINTS, NOT_FOUND, REQUEST_COMPLAINTS, contains_words, find_phrase,
 };
@@ -467,7 +467,7 @@ fn blame(facts: &Facts<'_>, x: usize, conversation: bool) -> Blame {
             named.push(q.to_owned());
         }
     }
-    let check = check_step(run, s);
+    let check = check_call(facts.tool(x), s);
     // An error about the infrastructure (a time-out, an outage, credentials) stays with the
     // service even when it names the request, unless the schema rejects the arguments.
     if !check.rejected()
