@@ -133,7 +133,13 @@ fn text_of(v: &Value) -> Cow<'_, str> {
     match v {
         Value::String(s) => Cow::Borrowed(s),
         Value::Null => Cow::Borrowed(""),
-        other => Cow::Owned(serde_json::to_string(other).unwrap_or_else(|_| value_text(other))),
+        other => {
+            let mut text = serde_json::to_string(other).unwrap_or_else(|_| value_text(other));
+            // Written into a buffer grown by doubling: give the slack back, as these texts are
+            // held until the ranking ends.
+            text.shrink_to_fit();
+            Cow::Owned(text)
+        }
     }
 }
 
