@@ -5,7 +5,7 @@
 //!
 //! The pieces are taken in the order of their first ancestor, so the ancestors of one chunk are
 //! mostly those of the next and few vectors are held at once; the scores do not depend on that
-//! order (each depends only on its own texts and the answer) and come back in input order. Each
+//! order (each depends only on its own texts and the answer) and come with their positions. Each
 //! score is what [`super::score::score_influence`] (or `score_contrastive`) gives the same
 //! piece: the same cosines, summed in the same order, through the same composite.
 
@@ -22,8 +22,9 @@ use std::ops::Range;
 /// (then forgotten all together; none is needed again for the scores to be right).
 const MEMO_ROOM: usize = 1 << 16;
 
-/// The evidence's scores in input order (see the module docs), with the pieces' `ids`.
-/// `reference` makes FA contrastive.
+/// The evidence's scores, each with its piece's position in `evidence`, in the order they were
+/// made (see the module docs); the pieces' `ids` move into them. `reference` makes FA
+/// contrastive.
 pub(super) fn rank_per_text(
     evidence: &[RunEvidence<'_>],
     mut ids: Vec<String>,
@@ -32,7 +33,7 @@ pub(super) fn rank_per_text(
     reference: Option<&str>,
     embedder: &dyn Embedder,
     progress: &Progress,
-) -> Result<Vec<InfluenceScore>, EmbedError> {
+) -> Result<Vec<(usize, InfluenceScore)>, EmbedError> {
     let weights = Weights::default();
     let threshold = super::cosine::DEFAULT_PERSISTENCE_THRESHOLD;
     let plan = Plan::new(evidence, outputs, answer, reference);
@@ -49,7 +50,7 @@ pub(super) fn rank_per_text(
     // The answer's and the reference's numbers come first; they are held throughout.
     let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
 
-    let mut out: Vec<Option<InfluenceScore>> = vec![None; evidence.len()];
+    let mut out: Vec<(usize, InfluenceScore)> = Vec::with_capacity(evidence.len());
     let mut spread = Spread::default();
     let mut memo: HashMap<(u32, u32), f64> = HashMap::new();
     // Per text: 1 + the last chunk that listed it, so a chunk lists each text once.
@@ -132,10 +133,8 @@ pub(super) fn rank_per_text(
             if plan.reference.is_some() {
                 fa -= cosines.get(ancestors + 1).copied().unwrap_or(0.0);
             }
-            if let Some(slot) = out.get_mut(k) {
-                let id = ids.get_mut(k).map(std::mem::take).unwrap_or_default();
-                *slot = Some(scored(id, fa, sums, &weights));
-            }
+            let id = ids.get_mut(k).map(std::mem::take).unwrap_or_default();
+            out.push((k, scored(id, fa, sums, &weights)));
         }
         for t in read {
             if t >= held_throughout && plan.last_read.get(t as usize) == Some(&c) {
@@ -144,7 +143,7 @@ pub(super) fn rank_per_text(
         }
         progress.influence_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
     }
-    Ok(out.into_iter().flatten().collect())
+    Ok(out)
 }
 
 /// What the ranking reads, by text number: each piece's text and ancestor window, the order
