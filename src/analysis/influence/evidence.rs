@@ -31,8 +31,23 @@ pub struct RunEvidence<'a> {
 /// Every unit that reached the model, then every document, tool result and memory read not
 /// recorded as a unit, in step order. Pieces with no text are left out (nothing to compare).
 pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
-    let mut out = Vec::new();
-    let mut ids = UniqueIds::default();
+    // At most every unit, every document and every tool and memory-read step: the list and
+    // its id table are made that large at once, not grown piece by piece (on a long run each
+    // growth copies megabytes), and the list is cut to its length at the end.
+    let most = run.context_units.len()
+        + run
+            .steps
+            .iter()
+            .map(|s| {
+                s.documents.as_ref().map_or(0, Vec::len)
+                    + usize::from(matches!(s.kind, StepKind::Tool | StepKind::MemoryRead))
+            })
+            .sum::<usize>();
+    let mut out = Vec::with_capacity(most);
+    let mut ids = UniqueIds {
+        taken: HashSet::with_capacity(most),
+        last_number: HashMap::new(),
+    };
 
     let mut first_sent: HashMap<&str, usize> = HashMap::with_capacity(run.context_units.len());
     let mut any_context = false;
@@ -68,11 +83,12 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
         });
     }
 
-    let produced: HashSet<&str> = run
-        .context_units
-        .iter()
-        .filter_map(|u| u.produced_by.as_ref().map(|p| p.as_str()))
-        .collect();
+    let mut produced: HashSet<&str> = HashSet::with_capacity(run.context_units.len());
+    produced.extend(
+        run.context_units
+            .iter()
+            .filter_map(|u| u.produced_by.as_ref().map(|p| p.as_str())),
+    );
     for step in &run.steps {
         if produced.contains(step.id.as_str()) {
             continue;
@@ -106,14 +122,24 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
             _ => {}
         }
     }
+    out.shrink_to_fit();
     out
 }
 
-/// The text of a value as [`value_text`] makes it, borrowed when the value is a string.
+/// The text of a value as [`value_text`] makes it, borrowed when the value is a string. Other
+/// values are written by `serde_json::to_string`, the same compact JSON as their `Display`
+/// without going through a formatter (a long run has tens of thousands of them).
 fn text_of(v: &Value) -> Cow<'_, str> {
     match v {
         Value::String(s) => Cow::Borrowed(s),
-        other => Cow::Owned(value_text(other)),
+        Value::Null => Cow::Borrowed(""),
+        other => {
+            let mut text = serde_json::to_string(other).unwrap_or_else(|_| value_text(other));
+            // Written into a buffer grown by doubling: give the slack back, as these texts are
+            // held until the ranking ends.
+            text.shrink_to_fit();
+            Cow::Owned(text)
+        }
     }
 }
 
@@ -232,6 +258,20 @@ pub fn ancestor_window(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_texts_are_those_of_value_text() {
+        let values = [
+            serde_json::json!(null),
+            serde_json::json!("a \"b\"\n"),
+            serde_json::json!({"b": [1, 2.5, -0.0, "x\u{1b}"], "a": {"c": null, "d": true}}),
+            serde_json::json!([1e300, 12345678901234567890u64, -7]),
+            serde_json::json!(false),
+        ];
+        for v in &values {
+            assert_eq!(text_of(v), value_text(v), "{v}");
+        }
+    }
 
     #[test]
     fn taken_ids_get_the_first_free_number() {

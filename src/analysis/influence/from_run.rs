@@ -66,13 +66,13 @@ pub fn influence_section_counted(
         rank_per_text(
             &evidence, ids, &outputs, answer, reference, embedder, progress,
         )?
-        .into_iter()
-        .enumerate()
-        .collect()
     } else {
         rank_in_chunks(&evidence, &outputs, answer, reference, embedder, progress)?
     };
-    // Chunks come back sorted on their own; restore input order, then sort once, stably.
+    // The model outputs' texts are not read again: they go before the entries are made.
+    drop(outputs);
+    // Chunks come back sorted on their own, and per-text scores in the order they were made:
+    // restore input order, then sort once, stably.
     scored.sort_by_key(|(at, _)| *at);
     sort_by_score(&mut scored, |(_, s)| s.score);
 

@@ -235,12 +235,18 @@ impl Scratch {
                 let b = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 if let Some(x) = self.sums.get_mut(b) {
-                    entries.push((u32::try_from(b).unwrap_or(0), *x));
+                    // A bucket whose sum cancelled out to zero has no entry.
+                    if *x != 0.0
+                        && let Ok(b) = u32::try_from(b)
+                    {
+                        entries.push((b, *x));
+                    }
                     *x = 0.0;
                 }
             }
         }
-        SparseVector::from_entries(HASHED_DIM, entries)
+        // Buckets read in increasing order, each below HASHED_DIM, zeros left out.
+        SparseVector::from_ordered(HASHED_DIM, entries)
     }
 
     /// Fills `features` with the features of `text`. An ASCII text is lowercased into a kept

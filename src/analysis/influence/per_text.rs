@@ -5,7 +5,7 @@
 //!
 //! The pieces are taken in the order of their first ancestor, so the ancestors of one chunk are
 //! mostly those of the next and few vectors are held at once; the scores do not depend on that
-//! order (each depends only on its own texts and the answer) and come back in input order. Each
+//! order (each depends only on its own texts and the answer) and come with their positions. Each
 //! score is what [`super::score::score_influence`] (or `score_contrastive`) gives the same
 //! piece: the same cosines, summed in the same order, through the same composite.
 
@@ -22,8 +22,9 @@ use std::ops::Range;
 /// (then forgotten all together; none is needed again for the scores to be right).
 const MEMO_ROOM: usize = 1 << 16;
 
-/// The evidence's scores in input order (see the module docs), with the pieces' `ids`.
-/// `reference` makes FA contrastive.
+/// The evidence's scores, each with its piece's position in `evidence`, in the order they were
+/// made (see the module docs); the pieces' `ids` move into them. `reference` makes FA
+/// contrastive.
 pub(super) fn rank_per_text(
     evidence: &[RunEvidence<'_>],
     mut ids: Vec<String>,
@@ -32,7 +33,7 @@ pub(super) fn rank_per_text(
     reference: Option<&str>,
     embedder: &dyn Embedder,
     progress: &Progress,
-) -> Result<Vec<InfluenceScore>, EmbedError> {
+) -> Result<Vec<(usize, InfluenceScore)>, EmbedError> {
     let weights = Weights::default();
     let threshold = super::cosine::DEFAULT_PERSISTENCE_THRESHOLD;
     let plan = Plan::new(evidence, outputs, answer, reference);
@@ -49,7 +50,7 @@ pub(super) fn rank_per_text(
     // The answer's and the reference's numbers come first; they are held throughout.
     let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
 
-    let mut out: Vec<Option<InfluenceScore>> = vec![None; evidence.len()];
+    let mut out: Vec<(usize, InfluenceScore)> = Vec::with_capacity(evidence.len());
     let mut spread = Spread::default();
     let mut memo: HashMap<(u32, u32), f64> = HashMap::new();
     // Per text: 1 + the last chunk that listed it, so a chunk lists each text once.
@@ -75,45 +76,65 @@ pub(super) fn rank_per_text(
 
         let live = &held.live;
         let vector = |t: u32| live.get(&t).ok_or_else(no_vector);
-        let answer_v = vector(plan.answer)?;
-        let reference_v = plan.reference.map(vector).transpose()?;
+        // Per piece: the texts it is compared with (ancestors, answer, reference), each with
+        // its remembered cosine if any; the vectors of the others; and their cosines.
+        let mut asked: Vec<(u32, Option<f64>)> = Vec::new();
+        let mut rights: Vec<&Prepared> = Vec::new();
+        let mut computed = Vec::new();
+        let mut cosines: Vec<f64> = Vec::new();
         for &k in chunk {
             let Some(&text) = plan.piece_text.get(k) else {
                 continue;
             };
             let left = spread.left(vector(text)?);
             let remember = plan.repeated.get(text as usize) == Some(&true);
-            let mut cosine = |t: u32, v: &Prepared| -> Result<f64, EmbedError> {
-                if !remember {
-                    return left.cosine(v).map_err(mismatch);
+            let known = |t: u32| (t, remember.then(|| memo.get(&(text, t)).copied()).flatten());
+            asked.clear();
+            asked.extend(plan.ancestors_of(k).map(known));
+            let ancestors = asked.len();
+            asked.push(known(plan.answer));
+            asked.extend(plan.reference.map(known));
+            rights.clear();
+            for &(t, c) in &asked {
+                let v = vector(t)?;
+                if c.is_none() {
+                    rights.push(v);
                 }
-                if let Some(&c) = memo.get(&(text, t)) {
-                    return Ok(c);
-                }
-                let c = left.cosine(v).map_err(mismatch)?;
-                if memo.len() >= MEMO_ROOM {
-                    memo.clear();
-                }
-                memo.insert((text, t), c);
-                Ok(c)
-            };
+            }
+            computed.clear();
+            left.cosines(&rights, &mut computed);
+            let mut fresh = computed.iter().copied();
+            cosines.clear();
+            for &(t, c) in &asked {
+                let c = match c {
+                    Some(c) => c,
+                    None => {
+                        let c = fresh.next().ok_or_else(no_vector)?.map_err(mismatch)?;
+                        if remember {
+                            if memo.len() >= MEMO_ROOM {
+                                memo.clear();
+                            }
+                            memo.insert((text, t), c);
+                        }
+                        c
+                    }
+                };
+                cosines.push(c);
+            }
             let mut sums = AncestorSums::default();
-            for t in plan.ancestors_of(k) {
-                let s = cosine(t, vector(t)?)?;
+            for &s in cosines.get(..ancestors).unwrap_or_default() {
                 sums.n += 1;
                 sums.sum += s;
                 if s > threshold {
                     sums.above += 1;
                 }
             }
-            let mut fa = cosine(plan.answer, answer_v)?;
-            if let (Some(r), Some(v)) = (plan.reference, reference_v) {
-                fa -= cosine(r, v)?;
+            let mut fa = cosines.get(ancestors).copied().unwrap_or(0.0);
+            if plan.reference.is_some() {
+                fa -= cosines.get(ancestors + 1).copied().unwrap_or(0.0);
             }
-            if let Some(slot) = out.get_mut(k) {
-                let id = ids.get_mut(k).map(std::mem::take).unwrap_or_default();
-                *slot = Some(scored(id, fa, sums, &weights));
-            }
+            let id = ids.get_mut(k).map(std::mem::take).unwrap_or_default();
+            out.push((k, scored(id, fa, sums, &weights)));
         }
         for t in read {
             if t >= held_throughout && plan.last_read.get(t as usize) == Some(&c) {
@@ -122,7 +143,7 @@ pub(super) fn rank_per_text(
         }
         progress.influence_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
     }
-    Ok(out.into_iter().flatten().collect())
+    Ok(out)
 }
 
 /// What the ranking reads, by text number: each piece's text and ancestor window, the order
@@ -137,9 +158,6 @@ struct Plan<'a> {
     /// Piece positions by their first ancestor.
     order: Vec<usize>,
     last_read: Vec<usize>,
-    /// Texts that are some piece's ancestor (or the answer or the reference): they are the
-    /// right side of cosines.
-    right: Vec<bool>,
     /// Texts that more than one piece has.
     repeated: Vec<bool>,
 }
@@ -168,7 +186,6 @@ impl<'a> Plan<'a> {
 
         let mut plan = Plan {
             last_read: vec![0; texts.len()],
-            right: vec![false; texts.len()],
             repeated: vec![false; texts.len()],
             texts,
             answer,
@@ -187,13 +204,7 @@ impl<'a> Plan<'a> {
         for (r, n) in plan.repeated.iter_mut().zip(pieces_with) {
             *r = n > 1;
         }
-        for t in std::iter::once(answer).chain(reference) {
-            if let Some(r) = plan.right.get_mut(t as usize) {
-                *r = true;
-            }
-        }
         let mut last_read = std::mem::take(&mut plan.last_read);
-        let mut right = std::mem::take(&mut plan.right);
         for (c, chunk) in plan.order.chunks(EVIDENCE_CHUNK).enumerate() {
             for &k in chunk {
                 for t in plan.texts_of(k) {
@@ -201,15 +212,9 @@ impl<'a> Plan<'a> {
                         *l = c;
                     }
                 }
-                for t in plan.ancestors_of(k) {
-                    if let Some(r) = right.get_mut(t as usize) {
-                        *r = true;
-                    }
-                }
             }
         }
         plan.last_read = last_read;
-        plan.right = right;
         plan
     }
 
@@ -265,8 +270,7 @@ impl Held<'_> {
                     v.dim()
                 )));
             }
-            let right = plan.right.get(t as usize) == Some(&true);
-            self.live.insert(t, Prepared::new(v, right));
+            self.live.insert(t, Prepared::new(v));
         }
         Ok(())
     }

@@ -1,60 +1,35 @@
 //! Sparse vectors made ready for many cosines, and the cosines of one left vector against many.
-//! A hashed vector has a hundred or two of its 1,024 buckets set, but two texts share only a
-//! few dozen; a dot product that walks every entry of one side spends most of its additions on
-//! zeros, one after the other. Here each vector carries a bit set of its buckets, so a dot
-//! product visits only the buckets both sides have.
+//! The left vector is spread out once into a dense scratch vector; each cosine then walks the
+//! right vector's entries and multiplies each by the left value at its bucket. A scorer asks
+//! one left vector against a score of right ones (its ancestors, the answer), so the dot
+//! products of several right vectors are summed side by side, each in its own accumulator:
+//! their additions do not wait on one another, which is where a single sum spends its time.
 //!
-//! Bits as [`super::sparse::Cosines`] and [`cosine_sparse`]: the products of the shared buckets
-//! are summed in bucket order, starting from `+0.0`; the terms left out are products with zero,
-//! which add nothing to such a sum (it can never be `-0.0`). Vectors with a non-finite entry and
-//! overflowing sums take [`cosine_sparse`] itself.
+//! Bits as [`super::sparse::Cosines`] and [`cosine_sparse`]: each dot product is summed in
+//! bucket order, starting from `+0.0`; the terms of the buckets only the right side has are
+//! products with zero, which add nothing to such a sum (it can never be `-0.0`, and no term is
+//! NaN: the fast path is taken only when every entry of both sides is finite). Vectors with a
+//! non-finite entry and overflowing sums take [`cosine_sparse`] itself.
 
 use super::cosine::LengthMismatch;
 use super::sparse::{SparseVector, cosine_sparse};
 
-/// A vector with its norm and its bucket bit set.
+/// A vector with its norm.
 pub(super) struct Prepared {
     vector: SparseVector,
     /// `Σx²` in index order, when every entry is finite.
     norm: Option<f64>,
-    /// Per 64 indices, which have an entry.
-    words: Vec<u64>,
-    /// Per index, the position of its entry (only the indices with one are read); empty for a
-    /// vector prepared for the left side only, or when a position does not fit in 16 bits, and
-    /// a cosine with it on the right then takes [`cosine_sparse`].
-    at: Vec<u16>,
 }
 
 impl Prepared {
-    /// Prepares `vector`; `right` when it will be the right side of cosines (only that side
-    /// needs the positions of its entries).
-    pub(super) fn new(vector: SparseVector, right: bool) -> Prepared {
+    /// Prepares `vector`.
+    pub(super) fn new(vector: SparseVector) -> Prepared {
         let entries = vector.entries();
         let norm = entries
             .iter()
             .all(|(_, x)| x.is_finite())
             .then(|| entries.iter().fold(0.0_f64, |n, (_, x)| n + x * x));
-        let mut words = vec![0u64; vector.dim().div_ceil(64)];
-        for &(i, _) in entries {
-            if let Some(w) = words.get_mut(i as usize / 64) {
-                *w |= 1u64 << (i % 64);
-            }
-        }
-        let mut at = Vec::new();
-        if right && entries.len() <= usize::from(u16::MAX) {
-            at.resize(vector.dim(), 0u16);
-            for (k, &(i, _)) in entries.iter().enumerate() {
-                if let Some(slot) = at.get_mut(i as usize) {
-                    *slot = k as u16;
-                }
-            }
-        }
-        Prepared {
-            vector,
-            norm,
-            words,
-            at,
-        }
+        Prepared { vector, norm }
     }
 
     /// The number of dimensions.
@@ -94,43 +69,125 @@ pub(super) struct Left<'s> {
     left: &'s Prepared,
 }
 
+/// Right vectors whose dot products are summed side by side.
+const LANES: usize = 4;
+
 impl Left<'_> {
     /// The cosine of the left vector and `right`.
+    #[cfg(test)]
     pub(super) fn cosine(&self, right: &Prepared) -> Result<f64, LengthMismatch> {
-        let (a, b) = (self.left, right);
-        let (Some(na), Some(nb)) = (a.norm, b.norm) else {
-            return cosine_sparse(&a.vector, &b.vector);
-        };
-        if a.dim() != b.dim() {
-            return cosine_sparse(&a.vector, &b.vector);
-        }
-        if na == 0.0 || nb == 0.0 {
-            return Ok(0.0);
-        }
-        if b.at.is_empty() {
-            return cosine_sparse(&a.vector, &b.vector);
-        }
-        let values = b.vector.entries();
-        let mut dot = 0.0_f64;
-        for (w, (&wa, &wb)) in a.words.iter().zip(&b.words).enumerate() {
-            let mut shared = wa & wb;
-            while shared != 0 {
-                let i = w * 64 + shared.trailing_zeros() as usize;
-                shared &= shared - 1;
-                let x = self.dense.get(i).copied();
-                let y = b.at.get(i).and_then(|&k| values.get(usize::from(k)));
-                if let (Some(x), Some(&(_, y))) = (x, y) {
-                    dot += x * y;
+        let mut out = Vec::with_capacity(1);
+        self.cosines(&[right], &mut out);
+        out.pop().unwrap_or(Ok(0.0))
+    }
+
+    /// The cosines of the left vector and each of `rights`, in order, appended to `out`.
+    pub(super) fn cosines(&self, rights: &[&Prepared], out: &mut Vec<Result<f64, LengthMismatch>>) {
+        let first = out.len();
+        // The dot products of the rights that take the fast path, by position in `rights`.
+        let mut fast: [(usize, &[(u32, f64)]); LANES] = [(0, &[]); LANES];
+        let mut queued = 0;
+        for (k, right) in rights.iter().enumerate() {
+            match self.plain(right) {
+                Some(done) => out.push(done),
+                None => {
+                    // A placeholder, replaced once the dot product is summed.
+                    out.push(Ok(0.0));
+                    if let Some(slot) = fast.get_mut(queued) {
+                        *slot = (k, right.vector.entries());
+                        queued += 1;
+                    }
+                    if queued == LANES {
+                        self.finish(rights, &fast, out, first);
+                        queued = 0;
+                    }
                 }
             }
         }
+        for &(k, entries) in fast.get(..queued).unwrap_or_default() {
+            let dot = dot_from(self.dense, entries, 0.0_f64);
+            self.settle(rights, k, dot, out, first);
+        }
+    }
+
+    /// The answer for `right` when it does not take the fast path; `None` when it does.
+    fn plain(&self, right: &Prepared) -> Option<Result<f64, LengthMismatch>> {
+        let (a, b) = (self.left, right);
+        let (Some(na), Some(nb)) = (a.norm, b.norm) else {
+            return Some(cosine_sparse(&a.vector, &b.vector));
+        };
+        if a.dim() != b.dim() {
+            return Some(cosine_sparse(&a.vector, &b.vector));
+        }
+        if na == 0.0 || nb == 0.0 {
+            return Some(Ok(0.0));
+        }
+        None
+    }
+
+    /// Sums the [`LANES`] queued dot products side by side and settles their cosines.
+    fn finish(
+        &self,
+        rights: &[&Prepared],
+        fast: &[(usize, &[(u32, f64)]); LANES],
+        out: &mut [Result<f64, LengthMismatch>],
+        first: usize,
+    ) {
+        let [(k0, e0), (k1, e1), (k2, e2), (k3, e3)] = *fast;
+        let dense: &[f64] = self.dense;
+        let x = |i: u32| dense.get(i as usize).copied().unwrap_or(0.0);
+        let (mut d0, mut d1, mut d2, mut d3) = (0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64);
+        let mut n = 0;
+        for (((&(i0, y0), &(i1, y1)), &(i2, y2)), &(i3, y3)) in e0.iter().zip(e1).zip(e2).zip(e3) {
+            d0 += x(i0) * y0;
+            d1 += x(i1) * y1;
+            d2 += x(i2) * y2;
+            d3 += x(i3) * y3;
+            n += 1;
+        }
+        let rest = |e: &'_ [(u32, f64)], d: f64| dot_from(dense, e.get(n..).unwrap_or_default(), d);
+        let dots = [
+            (k0, rest(e0, d0)),
+            (k1, rest(e1, d1)),
+            (k2, rest(e2, d2)),
+            (k3, rest(e3, d3)),
+        ];
+        for (k, dot) in dots {
+            self.settle(rights, k, dot, out, first);
+        }
+    }
+
+    /// Writes the cosine of `rights[k]` from its dot product into `out[first + k]`.
+    fn settle(
+        &self,
+        rights: &[&Prepared],
+        k: usize,
+        dot: f64,
+        out: &mut [Result<f64, LengthMismatch>],
+        first: usize,
+    ) {
+        let (Some(right), Some(slot)) = (rights.get(k), out.get_mut(first + k)) else {
+            return;
+        };
+        let (a, b) = (self.left, *right);
+        let (Some(na), Some(nb)) = (a.norm, b.norm) else {
+            *slot = cosine_sparse(&a.vector, &b.vector);
+            return;
+        };
         let plain = dot / (na.sqrt() * nb.sqrt());
-        if plain.is_finite() && na.is_finite() && nb.is_finite() {
+        *slot = if plain.is_finite() && na.is_finite() && nb.is_finite() {
             Ok(plain)
         } else {
             cosine_sparse(&a.vector, &b.vector)
-        }
+        };
     }
+}
+
+/// `d` plus the products of `entries` with the spread vector, added in entry order.
+fn dot_from(dense: &[f64], entries: &[(u32, f64)], d: f64) -> f64 {
+    entries.iter().fold(d, |d, &(i, y)| {
+        d + dense.get(i as usize).copied().unwrap_or(0.0) * y
+    })
 }
 
 impl Drop for Left<'_> {
@@ -153,16 +210,31 @@ mod tests {
         super::super::sparse::tests::entry_with_zeros(6)
     }
 
+    /// 161 numbers: mostly finite ones (zeros, plain values, -0, huge and tiny ones), else
+    /// with the non-finite ones too.
+    fn vector() -> impl Strategy<Value = Vec<f64>> {
+        let finite = prop_oneof![
+            6 => Just(0.0),
+            4 => -3.0..3.0_f64,
+            1 => Just(-0.0),
+            1 => Just(1e200),
+            1 => Just(-1e-300),
+        ];
+        prop_oneof![
+            4 => prop::collection::vec(finite, 161),
+            1 => prop::collection::vec(entry(), 161),
+        ]
+    }
+
     proptest! {
-        /// Lengths past 64 so the bit sets have several words; vectors asked in any order,
-        /// against themselves too.
+        /// Vectors asked in any order, against themselves too.
         #[test]
         fn cosines_against_a_spread_vector_have_the_bits_of_the_dense_ones(
             batch in (1usize..200).prop_flat_map(|n| prop::collection::vec(prop::collection::vec(entry(), n), 1..6)),
             asks in prop::collection::vec((0usize..6, 0usize..6), 1..20),
         ) {
             let prepared: Vec<Prepared> =
-                batch.iter().enumerate().map(|(k, v)| Prepared::new(SparseVector::from_dense(v), k % 3 != 2)).collect();
+                batch.iter().map(|v| Prepared::new(SparseVector::from_dense(v))).collect();
             let mut spread = Spread::default();
             for (a, b) in asks {
                 let (Some(x), Some(y)) = (batch.get(a), batch.get(b)) else { continue };
@@ -172,12 +244,44 @@ mod tests {
             }
             prop_assert!(spread.dense.iter().all(|&x| x.to_bits() == 0));
         }
+
+        /// One left vector against up to 13 right ones (whole groups of lanes and a rest, of
+        /// different entry counts), some of another length: each answer is the dense cosine's
+        /// bits, or its error, in the order asked. Most vectors are finite, so most cosines
+        /// take the side-by-side sums.
+        #[test]
+        fn a_batch_of_cosines_answers_each_as_the_dense_cosine(
+            n in 1usize..160,
+            left in vector(),
+            rights in prop::collection::vec((vector(), 0usize..8), 0..13),
+        ) {
+            let left: Vec<f64> = left.into_iter().take(n).collect();
+            // Every eighth right vector is one longer than the left one.
+            let rights: Vec<Vec<f64>> = rights
+                .into_iter()
+                .map(|(v, k)| v.into_iter().take(if k == 0 { n + 1 } else { n }).collect())
+                .collect();
+            let a = Prepared::new(SparseVector::from_dense(&left));
+            let prepared: Vec<Prepared> =
+                rights.iter().map(|v| Prepared::new(SparseVector::from_dense(v))).collect();
+            let asked: Vec<&Prepared> = prepared.iter().collect();
+            let mut spread = Spread::default();
+            let mut out = vec![Ok(7.0)];
+            spread.left(&a).cosines(&asked, &mut out);
+            prop_assert_eq!(out.len(), rights.len() + 1);
+            prop_assert_eq!(out.first().copied(), Some(Ok(7.0)));
+            for (got, right) in out.iter().skip(1).zip(&rights) {
+                let want = cosine(&left, right).map(f64::to_bits);
+                prop_assert_eq!((*got).map(f64::to_bits), want);
+            }
+            prop_assert!(spread.dense.iter().all(|&x| x.to_bits() == 0));
+        }
     }
 
     #[test]
     fn different_lengths_are_an_error() {
-        let a = Prepared::new(SparseVector::from_dense(&[1.0, 2.0]), true);
-        let b = Prepared::new(SparseVector::from_dense(&[1.0, 2.0, 3.0]), true);
+        let a = Prepared::new(SparseVector::from_dense(&[1.0, 2.0]));
+        let b = Prepared::new(SparseVector::from_dense(&[1.0, 2.0, 3.0]));
         let mut spread = Spread::default();
         assert!(spread.left(&a).cosine(&b).is_err());
     }

@@ -44,6 +44,17 @@ impl SparseVector {
         SparseVector { dim, entries }
     }
 
+    /// A vector of `dim` numbers from entries a caller built in strictly increasing index
+    /// order, all below `dim` and non-zero (what [`SparseVector::from_entries`] would keep of
+    /// them, without checking them again).
+    pub(super) fn from_ordered(dim: usize, entries: Vec<(u32, f64)>) -> SparseVector {
+        debug_assert!(
+            entries.windows(2).all(|w| w[0].0 < w[1].0)
+                && entries.iter().all(|&(i, x)| (i as usize) < dim && x != 0.0)
+        );
+        SparseVector { dim, entries }
+    }
+
     /// The number of dimensions.
     pub fn dim(&self) -> usize {
         self.dim
