@@ -220,7 +220,7 @@ pub(super) fn finish(
         }
     }
     drop(unit_ids);
-    bubbled::one_failure_per_fault(&mut steps);
+    bubbled::one_failure_per_fault(&mut steps, &seen);
     steps.shrink_to_fit();
     run.steps = steps;
     for key in TOP_FIELDS {
