@@ -34,8 +34,8 @@ const MIN_STEPS_PER_TASK: usize = 64;
 enum Side {
     /// A step, with its references (`None`: it makes none) and its warnings in order.
     Built(Option<Box<Refs>>, Vec<Warning>),
-    /// A step that stops the load.
-    Unusable(RunError),
+    /// A step that stops the load (boxed: every element has a side, and few such a reason).
+    Unusable(Box<RunError>),
     /// Not one JSON value: the step-by-step reader takes the file.
     NotJson,
 }
@@ -53,7 +53,7 @@ pub fn run_from_text_parallel(text: &str, progress: &Progress) -> Option<Streame
     let mut built: Vec<Step> = Vec::new();
     let mut sides: Vec<Side> = Vec::new();
     let (top, ()) = rayon::join(
-        || read_top(&rest),
+        || read_top(rest),
         || {
             at.elements
                 .par_iter()
@@ -67,7 +67,7 @@ pub fn run_from_text_parallel(text: &str, progress: &Progress) -> Option<Streame
                 .unzip_into_vecs(&mut built, &mut sides);
         },
     );
-    drop(rest);
+    drop(at);
     let mut obj = top?;
     if sides.iter().any(|s| matches!(s, Side::NotJson)) {
         return None;
@@ -85,7 +85,7 @@ pub fn run_from_text_parallel(text: &str, progress: &Progress) -> Option<Streame
     for (index, side) in sides.into_iter().enumerate() {
         let taken = match side {
             Side::Built(refs, warnings) => steps.take_built(index, refs, warnings),
-            Side::Unusable(e) => Err(e),
+            Side::Unusable(e) => Err(*e),
             Side::NotJson => return None,
         };
         if let Err(e) = taken {
@@ -98,11 +98,11 @@ pub fn run_from_text_parallel(text: &str, progress: &Progress) -> Option<Streame
 
 /// The run's fields other than its steps, from the text with the steps array emptied: `None`
 /// when the step-by-step reader would not take the file, or the emptied array is not the one it
-/// reads as `steps`.
-fn read_top(rest: &str) -> Option<Map<String, Value>> {
+/// reads as `steps`. The text is freed as soon as it is read.
+fn read_top(rest: String) -> Option<Map<String, Value>> {
     let unused = Progress::new();
     let mut sink = StepSink::new(&unused);
-    let mut de = serde_json::Deserializer::from_str(rest);
+    let mut de = serde_json::Deserializer::from_str(&rest);
     let obj = de.deserialize_map(Top { sink: &mut sink }).ok()??;
     de.end().ok()?;
     sink.saw_no_step().then_some(obj)
@@ -120,7 +120,7 @@ fn build(piece: Option<&str>, index: usize) -> (Step, Side) {
             step,
             Side::Built((!refs.is_empty()).then(|| Box::new(refs)), w),
         ),
-        Err(e) => (placeholder(), Side::Unusable(e)),
+        Err(e) => (placeholder(), Side::Unusable(Box::new(e))),
     }
 }
 
