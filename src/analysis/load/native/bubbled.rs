@@ -18,17 +18,17 @@ pub const CONTAINER_ERROR: &str = "container.error";
 pub const CONTAINER_ERROR_FROM: &str = "container.error_from";
 
 /// Moves the error of each container that has a failed step below it into its attributes.
-pub(super) fn one_failure_per_fault(steps: &mut [Step]) {
-    let position: HashMap<String, usize> = steps
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.id.0.clone(), i))
-        .collect();
+/// `position` holds each step's position by id (the loader's own index of the steps, so no
+/// second copy of every id is made: issue 11).
+pub(super) fn one_failure_per_fault(steps: &mut [Step], position: &HashMap<String, usize>) {
     // For each step, the first failed step strictly inside it (by position), once known.
     let mut failed_inside: Vec<Option<usize>> = vec![None; steps.len()];
     for i in (0..steps.len()).rev() {
         let inner = failed_inside.get(i).copied().flatten();
-        let inner_id = inner.and_then(|f| steps.get(f)).map(|s| s.id.0.clone());
+        let inner_id = inner
+            .filter(|_| steps.get(i).is_some_and(|s| s.container))
+            .and_then(|f| steps.get(f))
+            .map(|s| s.id.0.clone());
         let Some(step) = steps.get_mut(i) else {
             continue;
         };
@@ -64,6 +64,14 @@ mod tests {
     use super::*;
     use crate::analysis::model::{StepId, StepKind};
 
+    fn positions(steps: &[Step]) -> HashMap<String, usize> {
+        steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.id.0.clone(), i))
+            .collect()
+    }
+
     fn step(id: &str, parent: Option<&str>, container: bool, error: Option<&str>) -> Step {
         let mut s = Step::new(id, StepKind::Event);
         s.parent = parent.map(|p| StepId(p.to_owned()));
@@ -90,7 +98,8 @@ mod tests {
                 Some("TypeError: bad argument"),
             ),
         ];
-        one_failure_per_fault(&mut steps);
+        let position = positions(&steps);
+        one_failure_per_fault(&mut steps, &position);
         let failed: Vec<&str> = steps
             .iter()
             .filter(|s| s.failed())
@@ -120,7 +129,8 @@ mod tests {
             step("plain", None, false, Some("outer")),
             step("child", Some("plain"), false, Some("inner")),
         ];
-        one_failure_per_fault(&mut steps);
+        let position = positions(&steps);
+        one_failure_per_fault(&mut steps, &position);
         assert!(steps[0].failed(), "its own failure");
         assert!(steps[2].failed(), "not a container: not merged");
         assert!(steps[3].failed());

@@ -3,11 +3,14 @@
 //! Errors stop the load; warnings drop or ignore the offending part and keep going. Linear in the
 //! size of the run: ids are looked up in hash maps, never by scanning. `top.rs` reads the optional
 //! top-level parts, `step.rs` one step, `refs.rs` the references between steps and units once all
-//! are known, and `stream.rs` reads a native file's steps one by one straight from its text.
+//! are known, and `stream.rs` reads a native file's steps one by one straight from its text,
+//! or `parallel.rs` in parallel where `scan.rs` can find them.
 
 mod bubbled;
 mod compact;
+mod parallel;
 mod refs;
+mod scan;
 mod step;
 mod stream;
 mod top;
@@ -148,6 +151,34 @@ impl Steps {
     pub(super) fn push(&mut self, raw: Value) -> Result<(), RunError> {
         let index = self.steps.len();
         let (step, refs) = step_from_value(raw, index, &mut self.warnings)?;
+        self.push_built(step, refs, Vec::new())
+    }
+
+    /// Takes the next step, built apart with its own `warnings`; a step that repeats an id stops
+    /// the load.
+    fn push_built(
+        &mut self,
+        step: Step,
+        refs: Refs,
+        warnings: Vec<Warning>,
+    ) -> Result<(), RunError> {
+        let index = self.steps.len();
+        self.steps.push(step);
+        self.take_built(index, (!refs.is_empty()).then(|| Box::new(refs)), warnings)
+    }
+
+    /// Takes the step already at `index` of `steps` (the next one to take), built apart with
+    /// its references and its own `warnings`; a step that repeats an id stops the load.
+    fn take_built(
+        &mut self,
+        index: usize,
+        refs: Option<Box<Refs>>,
+        mut warnings: Vec<Warning>,
+    ) -> Result<(), RunError> {
+        self.warnings.append(&mut warnings);
+        let Some(step) = self.steps.get(index) else {
+            return Ok(());
+        };
         if let Some(&first) = self.seen.get(step.id.as_str()) {
             return Err(RunError::DuplicateStep {
                 id: step.id.0.clone(),
@@ -156,9 +187,7 @@ impl Steps {
             });
         }
         self.seen.insert(step.id.0.clone(), index);
-        self.steps.push(step);
-        self.pending
-            .push((!refs.is_empty()).then(|| Box::new(refs)));
+        self.pending.push(refs);
         Ok(())
     }
 }
@@ -191,7 +220,7 @@ pub(super) fn finish(
         }
     }
     drop(unit_ids);
-    bubbled::one_failure_per_fault(&mut steps);
+    bubbled::one_failure_per_fault(&mut steps, &seen);
     steps.shrink_to_fit();
     run.steps = steps;
     for key in TOP_FIELDS {

@@ -9,6 +9,7 @@
 //! wrong exactly as before. Values are read with no spare room (`compact.rs`).
 
 use super::compact::Compact;
+use super::parallel::run_from_text_parallel;
 use super::{Steps, finish, head, top_fields};
 use crate::analysis::load::error::RunError;
 use crate::analysis::load::warning::Warning;
@@ -28,14 +29,19 @@ pub enum Streamed {
     NotHere,
 }
 
-/// Reads `text` as a native run, counting the steps read in `progress`.
+/// Reads `text` as a native run, counting the steps read in `progress`: its steps in parallel
+/// when `parallel.rs` takes the file, else one by one.
 pub fn run_from_text(text: &str, progress: &Progress) -> Streamed {
+    run_from_text_parallel(text, progress).unwrap_or_else(|| {
+        progress.done(0);
+        step_by_step(text, progress)
+    })
+}
+
+/// Reads `text` as a native run one step at a time.
+pub(super) fn step_by_step(text: &str, progress: &Progress) -> Streamed {
     let mut de = serde_json::Deserializer::from_str(text);
-    let mut steps = StepSink {
-        steps: Steps::default(),
-        error: None,
-        progress,
-    };
+    let mut steps = StepSink::new(progress);
     let obj = match de.deserialize_map(Top { sink: &mut steps }) {
         Ok(Some(obj)) => obj,
         Ok(None) | Err(_) => return Streamed::NotHere,
@@ -58,18 +64,33 @@ pub fn run_from_text(text: &str, progress: &Progress) -> Streamed {
 }
 
 /// Where steps go as they are read.
-struct StepSink<'p> {
+pub(super) struct StepSink<'p> {
     steps: Steps,
     /// The first step that stopped the load; later steps are only checked for syntax.
     error: Option<RunError>,
     progress: &'p Progress,
 }
 
+impl<'p> StepSink<'p> {
+    pub(super) fn new(progress: &'p Progress) -> StepSink<'p> {
+        StepSink {
+            steps: Steps::default(),
+            error: None,
+            progress,
+        }
+    }
+
+    /// True when no element of a `steps` array came in.
+    pub(super) fn saw_no_step(&self) -> bool {
+        self.steps.steps.is_empty() && self.error.is_none()
+    }
+}
+
 /// The top-level object: `Some(fields)` without `steps` (a placeholder keeps its place, so the
 /// fields left over keep the order the general reader gives them), or `None` when the file is
 /// not for this reader.
-struct Top<'s, 'p> {
-    sink: &'s mut StepSink<'p>,
+pub(super) struct Top<'s, 'p> {
+    pub(super) sink: &'s mut StepSink<'p>,
 }
 
 impl<'de> Visitor<'de> for Top<'_, '_> {
