@@ -54,10 +54,7 @@ pub(super) fn find_steps(text: &str) -> Option<StepsAt> {
                 i = end;
             }
             b'{' | b'[' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return None;
-                }
+                depth = deeper(depth)?;
                 i += 1;
             }
             b'}' | b']' => {
@@ -82,10 +79,7 @@ fn elements(b: &[u8], open: usize) -> Option<StepsAt> {
         match *b.get(i)? {
             b'"' => i = string_end(b, i)?,
             b'{' | b'[' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return None;
-                }
+                depth = deeper(depth)?;
                 i += 1;
             }
             b'}' | b']' => {
@@ -110,6 +104,11 @@ fn elements(b: &[u8], open: usize) -> Option<StepsAt> {
             _ => i += 1,
         }
     }
+}
+
+/// One level deeper than `depth`, or `None` past [`MAX_DEPTH`].
+fn deeper(depth: usize) -> Option<usize> {
+    Some(depth + 1).filter(|&d| d <= MAX_DEPTH)
 }
 
 /// The position just after the string opening at `open` (a `"`): a backslash always takes the
