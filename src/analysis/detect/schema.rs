@@ -62,14 +62,11 @@ pub fn check_call(tool: Option<&Tool>, step: &Step) -> ArgsCheck {
     }
 }
 
-/// The problems of `value` against `schema` (empty when it passes).
+/// The problems of `value` against `schema` (empty when it passes). The schema is read into its
+/// keywords first ([`Compiled`](super::compiled_schema::Compiled)); a schema checked against many
+/// values is better read once.
 pub fn validate(schema: &Value, value: &Value) -> Vec<Problem> {
-    let mut cx = Cx {
-        out: Vec::new(),
-        visits: 0,
-    };
-    check(schema, value, "", 0, &mut cx);
-    cx.out
+    super::compiled_schema::Compiled::new(schema).validate(value)
 }
 
 /// Problems found so far and the work done.
@@ -117,60 +114,6 @@ pub(super) fn where_(path: &str) -> String {
         "the arguments".to_owned()
     } else {
         quote(path.trim_start_matches('/'))
-    }
-}
-
-fn check(schema: &Value, v: &Value, path: &str, depth: usize, out: &mut Cx) {
-    out.visits += 1;
-    if depth > MAX_DEPTH || out.out.len() >= MAX_PROBLEMS || out.visits > MAX_VISITS {
-        return;
-    }
-    let Value::Object(s) = schema else {
-        if schema == &Value::Bool(false) {
-            problem(out, path, v, format!("{} is not allowed", where_(path)));
-        }
-        return;
-    };
-    let allowed = match s.get("enum") {
-        Some(Value::Array(a)) => Some(a),
-        _ => None,
-    };
-    if rule_problems(s.get("type"), allowed, s.get("const"), v, path, out) {
-        return;
-    }
-    match v {
-        Value::Object(o) => check_object(s, o, path, depth, out),
-        Value::Array(items) => {
-            if let Some(item_schema) = s.get("items") {
-                for (i, item) in items.iter().enumerate().take(256) {
-                    check(item_schema, item, &format!("{path}/{i}"), depth + 1, out);
-                }
-            }
-        }
-        Value::String(text) => check_string(s, text, path, v, out),
-        Value::Number(_) => check_number(s, path, v, out),
-        _ => {}
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = s.get(key)
-            && !branches.is_empty()
-            && !branches
-                .iter()
-                .take(32)
-                .any(|b| branch_passes(b, v, path, depth + 1, out))
-        {
-            problem(
-                out,
-                path,
-                v,
-                format!("{} fits none of the allowed shapes", where_(path)),
-            );
-        }
-    }
-    if let Some(Value::Array(all)) = s.get("allOf") {
-        for b in all.iter().take(32) {
-            check(b, v, path, depth + 1, out);
-        }
     }
 }
 
@@ -242,56 +185,6 @@ pub(super) fn check_number(s: &Map<String, Value>, path: &str, v: &Value, out: &
             v,
             format!("{} is above the maximum {max}", where_(path)),
         );
-    }
-}
-
-/// Checks one branch with its own problem list but the shared work budget; a branch not
-/// finished for lack of budget passes.
-fn branch_passes(schema: &Value, v: &Value, path: &str, depth: usize, cx: &mut Cx) -> bool {
-    let mut inner = Cx {
-        out: Vec::new(),
-        visits: cx.visits,
-    };
-    check(schema, v, path, depth, &mut inner);
-    cx.visits = inner.visits;
-    inner.out.is_empty()
-}
-
-fn check_object(
-    s: &Map<String, Value>,
-    o: &Map<String, Value>,
-    path: &str,
-    depth: usize,
-    out: &mut Cx,
-) {
-    if let Some(Value::Array(req)) = s.get("required") {
-        for r in req.iter().filter_map(Value::as_str).take(256) {
-            if !o.contains_key(r) {
-                problem(
-                    out,
-                    path,
-                    &Value::Null,
-                    format!("the required argument {} is missing", quote(r)),
-                );
-            }
-        }
-    }
-    let props = s.get("properties").and_then(Value::as_object);
-    for (k, val) in o.iter().take(1024) {
-        let sub = format!("{path}/{k}");
-        match props.and_then(|p| p.get(k)) {
-            Some(ps) => check(ps, val, &sub, depth + 1, out),
-            None => match s.get("additionalProperties") {
-                Some(Value::Bool(false)) => problem(
-                    out,
-                    &sub,
-                    val,
-                    format!("the argument {} is not one the tool takes", quote(k)),
-                ),
-                Some(extra @ Value::Object(_)) => check(extra, val, &sub, depth + 1, out),
-                _ => {}
-            },
-        }
     }
 }
 
@@ -397,6 +290,127 @@ fn type_words(t: &Value) -> String {
             format!("of type {}", names.join(" or "))
         }
         _ => "of another type".to_owned(),
+    }
+}
+
+/// The plain reading of a schema, keyword by keyword from the JSON on every value: what the
+/// compiled reading must find (its property tests compare the two).
+#[cfg(test)]
+pub(super) mod plain {
+    use super::*;
+
+    /// The problems of `value` against `schema`, read the plain way.
+    pub(in crate::analysis::detect) fn validate(schema: &Value, value: &Value) -> Vec<Problem> {
+        let mut cx = Cx {
+            out: Vec::new(),
+            visits: 0,
+        };
+        check(schema, value, "", 0, &mut cx);
+        cx.out
+    }
+
+    fn check(schema: &Value, v: &Value, path: &str, depth: usize, out: &mut Cx) {
+        out.visits += 1;
+        if depth > MAX_DEPTH || out.out.len() >= MAX_PROBLEMS || out.visits > MAX_VISITS {
+            return;
+        }
+        let Value::Object(s) = schema else {
+            if schema == &Value::Bool(false) {
+                problem(out, path, v, format!("{} is not allowed", where_(path)));
+            }
+            return;
+        };
+        let allowed = match s.get("enum") {
+            Some(Value::Array(a)) => Some(a),
+            _ => None,
+        };
+        if rule_problems(s.get("type"), allowed, s.get("const"), v, path, out) {
+            return;
+        }
+        match v {
+            Value::Object(o) => check_object(s, o, path, depth, out),
+            Value::Array(items) => {
+                if let Some(item_schema) = s.get("items") {
+                    for (i, item) in items.iter().enumerate().take(256) {
+                        check(item_schema, item, &format!("{path}/{i}"), depth + 1, out);
+                    }
+                }
+            }
+            Value::String(text) => check_string(s, text, path, v, out),
+            Value::Number(_) => check_number(s, path, v, out),
+            _ => {}
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = s.get(key)
+                && !branches.is_empty()
+                && !branches
+                    .iter()
+                    .take(32)
+                    .any(|b| branch_passes(b, v, path, depth + 1, out))
+            {
+                problem(
+                    out,
+                    path,
+                    v,
+                    format!("{} fits none of the allowed shapes", where_(path)),
+                );
+            }
+        }
+        if let Some(Value::Array(all)) = s.get("allOf") {
+            for b in all.iter().take(32) {
+                check(b, v, path, depth + 1, out);
+            }
+        }
+    }
+
+    /// Checks one branch with its own problem list but the shared work budget; a branch not
+    /// finished for lack of budget passes.
+    fn branch_passes(schema: &Value, v: &Value, path: &str, depth: usize, cx: &mut Cx) -> bool {
+        let mut inner = Cx {
+            out: Vec::new(),
+            visits: cx.visits,
+        };
+        check(schema, v, path, depth, &mut inner);
+        cx.visits = inner.visits;
+        inner.out.is_empty()
+    }
+
+    fn check_object(
+        s: &Map<String, Value>,
+        o: &Map<String, Value>,
+        path: &str,
+        depth: usize,
+        out: &mut Cx,
+    ) {
+        if let Some(Value::Array(req)) = s.get("required") {
+            for r in req.iter().filter_map(Value::as_str).take(256) {
+                if !o.contains_key(r) {
+                    problem(
+                        out,
+                        path,
+                        &Value::Null,
+                        format!("the required argument {} is missing", quote(r)),
+                    );
+                }
+            }
+        }
+        let props = s.get("properties").and_then(Value::as_object);
+        for (k, val) in o.iter().take(1024) {
+            let sub = format!("{path}/{k}");
+            match props.and_then(|p| p.get(k)) {
+                Some(ps) => check(ps, val, &sub, depth + 1, out),
+                None => match s.get("additionalProperties") {
+                    Some(Value::Bool(false)) => problem(
+                        out,
+                        &sub,
+                        val,
+                        format!("the argument {} is not one the tool takes", quote(k)),
+                    ),
+                    Some(extra @ Value::Object(_)) => check(extra, val, &sub, depth + 1, out),
+                    _ => {}
+                },
+            }
+        }
     }
 }
 
