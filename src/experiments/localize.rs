@@ -127,7 +127,7 @@ pub fn apply(
     };
     if let Some(inf) = report.influence.as_mut() {
         for (e, p) in inf.scores.iter_mut().zip(&plan.suspects) {
-            e.probe = result(p);
+            e.probe = result(p).map(Box::new);
         }
     }
     if let Some(d) = report.dropped.as_mut() {

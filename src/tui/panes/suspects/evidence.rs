@@ -164,7 +164,7 @@ impl ItemLines<'_> {
         }
         if let Some(u) = e.unit.as_deref() {
             let target = Target::Unit(UnitId::from(u));
-            let result = self.result(&target).or(e.probe.as_ref());
+            let result = self.result(&target).or(e.probe.as_deref());
             let claim = self.app.experiments.claims.get(&target).map(String::as_str);
             let ledger = self.app.experiments.ledger_for_unit(u);
             let running = self.app.experiments.running_on(&target);

@@ -363,7 +363,7 @@ impl ItemLines<'_> {
         let result = unit
             .as_ref()
             .and_then(|u| self.result(u))
-            .or(e.probe.as_ref());
+            .or(e.probe.as_deref());
         let (mark, mark_role) = self.mark(result, &ledger).unwrap_or((" ", Role::TextDim));
         let mut spans = vec![
             Span::styled(
