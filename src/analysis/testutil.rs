@@ -7,6 +7,15 @@ use crate::analysis::model::{
 };
 use serde_json::Value;
 
+/// The next number of a xorshift sequence (Marsaglia's 13, 7, 17), updating `seed`: a fixed,
+/// repeatable spread of inputs for a test that walks many cases.
+pub fn xorshift(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
 /// Builds a run for a unit test.
 pub struct RunBuilder {
     run: Run,

@@ -125,7 +125,7 @@ impl Detector for UnconfirmedAction {
 mod tests {
     use super::*;
     use crate::analysis::detect::tests_support::facts_for;
-    use crate::analysis::testutil::RunBuilder;
+    use crate::analysis::testutil::{RunBuilder, xorshift};
     use serde_json::json;
 
     #[test]
@@ -142,9 +142,7 @@ mod tests {
         for _ in 0..200 {
             let mut b = RunBuilder::failed();
             for k in 0..12 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
+                xorshift(&mut seed);
                 let text = texts[(seed % 5) as usize];
                 b = match (seed >> 8) % 3 {
                     0 => b.user(&format!("s{k}"), text),

@@ -297,7 +297,7 @@ impl Detector for UngroundedNumber {
 mod tests {
     use super::*;
     use crate::analysis::detect::tests_support::facts_for;
-    use crate::analysis::testutil::RunBuilder;
+    use crate::analysis::testutil::{RunBuilder, xorshift};
     use hashbrown::HashMap;
     use serde_json::json;
 
@@ -448,9 +448,7 @@ mod tests {
         for _ in 0..2000 {
             let mut text = String::new();
             for _ in 0..40 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
+                xorshift(&mut seed);
                 let i = (seed % alphabet.len() as u64) as usize;
                 text.push(alphabet[i]);
                 if seed.is_multiple_of(97) {
@@ -493,9 +491,7 @@ mod tests {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut base = Vec::new();
         for _ in 0..300 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            xorshift(&mut seed);
             let digits = (seed % 1_000_000) as f64;
             let scale = [1.0, 0.1, 0.01, 0.001, 1e9][(seed >> 40) as usize % 5];
             base.push(digits * scale);
