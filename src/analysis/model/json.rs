@@ -230,6 +230,16 @@ impl Json {
         matches!(self, Json::Number(_))
     }
 
+    /// True for a number that is an `i64`.
+    pub fn is_i64(&self) -> bool {
+        matches!(self, Json::Number(n) if n.is_i64())
+    }
+
+    /// True for a number that is a `u64`.
+    pub fn is_u64(&self) -> bool {
+        matches!(self, Json::Number(n) if n.is_u64())
+    }
+
     /// True for `true` or `false`.
     pub fn is_boolean(&self) -> bool {
         matches!(self, Json::Bool(_))

@@ -5,7 +5,9 @@ use super::{count, leftover};
 use crate::analysis::load::error::{RunError, json_type, quoted};
 use crate::analysis::load::timestamp;
 use crate::analysis::load::warning::Warning;
-use crate::analysis::model::{Document, MemoryOp, Step, StepKind, ToolCall, Usage, describe_step};
+use crate::analysis::model::{
+    Document, Json, MemoryOp, Step, StepKind, ToolCall, Usage, describe_step,
+};
 use serde_json::Value;
 
 pub(super) const STEP_FIELDS: &[&str] = &[
@@ -151,8 +153,8 @@ pub(super) fn step_from_value(
         Some(Value::Bool(b)) => step.container = b,
         Some(other) => w.push(wrong("container", &other, "true or false")),
     }
-    step.input = o.remove("input").filter(|v| !v.is_null());
-    step.output = o.remove("output").filter(|v| !v.is_null());
+    step.input = o.remove("input").map(Json::from).filter(|v| !v.is_null());
+    step.output = o.remove("output").map(Json::from).filter(|v| !v.is_null());
     match o.remove("error") {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => {
@@ -172,7 +174,7 @@ pub(super) fn step_from_value(
                 };
                 step.tool = Some(Box::new(ToolCall {
                     name,
-                    arguments: t.remove("arguments").unwrap_or(Value::Null),
+                    arguments: t.remove("arguments").map(Json::from).unwrap_or_default(),
                     call_id,
                 }));
             }
@@ -236,7 +238,7 @@ pub(super) fn step_from_value(
             Some(Value::String(key)) => {
                 step.memory = Some(Box::new(MemoryOp {
                     key,
-                    value: m.remove("value").unwrap_or(Value::Null),
+                    value: m.remove("value").map(Json::from).unwrap_or_default(),
                 }));
             }
             _ => w.push(here(
