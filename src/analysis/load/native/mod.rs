@@ -9,6 +9,7 @@
 mod bubbled;
 mod compact;
 mod parallel;
+mod payload;
 mod refs;
 mod scan;
 mod step;
@@ -20,6 +21,7 @@ use super::warning::Warning;
 use crate::analysis::import::SourceFormat;
 use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, Step};
 use hashbrown::{HashMap, HashSet};
+use payload::Payloads;
 use refs::resolve_refs;
 use serde_json::{Map, Value};
 use step::{Refs, step_from_value};
@@ -57,7 +59,7 @@ pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Wa
     let run = top_fields(run, &mut obj, &mut w);
     let mut steps = Steps::with_capacity(raw_steps.len());
     for raw in raw_steps {
-        steps.push(raw)?;
+        steps.push(raw, Payloads::default())?;
     }
     Ok(finish(run, obj, steps, w))
 }
@@ -147,10 +149,11 @@ impl Steps {
         }
     }
 
-    /// Builds the next step; a step that is unusable, or repeats an id, stops the load.
-    pub(super) fn push(&mut self, raw: Value) -> Result<(), RunError> {
+    /// Builds the next step (`payloads`: those read apart from `raw`); a step that is unusable,
+    /// or repeats an id, stops the load.
+    pub(super) fn push(&mut self, raw: Value, payloads: Payloads) -> Result<(), RunError> {
         let index = self.steps.len();
-        let (step, refs) = step_from_value(raw, index, &mut self.warnings)?;
+        let (step, refs) = step_from_value(raw, payloads, index, &mut self.warnings)?;
         self.push_built(step, refs, Vec::new())
     }
 

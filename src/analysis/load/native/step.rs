@@ -1,13 +1,12 @@
 //! One step: its own fields, validated; references to other steps and units are kept raw in
 //! [`Refs`] until every step is known.
 
+use super::payload::{Payloads, payload};
 use super::{count, leftover};
 use crate::analysis::load::error::{RunError, json_type, quoted};
 use crate::analysis::load::timestamp;
 use crate::analysis::load::warning::Warning;
-use crate::analysis::model::{
-    Document, Json, MemoryOp, Step, StepKind, ToolCall, Usage, describe_step,
-};
+use crate::analysis::model::{Document, MemoryOp, Step, StepKind, ToolCall, Usage, describe_step};
 use serde_json::Value;
 
 pub(super) const STEP_FIELDS: &[&str] = &[
@@ -56,8 +55,11 @@ impl Refs {
     }
 }
 
+/// Builds the step at `index` from its `raw` value and the `payloads` read apart from it (see
+/// `payload.rs`; none for a step given as a whole `Value`).
 pub(super) fn step_from_value(
     raw: Value,
+    mut payloads: Payloads,
     index: usize,
     w: &mut Vec<Warning>,
 ) -> Result<(Step, Refs), RunError> {
@@ -153,8 +155,8 @@ pub(super) fn step_from_value(
         Some(Value::Bool(b)) => step.container = b,
         Some(other) => w.push(wrong("container", &other, "true or false")),
     }
-    step.input = o.remove("input").map(Json::from).filter(|v| !v.is_null());
-    step.output = o.remove("output").map(Json::from).filter(|v| !v.is_null());
+    step.input = payload(o.remove("input"), payloads.input.take()).filter(|v| !v.is_null());
+    step.output = payload(o.remove("output"), payloads.output.take()).filter(|v| !v.is_null());
     match o.remove("error") {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => {
@@ -174,7 +176,8 @@ pub(super) fn step_from_value(
                 };
                 step.tool = Some(Box::new(ToolCall {
                     name,
-                    arguments: t.remove("arguments").map(Json::from).unwrap_or_default(),
+                    arguments: payload(t.remove("arguments"), payloads.arguments.take())
+                        .unwrap_or_default(),
                     call_id,
                 }));
             }
@@ -238,7 +241,8 @@ pub(super) fn step_from_value(
             Some(Value::String(key)) => {
                 step.memory = Some(Box::new(MemoryOp {
                     key,
-                    value: m.remove("value").map(Json::from).unwrap_or_default(),
+                    value: payload(m.remove("value"), payloads.memory_value.take())
+                        .unwrap_or_default(),
                 }));
             }
             _ => w.push(here(
