@@ -343,6 +343,34 @@ mod tests {
     }
 
     #[test]
+    fn required_names_in_a_big_object_are_found_through_its_index() {
+        // 40 arguments (above the size where the check indexes the object), a repeated key, and
+        // required names present, missing, and present only in a nested object.
+        let mut text = String::from("{");
+        for i in 0..40 {
+            text.push_str(&format!("\"k{i}\":{i},"));
+        }
+        text.push_str("\"k3\":\"again\",\"inner\":{\"deep\":1}}");
+        let args: Json = serde_json::from_str(&text).unwrap();
+        let schema = json!({"type": "object",
+            "required": ["k0", "k39", "k3", "missing", "deep", "k40"],
+            "properties": {"k3": {"type": "string"}, "k5": {"type": "string"}}});
+        let got = Compiled::new(&schema).validate(&args);
+        assert_eq!(got, plain::validate(&schema, &args));
+        let whats: Vec<&str> = got.iter().map(|p| p.what.as_str()).collect();
+        assert_eq!(whats.len(), 4, "{whats:?}");
+        for name in ["missing", "deep", "k40"] {
+            assert!(
+                whats
+                    .iter()
+                    .any(|w| w.contains(&format!("'{name}' is missing"))),
+                "{whats:?}"
+            );
+        }
+        assert!(got.iter().any(|p| p.path == "/k5"), "{got:?}");
+    }
+
+    #[test]
     fn deep_and_wide_schemas_give_the_plain_answer_within_the_bounds() {
         let mut deep = json!({"type": "string"});
         for _ in 0..100 {
