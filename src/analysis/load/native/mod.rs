@@ -21,10 +21,10 @@ use super::warning::Warning;
 use crate::analysis::import::SourceFormat;
 use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, Step};
 use hashbrown::{HashMap, HashSet};
-use payload::Payloads;
+use payload::RawStep;
 use refs::resolve_refs;
 use serde_json::{Map, Value};
-use step::{Refs, step_from_value};
+use step::{Refs, step_from_raw, step_from_value};
 pub use stream::{Streamed, run_from_text};
 use top::{context_units, limits, model_info, tools};
 
@@ -59,7 +59,7 @@ pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Wa
     let run = top_fields(run, &mut obj, &mut w);
     let mut steps = Steps::with_capacity(raw_steps.len());
     for raw in raw_steps {
-        steps.push(raw, Payloads::default())?;
+        steps.push(raw)?;
     }
     Ok(finish(run, obj, steps, w))
 }
@@ -149,11 +149,17 @@ impl Steps {
         }
     }
 
-    /// Builds the next step (`payloads`: those read apart from `raw`); a step that is unusable,
-    /// or repeats an id, stops the load.
-    pub(super) fn push(&mut self, raw: Value, payloads: Payloads) -> Result<(), RunError> {
+    /// Builds the next step; a step that is unusable, or repeats an id, stops the load.
+    pub(super) fn push(&mut self, raw: Value) -> Result<(), RunError> {
         let index = self.steps.len();
-        let (step, refs) = step_from_value(raw, payloads, index, &mut self.warnings)?;
+        let (step, refs) = step_from_value(raw, index, &mut self.warnings)?;
+        self.push_built(step, refs, Vec::new())
+    }
+
+    /// Builds the next step from what `payload.rs` read (see [`Steps::push`]).
+    pub(super) fn push_raw(&mut self, raw: RawStep) -> Result<(), RunError> {
+        let index = self.steps.len();
+        let (step, refs) = step_from_raw(raw, index, &mut self.warnings)?;
         self.push_built(step, refs, Vec::new())
     }
 

@@ -1,12 +1,13 @@
 //! A step read from the text with its payloads (`input`, `output`, `tool.arguments`,
 //! `memory.value`) parsed straight into [`Json`], never held as a `serde_json::Value` (issue 11:
-//! they are most of a run's bytes). The step's other fields are read as a `Value` map, as
-//! before, for [`step_from_value`](super::step::step_from_value) to check; a payload field keeps
-//! its place in that map with a `null` in it, so the map (and the fields left over, their order
-//! included) is what reading the whole step as a `Value` gives. A repeated key is read as
-//! serde_json reads it: the last value wins.
+//! they are most of a run's bytes). The step's other fields are read as `Value`s into
+//! [`StepFields`], for [`step_from_raw`](super::step::step_from_raw) to check; a payload field
+//! keeps its place there with a `null` in it, so the fields (and those left over, their order
+//! included) are those of reading the whole step as a `Value`. A repeated key is read as
+//! serde_json reads it: the last value wins, at the first one's place.
 
 use super::compact::Compact;
+use super::leftover;
 use crate::analysis::model::{Json, JsonSeed};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -24,6 +25,106 @@ pub(in crate::analysis::load) struct Payloads {
     pub(super) memory_value: Option<Json>,
 }
 
+/// A step's fields as the step's checks take them out (see [`StepFields`]).
+pub(super) trait Fields {
+    /// Takes the field `key` out, the last field moving into its place.
+    fn remove(&mut self, key: &str) -> Option<Value>;
+    /// True when no field is left.
+    fn is_empty(&self) -> bool;
+    /// The fields left, in their order, in a map of their own size.
+    fn into_map(self) -> Map<String, Value>;
+}
+
+impl Fields for Map<String, Value> {
+    fn remove(&mut self, key: &str) -> Option<Value> {
+        Map::remove(self, key)
+    }
+
+    fn is_empty(&self) -> bool {
+        Map::is_empty(self)
+    }
+
+    fn into_map(self) -> Map<String, Value> {
+        leftover(self)
+    }
+}
+
+/// A step's fields in document order, each key once, without the hash table a serde_json map
+/// builds (a step has a dozen fields, each taken out once). Taking one out moves the last field
+/// into its place, as a serde_json map's `remove` does (`swap_remove`), so the fields left over
+/// come in the order that map would give. A lookup scans: a step's checks take out a fixed list
+/// of fields, so a step of any size is read in time linear in its fields.
+#[derive(Debug, Default)]
+pub(in crate::analysis::load) struct StepFields(Vec<(String, Value)>);
+
+/// Up to this many fields a repeated key is found by scanning; above it, by hashing.
+const SCAN_LIMIT: usize = 16;
+
+impl StepFields {
+    /// The fields read, a repeated key keeping its first place and its last value.
+    fn from_entries(entries: Vec<(String, Value)>) -> StepFields {
+        let firsts: Vec<usize> = if entries.len() <= SCAN_LIMIT {
+            (0..entries.len())
+                .map(|i| {
+                    entries[..i]
+                        .iter()
+                        .position(|(k, _)| *k == entries[i].0)
+                        .unwrap_or(i)
+                })
+                .collect()
+        } else {
+            let mut seen: hashbrown::HashMap<&str, usize> =
+                hashbrown::HashMap::with_capacity(entries.len());
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| *seen.entry(k.as_str()).or_insert(i))
+                .collect()
+        };
+        if firsts.iter().enumerate().all(|(i, &f)| i == f) {
+            return StepFields(entries);
+        }
+        let mut place = vec![0_usize; entries.len()];
+        let mut out: Vec<(String, Value)> = Vec::with_capacity(entries.len());
+        for (i, (k, v)) in entries.into_iter().enumerate() {
+            let first = firsts[i];
+            if first == i {
+                place[i] = out.len();
+                out.push((k, v));
+            } else if let Some(slot) = out.get_mut(place[first]) {
+                slot.1 = v;
+            }
+        }
+        StepFields(out)
+    }
+}
+
+impl Fields for StepFields {
+    fn remove(&mut self, key: &str) -> Option<Value> {
+        let at = self.0.iter().position(|(k, _)| k == key)?;
+        Some(self.0.swap_remove(at).1)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn into_map(self) -> Map<String, Value> {
+        let mut out = Map::with_capacity(self.0.len());
+        out.extend(self.0);
+        out
+    }
+}
+
+/// One element of `steps` as read: an object's fields and payloads, or anything else.
+#[derive(Debug)]
+pub(in crate::analysis::load) enum RawStep {
+    /// An object.
+    Fields(StepFields, Payloads),
+    /// Not an object (the step is unusable).
+    NotObject(Value),
+}
+
 /// The value of a payload field taken out of a step's map (`field`), and the payload read apart
 /// for it (`read`): the payload when there is one, else the field's value.
 pub(super) fn payload(field: Option<Value>, read: Option<Json>) -> Option<Json> {
@@ -31,13 +132,12 @@ pub(super) fn payload(field: Option<Value>, read: Option<Json>) -> Option<Json> 
     Some(read.unwrap_or_else(|| Json::from(field)))
 }
 
-/// Reads one element of `steps`: its `Value` (a map with placeholders when it is an object) and
-/// its payloads.
+/// Reads one element of `steps` (see [`RawStep`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct StepSeed;
 
 impl<'de> DeserializeSeed<'de> for StepSeed {
-    type Value = (Value, Payloads);
+    type Value = RawStep;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
@@ -81,13 +181,13 @@ macro_rules! forward_to_compact {
 }
 
 impl<'de> Visitor<'de> for StepSeed {
-    type Value = (Value, Payloads);
+    type Value = RawStep;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
 
-    forward_to_compact!(|v| (v, Payloads::default()));
+    forward_to_compact!(RawStep::NotObject);
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut p = Payloads::default();
@@ -116,7 +216,7 @@ impl<'de> Visitor<'de> for StepSeed {
             };
             entries.push((key, v));
         }
-        Ok((Value::Object(sized_map(entries)), p))
+        Ok(RawStep::Fields(StepFields::from_entries(entries), p))
     }
 }
 
@@ -223,14 +323,20 @@ mod tests {
     /// A step whose fields may repeat, payload fields included.
     fn step_text() -> impl Strategy<Value = String> {
         let field = prop_oneof![
-            3 => (prop_oneof![Just("input"), Just("output"), Just("zz"), Just("name")], value_text())
+            6 => (
+                prop::sample::select(vec![
+                    "input", "output", "zz", "yy", "x y", "name", "error", "parent", "usage",
+                    "attributes", "context", "documents", "container", "agent"
+                ]),
+                value_text()
+            )
                 .prop_map(|(k, v)| (k.to_owned(), v)),
             1 => holder("arguments").prop_map(|v| ("tool".to_owned(), v)),
             1 => holder("value").prop_map(|v| ("memory".to_owned(), v)),
             1 => (0..6_u8).prop_map(|n| ("id".to_owned(), format!("\"s{n}\""))),
         ];
         let kind = prop_oneof![Just("tool"), Just("memory_read"), Just("llm"), Just("user")];
-        (0..6_u8, kind, prop::collection::vec(field, 0..8), 0..12_u8).prop_map(
+        (0..6_u8, kind, prop::collection::vec(field, 0..24), 0..12_u8).prop_map(
             |(n, kind, fields, shape)| {
                 if shape == 0 {
                     return "[1]".to_owned();

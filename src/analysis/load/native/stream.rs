@@ -160,10 +160,10 @@ impl<'de> Visitor<'de> for StepsSeed<'_, '_> {
                 }
                 continue;
             }
-            let Some((raw, payloads)) = seq.next_element_seed(StepSeed)? else {
+            let Some(raw) = seq.next_element_seed(StepSeed)? else {
                 return Ok(());
             };
-            if let Err(e) = sink.steps.push(raw, payloads) {
+            if let Err(e) = sink.steps.push_raw(raw) {
                 sink.error = Some(e);
             }
             sink.progress.add(1);
