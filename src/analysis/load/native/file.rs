@@ -73,7 +73,7 @@ pub fn run_from_file(path: &Path, progress: &Progress, sizes: Sizes) -> Option<S
             }
         }
         if split.whole_bytes() >= sizes.batch || split.array_done() {
-            taker.take(split.take_whole(), progress)?;
+            taker.take(split.take_whole(), read, size, progress)?;
         }
     }
     drop(block);
@@ -99,6 +99,26 @@ pub fn run_from_file(path: &Path, progress: &Progress, sizes: Sizes) -> Option<S
     Some(Streamed::Loaded(Box::new(run), w))
 }
 
+impl Taker {
+    /// Room for `more` steps, sized by the whole run's count as guessed from the share of the
+    /// file read (`read` of `size` bytes), with a sixteenth to spare: the vector of steps (248
+    /// bytes a step) then grows about once instead of doubling, when the old and the new vector
+    /// are both held. It grows by at least an eighth each time, so copies stay linear; whatever
+    /// is left over is given back when the run is finished.
+    fn make_room(&mut self, more: usize, read: u64, size: u64) {
+        let steps = &mut self.steps.steps;
+        let need = steps.len().saturating_add(more);
+        if steps.capacity() >= need {
+            return;
+        }
+        let guess = u64::try_from(need).unwrap_or(u64::MAX).saturating_mul(size) / read.max(1);
+        let guess = usize::try_from(guess.saturating_add(guess / 16)).unwrap_or(need);
+        let at_least = steps.capacity().saturating_add(steps.capacity() / 8);
+        let want = guess.max(at_least).max(need);
+        steps.reserve_exact(want - steps.len());
+    }
+}
+
 /// The steps taken so far, in order.
 #[derive(Default)]
 struct Taker {
@@ -113,7 +133,7 @@ impl Taker {
     /// Parses and builds a batch of whole elements in parallel and takes the steps in order, as
     /// `parallel.rs` does; `None` when the batch is not UTF-8 or an element is not one JSON
     /// value.
-    fn take(&mut self, batch: Batch, progress: &Progress) -> Option<()> {
+    fn take(&mut self, batch: Batch, read: u64, size: u64, progress: &Progress) -> Option<()> {
         if batch.elements.is_empty() {
             return Some(());
         }
@@ -143,6 +163,7 @@ impl Taker {
         if sides.iter().any(|s| matches!(s, Side::NotJson)) {
             return None;
         }
+        self.make_room(built.len(), read, size);
         self.steps.steps.append(&mut built);
         for (i, side) in sides.into_iter().enumerate() {
             let taken = match side {
