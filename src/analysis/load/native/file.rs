@@ -194,9 +194,11 @@ mod tests {
     impl TempFile {
         fn with(bytes: &[u8]) -> TempFile {
             static N: AtomicUsize = AtomicUsize::new(0);
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
             let path = std::env::temp_dir().join(format!(
-                "tdn-file-reader-{}-{}.json",
-                std::process::id(),
+                "tdn-file-reader-{nanos}-{}.json",
                 N.fetch_add(1, Ordering::Relaxed)
             ));
             std::fs::write(&path, bytes).unwrap();
