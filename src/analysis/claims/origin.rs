@@ -68,14 +68,14 @@ fn origins_with(
             continue;
         }
         if let Some(f) = filter.as_mut()
-            && !f.may_hold(texts.produced(i))
+            && !f.may_hold(&texts.produced(i))
         {
             continue;
         }
         // The claims' keys this output held, once each: borrowed from the index, so a word no
         // claim has costs one lookup and no allocation.
         let mut seen: HashSet<&str> = HashSet::new();
-        each_term_except(texts.produced(i), &tool_names, |k, _| {
+        each_term_except(&texts.produced(i), &tool_names, |k, _| {
             let Some((&key, list)) = by_key.get_key_value(k) else {
                 return;
             };
@@ -278,9 +278,9 @@ mod tests {
         assert_eq!(found, vec![Some(2), Some(3), None]);
         assert_eq!(found, origins_with(&run, &texts, &claims, false));
         let mut f = IdFilter::new(&claims).expect("every claim names an id");
-        assert!(!f.may_hold(texts.produced(0)));
-        assert!(f.may_hold(texts.produced(1)));
-        assert!(f.may_hold(texts.produced(3)));
+        assert!(!f.may_hold(&texts.produced(0)));
+        assert!(f.may_hold(&texts.produced(1)));
+        assert!(f.may_hold(&texts.produced(3)));
     }
 
     #[test]

@@ -413,7 +413,7 @@ fn callers(run: &Run, texts: &StepTexts) -> Slots {
             last_model = Some(i);
             if let Some(ac) = &ac {
                 let text = texts.produced(i);
-                for m in ac.find_iter(text) {
+                for m in ac.find_iter(&*text) {
                     let glued =
                         |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
                     let before = text.get(..m.start()).and_then(|s| s.chars().next_back());

@@ -91,10 +91,10 @@ impl Detector for MadeUpData {
                 continue;
             }
             let text = f.texts.produced(i);
-            if let Some(p) = said(text, &made_up) {
+            if let Some(p) = said(&text, &made_up) {
                 strong = Some((i, p));
             } else if weak.is_none()
-                && let Some(p) = said(text, &assumed)
+                && let Some(p) = said(&text, &assumed)
             {
                 weak = Some((i, p));
             }

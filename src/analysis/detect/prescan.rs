@@ -102,7 +102,7 @@ impl Marks {
                 .enumerate()
                 .map(|(i, s)| {
                     if scanned(s) {
-                        marks_of(texts.produced(i))
+                        marks_of(&texts.produced(i))
                     } else {
                         0
                     }

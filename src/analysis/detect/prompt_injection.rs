@@ -122,10 +122,10 @@ impl Detector for PromptInjection {
                 continue;
             }
             let text = f.texts.produced(i);
-            if !may_match(text) {
+            if !may_match(&text) {
                 continue;
             }
-            let Some(m) = re.find(text) else { continue };
+            let Some(m) = re.find(&text) else { continue };
             let order = short(m.as_str(), 100);
             let mut fi = Finding::new(
                 i,
@@ -140,7 +140,7 @@ impl Detector for PromptInjection {
                 s.kind.as_str(),
                 step(run, i)
             ));
-            let used = tokens(text)
+            let used = tokens(&text)
                 .filter(|t| t.class.is_address() && !task.contains(t.text))
                 .find_map(|t| only_here_then_called(f, i, t.text).map(|to| (t.text, to)));
             if let Some((addr, to)) = used {

@@ -20,7 +20,10 @@ mod values;
 pub use index::{LINK_CHECKS_PER_BYTE, LINK_MIN_CHECKS};
 pub use texts::{StepTexts, flat_text, flat_text_into};
 pub use values::ValueKind;
-pub(crate) use values::{link_values, number_value};
+#[cfg(test)]
+use values::link_values;
+use values::link_values_in;
+pub(crate) use values::number_value;
 
 use crate::analysis::model::Run;
 use crate::analysis::progress::Progress;
@@ -43,6 +46,8 @@ struct Scan {
     words: Vec<(usize, usize)>,
     hits: Vec<index::Hit>,
     seen: HashSet<u32>,
+    /// The text at hand joined, when it has several leaves.
+    text: String,
 }
 
 /// Steps whose values are found together before they are added to the index (bounds the
@@ -66,7 +71,7 @@ impl<'a> Found<'a> {
         let mut values = Vec::new();
         let mut ends = Vec::with_capacity(steps.len());
         for p in steps {
-            link_values(texts.produced(p), |v, kind| {
+            link_values_in(texts.produced_text(p).leaves(), |v, kind| {
                 values.push((v, kind, hasher.hash_one(v.as_bytes())));
                 true
             });
@@ -255,8 +260,8 @@ impl<'t> LinkGraph<'t> {
                 let mut uses = Vec::new();
                 let mut ends = Vec::with_capacity(steps.len());
                 for j in steps {
-                    g.index
-                        .scan(texts.consumed(j), &mut scan.words, &mut scan.hits);
+                    let text = texts.consumed_text(j).joined_in(&mut scan.text);
+                    g.index.scan(text, &mut scan.words, &mut scan.hits);
                     progress.add(1);
                     g.uses_into(j, &scan.hits, &mut scan.seen, &mut uses);
                     ends.push(u32::try_from(uses.len()).unwrap_or(u32::MAX));
@@ -443,7 +448,13 @@ mod tests {
             let v = g.value(u.value);
             // kept as found in the text of its first producer
             let first = g.producers_of(v).first().copied().unwrap_or(usize::MAX);
-            assert!(lies_in(v, texts.produced(first)), "{v} is a copy");
+            assert!(
+                texts
+                    .produced_text(first)
+                    .leaves()
+                    .any(|leaf| lies_in(v, leaf)),
+                "{v} is a copy"
+            );
         }
         // Found by text once the scan tables are freed; an unknown text is no value.
         assert_eq!(g.producers_of("ORD-88812"), &[0, 1]);
