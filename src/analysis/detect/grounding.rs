@@ -221,13 +221,15 @@ impl Detector for UngroundedNumber {
         let mut seen = Seen::default();
         let mut out = Vec::new();
         let mut budget = MAX_CHECKED_PER_RUN;
+        // A text of several leaves is joined here, into one buffer for all steps.
+        let mut joined = String::new();
         for (i, s) in run.steps.iter().enumerate() {
             if budget == 0 {
                 break;
             }
             if !decides(s) {
                 if s.kind != StepKind::Tool || !s.failed() {
-                    seen.add(&f.texts.produced(i));
+                    seen.add(f.texts.produced_text(i).joined_in(&mut joined));
                 }
                 continue;
             }
