@@ -166,10 +166,10 @@ fn run_of(steps: &[(Value, Value)]) -> Run {
     for (k, (input, output)) in steps.iter().enumerate() {
         let mut s = Step::new(format!("s{k}"), StepKind::Llm);
         if input != &Value::String(String::new()) {
-            s.input = Some(input.clone());
+            s.input = Some(input.clone().into());
         }
         if output != &Value::String(String::new()) {
-            s.output = Some(output.clone());
+            s.output = Some(output.clone().into());
         }
         run.steps.push(s);
     }

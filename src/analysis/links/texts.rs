@@ -12,9 +12,8 @@
 //! string gets it joined on demand ([`StepTexts::produced`]).
 
 use super::tokens::clip;
-use crate::analysis::model::{Run, Step, StepKind};
+use crate::analysis::model::{Json, Run, Step, StepKind};
 use crate::analysis::rank::params::LINK_SCAN_BYTES;
-use serde_json::Value;
 use std::borrow::Cow;
 
 /// The produced and consumed text of every step, by position, each as a run of leaves.
@@ -221,7 +220,7 @@ struct Builder<'a> {
     leaves: Vec<Leaf<'a>>,
     numbers: String,
     /// The leaves still to read of the JSON value at hand.
-    stack: Vec<&'a Value>,
+    stack: Vec<&'a Json>,
 }
 
 /// A text being built leaf by leaf, cut exactly where [`push_line`] would cut the leaves
@@ -303,30 +302,30 @@ impl<'a, 'b> Lines<'a, 'b> {
 }
 
 /// Appends the string and number leaves of `v`, one per line, until `out` is full.
-pub fn flat_text_into(v: &Value, out: &mut String) {
-    let mut stack: Vec<&Value> = vec![v];
+pub fn flat_text_into(v: &Json, out: &mut String) {
+    let mut stack: Vec<&Json> = vec![v];
     while let Some(v) = stack.pop() {
         if out.len() >= LINK_SCAN_BYTES {
             return;
         }
         match v {
-            Value::String(s) => push_line(out, s),
-            Value::Number(n) => push_line(out, &n.to_string()),
-            Value::Array(a) => stack.extend(a.iter().rev()),
-            Value::Object(o) => {
+            Json::String(s) => push_line(out, s),
+            Json::Number(n) => push_line(out, &n.to_string()),
+            Json::Array(a) => stack.extend(a.iter().rev()),
+            Json::Object(o) => {
                 let start = stack.len();
                 stack.extend(o.values());
                 if let Some(slice) = stack.get_mut(start..) {
                     slice.reverse();
                 }
             }
-            Value::Bool(_) | Value::Null => {}
+            Json::Bool(_) | Json::Null => {}
         }
     }
 }
 
 /// [`flat_text_into`] for a text of [`StepTexts`].
-fn flat_lines<'a>(v: &'a Value, out: &mut Lines<'a, '_>) {
+fn flat_lines<'a>(v: &'a Json, out: &mut Lines<'a, '_>) {
     let mut stack = std::mem::take(&mut out.b.stack);
     stack.clear();
     stack.push(v);
@@ -335,24 +334,24 @@ fn flat_lines<'a>(v: &'a Value, out: &mut Lines<'a, '_>) {
             break;
         }
         match v {
-            Value::String(s) => out.push(s),
-            Value::Number(n) => out.push_number(n),
-            Value::Array(a) => stack.extend(a.iter().rev()),
-            Value::Object(o) => {
+            Json::String(s) => out.push(s),
+            Json::Number(n) => out.push_number(n),
+            Json::Array(a) => stack.extend(a.iter().rev()),
+            Json::Object(o) => {
                 let start = stack.len();
                 stack.extend(o.values());
                 if let Some(slice) = stack.get_mut(start..) {
                     slice.reverse();
                 }
             }
-            Value::Bool(_) | Value::Null => {}
+            Json::Bool(_) | Json::Null => {}
         }
     }
     out.b.stack = stack;
 }
 
 /// The leaves of `v` as text (see [`flat_text_into`]).
-pub fn flat_text(v: &Value) -> String {
+pub fn flat_text(v: &Json) -> String {
     let mut out = String::new();
     flat_text_into(v, &mut out);
     out
@@ -420,7 +419,7 @@ fn consumed_text<'a>(run: &'a Run, step: &'a Step, out: &mut Lines<'a, '_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn one_string_is_one_leaf_and_texts_read_as_lines() {
@@ -494,7 +493,7 @@ mod tests {
             for (k, p) in parts.iter().enumerate() {
                 let v = Value::Array(p.clone());
                 b = b.llm(&format!("s{k}"), v.clone());
-                want.push(flat_text(&v));
+                want.push(flat_text(&Json::from(v)));
             }
             let run = b.build();
             let t = StepTexts::build(&run);
@@ -530,6 +529,6 @@ mod tests {
     #[test]
     fn flat_text_keeps_leaves_in_order_and_drops_keys() {
         let v = json!({"tool_call": {"name": "create_event", "arguments": {"start": "Friday", "n": 120, "ok": true}}});
-        assert_eq!(flat_text(&v), "create_event\nFriday\n120");
+        assert_eq!(flat_text(&Json::from(v)), "create_event\nFriday\n120");
     }
 }
