@@ -324,7 +324,7 @@ fn carried_out(facts: &Facts<'_>, p: usize) -> Option<usize> {
                 facts
                     .links
                     .producers_of(facts.links.value(u.value))
-                    .binary_search(&p)
+                    .binary_search(&u32::try_from(p).unwrap_or(u32::MAX))
                     .is_ok()
             })
     };

@@ -192,7 +192,8 @@ proptest! {
         for (id, (v, kind)) in r.values.iter().enumerate() {
             prop_assert_eq!(g.value(id), v.as_str());
             prop_assert_eq!(g.value_kind(id), Some(*kind));
-            prop_assert_eq!(g.producers_of(v), r.producers[id].as_slice());
+            let producers: Vec<usize> = g.producers_of(v).iter().map(|&p| p as usize).collect();
+            prop_assert_eq!(producers, r.producers[id].clone());
         }
         for u in g.uses() {
             prop_assert!(g.out_of_step(u.from).any(|o| o == u));

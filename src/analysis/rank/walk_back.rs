@@ -527,7 +527,7 @@ fn blame(facts: &Facts<'_>, x: usize, conversation: bool) -> Blame {
             .producers_of(v)
             .iter()
             .rev()
-            .copied()
+            .map(|&p| p as usize)
             .filter(|&p| p < x)
             .find(|&p| run.steps.get(p).is_some_and(|st| st.kind.is_model()))
     };
@@ -730,7 +730,7 @@ fn content_lines(said: &Mentions) -> Vec<String> {
 /// Where the user first gave `value` before step `x` (a user step, or the task), in words.
 pub(crate) fn user_origin(facts: &Facts<'_>, value: &str, x: usize) -> Option<String> {
     let run = facts.run;
-    let first = facts.links.producers_of(value).first().copied();
+    let first = facts.links.producers_of(value).first().map(|&p| p as usize);
     if let Some(p) = first
         && p < x
         && run.steps.get(p).is_some_and(|s| s.kind == StepKind::User)
