@@ -122,14 +122,14 @@ fn step_text(facts: &Facts<'_>, i: usize) -> String {
                 None => t.push_str(&format!(" -> {}", facts.texts.produced(i))),
             }
         }
-        StepKind::User => t.push_str(facts.texts.produced(i)),
+        StepKind::User => t.push_str(&facts.texts.produced(i)),
         _ => {
             let input = facts.texts.consumed(i);
             if !input.is_empty() && !s.kind.is_model() {
-                t.push_str(input);
+                t.push_str(&input);
                 t.push_str(" -> ");
             }
-            t.push_str(facts.texts.produced(i));
+            t.push_str(&facts.texts.produced(i));
             if let Some(e) = &s.error {
                 t.push_str(&format!(" (error: {e})"));
             }
@@ -324,7 +324,7 @@ fn carried_out(facts: &Facts<'_>, p: usize) -> Option<usize> {
                 facts
                     .links
                     .producers_of(facts.links.value(u.value))
-                    .binary_search(&p)
+                    .binary_search(&u32::try_from(p).unwrap_or(u32::MAX))
                     .is_ok()
             })
     };

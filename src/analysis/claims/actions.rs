@@ -71,7 +71,7 @@ pub fn action_calls(run: &Run, texts: &StepTexts) -> Vec<ActionCall> {
         text.push('\n');
         match &step.error {
             Some(e) => text.push_str(e),
-            None => text.push_str(texts.produced(i)),
+            None => text.push_str(&texts.produced(i)),
         }
         let mut keys = HashSet::new();
         let mut numbers = HashSet::new();
@@ -93,7 +93,7 @@ pub fn action_calls(run: &Run, texts: &StepTexts) -> Vec<ActionCall> {
         {
             match json_of(out) {
                 Some(v) => keyed.extend(records(&v).into_iter().flat_map(|r| r.numbers)),
-                None => loose.extend(numbers_in(texts.produced(i)).into_iter().map(|n| n.0)),
+                None => loose.extend(numbers_in(&texts.produced(i)).into_iter().map(|n| n.0)),
             }
         }
         let name_words = step

@@ -114,10 +114,10 @@ impl EvidenceIndex {
         }
         for (i, step) in run.steps.iter().enumerate() {
             match step.kind {
-                StepKind::User => ix.add_statements(Some(i), texts.produced(i)),
+                StepKind::User => ix.add_statements(Some(i), &texts.produced(i)),
                 StepKind::Retrieval => match &step.documents {
                     Some(docs) if docs.is_empty() => {
-                        ix.add(Some(i), SourceKind::EmptySearch, false, texts.consumed(i));
+                        ix.add(Some(i), SourceKind::EmptySearch, false, &texts.consumed(i));
                     }
                     Some(docs) => {
                         for d in docs {

@@ -60,6 +60,8 @@ fn origins_with(
     let mut acc = vec![(0.0f64, 0usize); claims.len()];
     let mut touched: Vec<usize> = Vec::new();
     let mut filter = IdFilter::new(claims).filter(|_| filtered);
+    // A text of several leaves is joined here, into one buffer for all steps.
+    let mut joined = String::new();
     for (i, step) in run.steps.iter().enumerate() {
         if open == 0 {
             break;
@@ -67,15 +69,16 @@ fn origins_with(
         if !crate::analysis::detect::decides(step) {
             continue;
         }
+        let text = texts.produced_text(i).joined_in(&mut joined);
         if let Some(f) = filter.as_mut()
-            && !f.may_hold(texts.produced(i))
+            && !f.may_hold(text)
         {
             continue;
         }
         // The claims' keys this output held, once each: borrowed from the index, so a word no
         // claim has costs one lookup and no allocation.
         let mut seen: HashSet<&str> = HashSet::new();
-        each_term_except(texts.produced(i), &tool_names, |k, _| {
+        each_term_except(text, &tool_names, |k, _| {
             let Some((&key, list)) = by_key.get_key_value(k) else {
                 return;
             };
@@ -278,9 +281,9 @@ mod tests {
         assert_eq!(found, vec![Some(2), Some(3), None]);
         assert_eq!(found, origins_with(&run, &texts, &claims, false));
         let mut f = IdFilter::new(&claims).expect("every claim names an id");
-        assert!(!f.may_hold(texts.produced(0)));
-        assert!(f.may_hold(texts.produced(1)));
-        assert!(f.may_hold(texts.produced(3)));
+        assert!(!f.may_hold(&texts.produced(0)));
+        assert!(f.may_hold(&texts.produced(1)));
+        assert!(f.may_hold(&texts.produced(3)));
     }
 
     #[test]

@@ -354,7 +354,7 @@ pub fn trace(f: &Facts<'_>) -> Option<AnswerTrace> {
         if matches!(s.kind, StepKind::User | StepKind::System) || s.is_container() {
             continue;
         }
-        for m in matcher.find_overlapping_iter(&norm_words(f.texts.produced(i))) {
+        for m in matcher.find_overlapping_iter(&norm_words(&f.texts.produced(i))) {
             if let Some(slot) = first.get_mut(m.pattern().as_usize())
                 && slot.is_none()
             {

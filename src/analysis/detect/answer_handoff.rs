@@ -124,7 +124,7 @@ fn handoff_out(
         run.steps.get(k).is_some_and(|s| {
             other_agent(s, who)
                 && ac
-                    .find_overlapping_iter(&norm_words(f.texts.produced(k)))
+                    .find_overlapping_iter(&norm_words(&f.texts.produced(k)))
                     .any(|m| m.pattern().as_usize() == mine)
         })
     })

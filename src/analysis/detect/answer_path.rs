@@ -69,7 +69,7 @@ impl Detector for AnswerPath {
                 .because(format!(
                     "it is the agent's last action before {} committed the final answer: {}",
                     step(run, m),
-                    quote(&short(f.texts.produced(b), 120))
+                    quote(&short(&f.texts.produced(b), 120))
                 ))
                 .because(
                     "listed as the decision the failed answer rested on; no rule found a fault in it"
@@ -90,7 +90,7 @@ impl Detector for AnswerPath {
                 .because(format!(
                     "it is the plan in force when {} committed the final answer: {}",
                     step(run, m),
-                    quote(&short(f.texts.produced(p), 120))
+                    quote(&short(&f.texts.produced(p), 120))
                 ))
                 .because(
                     "listed as the plan the failed answer came from; no rule found a fault in it"
@@ -114,7 +114,7 @@ fn is_plan(f: &Facts<'_>, k: usize) -> bool {
         tail.split(|c: char| !c.is_alphanumeric())
             .any(|w| w.eq_ignore_ascii_case("plan"))
     });
-    asks && clip(f.texts.produced(k), PLAN_HEAD_BYTES)
+    asks && clip(&f.texts.produced(k), PLAN_HEAD_BYTES)
         .lines()
         .filter(|l| opens_step(l))
         .nth(1)

@@ -59,7 +59,8 @@ impl Detector for BlockedPage {
             if !reads || s.failed() || !f.marks().may_hold(i, List::Block) {
                 continue;
             }
-            let head = clip(f.texts.produced(i), HEAD_BYTES);
+            let text = f.texts.produced(i);
+            let head = clip(&text, HEAD_BYTES);
             let Some(phrase) = BLOCKS.find_any_case(head) else {
                 continue;
             };

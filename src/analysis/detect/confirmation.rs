@@ -77,8 +77,8 @@ impl Detector for UnconfirmedAction {
             if !judged.insert(u) {
                 continue;
             }
-            let user_said = u.map(|u| f.texts.produced(u)).unwrap_or("");
-            let yes = YES.find_any_case(user_said);
+            let user_said = u.map(|u| f.texts.produced(u)).unwrap_or_default();
+            let yes = YES.find_any_case(&user_said);
             if yes.is_some() && u.is_some_and(|u| asked_before(f, u)) {
                 continue;
             }
@@ -87,12 +87,12 @@ impl Detector for UnconfirmedAction {
                 (Some(u), None) => format!(
                     "the user's last message before it, at {}, does not say yes: {}",
                     step(run, u),
-                    quote(user_said)
+                    quote(&user_said)
                 ),
                 (Some(u), Some(_)) => format!(
                     "the user's last message before it, at {}, agrees ({}), but no message of the agent since the user spoke before asked them to confirm a change",
                     step(run, u),
-                    quote(user_said)
+                    quote(&user_said)
                 ),
             };
             let mut fi = Finding::new(

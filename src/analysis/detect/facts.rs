@@ -400,6 +400,8 @@ fn callers(run: &Run, texts: &StepTexts) -> Slots {
     let mut last_mention: Vec<Option<usize>> = vec![None; names.len()];
     let mut last_model: Option<usize> = None;
     let mut out = Slots::with_capacity(run.steps.len());
+    // A text of several leaves is joined here, into one buffer for all steps.
+    let mut joined = String::new();
     for (i, s) in run.steps.iter().enumerate() {
         let mut caller = None;
         if let Some(c) = &s.tool {
@@ -412,7 +414,7 @@ fn callers(run: &Run, texts: &StepTexts) -> Slots {
         if decides(s) {
             last_model = Some(i);
             if let Some(ac) = &ac {
-                let text = texts.produced(i);
+                let text = texts.produced_text(i).joined_in(&mut joined);
                 for m in ac.find_iter(text) {
                     let glued =
                         |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');

@@ -97,7 +97,7 @@ pub fn commit(f: &Facts<'_>) -> Option<(usize, usize)> {
         .iter()
         .rev()
         .copied()
-        .find(|&i| holds(f.texts.consumed(i)))
+        .find(|&i| holds(&f.texts.consumed(i)))
         .or_else(|| calls.last().copied());
     call.and_then(|c| f.caller(c).map(|m| (m, c)))
 }

@@ -221,13 +221,15 @@ impl Detector for UngroundedNumber {
         let mut seen = Seen::default();
         let mut out = Vec::new();
         let mut budget = MAX_CHECKED_PER_RUN;
+        // A text of several leaves is joined here, into one buffer for all steps.
+        let mut joined = String::new();
         for (i, s) in run.steps.iter().enumerate() {
             if budget == 0 {
                 break;
             }
             if !decides(s) {
                 if s.kind != StepKind::Tool || !s.failed() {
-                    seen.add(f.texts.produced(i));
+                    seen.add(f.texts.produced_text(i).joined_in(&mut joined));
                 }
                 continue;
             }
@@ -243,7 +245,7 @@ impl Detector for UngroundedNumber {
                 }
             }
             for &t in calls.get(i).map(Vec::as_slice).unwrap_or_default() {
-                for (shown, x) in numbers(f.texts.consumed(t)).into_iter().take(MAX_CHECKED) {
+                for (shown, x) in numbers(&f.texts.consumed(t)).into_iter().take(MAX_CHECKED) {
                     budget = budget.saturating_sub(1);
                     if bad.len() < MAX_CHECKED
                         && !seen.grounds(x)
@@ -256,7 +258,7 @@ impl Detector for UngroundedNumber {
             // What it says or passes on grounds what it says later.
             seen.add(text);
             for &t in calls.get(i).map(Vec::as_slice).unwrap_or_default() {
-                seen.add(f.texts.consumed(t));
+                seen.add(&f.texts.consumed(t));
             }
             if bad.is_empty() {
                 continue;

@@ -159,7 +159,7 @@ impl Detector for Loops {
                 )
                 .because(format!(
                     "{what} was called {count} times with identical arguments {}: {list}; the agent did not change course",
-                    short(f.texts.consumed(at), 80)
+                    short(&f.texts.consumed(at), 80)
                 )),
             );
         }

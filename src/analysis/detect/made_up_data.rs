@@ -83,6 +83,8 @@ impl Detector for MadeUpData {
             .collect();
         let mut strong: Option<(usize, &str)> = None;
         let mut weak: Option<(usize, &str)> = None;
+        // A text of several leaves is joined here, into one buffer for all steps.
+        let mut joined = String::new();
         for (i, s) in run.steps.iter().enumerate() {
             if strong.is_some() {
                 break;
@@ -90,7 +92,7 @@ impl Detector for MadeUpData {
             if !super::decides(s) {
                 continue;
             }
-            let text = f.texts.produced(i);
+            let text = f.texts.produced_text(i).joined_in(&mut joined);
             if let Some(p) = said(text, &made_up) {
                 strong = Some((i, p));
             } else if weak.is_none()

@@ -96,13 +96,15 @@ pub struct Marks(Vec<u8>);
 impl Marks {
     /// Scans every step that returns something a detector reads.
     pub fn scan(run: &Run, texts: &StepTexts) -> Marks {
+        // A text of several leaves is joined here, into one buffer for all steps.
+        let mut joined = String::new();
         Marks(
             run.steps
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
                     if scanned(s) {
-                        marks_of(texts.produced(i))
+                        marks_of(texts.produced_text(i).joined_in(&mut joined))
                     } else {
                         0
                     }

@@ -113,7 +113,7 @@ impl Detector for ProgressStall {
                 )
                 .because(format!(
                     "it asked {who}: {}",
-                    quote(&short(f.texts.produced(k), 120))
+                    quote(&short(&f.texts.produced(k), 120))
                 ))
                 .because(format!(
                     "{who} acted on it at {}, where the team got stuck; {} is the first review that says {verdict}",

@@ -122,10 +122,10 @@ impl Detector for PromptInjection {
                 continue;
             }
             let text = f.texts.produced(i);
-            if !may_match(text) {
+            if !may_match(&text) {
                 continue;
             }
-            let Some(m) = re.find(text) else { continue };
+            let Some(m) = re.find(&text) else { continue };
             let order = short(m.as_str(), 100);
             let mut fi = Finding::new(
                 i,
@@ -140,7 +140,7 @@ impl Detector for PromptInjection {
                 s.kind.as_str(),
                 step(run, i)
             ));
-            let used = tokens(text)
+            let used = tokens(&text)
                 .filter(|t| t.class.is_address() && !task.contains(t.text))
                 .find_map(|t| only_here_then_called(f, i, t.text).map(|to| (t.text, to)));
             if let Some((addr, to)) = used {
@@ -166,18 +166,16 @@ const MAX_PRODUCERS: usize = 1_000;
 /// used it: that call's position.
 fn only_here_then_called(f: &Facts<'_>, i: usize, addr: &str) -> Option<usize> {
     let run = f.run;
-    let producers = f.links.producers_of(addr);
-    let other_source = producers
-        .iter()
-        .any(|&p| p != i && run.steps.get(p).is_some_and(|s| !s.kind.is_model()));
-    if other_source || !producers.contains(&i) {
+    let producers = || f.links.producers_of(addr).iter().map(|&p| p as usize);
+    let other_source =
+        producers().any(|p| p != i && run.steps.get(p).is_some_and(|s| !s.kind.is_model()));
+    if other_source || !producers().any(|p| p == i) {
         return None;
     }
-    producers
-        .iter()
-        .filter(|&&p| p >= i)
+    producers()
+        .filter(|&p| p >= i)
         .take(MAX_PRODUCERS)
-        .find_map(|&p| {
+        .find_map(|p| {
             f.links
                 .out_of_step(p)
                 .find(|u| {

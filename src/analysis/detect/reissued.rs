@@ -50,7 +50,7 @@ impl Detector for ReissuedInstruction {
         let mut out = Vec::new();
         for (i, s) in run.steps.iter().enumerate() {
             if let Some(to) = addressee(s).filter(|_| decides(s)) {
-                let words: HashSet<String> = terms(f.texts.produced(i))
+                let words: HashSet<String> = terms(&f.texts.produced(i))
                     .into_iter()
                     .map(|t| t.key)
                     .collect();
@@ -73,18 +73,18 @@ impl Detector for ReissuedInstruction {
                             .because(format!(
                                 "{} asked it: {}",
                                 step(run, p.at),
-                                quote(f.texts.produced(p.at))
+                                quote(&f.texts.produced(p.at))
                             ))
                             .because(format!(
                                 "it answered at {}: {}",
                                 step(run, k),
-                                quote(&short(f.texts.produced(k), 120))
+                                quote(&short(&f.texts.produced(k), 120))
                             ))
                             .because(format!(
                                 "{} asked again, repeating {shared} of the {} words of the first request: {}",
                                 step(run, i),
                                 p.words.len(),
-                                quote(f.texts.produced(i))
+                                quote(&f.texts.produced(i))
                             )),
                         );
                         // The first time the coordinator had to ask again is the one to

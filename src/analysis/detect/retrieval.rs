@@ -36,7 +36,7 @@ impl Detector for RetrievalQuality {
             if !docs.is_empty() && !docs.iter().any(|d| d.outdated) {
                 continue;
             }
-            let query = short(f.texts.consumed(i), 80);
+            let query = short(&f.texts.consumed(i), 80);
             if docs.is_empty() {
                 let mut fi = Finding::new(
                     i,

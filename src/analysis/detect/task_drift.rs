@@ -53,7 +53,7 @@ impl Detector for TaskDrift {
         else {
             return Vec::new();
         };
-        let brief: HashSet<String> = terms(f.texts.produced(i))
+        let brief: HashSet<String> = terms(&f.texts.produced(i))
             .into_iter()
             .map(|t| t.key)
             .collect();
@@ -82,7 +82,7 @@ impl Detector for TaskDrift {
             .because(format!(
                 "the task: {}; the brief begins {}",
                 quote(task),
-                quote(&short(f.texts.produced(i), 200))
+                quote(&short(&f.texts.produced(i), 200))
             )),
         ]
     }

@@ -178,9 +178,9 @@ impl Detector for WrongTool {
             if request.as_ref().is_none_or(|(u, _)| *u != user) {
                 let text = match user {
                     Some(u) => f.texts.produced(u),
-                    None => run.task.as_deref().unwrap_or_default(),
+                    None => run.task.as_deref().unwrap_or_default().into(),
                 };
-                request = Some((user, request_words(text)));
+                request = Some((user, request_words(&text)));
             }
             // A long request (a whole task for many steps) is served by many calls, each doing
             // a part of it: its words say nothing about which tool one call should use.
@@ -189,7 +189,7 @@ impl Detector for WrongTool {
             };
             // The call's own words the request lacks: with the request, the words compared.
             let mut own: HashSet<String> = HashSet::new();
-            each_term(f.texts.consumed(i), |k, _| {
+            each_term(&f.texts.consumed(i), |k, _| {
                 if !request.contains(k) && !own.contains(k) {
                     own.insert(k.to_owned());
                 }

@@ -78,6 +78,10 @@ pub(super) struct Index<'t> {
     /// Once finished: a bit set, by the hash of a word, of the first words of the anchors of
     /// two words (a scanned word whose bit is clear starts no such anchor).
     pair_heads: Vec<u64>,
+    /// Once finished: a bit set, by hash, of the anchors' texts (a scanned word or pair whose
+    /// bit is clear is no anchor, and is not looked up in `anchors`: most words of a text are
+    /// none, and the set is small enough to stay in cache where the table is not).
+    anchor_bits: Vec<u64>,
     hasher: DefaultHashBuilder,
     /// Scratch: the words of the value or text at hand.
     words: Vec<(usize, usize)>,
@@ -114,6 +118,7 @@ impl<'t> Index<'t> {
             loose: Vec::new(),
             loose_window: LOOSE_WINDOW,
             pair_heads: Vec::new(),
+            anchor_bits: Vec::new(),
             hasher: DefaultHashBuilder::default(),
             words: Vec::new(),
             candidates: Vec::new(),
@@ -333,6 +338,11 @@ impl<'t> Index<'t> {
             .collect();
         self.loose.sort_unstable();
         self.pair_heads = self.pair_heads();
+        let mut bits = vec![0u64; bit_set_words(self.anchor_keys.len())];
+        for &h in &self.anchor_hashes {
+            set_bit(&mut bits, h);
+        }
+        self.anchor_bits = bits;
         self.placed = Vec::new();
         self.anchor_load = Vec::new();
         self.value_hashes = Vec::new();
@@ -351,17 +361,12 @@ impl<'t> Index<'t> {
         self.filed = Vec::new();
         self.loose = Vec::new();
         self.pair_heads = Vec::new();
+        self.anchor_bits = Vec::new();
     }
 
-    /// The bit set of [`Index::pair_heads`]: a power of two of bits, at least 8 per anchor.
+    /// The bit set of [`Index::pair_heads`].
     fn pair_heads(&self) -> Vec<u64> {
-        let bits = self
-            .anchor_keys
-            .len()
-            .saturating_mul(8)
-            .next_power_of_two()
-            .max(64);
-        let mut set = vec![0u64; bits / 64];
+        let mut set = vec![0u64; bit_set_words(self.anchor_keys.len())];
         for &key in &self.anchor_keys {
             let head = first_word(key);
             if head.len() < key.len() {
@@ -374,6 +379,11 @@ impl<'t> Index<'t> {
     /// True when some anchor of two words may start with the word whose hash is `h`.
     fn may_head_pair(&self, h: u64) -> bool {
         has_bit(&self.pair_heads, h)
+    }
+
+    /// True when the text whose hash is `h` may be an anchor.
+    fn may_be_anchor(&self, h: u64) -> bool {
+        has_bit(&self.anchor_bits, h)
     }
 }
 
@@ -426,6 +436,12 @@ fn first_word(key: &str) -> &str {
         i += len;
     }
     key.get(..i).unwrap_or(key)
+}
+
+/// Words of 64 bits of a bit set for `items` items: a power of two of bits, at least 8 per
+/// item.
+fn bit_set_words(items: usize) -> usize {
+    items.saturating_mul(8).next_power_of_two().max(64) / 64
 }
 
 fn set_bit(set: &mut [u64], h: u64) {

@@ -20,7 +20,10 @@ mod values;
 pub use index::{LINK_CHECKS_PER_BYTE, LINK_MIN_CHECKS};
 pub use texts::{StepTexts, flat_text, flat_text_into};
 pub use values::ValueKind;
-pub(crate) use values::{link_values, number_value};
+#[cfg(test)]
+use values::link_values;
+use values::link_values_in;
+pub(crate) use values::number_value;
 
 use crate::analysis::model::Run;
 use crate::analysis::progress::Progress;
@@ -43,6 +46,8 @@ struct Scan {
     words: Vec<(usize, usize)>,
     hits: Vec<index::Hit>,
     seen: HashSet<u32>,
+    /// The text at hand joined, when it has several leaves.
+    text: String,
 }
 
 /// Steps whose values are found together before they are added to the index (bounds the
@@ -66,7 +71,7 @@ impl<'a> Found<'a> {
         let mut values = Vec::new();
         let mut ends = Vec::with_capacity(steps.len());
         for p in steps {
-            link_values(texts.produced(p), |v, kind| {
+            link_values_in(texts.produced_text(p).leaves(), |v, kind| {
                 values.push((v, kind, hasher.hash_one(v.as_bytes())));
                 true
             });
@@ -104,7 +109,7 @@ pub struct LinkGraph<'t> {
     /// `producers[producers_start[v]..producers_start[v + 1]]` are the steps whose output holds
     /// value `v`, in order.
     producers_start: Vec<u32>,
-    producers: Vec<usize>,
+    producers: Vec<u32>,
     /// Every use, grouped by consumer in step order.
     uses: Vec<Use>,
     /// `uses[into_start[j]..into_start[j + 1]]` are the uses into step `j`.
@@ -223,11 +228,11 @@ impl<'t> LinkGraph<'t> {
         }
         let producers_start = starts(counts.into_iter());
         let mut fill: Vec<u32> = producers_start.clone();
-        let mut producers = vec![0usize; produced.len()];
+        let mut producers = vec![0u32; produced.len()];
         for &(v, s) in &produced {
             if let Some(at) = fill.get_mut(v as usize) {
                 if let Some(slot) = producers.get_mut(*at as usize) {
-                    *slot = s as usize;
+                    *slot = s;
                 }
                 *at += 1;
             }
@@ -255,8 +260,8 @@ impl<'t> LinkGraph<'t> {
                 let mut uses = Vec::new();
                 let mut ends = Vec::with_capacity(steps.len());
                 for j in steps {
-                    g.index
-                        .scan(texts.consumed(j), &mut scan.words, &mut scan.hits);
+                    let text = texts.consumed_text(j).joined_in(&mut scan.text);
+                    g.index.scan(text, &mut scan.words, &mut scan.hits);
                     progress.add(1);
                     g.uses_into(j, &scan.hits, &mut scan.seen, &mut uses);
                     ends.push(u32::try_from(uses.len()).unwrap_or(u32::MAX));
@@ -309,12 +314,12 @@ impl<'t> LinkGraph<'t> {
             }
             let id = h.value as usize;
             let prods = self.producers_of_id(id);
-            let before = prods.partition_point(|&p| p < j);
+            let before = prods.partition_point(|&p| (p as usize) < j);
             let Some(&from) = before.checked_sub(1).and_then(|k| prods.get(k)) else {
                 continue;
             };
             out.push(Use {
-                from,
+                from: from as usize,
                 to: j,
                 value: id,
             });
@@ -324,7 +329,7 @@ impl<'t> LinkGraph<'t> {
         }
     }
 
-    fn producers_of_id(&self, id: usize) -> &[usize] {
+    fn producers_of_id(&self, id: usize) -> &[u32] {
         slice_of(&self.producers, &self.producers_start, id)
     }
 
@@ -355,8 +360,9 @@ impl<'t> LinkGraph<'t> {
         self.index.kind(id)
     }
 
-    /// The steps whose output holds this value, in order (empty when no step produced it).
-    pub fn producers_of(&self, value: &str) -> &[usize] {
+    /// The steps whose output holds this value, in order (empty when no step produced it), as
+    /// `u32` (a run has fewer steps; half the memory of `usize` positions, issue 11).
+    pub fn producers_of(&self, value: &str) -> &[u32] {
         self.index
             .find(value)
             .map_or(&[], |id| self.producers_of_id(id))
@@ -442,8 +448,17 @@ mod tests {
         for u in g.uses() {
             let v = g.value(u.value);
             // kept as found in the text of its first producer
-            let first = g.producers_of(v).first().copied().unwrap_or(usize::MAX);
-            assert!(lies_in(v, texts.produced(first)), "{v} is a copy");
+            let first = g
+                .producers_of(v)
+                .first()
+                .map_or(usize::MAX, |&p| p as usize);
+            assert!(
+                texts
+                    .produced_text(first)
+                    .leaves()
+                    .any(|leaf| lies_in(v, leaf)),
+                "{v} is a copy"
+            );
         }
         // Found by text once the scan tables are freed; an unknown text is no value.
         assert_eq!(g.producers_of("ORD-88812"), &[0, 1]);

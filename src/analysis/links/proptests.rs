@@ -6,7 +6,7 @@
 //! find exactly the same uses.
 
 use super::index::at_boundaries;
-use super::{LinkGraph, StepTexts, Use, ValueKind, link_values};
+use super::{LinkGraph, StepTexts, Use, ValueKind, link_values, link_values_in};
 use crate::analysis::model::{Run, RunStatus, Step, StepKind};
 use crate::analysis::rank::params::{
     LINK_MAX_PER_STEP, LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
@@ -28,7 +28,7 @@ fn reference(texts: &StepTexts) -> Reference {
     for p in 0..texts.len() {
         let (mut atoms, mut sentences) = (0, 0);
         let mut here: Vec<usize> = Vec::new();
-        link_values(texts.produced(p), |v, kind| {
+        link_values(&texts.produced(p), |v, kind| {
             let sentence = kind == ValueKind::Sentence;
             let full = if sentence {
                 sentences >= LINK_MAX_SENTENCES_PER_STEP
@@ -64,7 +64,7 @@ fn reference(texts: &StepTexts) -> Reference {
             for start in (0..=text.len()).filter(|&s| text.is_char_boundary(s)) {
                 let end = start + v.len();
                 if text.get(start..end) == Some(v.as_str())
-                    && (*kind == ValueKind::Sentence || at_boundaries(text, start, end))
+                    && (*kind == ValueKind::Sentence || at_boundaries(&text, start, end))
                 {
                     hits.push((end, v.len(), id));
                 }
@@ -141,15 +141,35 @@ fn text() -> impl Strategy<Value = String> {
     })
 }
 
-fn run_of(steps: &[(String, String)]) -> Run {
+/// A step's input or output: one string, or an object of strings and numbers (a text of
+/// several leaves, read as the leaves joined by newlines).
+fn payload() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        3 => text().prop_map(Value::String),
+        1 => prop_oneof![Just(1042u64), Just(1200), Just(6), Just(2026), Just(12000)]
+            .prop_map(Value::from),
+    ];
+    prop_oneof![
+        text().prop_map(Value::String),
+        prop::collection::vec(leaf, 0..4).prop_map(|leaves| {
+            let mut o = serde_json::Map::new();
+            for (k, v) in leaves.into_iter().enumerate() {
+                o.insert(format!("k{k}"), v);
+            }
+            Value::Object(o)
+        }),
+    ]
+}
+
+fn run_of(steps: &[(Value, Value)]) -> Run {
     let mut run = Run::new("prop", RunStatus::Failed);
     for (k, (input, output)) in steps.iter().enumerate() {
         let mut s = Step::new(format!("s{k}"), StepKind::Llm);
-        if !input.is_empty() {
-            s.input = Some(Value::String(input.clone()).into());
+        if input != &Value::String(String::new()) {
+            s.input = Some(input.clone().into());
         }
-        if !output.is_empty() {
-            s.output = Some(Value::String(output.clone()).into());
+        if output != &Value::String(String::new()) {
+            s.output = Some(output.clone().into());
         }
         run.steps.push(s);
     }
@@ -162,7 +182,7 @@ proptest! {
 
     #[test]
     fn the_index_finds_exactly_the_uses_of_the_reference(
-        steps in prop::collection::vec((text(), text()), 1..8)
+        steps in prop::collection::vec((payload(), payload()), 1..8)
     ) {
         let run = run_of(&steps);
         let texts = StepTexts::build(&run);
@@ -172,11 +192,31 @@ proptest! {
         for (id, (v, kind)) in r.values.iter().enumerate() {
             prop_assert_eq!(g.value(id), v.as_str());
             prop_assert_eq!(g.value_kind(id), Some(*kind));
-            prop_assert_eq!(g.producers_of(v), r.producers[id].as_slice());
+            let producers: Vec<usize> = g.producers_of(v).iter().map(|&p| p as usize).collect();
+            prop_assert_eq!(producers, r.producers[id].clone());
         }
         for u in g.uses() {
             prop_assert!(g.out_of_step(u.from).any(|o| o == u));
             prop_assert!(g.into_step(u.to).contains(u));
         }
+    }
+
+    #[test]
+    fn values_read_leaf_by_leaf_are_the_values_of_the_joined_text(
+        leaves in prop::collection::vec(text(), 0..5)
+    ) {
+        let joined = leaves.join("\n");
+        let mut want: Vec<(String, ValueKind)> = Vec::new();
+        link_values(&joined, |v, k| {
+            want.push((v.to_owned(), k));
+            true
+        });
+        let mut got: Vec<(String, ValueKind)> = Vec::new();
+        link_values_in(leaves.iter().map(String::as_str), |v, k| {
+            assert!(!v.contains('\n'), "{v}");
+            got.push((v.to_owned(), k));
+            true
+        });
+        prop_assert_eq!(got, want);
     }
 }

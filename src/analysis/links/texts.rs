@@ -2,34 +2,123 @@
 //!
 //! A JSON value becomes its string and number leaves, one per line (keys and punctuation left
 //! out, so a value reads the same whether it sat in a string or in JSON). Each text is capped at
-//! [`LINK_SCAN_BYTES`], so a giant field costs one pass and no more. Pure; no I/O.
+//! [`LINK_SCAN_BYTES`] (the newlines between its leaves counted), so a giant field costs one
+//! pass and no more. Pure; no I/O.
+//!
+//! A text is kept as its leaves, never joined (issue 11: no second copy of the run's text): a
+//! leaf is a string of the run, borrowed, or a number written out into one shared buffer. The
+//! links read a text leaf by leaf; no token, value or sentence crosses the newline between two
+//! leaves, so a leaf's end reads as that newline does. A reader that needs the text as one
+//! string gets it joined on demand ([`StepTexts::produced`]).
 
 use super::tokens::clip;
 use crate::analysis::model::{Json, Run, Step, StepKind};
 use crate::analysis::rank::params::LINK_SCAN_BYTES;
+use std::borrow::Cow;
 
-/// The produced and consumed text of every step, by position. A text that is one string of the
-/// run (a message, a one-field argument object) is borrowed from the run; only a text joined
-/// from several leaves is a copy (issue 11: no second copy of the run's text where none is
-/// needed), kept in a few large buffers rather than one allocation per text.
+/// The produced and consumed text of every step, by position, each as a run of leaves.
 #[derive(Clone, Debug, Default)]
 pub struct StepTexts<'a> {
-    produced: Vec<Text<'a>>,
-    consumed: Vec<Text<'a>>,
-    /// The joined texts, back to back.
-    joined: Vec<String>,
+    produced: Vec<Span>,
+    consumed: Vec<Span>,
+    /// The leaves of all texts, text after text.
+    leaves: Vec<Leaf<'a>>,
+    /// The number leaves written out, back to back.
+    numbers: String,
 }
 
-/// One step's text: a string of the run, or leaves joined into a buffer of [`StepTexts`].
-#[derive(Clone, Debug)]
-enum Text<'a> {
-    Borrowed(&'a str),
-    Joined { buffer: u32, start: u32, len: u32 },
+/// One text: `leaves[start..start + len]` of [`StepTexts`].
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    start: u32,
+    len: u32,
 }
 
-/// Bytes of one buffer of joined texts. A joined text is at most [`LINK_SCAN_BYTES`] long and
-/// starts a new buffer when the current one has less room than that, so a buffer never grows.
-const JOINED_BUFFER_BYTES: usize = 1 << 20;
+/// One leaf of a text: a string of the run (clipped to the text's cap), or a number leaf written
+/// out as `numbers[start..start + len]` of [`StepTexts`].
+#[derive(Clone, Copy, Debug)]
+enum Leaf<'a> {
+    Run(&'a str),
+    Number { start: u32, len: u32 },
+}
+
+/// A step's text as its leaves; read as the leaves joined by newlines.
+#[derive(Clone, Copy, Debug)]
+pub struct Text<'s> {
+    leaves: &'s [Leaf<'s>],
+    numbers: &'s str,
+}
+
+impl<'s> Text<'s> {
+    /// The text without leaves.
+    const EMPTY: Text<'static> = Text {
+        leaves: &[],
+        numbers: "",
+    };
+
+    fn leaf(&self, l: &Leaf<'s>) -> &'s str {
+        match *l {
+            Leaf::Run(s) => s,
+            Leaf::Number { start, len } => self
+                .numbers
+                .get(start as usize..start as usize + len as usize)
+                .unwrap_or(""),
+        }
+    }
+
+    /// The leaves, in order.
+    pub fn leaves(self) -> impl DoubleEndedIterator<Item = &'s str> + Clone + 's {
+        self.leaves.iter().map(move |l| self.leaf(l))
+    }
+
+    /// Bytes of the joined text (the leaves and a newline between each two).
+    pub fn len(self) -> usize {
+        self.leaves().map(str::len).sum::<usize>() + self.leaves.len().saturating_sub(1)
+    }
+
+    /// True for a text without leaves.
+    pub fn is_empty(self) -> bool {
+        self.leaves.is_empty()
+    }
+
+    /// The text as one string: borrowed when it is one leaf, else joined.
+    pub fn join(self) -> Cow<'s, str> {
+        match self.leaves {
+            [] => Cow::Borrowed(""),
+            [one] => Cow::Borrowed(self.leaf(one)),
+            _ => {
+                let mut out = String::with_capacity(self.len());
+                self.join_into(&mut out);
+                Cow::Owned(out)
+            }
+        }
+    }
+
+    /// The text as one string, joined into `buf` (reused) when it has several leaves.
+    pub fn joined_in<'b>(self, buf: &'b mut String) -> &'b str
+    where
+        's: 'b,
+    {
+        match self.leaves {
+            [] => "",
+            [one] => self.leaf(one),
+            _ => {
+                buf.clear();
+                self.join_into(buf);
+                buf
+            }
+        }
+    }
+
+    fn join_into(self, out: &mut String) {
+        for (k, leaf) in self.leaves().enumerate() {
+            if k > 0 {
+                out.push('\n');
+            }
+            out.push_str(leaf);
+        }
+    }
+}
 
 impl<'a> StepTexts<'a> {
     /// Builds both texts for every step of `run`.
@@ -57,34 +146,50 @@ impl<'a> StepTexts<'a> {
             consumed_text(run, step, &mut t);
             consumed.push(t.finish());
         }
+        b.leaves.shrink_to_fit();
+        b.numbers.shrink_to_fit();
         StepTexts {
             produced,
             consumed,
-            joined: b.buffers,
+            leaves: b.leaves,
+            numbers: b.numbers,
         }
     }
 
-    fn text(&self, t: &Text<'a>) -> &str {
-        match *t {
-            Text::Borrowed(s) => s,
-            Text::Joined { buffer, start, len } => self
-                .joined
-                .get(buffer as usize)
-                .and_then(|b| b.get(start as usize..start as usize + len as usize))
-                .unwrap_or(""),
+    fn text(&self, span: Option<&Span>) -> Text<'_> {
+        let Some(&Span { start, len }) = span else {
+            return Text::EMPTY;
+        };
+        Text {
+            leaves: self
+                .leaves
+                .get(start as usize..start as usize + len as usize)
+                .unwrap_or_default(),
+            numbers: &self.numbers,
         }
+    }
+
+    /// What step `i` produced, as its leaves.
+    pub fn produced_text(&self, i: usize) -> Text<'_> {
+        self.text(self.produced.get(i))
+    }
+
+    /// What step `i` consumed, as its leaves.
+    pub fn consumed_text(&self, i: usize) -> Text<'_> {
+        self.text(self.consumed.get(i))
     }
 
     /// What step `i` produced: its output, documents, memory read, user message, the units it
-    /// produced.
-    pub fn produced(&self, i: usize) -> &str {
-        self.produced.get(i).map_or("", |t| self.text(t))
+    /// produced (joined when it is several leaves: a reader that scans many steps should read
+    /// [`StepTexts::produced_text`] or join into a buffer it reuses).
+    pub fn produced(&self, i: usize) -> Cow<'_, str> {
+        self.produced_text(i).join()
     }
 
     /// What step `i` consumed: its input, tool arguments, memory key and written value, and the
-    /// text of the units sent to the model.
-    pub fn consumed(&self, i: usize) -> &str {
-        self.consumed.get(i).map_or("", |t| self.text(t))
+    /// text of the units sent to the model (joined as [`StepTexts::produced`] is).
+    pub fn consumed(&self, i: usize) -> Cow<'_, str> {
+        self.consumed_text(i).join()
     }
 
     /// Number of steps.
@@ -109,112 +214,90 @@ fn push_line(out: &mut String, s: &str) {
     out.push_str(clip(s, room));
 }
 
-/// [`push_line`] for a text that starts at byte `start` of `out`.
-fn push_line_at(out: &mut String, start: usize, s: &str) {
-    let len = out.len() - start;
-    if len >= LINK_SCAN_BYTES || s.is_empty() {
-        return;
-    }
-    if len > 0 {
-        out.push('\n');
-    }
-    let room = LINK_SCAN_BYTES.saturating_sub(out.len() - start);
-    out.push_str(clip(s, room));
-}
-
-/// What the texts are built with: the buffers of joined texts, and scratch.
+/// What the texts are built with: the leaves, the numbers written out, and scratch.
 #[derive(Default)]
 struct Builder<'a> {
-    buffers: Vec<String>,
+    leaves: Vec<Leaf<'a>>,
+    numbers: String,
     /// The leaves still to read of the JSON value at hand.
     stack: Vec<&'a Json>,
-    /// A number written out.
-    number: String,
 }
 
-/// A text being built line by line, exactly as [`push_line`] builds it, without a copy while it
-/// is one line of the run.
+/// A text being built leaf by leaf, cut exactly where [`push_line`] would cut the leaves
+/// joined: an empty leaf is left out, a newline counts one byte before every leaf but the
+/// first, and the leaf that reaches [`LINK_SCAN_BYTES`] is clipped (to nothing when only its
+/// newline fits).
 struct Lines<'a, 'b> {
-    one: &'a str,
-    /// The lines are joined in the last buffer from `start` on (once a second line came).
-    joined: bool,
+    /// The text's first leaf in `b.leaves`.
     start: usize,
+    /// Bytes of the text joined so far.
+    len: usize,
     b: &'b mut Builder<'a>,
 }
 
 impl<'a, 'b> Lines<'a, 'b> {
     fn new(b: &'b mut Builder<'a>) -> Self {
         Lines {
-            one: "",
-            joined: false,
-            start: 0,
+            start: b.leaves.len(),
+            len: 0,
             b,
         }
     }
 
-    /// A line that lives as long as the run.
+    /// The room left for a leaf of `len` bytes after its newline, or None when it adds no
+    /// leaf.
+    fn room(&mut self, len: usize) -> Option<usize> {
+        if self.len >= LINK_SCAN_BYTES || len == 0 {
+            return None;
+        }
+        if self.len > 0 {
+            self.len += 1;
+        }
+        Some(LINK_SCAN_BYTES.saturating_sub(self.len))
+    }
+
+    /// A leaf that lives as long as the run.
     fn push(&mut self, s: &'a str) {
-        if !self.joined && self.one.is_empty() {
-            self.one = clip(s, LINK_SCAN_BYTES);
-            return;
-        }
-        self.push_copy(s);
-    }
-
-    /// A line made for the moment (a number written out).
-    fn push_copy(&mut self, s: &str) {
-        let buffers = &mut self.b.buffers;
-        if !self.joined {
-            if buffers
-                .last()
-                .is_none_or(|b| b.capacity() - b.len() < LINK_SCAN_BYTES)
-            {
-                buffers.push(String::with_capacity(JOINED_BUFFER_BYTES));
-            }
-            let Some(buf) = buffers.last_mut() else {
-                return;
-            };
-            self.start = buf.len();
-            buf.push_str(self.one);
-            self.joined = true;
-        }
-        if let Some(buf) = buffers.last_mut() {
-            push_line_at(buf, self.start, s);
+        if let Some(room) = self.room(s.len()) {
+            let s = clip(s, room);
+            self.len += s.len();
+            self.b.leaves.push(Leaf::Run(s));
         }
     }
 
-    /// A number leaf.
+    /// A number leaf, written out.
     fn push_number(&mut self, n: &serde_json::Number) {
         use std::fmt::Write;
-        let mut number = std::mem::take(&mut self.b.number);
-        number.clear();
-        let _ = write!(number, "{n}");
-        self.push_copy(&number);
-        self.b.number = number;
+        let numbers = &mut self.b.numbers;
+        let at = numbers.len();
+        let _ = write!(numbers, "{n}");
+        let written = numbers.len() - at;
+        let Some(room) = self.room(written) else {
+            self.b.numbers.truncate(at);
+            return;
+        };
+        let numbers = &mut self.b.numbers;
+        let kept = numbers.get(at..).map_or(0, |s| clip(s, room).len());
+        numbers.truncate(at + kept);
+        self.len += kept;
+        match (u32::try_from(at), u32::try_from(kept)) {
+            (Ok(start), Ok(len)) => self.b.leaves.push(Leaf::Number { start, len }),
+            _ => numbers.truncate(at),
+        }
     }
 
-    fn finish(self) -> Text<'a> {
-        if !self.joined {
-            return Text::Borrowed(self.one);
-        }
-        let buffer = self.b.buffers.len().saturating_sub(1);
-        let end = self.b.buffers.last().map_or(0, String::len);
+    fn finish(self) -> Span {
         match (
-            u32::try_from(buffer),
             u32::try_from(self.start),
-            u32::try_from(end - self.start),
+            u32::try_from(self.b.leaves.len() - self.start),
         ) {
-            (Ok(buffer), Ok(start), Ok(len)) => Text::Joined { buffer, start, len },
-            _ => Text::Borrowed(""),
+            (Ok(start), Ok(len)) => Span { start, len },
+            _ => Span::default(),
         }
     }
 
     fn full(&self) -> bool {
-        if self.joined {
-            self.b.buffers.last().map_or(0, String::len) - self.start >= LINK_SCAN_BYTES
-        } else {
-            self.one.len() >= LINK_SCAN_BYTES
-        }
+        self.len >= LINK_SCAN_BYTES
     }
 }
 
@@ -336,10 +419,10 @@ fn consumed_text<'a>(run: &'a Run, step: &'a Step, out: &mut Lines<'a, '_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
-    fn one_string_is_borrowed_and_joined_texts_read_as_lines() {
+    fn one_string_is_one_leaf_and_texts_read_as_lines() {
         use crate::analysis::testutil::{RunBuilder, doc};
         let long = "x".repeat(LINK_SCAN_BYTES + 10);
         let run = RunBuilder::failed()
@@ -360,35 +443,87 @@ mod tests {
             .build();
         let t = StepTexts::build(&run);
         assert_eq!(t.produced(0), "Refund ORD-1042");
-        assert!(matches!(t.produced[0], Text::Borrowed(_)));
+        assert!(matches!(t.produced(0), Cow::Borrowed(_)));
         assert_eq!(t.produced(1), "look it up\n1200");
-        assert!(matches!(t.produced[1], Text::Joined { .. }));
+        let leaves: Vec<&str> = t.produced_text(1).leaves().collect();
+        assert_eq!(leaves, ["look it up", "1200"]);
+        assert_eq!(t.produced_text(1).len(), 15);
         assert_eq!(t.consumed(2), "ORD-1042");
-        assert!(matches!(t.consumed[2], Text::Borrowed(_)));
+        assert!(matches!(t.consumed(2), Cow::Borrowed(_)));
         assert_eq!(t.produced(2).len(), LINK_SCAN_BYTES);
         assert_eq!(t.produced(3), "d1\nRefunds take 5 days.");
         assert_eq!(t.produced(4), "");
+        assert!(t.produced_text(4).is_empty());
         assert_eq!(t.consumed(3), "policy");
+        assert_eq!(t.produced(9), "");
+        // No leaf is a copy of the run's text but the number written out.
+        assert_eq!(t.numbers, "1200");
+    }
+
+    /// Leaves that are strings and numbers, empty, long, with newlines and characters of
+    /// several bytes: the text is what [`flat_text`] joins, cut at the cap.
+    fn leaf() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        prop_oneof![
+            2 => "[a-c \n\u{e9}\u{4e00}]{0,6}".prop_map(Value::String),
+            1 => (0u64..100_000).prop_map(|n| json!(n)),
+            1 => (-1000.0f64..1000.0).prop_map(|x| json!(x)),
+            3 => (0usize..4, 0usize..3).prop_map(|(k, pad)| {
+                // near the cap, so that the cap falls inside a leaf, on a newline or on a
+                // character of several bytes
+                let mut s = "y".repeat(LINK_SCAN_BYTES / 2 - 2 + k);
+                s.push_str(&"\u{e9}".repeat(pad));
+                Value::String(s)
+            }),
+            1 => Just(Value::Null),
+            1 => Just(json!(true)),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn leaves_join_to_the_flat_text_cut_at_the_cap(
+            parts in proptest::collection::vec(
+                proptest::collection::vec(leaf(), 0..5), 1..5)
+        ) {
+            use crate::analysis::testutil::RunBuilder;
+            let mut b = RunBuilder::failed();
+            let mut want = Vec::new();
+            for (k, p) in parts.iter().enumerate() {
+                let v = Value::Array(p.clone());
+                b = b.llm(&format!("s{k}"), v.clone());
+                want.push(flat_text(&Json::from(v)));
+            }
+            let run = b.build();
+            let t = StepTexts::build(&run);
+            for (k, want) in want.iter().enumerate() {
+                let text = t.produced_text(k);
+                let joined = t.produced(k);
+                proptest::prop_assert_eq!(&*joined, want.as_str());
+                proptest::prop_assert_eq!(text.len(), want.len());
+                let mut buf = String::from("stale");
+                proptest::prop_assert_eq!(text.joined_in(&mut buf), want.as_str());
+            }
+        }
     }
 
     #[test]
-    fn joined_texts_spread_over_several_buffers_read_back_whole() {
+    fn a_leaf_past_the_cap_leaves_only_its_newline() {
         use crate::analysis::testutil::RunBuilder;
-        let mut b = RunBuilder::failed();
-        let mut want = Vec::new();
-        for i in 0..60 {
-            let long = format!("{i}").repeat(20_000 + i * 500);
-            b = b.llm(&format!("s{i}"), json!({"a": long.clone(), "n": 100 + i}));
-            want.push(format!("{}\n{}", clip(&long, LINK_SCAN_BYTES), 100 + i));
-        }
-        let run = b.build();
+        let first = "z".repeat(LINK_SCAN_BYTES - 1);
+        let run = RunBuilder::failed()
+            .llm("s1", json!([first.clone(), "more", 12345]))
+            .llm("s2", json!([first.clone(), 12345, "more"]))
+            .build();
         let t = StepTexts::build(&run);
-        assert!(t.joined.len() > 1, "{} buffers", t.joined.len());
-        for (i, w) in want.iter().enumerate() {
-            let cut = clip(w, LINK_SCAN_BYTES);
-            assert_eq!(t.produced(i), cut, "step {i}");
+        for k in 0..2 {
+            let joined = t.produced(k);
+            assert_eq!(joined.len(), LINK_SCAN_BYTES);
+            assert_eq!(joined, format!("{first}\n"));
+            assert_eq!(t.produced_text(k).leaves().count(), 2);
         }
-        assert!(t.joined.iter().all(|b| b.capacity() == JOINED_BUFFER_BYTES));
+        assert_eq!(t.numbers, "", "a number cut to nothing is not kept");
     }
 
     #[test]

@@ -120,7 +120,40 @@ fn id_counts(s: &str) -> bool {
 
 /// Calls `f` with each link value of `text`, atoms (ids, dates, numbers) first, then
 /// sentences; stops when `f` returns false.
-pub(crate) fn link_values<'a>(text: &'a str, mut f: impl FnMut(&'a str, ValueKind) -> bool) {
+#[cfg(test)]
+pub(crate) fn link_values<'a>(text: &'a str, f: impl FnMut(&'a str, ValueKind) -> bool) {
+    link_values_in(std::iter::once(text), f);
+}
+
+/// [`link_values`] of the text that `leaves` make joined by newlines, read leaf by leaf: no
+/// value holds a newline (a token ends at one, a sentence too, and a span of two tokens holds
+/// none), so each value lies inside one leaf and is given as a span of it, in the order of the
+/// joined text.
+pub(crate) fn link_values_in<'a>(
+    leaves: impl Iterator<Item = &'a str> + Clone,
+    mut f: impl FnMut(&'a str, ValueKind) -> bool,
+) {
+    for text in leaves.clone() {
+        if !atoms(text, &mut f) {
+            return;
+        }
+    }
+    for text in leaves {
+        for s in sentences(text) {
+            let words = tokens(s).take(LINK_SENTENCE_MIN_WORDS).count();
+            if words < LINK_SENTENCE_MIN_WORDS {
+                continue;
+            }
+            let s = cut_at_word(s, LINK_SENTENCE_MAX_BYTES);
+            if !f(s, ValueKind::Sentence) {
+                return;
+            }
+        }
+    }
+}
+
+/// Calls `f` with each atom of `text` (ids, dates, numbers); false once `f` returned false.
+fn atoms<'a>(text: &'a str, f: &mut impl FnMut(&'a str, ValueKind) -> bool) -> bool {
     let mut toks = tokens(text).peekable();
     while let Some(t) = toks.next() {
         let next = toks.peek();
@@ -152,7 +185,7 @@ pub(crate) fn link_values<'a>(text: &'a str, mut f: impl FnMut(&'a str, ValueKin
             }
         };
         if !keep_going {
-            return;
+            return false;
         }
         // "6 November"
         if t.class == TokenClass::Number
@@ -163,19 +196,10 @@ pub(crate) fn link_values<'a>(text: &'a str, mut f: impl FnMut(&'a str, ValueKin
             && let Some(s) = span(text, t.start, m.start + m.text.len())
             && !f(s, ValueKind::Date)
         {
-            return;
+            return false;
         }
     }
-    for s in sentences(text) {
-        let words = tokens(s).take(LINK_SENTENCE_MIN_WORDS).count();
-        if words < LINK_SENTENCE_MIN_WORDS {
-            continue;
-        }
-        let s = cut_at_word(s, LINK_SENTENCE_MAX_BYTES);
-        if !f(s, ValueKind::Sentence) {
-            return;
-        }
-    }
+    true
 }
 
 /// A short span of `text` between two tokens, only when they are separated by one space.

@@ -114,7 +114,8 @@ fn service_failure(facts: &Facts<'_>, top: &SuspectEntry, suspects: &[SuspectEnt
 fn waiting_on(facts: &Facts<'_>) -> Option<String> {
     let run = facts.run;
     let (i, last) = run.steps.iter().enumerate().next_back()?;
-    let text = facts.texts.produced(i).trim();
+    let text = facts.texts.produced(i);
+    let text = text.trim();
     (last.kind.is_model() && text.ends_with('?'))
         .then(|| format!("{} asked the user {}", step_name(run, i), quote(text)))
 }
@@ -131,7 +132,8 @@ fn details_never_matched(facts: &Facts<'_>) -> Option<String> {
         if find_phrase(&clip(err, LINK_SCAN_BYTES).to_lowercase(), NOT_FOUND).is_none() {
             continue;
         }
-        let given = tokens(facts.texts.consumed(i))
+        let consumed = facts.texts.consumed(i);
+        let given = tokens(&consumed)
             .find_map(|t| super::walk_back::user_origin(facts, t.text, i).map(|w| (t.text, w)));
         if given.is_none() {
             continue;
@@ -142,7 +144,7 @@ fn details_never_matched(facts: &Facts<'_>) -> Option<String> {
             !t.failed()
                 && t.tool.as_ref().is_some_and(|c| {
                     c.name == call.name
-                        || tokens(facts.texts.consumed(k))
+                        || tokens(&facts.texts.consumed(k))
                             .any(|tok| super::walk_back::user_origin(facts, tok.text, k).is_some())
                 })
         });

@@ -459,10 +459,13 @@ fn blame(facts: &Facts<'_>, x: usize, conversation: bool) -> Blame {
         .collect();
     // An error that quotes part of the arguments names it too (`name 'reslt' is not defined`),
     // and so does one quoting what the model that issued the call wrote.
-    let caller_text = facts.caller(x).map_or("", |c| facts.texts.produced(c));
+    let caller_text = facts
+        .caller(x)
+        .map(|c| facts.texts.produced(c))
+        .unwrap_or_default();
     for q in quoted_spans(err) {
         if !named.iter().any(|n| n == q)
-            && (contains_words(args_text, q) || contains_words(caller_text, q))
+            && (contains_words(&args_text, q) || contains_words(&caller_text, q))
         {
             named.push(q.to_owned());
         }
@@ -524,14 +527,14 @@ fn blame(facts: &Facts<'_>, x: usize, conversation: bool) -> Blame {
             .producers_of(v)
             .iter()
             .rev()
-            .copied()
+            .map(|&p| p as usize)
             .filter(|&p| p < x)
             .find(|&p| run.steps.get(p).is_some_and(|st| st.kind.is_model()))
     };
     let caller_wrote = |v: &str| {
         facts
             .caller(x)
-            .filter(|&c| contains_words(facts.texts.produced(c), v))
+            .filter(|&c| contains_words(&facts.texts.produced(c), v))
     };
     let from_named = named.iter().find_map(|v| {
         latest_model(v)
@@ -559,7 +562,7 @@ fn blame(facts: &Facts<'_>, x: usize, conversation: bool) -> Blame {
     };
     let wrote_named = named
         .iter()
-        .any(|v| contains_words(facts.texts.produced(m), v));
+        .any(|v| contains_words(&facts.texts.produced(m), v));
     let mut confidence = if wrote_named {
         WALK_BACK_NAMED
     } else {
@@ -570,7 +573,7 @@ fn blame(facts: &Facts<'_>, x: usize, conversation: bool) -> Blame {
     let title = match value {
         Some(v) => {
             let at = step_name(run, x);
-            lines.push(if contains_words(args_text, v) {
+            lines.push(if contains_words(&args_text, v) {
                 format!(
                     "it wrote {}, which reached the arguments of {tool} at {at}",
                     quote(v)
@@ -634,7 +637,7 @@ fn blame(facts: &Facts<'_>, x: usize, conversation: bool) -> Blame {
         // Looking up what the user gave was a fair decision when it matched nothing: the user's
         // details, not the choice, failed.
         if !facts.mutating(x)
-            && contains_words(args_text, v)
+            && contains_words(&args_text, v)
             && find_phrase(&err_lower, NOT_FOUND).is_some()
         {
             // ... and when the agent's next call found something another way, the failed
@@ -727,7 +730,7 @@ fn content_lines(said: &Mentions) -> Vec<String> {
 /// Where the user first gave `value` before step `x` (a user step, or the task), in words.
 pub(crate) fn user_origin(facts: &Facts<'_>, value: &str, x: usize) -> Option<String> {
     let run = facts.run;
-    let first = facts.links.producers_of(value).first().copied();
+    let first = facts.links.producers_of(value).first().map(|&p| p as usize);
     if let Some(p) = first
         && p < x
         && run.steps.get(p).is_some_and(|s| s.kind == StepKind::User)

@@ -74,6 +74,9 @@ impl Index<'_> {
         budget: &mut usize,
         out: &mut Vec<Hit>,
     ) {
+        if !self.may_be_anchor(h) {
+            return;
+        }
         let Some(k) = self.anchor_id_hashed(key, h) else {
             return;
         };
