@@ -41,41 +41,41 @@ pub const SIZES: Sizes = Sizes {
 /// of the whole text. Shows the bytes read up to the steps ([`Stage::Reading`]), then the steps
 /// read ([`Stage::Loading`]).
 pub fn run_from_file(path: &Path, progress: &Progress, sizes: Sizes) -> Option<Streamed> {
-    let mut file = std::fs::File::open(path).ok()?;
+    let file = std::fs::File::open(path).ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() || meta.len() > MAX_RUN_BYTES {
         return None;
     }
     let size = meta.len();
     progress.stage(Stage::Reading, size);
-    let mut split = Splitter::new();
+    let mut reader = Reader {
+        file,
+        split: Splitter::new(),
+        block: vec![0_u8; sizes.block.max(1)],
+        read: 0,
+        size,
+        loading: false,
+        eof: false,
+    };
     let mut taker = Taker::default();
-    let mut block = vec![0_u8; sizes.block.max(1)];
-    let mut read = 0_u64;
+    reader.fill(sizes.batch, progress)?;
     loop {
-        let n = match file.read(&mut block) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return None,
-        };
-        read += n as u64;
-        if read > size {
-            return None;
+        let batch = reader.split.take_whole();
+        if batch.elements.is_empty() && reader.eof {
+            break;
         }
-        split.feed(block.get(..n)?)?;
-        if !taker.loading {
-            if split.in_steps() {
-                progress.stage(Stage::Loading, 0);
-                taker.loading = true;
-            } else {
-                progress.done(read);
-            }
-        }
-        if split.whole_bytes() >= sizes.batch || split.array_done() {
-            taker.take(split.take_whole(), read, size, progress)?;
-        }
+        // the next batch is read and cut while this one is parsed
+        let read = reader.read;
+        let (taken, filled) = rayon::join(
+            || taker.take(batch, read, size, progress),
+            || reader.fill(sizes.batch, progress),
+        );
+        taken?;
+        filled?;
     }
+    let Reader {
+        split, read, block, ..
+    } = reader;
     drop(block);
     if read != size {
         return None;
@@ -119,14 +119,63 @@ impl Taker {
     }
 }
 
+/// The file being read and cut.
+struct Reader {
+    file: std::fs::File,
+    split: Splitter,
+    block: Vec<u8>,
+    /// Bytes read so far, of `size` when the file was opened.
+    read: u64,
+    size: u64,
+    /// The steps have started (the progress counts steps).
+    loading: bool,
+    /// The file has ended.
+    eof: bool,
+}
+
+impl Reader {
+    /// Reads blocks until `batch` bytes of whole elements wait, the array has closed with
+    /// elements waiting, or the file ends; `None` on an I/O error, a file grown past its size,
+    /// or a scan that refuses.
+    fn fill(&mut self, batch: usize, progress: &Progress) -> Option<()> {
+        while !self.eof {
+            let waiting = self.split.whole_bytes();
+            if waiting >= batch || (waiting > 0 && self.split.array_done()) {
+                return Some(());
+            }
+            let n = match self.file.read(&mut self.block) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return None,
+            };
+            self.read += n as u64;
+            if self.read > self.size {
+                return None;
+            }
+            self.split.feed(self.block.get(..n)?)?;
+            if !self.loading {
+                if self.split.in_steps() {
+                    progress.stage(Stage::Loading, 0);
+                    self.loading = true;
+                } else {
+                    progress.done(self.read);
+                }
+            }
+        }
+        Some(())
+    }
+}
+
 /// The steps taken so far, in order.
 #[derive(Default)]
 struct Taker {
     steps: Steps,
     /// The first step that stopped the load; later elements are only checked to be JSON.
     error: Option<RunError>,
-    /// The steps have started (the progress counts steps).
-    loading: bool,
 }
 
 impl Taker {
