@@ -115,9 +115,14 @@ fn pack(word: &str) -> Option<u64> {
     if bytes.len() > MAX_STOP_WORD_BYTES {
         return None;
     }
-    let mut buf = [0u8; MAX_STOP_WORD_BYTES];
-    buf.get_mut(..bytes.len())?.copy_from_slice(bytes);
-    Some(u64::from_le_bytes(buf))
+    // Shifted into a register byte by byte: copying into a buffer and reading it back as one
+    // number stalled on every token.
+    Some(
+        bytes
+            .iter()
+            .rev()
+            .fold(0u64, |k, &b| (k << 8) | u64::from(b)),
+    )
 }
 
 /// Slots of the stop-word table (a power of two, several times the words, so a look-up mostly
@@ -362,11 +367,39 @@ fn token_trigrams(t: &str, padded: &mut String, bounds: &mut Vec<usize>, out: &m
 
 /// [`tokens_of`] for an ASCII lowercased text: runs of ASCII letters and digits.
 fn ascii_tokens(lower: &str) -> impl Iterator<Item = &str> {
-    lower
-        .split(|c: char| !c.is_ascii_alphanumeric())
+    AsciiRuns { text: lower, at: 0 }
         .filter(|p| p.len() >= MIN_ASCII_TOKEN_CHARS)
         .filter(|p| !is_stop_word(p))
         .map(fold_plural)
+}
+
+/// The runs of ASCII letters and digits of a text, found byte by byte (the pieces
+/// `split(|c: char| !c.is_ascii_alphanumeric())` gives, without the empty ones).
+struct AsciiRuns<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Iterator for AsciiRuns<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        let start = self.at
+            + bytes
+                .get(self.at..)?
+                .iter()
+                .position(u8::is_ascii_alphanumeric)?;
+        let rest = bytes.get(start..).unwrap_or_default();
+        let end = start
+            + rest
+                .iter()
+                .position(|b| !b.is_ascii_alphanumeric())
+                .unwrap_or(rest.len());
+        self.at = end;
+        // Both ends are next to ASCII bytes (or the text's ends): character boundaries.
+        self.text.get(start..end)
+    }
 }
 
 /// The `hashed` embedder (see the module docs).
@@ -477,9 +510,32 @@ mod tests {
     }
 
     #[test]
+    fn ascii_runs_are_the_non_empty_pieces_of_a_split() {
+        for text in [
+            "",
+            "ab",
+            "  ab,cd--e f9  ",
+            "-x-",
+            "a\u{e9}b c",
+            "\u{8fd4}\u{91d1} ok",
+            "1Z0a",
+        ] {
+            let split: Vec<&str> = text
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|p| !p.is_empty())
+                .collect();
+            let runs: Vec<&str> = AsciiRuns { text, at: 0 }.collect();
+            assert_eq!(runs, split, "{text:?}");
+        }
+    }
+
+    #[test]
     fn the_stop_words_are_sorted_distinct_and_keep_negations() {
         assert!(HASHED_STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
         assert!(HASHED_STOP_WORDS.iter().all(|w| is_stop_word(w)));
+        assert_eq!(pack("ab"), Some(u64::from_le_bytes(*b"ab\0\0\0\0\0\0")));
+        assert_eq!(pack("through"), Some(u64::from_le_bytes(*b"through\0")));
+        assert_eq!(pack("becausee"), Some(u64::from_le_bytes(*b"becausee")));
         for word in ["refund", "thes", "th", "becausee", "", "thesethose"] {
             assert!(!is_stop_word(word), "{word}");
         }
