@@ -248,9 +248,19 @@ pub fn ancestor_window(
     evidence: &RunEvidence<'_>,
     outputs: &ModelOutputs<'_>,
 ) -> [Range<usize>; 2] {
-    let total = outputs.steps.len();
-    let first = outputs.steps.partition_point(|&s| s < evidence.from);
-    let count = total.saturating_sub(first);
+    window_from(first_ancestor(evidence, outputs), outputs.len())
+}
+
+/// The position (into `outputs`) of the first model output at or after the piece's `from` step:
+/// where its ancestor window starts.
+pub fn first_ancestor(evidence: &RunEvidence<'_>, outputs: &ModelOutputs<'_>) -> usize {
+    outputs.steps.partition_point(|&s| s < evidence.from)
+}
+
+/// The ancestor window of [`ancestor_window`] from its first position, among `total` outputs.
+pub fn window_from(first: usize, total: usize) -> [Range<usize>; 2] {
+    let first = first.min(total);
+    let count = total - first;
     if count <= MAX_ANCESTORS {
         [first..total, total..total]
     } else {

@@ -144,7 +144,7 @@ mod tests {
         );
         assert!(list.iter().skip(10).all(|x| x.count == 1));
         f.bump(3);
-        assert_eq!((f.list()[3].count, f.list()[4].count), (3, 1));
+        assert_eq!((f.list()[3].count, f.list()[4].count), (3, 2));
         f.clear();
         assert!(f.list().is_empty());
         f.add(5, 1.0);

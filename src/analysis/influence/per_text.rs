@@ -9,7 +9,7 @@
 //! score is what [`super::score::score_influence`] (or `score_contrastive`) gives the same
 //! piece: the same cosines, summed in the same order, through the same composite.
 
-use super::evidence::{ModelOutputs, RunEvidence, ancestor_window};
+use super::evidence::{ModelOutputs, RunEvidence, first_ancestor, window_from};
 use super::from_run::EVIDENCE_CHUNK;
 use super::prepared::{Prepared, Spread};
 use super::score::{AncestorSums, scored};
@@ -184,16 +184,17 @@ pub(super) fn rank_per_text(
 }
 
 /// What the ranking reads, by text number: each piece's text, the order pieces are taken in,
-/// and for each text the last chunk that reads it. A piece's ancestor window is looked up again
-/// when read (a binary search) rather than held for every piece.
+/// and for each text the last chunk that reads it. A piece's ancestor window is made again from
+/// its first ancestor when read rather than held for every piece.
 struct Plan<'a> {
-    evidence: &'a [RunEvidence<'a>],
     outputs: &'a ModelOutputs<'a>,
     texts: TextIds<'a>,
     answer: u32,
     reference: Option<u32>,
     piece_text: Vec<u32>,
     output_text: Vec<u32>,
+    /// Each piece's first ancestor (see [`first_ancestor`]); its window is made from it.
+    first: Vec<u32>,
     /// Piece positions by their first ancestor.
     order: Vec<usize>,
     last_read: Vec<usize>,
@@ -217,15 +218,15 @@ impl<'a> Plan<'a> {
             .map(|i| texts.id(outputs.text(i).unwrap_or_default()))
             .collect();
         texts.list.shrink_to_fit();
+        // An output position fits in u32 whenever the output numbers do (one per text).
+        let first: Vec<u32> = evidence
+            .iter()
+            .map(|e| u32::try_from(first_ancestor(e, outputs)).unwrap_or(u32::MAX))
+            .collect();
         let mut order: Vec<usize> = (0..evidence.len()).collect();
-        order.sort_by_cached_key(|&k| {
-            evidence
-                .get(k)
-                .map_or(0, |e| ancestor_window(e, outputs)[0].start)
-        });
+        order.sort_by_key(|&k| first.get(k).copied().unwrap_or(0));
 
         let mut plan = Plan {
-            evidence,
             outputs,
             last_read: vec![0; texts.len()],
             repeated: vec![false; texts.len()],
@@ -234,6 +235,7 @@ impl<'a> Plan<'a> {
             reference,
             piece_text,
             output_text,
+            first,
             order,
         };
         let mut pieces_with = vec![0u8; plan.texts.len()];
@@ -261,9 +263,9 @@ impl<'a> Plan<'a> {
 
     /// The text numbers of piece `k`'s ancestors, in order.
     fn ancestors_of(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
-        self.evidence
+        self.first
             .get(k)
-            .map(|e| ancestor_window(e, self.outputs))
+            .map(|&f| window_from(f as usize, self.outputs.len()))
             .into_iter()
             .flatten()
             .flatten()
