@@ -224,6 +224,16 @@ impl ModelOutputs<'_> {
     }
 }
 
+impl<'a> ModelOutputs<'a> {
+    /// Takes the text of the `i`-th output out (leaving "" behind).
+    pub(super) fn take_text(&mut self, i: usize) -> Cow<'a, str> {
+        self.texts
+            .get_mut(i)
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+}
+
 /// The model outputs that can be ancestors: every model step with an output, up to (not
 /// including) the last model step whose output is the final answer itself.
 pub fn model_outputs<'a>(run: &'a Run, answer: &str) -> ModelOutputs<'a> {

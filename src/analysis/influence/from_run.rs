@@ -56,11 +56,19 @@ pub fn influence_section_counted(
     if evidence.is_empty() {
         return Ok(None);
     }
-    let outputs = model_outputs(run, answer);
+    let mut outputs = model_outputs(run, answer);
     progress.influence_total(u64::try_from(evidence.len()).unwrap_or(u64::MAX));
 
     let scores = if embedder.per_text() {
-        let ranked = rank_per_text(&evidence, &outputs, answer, reference, embedder, progress)?;
+        // The texts move into the ranking, which lets each go once embedded.
+        let ranked = rank_per_text(
+            &mut evidence,
+            &mut outputs,
+            answer,
+            reference,
+            embedder,
+            progress,
+        )?;
         // The model outputs' texts are not read again: they go before the entries are made.
         drop(outputs);
         entries(

@@ -16,6 +16,7 @@ use super::score::{AncestorSums, scored};
 use super::types::{EmbedError, Embedder, InfluenceScore, Weights};
 use crate::analysis::progress::Progress;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 /// Cosines remembered for pieces whose text another piece has too, at most this many at once
@@ -64,9 +65,9 @@ impl Ranked {
 
 /// The evidence's scores, each with its piece's position in `evidence`, in the order they were
 /// made (see the module docs). `reference` makes FA contrastive.
-pub(super) fn rank_per_text(
-    evidence: &[RunEvidence<'_>],
-    outputs: &ModelOutputs<'_>,
+pub(super) fn rank_per_text<'e>(
+    evidence: &mut [RunEvidence<'e>],
+    outputs: &mut ModelOutputs<'e>,
     answer: &str,
     reference: Option<&str>,
     embedder: &dyn Embedder,
@@ -74,7 +75,7 @@ pub(super) fn rank_per_text(
 ) -> Result<Vec<Ranked>, EmbedError> {
     let weights = Weights::default();
     let threshold = super::cosine::DEFAULT_PERSISTENCE_THRESHOLD;
-    let plan = Plan::new(evidence, outputs, answer, reference);
+    let mut plan = Plan::new(evidence, outputs, answer, reference);
 
     let mut held = Held {
         embedder,
@@ -85,6 +86,7 @@ pub(super) fn rank_per_text(
         .chain(plan.reference.filter(|&r| r != plan.answer))
         .collect();
     held.embed(&plan, &leading)?;
+    plan.texts.release(&leading);
     // The answer's and the reference's numbers come first; they are held throughout.
     let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
 
@@ -111,6 +113,7 @@ pub(super) fn rank_per_text(
             .filter(|t| !held.live.contains_key(t))
             .collect();
         held.embed(&plan, &missing)?;
+        plan.texts.release(&missing);
 
         let live = &held.live;
         let vector = |t: u32| live.get(&t).ok_or_else(no_vector);
@@ -187,7 +190,8 @@ pub(super) fn rank_per_text(
 /// and for each text the last chunk that reads it. A piece's ancestor window is made again from
 /// its first ancestor when read rather than held for every piece.
 struct Plan<'a> {
-    outputs: &'a ModelOutputs<'a>,
+    /// How many model outputs there are.
+    outputs: usize,
     texts: TextIds<'a>,
     answer: u32,
     reference: Option<u32>,
@@ -203,19 +207,25 @@ struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    fn new(
-        evidence: &'a [RunEvidence<'a>],
-        outputs: &'a ModelOutputs<'a>,
+    /// The plan of the ranking of `evidence`; the pieces' and outputs' texts move into it (a
+    /// text made of a JSON value is let go once embedded, or at once when another piece has it
+    /// too).
+    fn new<'e: 'a>(
+        evidence: &mut [RunEvidence<'e>],
+        outputs: &mut ModelOutputs<'e>,
         answer: &'a str,
         reference: Option<&'a str>,
     ) -> Plan<'a> {
         // Every distinct text gets a number; pieces and outputs refer to their text by it.
         let mut texts = TextIds::with_capacity(evidence.len() + outputs.len() + 2);
-        let answer = texts.id(answer);
-        let reference = reference.map(|r| texts.id(r));
-        let piece_text: Vec<u32> = evidence.iter().map(|e| texts.id(&e.text)).collect();
+        let answer = texts.id(Cow::Borrowed(answer));
+        let reference = reference.map(|r| texts.id(Cow::Borrowed(r)));
+        let piece_text: Vec<u32> = evidence
+            .iter_mut()
+            .map(|e| texts.id(std::mem::take(&mut e.text)))
+            .collect();
         let output_text: Vec<u32> = (0..outputs.len())
-            .map(|i| texts.id(outputs.text(i).unwrap_or_default()))
+            .map(|i| texts.id(outputs.take_text(i)))
             .collect();
         texts.list.shrink_to_fit();
         // An output position fits in u32 whenever the output numbers do (one per text).
@@ -223,6 +233,7 @@ impl<'a> Plan<'a> {
             .iter()
             .map(|e| u32::try_from(first_ancestor(e, outputs)).unwrap_or(u32::MAX))
             .collect();
+        let outputs = outputs.len();
         let mut order: Vec<usize> = (0..evidence.len()).collect();
         order.sort_by_key(|&k| first.get(k).copied().unwrap_or(0));
 
@@ -265,7 +276,7 @@ impl<'a> Plan<'a> {
     fn ancestors_of(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
         self.first
             .get(k)
-            .map(|&f| window_from(f as usize, self.outputs.len()))
+            .map(|&f| window_from(f as usize, self.outputs))
             .into_iter()
             .flatten()
             .flatten()
@@ -329,9 +340,10 @@ fn mismatch(e: super::cosine::LengthMismatch) -> EmbedError {
 }
 
 /// Distinct texts numbered in first-seen order. The table holds only numbers (4 bytes a
-/// slot); a text is hashed again from the list when the table grows.
+/// slot); a text is hashed again from the list when the table grows. A text another one
+/// repeats is dropped when numbered, and each is let go ([`TextIds::release`]) once embedded.
 struct TextIds<'a> {
-    list: Vec<&'a str>,
+    list: Vec<Cow<'a, str>>,
     at: HashTable<u32>,
     hasher: DefaultHashBuilder,
 }
@@ -346,22 +358,32 @@ impl<'a> TextIds<'a> {
         }
     }
 
-    fn id(&mut self, text: &'a str) -> u32 {
+    fn id(&mut self, text: Cow<'a, str>) -> u32 {
         let TextIds { list, at, hasher } = self;
-        let hash = hasher.hash_one(text);
-        let same = |&i: &u32| list.get(i as usize) == Some(&text);
+        let hash = hasher.hash_one(&*text);
+        let same = |&i: &u32| list.get(i as usize).is_some_and(|t| *t == text);
         if let Some(&i) = at.find(hash, same) {
             return i;
         }
         let next = u32::try_from(list.len()).unwrap_or(u32::MAX);
-        let rehash = |&i: &u32| hasher.hash_one(list.get(i as usize).copied().unwrap_or_default());
+        let rehash = |&i: &u32| hasher.hash_one(list.get(i as usize).map_or("", |t| &**t));
         at.insert_unique(hash, next, rehash);
         list.push(text);
         next
     }
 
-    fn text(&self, id: u32) -> &'a str {
-        self.list.get(id as usize).copied().unwrap_or_default()
+    fn text(&self, id: u32) -> &str {
+        self.list.get(id as usize).map_or("", |t| &**t)
+    }
+
+    /// Lets the texts `ids` go: each is embedded once (a text is read again only while its
+    /// vector is held), and no text is numbered after the plan is made.
+    fn release(&mut self, ids: &[u32]) {
+        for &t in ids {
+            if let Some(text) = self.list.get_mut(t as usize) {
+                *text = Cow::Borrowed("");
+            }
+        }
     }
 
     fn len(&self) -> usize {
