@@ -1,6 +1,7 @@
 //! Test doubles for the analysis: [`RunBuilder`] builds a [`Run`] step by step without JSON.
 //! Compiled only for tests; never used by the program.
 
+use crate::analysis::model::Json;
 use crate::analysis::model::{
     ContextUnit, Decision, DecisionOption, Document, Limits, MemoryOp, ModelInfo, Run, RunStatus,
     Step, StepContext, StepId, StepKind, Tool, ToolCall, UnitId, Usage,
@@ -123,29 +124,29 @@ impl RunBuilder {
     /// A user message.
     pub fn user(self, id: &str, text: &str) -> Self {
         let mut s = Step::new(id, StepKind::User);
-        s.output = Some(Value::from(text));
+        s.output = Some(Json::from(text));
         self.step(s)
     }
 
     /// A model step with this output.
     pub fn llm(self, id: &str, output: impl Into<Value>) -> Self {
         let mut s = Step::new(id, StepKind::Llm);
-        s.output = Some(output.into());
+        s.output = Some(Json::from(output.into()));
         self.step(s)
     }
 
     /// A model step with input and output.
     pub fn llm_io(self, id: &str, input: impl Into<Value>, output: impl Into<Value>) -> Self {
         let mut s = Step::new(id, StepKind::Llm);
-        s.input = Some(input.into());
-        s.output = Some(output.into());
+        s.input = Some(Json::from(input.into()));
+        s.output = Some(Json::from(output.into()));
         self.step(s)
     }
 
     /// A model step with recorded context and input tokens.
     pub fn llm_ctx(self, id: &str, available: &[&str], sent: &[&str], output: &str) -> Self {
         let mut s = Step::new(id, StepKind::Llm);
-        s.output = Some(Value::from(output));
+        s.output = Some(Json::from(output));
         s.context = Some(Box::new(StepContext {
             available: Some(available.iter().map(|u| UnitId::from(*u)).collect()),
             sent: sent.iter().map(|u| UnitId::from(*u)).collect(),
@@ -168,10 +169,10 @@ impl RunBuilder {
         let mut s = Step::new(id, StepKind::Tool);
         s.tool = Some(Box::new(ToolCall {
             name: name.to_owned(),
-            arguments: args,
+            arguments: Json::from(args),
             call_id: None,
         }));
-        s.output = Some(output.into());
+        s.output = Some(Json::from(output.into()));
         self.step(s)
     }
 
@@ -180,7 +181,7 @@ impl RunBuilder {
         let mut s = Step::new(id, StepKind::Tool);
         s.tool = Some(Box::new(ToolCall {
             name: name.to_owned(),
-            arguments: args,
+            arguments: Json::from(args),
             call_id: None,
         }));
         s.error = Some(error.to_owned());
@@ -190,7 +191,7 @@ impl RunBuilder {
     /// A retrieval.
     pub fn retrieval(self, id: &str, query: &str, docs: Vec<Document>) -> Self {
         let mut s = Step::new(id, StepKind::Retrieval);
-        s.input = Some(Value::from(query));
+        s.input = Some(Json::from(query));
         s.documents = Some(docs);
         self.step(s)
     }
@@ -200,7 +201,7 @@ impl RunBuilder {
         let mut s = Step::new(id, StepKind::MemoryWrite);
         s.memory = Some(Box::new(MemoryOp {
             key: key.to_owned(),
-            value: value.into(),
+            value: Json::from(value.into()),
         }));
         self.step(s)
     }
@@ -210,7 +211,7 @@ impl RunBuilder {
         let mut s = Step::new(id, StepKind::MemoryRead);
         s.memory = Some(Box::new(MemoryOp {
             key: key.to_owned(),
-            value: value.into(),
+            value: Json::from(value.into()),
         }));
         self.step(s)
     }

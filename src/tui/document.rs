@@ -5,7 +5,7 @@
 use super::panes::dropped::DroppedIndex;
 use super::widgets::graph_gutter::Graph;
 use super::widgets::inert_text::{clipped, one_line};
-use crate::analysis::model::Run;
+use crate::analysis::model::{Json, Run};
 use crate::analysis::report::Report;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -411,7 +411,7 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
 }
 
 /// `calls NAME(key: value, ...)` for a model output that is a tool call.
-fn called_tool(v: &serde_json::Value) -> Option<String> {
+fn called_tool(v: &Json) -> Option<String> {
     let call = v.get("tool_call").or_else(|| v.get("function_call"))?;
     let name = call.get("name")?.as_str()?;
     let args = call
@@ -428,22 +428,19 @@ fn compact_text(t: &str) -> String {
 
 /// A JSON value on one line: text as it is, objects as `key: value` pairs, arrays by their first
 /// members; nested containers are summarised. At most `max` columns are built.
-fn compact(v: &serde_json::Value, max: usize) -> String {
-    fn go(v: &serde_json::Value, depth: usize, out: &mut String, max: usize) {
-        use serde_json::Value;
+fn compact(v: &Json, max: usize) -> String {
+    fn go(v: &Json, depth: usize, out: &mut String, max: usize) {
         if out.len() > max.saturating_mul(4) {
             return;
         }
         match v {
-            Value::String(t) => out.push_str(&compact_text(t)),
-            Value::Null => out.push_str("null"),
-            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Number(n) => out.push_str(&n.to_string()),
-            Value::Array(a) if depth > 0 => out.push_str(&format!("[{} items]", a.len())),
-            Value::Object(o) if depth > 0 => {
-                out.push_str(if o.is_empty() { "{}" } else { "{…}" })
-            }
-            Value::Array(a) => {
+            Json::String(t) => out.push_str(&compact_text(t)),
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Json::Number(n) => out.push_str(&n.to_string()),
+            Json::Array(a) if depth > 0 => out.push_str(&format!("[{} items]", a.len())),
+            Json::Object(o) if depth > 0 => out.push_str(if o.is_empty() { "{}" } else { "{…}" }),
+            Json::Array(a) => {
                 for (k, x) in a.iter().take(EXCERPT_MEMBERS).enumerate() {
                     if k > 0 {
                         out.push_str(", ");
@@ -454,7 +451,7 @@ fn compact(v: &serde_json::Value, max: usize) -> String {
                     out.push_str(", …");
                 }
             }
-            Value::Object(o) => {
+            Json::Object(o) => {
                 for (k, (key, x)) in o.iter().take(EXCERPT_MEMBERS).enumerate() {
                     if k > 0 {
                         out.push_str(", ");
@@ -485,10 +482,10 @@ mod tests {
         let mut s = Step::new("s5", StepKind::Tool);
         s.tool = Some(Box::new(ToolCall {
             name: "send_email".to_owned(),
-            arguments: json!({"to": "dana@example.com", "subject": "Refund"}),
+            arguments: json!({"to": "dana@example.com", "subject": "Refund"}).into(),
             call_id: None,
         }));
-        s.output = Some(json!({"status": "sent"}));
+        s.output = Some(json!({"status": "sent"}).into());
         assert_eq!(
             step_excerpt(&s, 200),
             "to: dana@example.com, subject: Refund → status: sent"
@@ -504,9 +501,10 @@ mod tests {
     #[test]
     fn a_model_step_that_calls_a_tool_names_it_and_never_shows_its_prompt() {
         let mut s = Step::new("s4", StepKind::Llm);
-        s.input = Some(json!("SECRET PROMPT"));
-        s.output =
-            Some(json!({"tool_call": {"name": "create_event", "arguments": {"start": "Friday"}}}));
+        s.input = Some(json!("SECRET PROMPT").into());
+        s.output = Some(
+            json!({"tool_call": {"name": "create_event", "arguments": {"start": "Friday"}}}).into(),
+        );
         assert_eq!(step_excerpt(&s, 200), "calls create_event(start: Friday)");
         s.output = None;
         assert_eq!(step_excerpt(&s, 200), "");
@@ -515,12 +513,12 @@ mod tests {
     #[test]
     fn excerpts_are_inert_nested_values_summarised_and_cut() {
         let mut s = Step::new("s1", StepKind::Llm);
-        s.output = Some(json!({"a": {"b": 1}, "list": [1, 2], "t": "x\u{1b}[2J"}));
+        s.output = Some(json!({"a": {"b": 1}, "list": [1, 2], "t": "x\u{1b}[2J"}).into());
         assert_eq!(
             step_excerpt(&s, 200),
             "a: {…}, list: [2 items], t: x\\u{1b}[2J"
         );
-        s.output = Some(json!("word ".repeat(100)));
+        s.output = Some(json!("word ".repeat(100)).into());
         let e = step_excerpt(&s, 20);
         assert!(e.ends_with('…') && e.chars().count() <= 20, "{e}");
     }

@@ -329,7 +329,7 @@ pub fn copy_text(doc: &Document, step: usize, what: CopyWhat) -> Option<String> 
     let s = doc.run.steps.get(step)?;
     Some(match what {
         CopyWhat::Output => match &s.output {
-            Some(serde_json::Value::String(t)) => t.clone(),
+            Some(crate::analysis::model::Json::String(t)) => t.to_string(),
             Some(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
             None => return None,
         },

@@ -124,7 +124,7 @@ mod tests {
     fn the_file_holds_the_step_inert() {
         let mut run = Run::new("r", RunStatus::Failed);
         let mut s = Step::new("s1", StepKind::Tool);
-        s.output = Some(serde_json::json!("evil \u{1b}]52;c;x\u{7} \u{202e}text"));
+        s.output = Some(serde_json::json!("evil \u{1b}]52;c;x\u{7} \u{202e}text").into());
         run.steps.push(s);
         run.reindex();
         let report: Report = serde_json::from_str(include_str!(

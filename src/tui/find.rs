@@ -9,6 +9,7 @@
 
 use super::app::Document;
 use super::widgets::inert_text::one_line;
+use crate::analysis::model::Json;
 use crate::analysis::model::Step;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
@@ -278,7 +279,7 @@ fn visit_step<'a>(step: &'a Step, f: &mut dyn FnMut(std::borrow::Cow<'a, str>) -
     {
         return;
     }
-    let mut values: Vec<&'a Value> = Vec::new();
+    let mut values: Vec<&'a Json> = Vec::new();
     if let Some(c) = &step.tool {
         if f(Cow::Borrowed(c.name.as_str())) {
             return;
@@ -288,7 +289,7 @@ fn visit_step<'a>(step: &'a Step, f: &mut dyn FnMut(std::borrow::Cow<'a, str>) -
     values.extend(step.input.iter());
     values.extend(step.output.iter());
     for v in values {
-        if visit_value(v, f) {
+        if visit_json(v, f) {
             return;
         }
     }
@@ -303,7 +304,7 @@ fn visit_step<'a>(step: &'a Step, f: &mut dyn FnMut(std::borrow::Cow<'a, str>) -
         }
     }
     if let Some(m) = &step.memory
-        && (f(Cow::Borrowed(m.key.as_str())) || visit_value(&m.value, f))
+        && (f(Cow::Borrowed(m.key.as_str())) || visit_json(&m.value, f))
     {
         return;
     }
@@ -356,6 +357,35 @@ fn visit_value<'a>(v: &'a Value, f: &mut dyn FnMut(std::borrow::Cow<'a, str>) ->
     false
 }
 
+/// [`visit_value`] for a step's payload.
+fn visit_json<'a>(v: &'a Json, f: &mut dyn FnMut(std::borrow::Cow<'a, str>) -> bool) -> bool {
+    use std::borrow::Cow;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        let stop = match v {
+            Json::String(s) => f(Cow::Borrowed(s)),
+            Json::Number(n) => f(Cow::Owned(n.to_string())),
+            Json::Bool(_) | Json::Null => false,
+            Json::Array(a) => {
+                stack.extend(a.iter().rev());
+                false
+            }
+            Json::Object(o) => {
+                let mut stop = false;
+                for (k, x) in o.iter().rev() {
+                    stack.push(x);
+                    stop = stop || f(Cow::Borrowed(k));
+                }
+                stop
+            }
+        };
+        if stop {
+            return true;
+        }
+    }
+    false
+}
+
 /// The first match after `from` (or before it, going back), wrapping around.
 pub fn next_hit(hits: &SearchHits, from: Option<usize>, forward: bool) -> Option<usize> {
     let s = &hits.steps;
@@ -394,20 +424,20 @@ mod tests {
     fn doc() -> Document {
         let mut run = Run::new("r", RunStatus::Failed);
         let mut s1 = Step::new("s1", StepKind::User);
-        s1.output = Some(json!("I want a refund for order 120"));
+        s1.output = Some(json!("I want a refund for order 120").into());
         let mut s2 = Step::new("s2", StepKind::Llm);
         s2.name = Some("planner".to_owned());
         s2.agent = Some("Planner".to_owned());
-        s2.output = Some(json!({"plan": "look it up", "amount": 120}));
+        s2.output = Some(json!({"plan": "look it up", "amount": 120}).into());
         let mut s3 = Step::new("s3", StepKind::Tool);
         s3.tool = Some(Box::new(ToolCall {
             name: "create_event".to_owned(),
-            arguments: json!({"start": "Friday"}),
+            arguments: json!({"start": "Friday"}).into(),
             call_id: None,
         }));
         s3.error = Some("invalid start".to_owned());
         let mut s4 = Step::new("s4", StepKind::Llm);
-        s4.output = Some(json!("Your REFUND is on its way"));
+        s4.output = Some(json!("Your REFUND is on its way").into());
         run.steps = vec![s1, s2, s3, s4];
         run.reindex();
         let mut report: Report = serde_json::from_str(include_str!(

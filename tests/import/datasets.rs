@@ -44,14 +44,14 @@ fn langfuse_trace_nests_observations_and_reads_json_strings() {
         run.steps[1].output,
         Some(
             json!({"tool_calls": [{"id": "call_a", "name": "get_order", "arguments": {"order_id": 42}}]})
-        )
+        ).map(tdn_tui::analysis::model::Json::from)
     );
     let tool = &run.steps[2];
     assert_eq!(tool.error.as_deref(), Some("order service timed out"));
     let call = tool.tool.as_ref().unwrap_or_else(|| panic!("no tool call"));
     assert_eq!(
         (call.name.as_str(), &call.arguments),
-        ("get_order", &json!({"order_id": 42}))
+        ("get_order", &json!({"order_id": 42}).into())
     );
     let docs = run.steps[3]
         .documents
@@ -62,6 +62,7 @@ fn langfuse_trace_nests_observations_and_reads_json_strings() {
     assert_eq!(
         run.steps[4].output,
         Some(json!("Your order 42 was delivered yesterday."))
+            .map(tdn_tui::analysis::model::Json::from)
     );
     let usage = run.steps[4].usage().unwrap_or_else(|| panic!("no usage"));
     assert_eq!(
@@ -195,7 +196,7 @@ fn tau_bench_records_become_runs_with_called_tools() {
     assert_eq!(
         first.steps[4].output,
         Some(json!({"content": "Let me cancel it.", "tool_calls": [
-            {"id": "call_2", "name": "cancel_reservation", "arguments": {"reservation_id": "ABC123"}}]}))
+            {"id": "call_2", "name": "cancel_reservation", "arguments": {"reservation_id": "ABC123"}}]})).map(tdn_tui::analysis::model::Json::from)
     );
     assert!(first.tool("cancel_reservation").is_some_and(|t| t.mutates));
     assert!(

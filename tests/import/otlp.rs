@@ -50,11 +50,11 @@ fn otlp_genai_trace_orders_spans_and_maps_calls_errors_and_tools() {
         call.output,
         Some(
             json!({"tool_calls": [{"id": "call_1", "name": "create_event", "arguments": {"start": "Friday"}}]})
-        )
+        ).map(tdn_tui::analysis::model::Json::from)
     );
     assert_eq!(
         call.input.as_ref().map(|i| i[0]["role"].clone()),
-        Some(json!("system"))
+        Some(json!("system")).map(tdn_tui::analysis::model::Json::from)
     );
 
     let tool = &run.steps[2];
@@ -173,12 +173,14 @@ fn openinference_trace_gives_documents_messages_and_tool_calls() {
             {"role": "system", "content": "You are a support agent."},
             {"role": "user", "content": "Can I get a refund for order 7?"}
         ]))
+        .map(tdn_tui::analysis::model::Json::from)
     );
     assert_eq!(
         llm.output,
         Some(
             json!({"tool_calls": [{"id": "tc-1", "name": "refund", "arguments": {"order_id": 7}}]})
         )
+        .map(tdn_tui::analysis::model::Json::from)
     );
     let tool = run.steps[3]
         .tool
@@ -186,9 +188,12 @@ fn openinference_trace_gives_documents_messages_and_tool_calls() {
         .unwrap_or_else(|| panic!("no tool call"));
     assert_eq!(
         (tool.name.as_str(), &tool.arguments),
-        ("refund", &json!({"order_id": 7}))
+        ("refund", &json!({"order_id": 7}).into())
     );
-    assert_eq!(run.steps[3].output, Some(json!("refunded")));
+    assert_eq!(
+        run.steps[3].output,
+        Some(json!("refunded")).map(tdn_tui::analysis::model::Json::from)
+    );
     assert_eq!(run.task.as_deref(), Some("Can I get a refund for order 7?"));
     assert_eq!(
         run.final_answer.as_deref(),
@@ -207,12 +212,16 @@ fn indexed_gen_ai_prompt_form_is_read() {
         run.steps[0].output,
         Some(
             json!({"tool_calls": [{"id": "call_9", "name": "lookup", "arguments": {"q": "capital of Australia"}}]})
-        )
+        ).map(tdn_tui::analysis::model::Json::from)
     );
-    assert_eq!(run.steps[1].output, Some(json!("Sydney")));
+    assert_eq!(
+        run.steps[1].output,
+        Some(json!("Sydney")).map(tdn_tui::analysis::model::Json::from)
+    );
     assert_eq!(
         run.steps[1].input.as_ref().map(|i| i[2].clone()),
         Some(json!({"role": "tool", "content": "Canberra is the capital city of Australia."}))
+            .map(tdn_tui::analysis::model::Json::from)
     );
     let usage = run.steps[1].usage().unwrap_or_else(|| panic!("no usage"));
     assert_eq!(

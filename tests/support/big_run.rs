@@ -45,7 +45,9 @@ pub fn big_run(n: usize) -> Run {
         if kind == StepKind::Tool {
             s.tool = Some(Box::new(ToolCall {
                 name: "lookup".to_owned(),
-                arguments: serde_json::json!({"q": i, "text": "some words to wrap in the detail pane"}),
+                arguments:
+                    serde_json::json!({"q": i, "text": "some words to wrap in the detail pane"})
+                        .into(),
                 call_id: None,
             }));
         }
@@ -61,8 +63,9 @@ pub fn big_run(n: usize) -> Run {
                 "Message {i}: the next speaker reports on the plan. {}",
                 "A long multi-agent message goes on. ".repeat(20)
             ))
+            .into()
         } else {
-            serde_json::json!({"answer": format!("value {i}"), "n": i})
+            serde_json::json!({"answer": format!("value {i}"), "n": i}).into()
         });
         s.extras_mut().usage = Some(Usage {
             input_tokens: Some(100 + (i as u64 % 900)),

@@ -219,7 +219,7 @@ impl EvidenceIndex {
     }
 
     /// A successful tool result: the whole of it, and when it is JSON each of its records.
-    fn add_result(&mut self, i: usize, out: &serde_json::Value) {
+    fn add_result(&mut self, i: usize, out: &crate::analysis::model::Json) {
         let recs = json_of(out).map(|v| records(&v)).unwrap_or_default();
         if recs.len() != 1 {
             let whole = self.passages.len();

@@ -7,7 +7,7 @@
 //! [`MAX_NODES`].
 
 use super::words::{Term, numbers_in, stem, terms};
-use serde_json::Value;
+use crate::analysis::model::Json;
 use std::borrow::Cow;
 
 /// At most this many records are read from one result.
@@ -63,17 +63,17 @@ pub struct Record {
 }
 
 /// The JSON of a result: an object or array, or a string holding one.
-pub fn json_of(v: &Value) -> Option<Cow<'_, Value>> {
+pub fn json_of(v: &Json) -> Option<Cow<'_, Json>> {
     match v {
-        Value::Object(_) | Value::Array(_) => Some(Cow::Borrowed(v)),
-        Value::String(s) => {
+        Json::Object(_) | Json::Array(_) => Some(Cow::Borrowed(v)),
+        Json::String(s) => {
             let t = s.trim();
             let looks = (t.starts_with('{') && t.ends_with('}'))
                 || (t.starts_with('[') && t.ends_with(']'));
             if !looks || t.len() > MAX_JSON_BYTES {
                 return None;
             }
-            serde_json::from_str::<Value>(t)
+            serde_json::from_str::<Json>(t)
                 .ok()
                 .filter(|p| p.is_object() || p.is_array())
                 .map(Cow::Owned)
@@ -102,11 +102,11 @@ fn identifying(key: &str) -> bool {
     k == "id" || k == "name" || k.ends_with("_id") || k.ends_with("number") || k.ends_with("_name")
 }
 
-fn scalar_text(v: &Value) -> Option<String> {
+fn scalar_text(v: &Json) -> Option<String> {
     match v {
-        Value::String(s) => Some(s.chars().take(VALUE_CHARS).collect()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
+        Json::String(s) => Some(s.chars().take(VALUE_CHARS).collect()),
+        Json::Number(n) => Some(n.to_string()),
+        Json::Bool(b) => Some(b.to_string()),
         _ => None,
     }
 }
@@ -123,10 +123,10 @@ fn context_values(lines: &[String]) -> Vec<String> {
 }
 
 /// The records of a JSON value, outermost first.
-pub fn records(root: &Value) -> Vec<Record> {
+pub fn records(root: &Json) -> Vec<Record> {
     let mut out = Vec::new();
     // (value, its key in the parent, identifying lines of the objects around it)
-    let mut stack: Vec<(&Value, Option<&str>, Vec<String>)> = vec![(root, None, Vec::new())];
+    let mut stack: Vec<(&Json, Option<&str>, Vec<String>)> = vec![(root, None, Vec::new())];
     let mut nodes = 0usize;
     while let Some((v, own_key, context)) = stack.pop() {
         nodes += 1;
@@ -134,12 +134,12 @@ pub fn records(root: &Value) -> Vec<Record> {
             break;
         }
         match v {
-            Value::Array(items) => {
+            Json::Array(items) => {
                 for item in items.iter().rev() {
                     stack.push((item, own_key, context.clone()));
                 }
             }
-            Value::Object(o) => {
+            Json::Object(o) => {
                 let mut lines = context.clone();
                 // An object stored under an id ("certificate_7504069": {...}) is named by it.
                 if let Some(k) = own_key
@@ -151,9 +151,9 @@ pub fn records(root: &Value) -> Vec<Record> {
                 let mut own = Vec::new();
                 let mut values: Vec<String> = context_values(&lines);
                 let mut numbers = Vec::new();
-                for (k, x) in o {
+                for (k, x) in o.iter() {
                     let text = match x {
-                        Value::Array(a) if a.iter().all(|e| scalar_text(e).is_some()) => Some(
+                        Json::Array(a) if a.iter().all(|e| scalar_text(e).is_some()) => Some(
                             a.iter()
                                 .filter_map(scalar_text)
                                 .collect::<Vec<_>>()
@@ -191,7 +191,7 @@ pub fn records(root: &Value) -> Vec<Record> {
                     .filter(|(_, x)| x.is_object() || x.is_array())
                     .collect();
                 for (k, x) in children.into_iter().rev() {
-                    stack.push((x, Some(k.as_str()), inner.clone()));
+                    stack.push((x, Some(k), inner.clone()));
                 }
             }
             _ => {}
@@ -210,7 +210,7 @@ mod tests {
         let v = json!({"user_id": "mia_1", "payment_methods": {
             "certificate_7504069": {"source": "certificate", "amount": 250},
             "credit_card_1": {"source": "credit_card", "last_four": "7447"}}});
-        let r = records(&v);
+        let r = records(&Json::from(v));
         assert_eq!(r.len(), 3);
         assert_eq!(r[0].text, "user_id: mia_1");
         assert!(
@@ -231,8 +231,8 @@ mod tests {
 
     #[test]
     fn json_in_a_string_is_read_and_plain_text_is_not() {
-        assert!(json_of(&json!("{\"a\": 1}")).is_some());
-        assert!(json_of(&json!("Refunded $19.")).is_none());
-        assert!(json_of(&json!("{not json}")).is_none());
+        assert!(json_of(&Json::from(json!("{\"a\": 1}"))).is_some());
+        assert!(json_of(&Json::from(json!("Refunded $19."))).is_none());
+        assert!(json_of(&Json::from(json!("{not json}"))).is_none());
     }
 }

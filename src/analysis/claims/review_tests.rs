@@ -114,7 +114,7 @@ fn with_policy(answer: &str) -> Run {
             let mut s = crate::analysis::model::Step::new("sys", StepKindAlias::System);
             s.output = Some(json!(
                 "# Policy\n- The refund will go to original payment methods in 5 to 7 business days.\n- Each extra baggage is 50 dollars."
-            ));
+            ).into());
             s
         })
         .user("u1", "Cancel my trip please.")

@@ -293,7 +293,7 @@ fn claims_of_actions_found_by_their_wording_are_checked_against_the_calls() {
 fn a_system_message_after_the_last_decision_is_no_source() {
     let system = |id: &str, text: &str| {
         let mut s = crate::analysis::model::Step::new(id, crate::analysis::model::StepKind::System);
-        s.output = Some(json!(text));
+        s.output = Some(json!(text).into());
         s
     };
     let answer = "The last train leaves at 5:30 PM.";

@@ -298,7 +298,7 @@ pub fn code_author(f: &Facts<'_>, i: usize) -> Option<usize> {
     let ran_code = call
         .arguments
         .get("code")
-        .is_some_and(|c| matches!(c, Value::String(_)));
+        .is_some_and(|c| matches!(c, crate::analysis::model::Json::String(_)));
     if !ran_code && !s.attributes().contains_key("code_from") {
         return None;
     }

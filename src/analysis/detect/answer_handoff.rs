@@ -105,7 +105,7 @@ fn handoff_in(run: &Run, origin: usize, who: Option<&str>) -> Option<usize> {
             other_agent(s, who)
                 && s.output
                     .as_ref()
-                    .and_then(serde_json::Value::as_str)
+                    .and_then(crate::analysis::model::Json::as_str)
                     .is_some_and(|t| t.split_whitespace().nth(HANDOFF_MIN_WORDS - 1).is_some())
         })
     })

@@ -151,8 +151,8 @@ mod tests {
     fn model(id: &str, prompt: &str, output: &str) -> Step {
         let mut s = Step::new(id, StepKind::Llm);
         s.agent = Some("coder".into());
-        s.input = Some(json!([{"role": "user", "content": prompt}]));
-        s.output = Some(json!(output));
+        s.input = Some(json!([{"role": "user", "content": prompt}]).into());
+        s.output = Some(json!(output).into());
         s
     }
 

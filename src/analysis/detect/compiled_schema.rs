@@ -7,7 +7,7 @@
 
 use super::Facts;
 use super::schema::{ArgsCheck, Cx, MAX_DEPTH, MAX_PROBLEMS, MAX_VISITS, problem, rule_problems};
-use crate::analysis::model::Step;
+use crate::analysis::model::{Json, JsonMap, Step};
 use hashbrown::HashMap;
 use serde_json::{Map, Value};
 
@@ -64,7 +64,7 @@ impl<'s> Compiled<'s> {
 
     /// The problems of `value` against the schema (empty when it passes): what
     /// [`validate`](super::schema::validate) gives for the same schema and value.
-    pub fn validate(&self, value: &Value) -> Vec<super::schema::Problem> {
+    pub fn validate(&self, value: &Json) -> Vec<super::schema::Problem> {
         let mut cx = Cx {
             out: Vec::new(),
             visits: 0,
@@ -152,7 +152,7 @@ fn node(schema: &Value, depth: usize) -> Node<'_> {
 }
 
 /// [`check`](super::schema) over a read schema: the same steps in the same order.
-fn check(n: &Node<'_>, v: &Value, path: &str, depth: usize, out: &mut Cx) {
+fn check(n: &Node<'_>, v: &Json, path: &str, depth: usize, out: &mut Cx) {
     out.visits += 1;
     if depth > MAX_DEPTH || out.out.len() >= MAX_PROBLEMS || out.visits > MAX_VISITS {
         return;
@@ -176,16 +176,16 @@ fn check(n: &Node<'_>, v: &Value, path: &str, depth: usize, out: &mut Cx) {
         return;
     }
     match v {
-        Value::Object(o) => check_object(k, o, path, depth, out),
-        Value::Array(items) => {
+        Json::Object(o) => check_object(k, o, path, depth, out),
+        Json::Array(items) => {
             if let Some(item) = &k.items {
                 for (i, x) in items.iter().enumerate().take(256) {
                     check(item, x, &format!("{path}/{i}"), depth + 1, out);
                 }
             }
         }
-        Value::String(text) => super::schema::check_string(k.schema, text, path, v, out),
-        Value::Number(_) => super::schema::check_number(k.schema, path, v, out),
+        Json::String(text) => super::schema::check_string(k.schema, text, path, v, out),
+        Json::Number(_) => super::schema::check_number(k.schema, path, v, out),
         _ => {}
     }
     for branches in [&k.any_of, &k.one_of].into_iter().flatten() {
@@ -209,7 +209,7 @@ fn check(n: &Node<'_>, v: &Value, path: &str, depth: usize, out: &mut Cx) {
     }
 }
 
-fn branch_passes(n: &Node<'_>, v: &Value, path: &str, depth: usize, cx: &mut Cx) -> bool {
+fn branch_passes(n: &Node<'_>, v: &Json, path: &str, depth: usize, cx: &mut Cx) -> bool {
     let mut inner = Cx {
         out: Vec::new(),
         visits: cx.visits,
@@ -219,20 +219,27 @@ fn branch_passes(n: &Node<'_>, v: &Value, path: &str, depth: usize, cx: &mut Cx)
     inner.out.is_empty()
 }
 
-fn check_object(k: &Keywords<'_>, o: &Map<String, Value>, path: &str, depth: usize, out: &mut Cx) {
+fn check_object(k: &Keywords<'_>, o: &JsonMap, path: &str, depth: usize, out: &mut Cx) {
+    // Up to 256 names looked up in an object of any size: through an index when it is big.
+    let index =
+        (k.required.as_ref().is_some_and(|r| !r.is_empty()) && o.len() > 16).then(|| o.lookup());
     for r in k.required.iter().flatten() {
-        if !o.contains_key(*r) {
+        let there = match &index {
+            Some(ix) => ix.contains_key(*r),
+            None => o.contains_key(r),
+        };
+        if !there {
             problem(
                 out,
                 path,
-                &Value::Null,
+                &Json::Null,
                 format!("the required argument {} is missing", super::say::quote(r)),
             );
         }
     }
     for (key, val) in o.iter().take(1024) {
         let sub = format!("{path}/{key}");
-        match k.properties.as_ref().and_then(|p| p.get(key.as_str())) {
+        match k.properties.as_ref().and_then(|p| p.get(key)) {
             Some(ps) => check(ps, val, &sub, depth + 1, out),
             None => match &k.extra {
                 Extra::Refused => problem(
@@ -330,8 +337,37 @@ mod tests {
     proptest! {
         #[test]
         fn a_read_schema_finds_what_the_plain_check_finds(s in schema(), v in value()) {
+            let v = Json::from(v);
             prop_assert_eq!(Compiled::new(&s).validate(&v), plain::validate(&s, &v));
         }
+    }
+
+    #[test]
+    fn required_names_in_a_big_object_are_found_through_its_index() {
+        // 40 arguments (above the size where the check indexes the object), a repeated key, and
+        // required names present, missing, and present only in a nested object.
+        let mut text = String::from("{");
+        for i in 0..40 {
+            text.push_str(&format!("\"k{i}\":{i},"));
+        }
+        text.push_str("\"k3\":\"again\",\"inner\":{\"deep\":1}}");
+        let args: Json = serde_json::from_str(&text).unwrap();
+        let schema = json!({"type": "object",
+            "required": ["k0", "k39", "k3", "missing", "deep", "k40"],
+            "properties": {"k3": {"type": "string"}, "k5": {"type": "string"}}});
+        let got = Compiled::new(&schema).validate(&args);
+        assert_eq!(got, plain::validate(&schema, &args));
+        let whats: Vec<&str> = got.iter().map(|p| p.what.as_str()).collect();
+        assert_eq!(whats.len(), 4, "{whats:?}");
+        for name in ["missing", "deep", "k40"] {
+            assert!(
+                whats
+                    .iter()
+                    .any(|w| w.contains(&format!("'{name}' is missing"))),
+                "{whats:?}"
+            );
+        }
+        assert!(got.iter().any(|p| p.path == "/k5"), "{got:?}");
     }
 
     #[test]
@@ -351,8 +387,9 @@ mod tests {
             (&nested, arg.clone()),
             (&nested, json!({"a": {"a": 1}})),
         ] {
+            let v = Json::from(v);
             assert_eq!(Compiled::new(s).validate(&v), plain::validate(s, &v));
         }
-        assert!(!plain::validate(&nested, &arg).is_empty());
+        assert!(!plain::validate(&nested, &Json::from(arg)).is_empty());
     }
 }

@@ -184,7 +184,7 @@ mod tests {
                 let mut s = crate::analysis::model::Step::new("sys", StepKind::System);
                 s.output = Some(json!(
                     "Help with orders. Before any change, list the details and obtain explicit user confirmation (yes) to proceed."
-                ));
+                ).into());
                 s
             })
     }

@@ -2,8 +2,8 @@
 //! speaks more than once), what a model step said to the user (its text, not its calls), and the
 //! phrases of a user saying yes and of an agent asking them to confirm. Pure; no I/O.
 
+use crate::analysis::model::Json;
 use crate::analysis::model::{Run, Step, StepKind};
-use serde_json::Value;
 
 /// Phrases of a user agreeing to what was proposed.
 pub const AFFIRMATIONS: &[&str] = &[
@@ -61,11 +61,11 @@ pub fn is_conversation(run: &Run) -> bool {
 /// `content` or `text`); `None` when it only made calls.
 pub fn said(step: &Step) -> Option<&str> {
     let text = match step.output.as_ref()? {
-        Value::String(s) => s.as_str(),
-        Value::Object(o) => o
+        Json::String(s) => &**s,
+        Json::Object(o) => o
             .get("content")
             .or_else(|| o.get("text"))
-            .and_then(Value::as_str)?,
+            .and_then(Json::as_str)?,
         _ => return None,
     };
     (!text.trim().is_empty()).then_some(text)
@@ -80,11 +80,13 @@ mod tests {
     #[test]
     fn said_is_the_text_not_the_calls() {
         let mut s = Step::new("m", StepKind::Llm);
-        s.output = Some(json!({"content": "Done.", "tool_calls": [{"name": "x"}]}));
+        s.output = Some(Json::from(
+            json!({"content": "Done.", "tool_calls": [{"name": "x"}]}),
+        ));
         assert_eq!(said(&s), Some("Done."));
-        s.output = Some(json!({"tool_calls": [{"name": "x"}]}));
+        s.output = Some(Json::from(json!({"tool_calls": [{"name": "x"}]})));
         assert_eq!(said(&s), None);
-        s.output = Some(json!("  "));
+        s.output = Some(Json::from(json!("  ")));
         assert_eq!(said(&s), None);
     }
 

@@ -10,11 +10,11 @@ use super::prescan::Marks;
 use super::vocab::INFRASTRUCTURE;
 use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
+use crate::analysis::model::Json;
 use crate::analysis::model::{Run, Step, StepKind, Tool};
 use crate::analysis::report::SupportLabel;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use hashbrown::HashMap;
-use serde_json::Value;
 use std::cell::OnceCell;
 
 /// At most this many distinct tool names are looked for in model outputs.
@@ -248,7 +248,7 @@ const MAX_ARG_NODES: usize = 2_000;
 
 /// The id-like string values of a call's arguments: at least 4 characters, holding a digit, no
 /// white space.
-fn id_values(args: &Value) -> Vec<&str> {
+fn id_values(args: &Json) -> Vec<&str> {
     let mut out = Vec::new();
     let mut stack = vec![args];
     let mut visited = 0usize;
@@ -258,7 +258,7 @@ fn id_values(args: &Value) -> Vec<&str> {
             break;
         }
         match v {
-            Value::String(s) => {
+            Json::String(s) => {
                 let t = s.trim();
                 if t.chars().count() >= 4
                     && t.chars().any(|c| c.is_ascii_digit())
@@ -267,8 +267,8 @@ fn id_values(args: &Value) -> Vec<&str> {
                     out.push(t);
                 }
             }
-            Value::Array(a) => stack.extend(a.iter()),
-            Value::Object(o) => stack.extend(o.values()),
+            Json::Array(a) => stack.extend(a.iter()),
+            Json::Object(o) => stack.extend(o.values()),
             _ => {}
         }
     }

@@ -5,10 +5,10 @@
 
 use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
+use crate::analysis::model::Json;
 use crate::analysis::model::{RunStatus, StepKind};
 use crate::analysis::rank::params::{LOOP_MIN_CALLS, REPEATED_CALL, STEP_BUDGET};
 use hashbrown::HashMap;
-use serde_json::Value;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// At most this many positions are named in the evidence.
@@ -19,16 +19,16 @@ pub struct Loops;
 
 /// Hashes a JSON value with object keys in sorted order, so key order does not matter.
 /// `scratch` holds a number's text while it is hashed.
-fn hash_canonical(v: &Value, h: &mut DefaultHasher, depth: usize, scratch: &mut String) {
+fn hash_canonical(v: &Json, h: &mut DefaultHasher, depth: usize, scratch: &mut String) {
     if depth > 256 {
         return;
     }
     match v {
-        Value::Object(o) => {
+        Json::Object(o) => {
             6u8.hash(h);
             // Keys already in order (most objects) are hashed as they stand.
             if o.keys().is_sorted() {
-                for (k, val) in o {
+                for (k, val) in o.iter() {
                     k.hash(h);
                     hash_canonical(val, h, depth + 1, scratch);
                 }
@@ -41,18 +41,18 @@ fn hash_canonical(v: &Value, h: &mut DefaultHasher, depth: usize, scratch: &mut 
                 }
             }
         }
-        Value::Array(a) => {
+        Json::Array(a) => {
             5u8.hash(h);
             a.len().hash(h);
             for x in a {
                 hash_canonical(x, h, depth + 1, scratch);
             }
         }
-        Value::String(s) => {
+        Json::String(s) => {
             4u8.hash(h);
             s.hash(h);
         }
-        Value::Number(n) => {
+        Json::Number(n) => {
             use std::fmt::Write as _;
             3u8.hash(h);
             scratch.clear();
@@ -60,8 +60,8 @@ fn hash_canonical(v: &Value, h: &mut DefaultHasher, depth: usize, scratch: &mut 
             let _ = write!(scratch, "{n}");
             scratch.as_str().hash(h);
         }
-        Value::Bool(b) => b.hash(h),
-        Value::Null => 0u8.hash(h),
+        Json::Bool(b) => b.hash(h),
+        Json::Null => 0u8.hash(h),
     }
 }
 

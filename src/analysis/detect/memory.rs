@@ -5,17 +5,17 @@
 
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
+use crate::analysis::model::Json;
 use crate::analysis::model::{StepKind, value_text};
 use crate::analysis::rank::params::MEMORY_MISMATCH;
 use hashbrown::HashMap;
-use serde_json::Value;
 
 /// A memory read that differs from what was written.
 pub struct MemoryConsistency;
 
-fn same(a: &Value, b: &Value) -> bool {
+fn same(a: &Json, b: &Json) -> bool {
     match (a, b) {
-        (Value::String(x), Value::String(y)) => x.trim() == y.trim(),
+        (Json::String(x), Json::String(y)) => x.trim() == y.trim(),
         _ => a == b,
     }
 }
@@ -31,7 +31,7 @@ impl Detector for MemoryConsistency {
 
     fn detect(&self, f: &Facts<'_>) -> Vec<Finding> {
         let run = f.run;
-        let mut written: HashMap<&str, (usize, &Value)> = HashMap::new();
+        let mut written: HashMap<&str, (usize, &Json)> = HashMap::new();
         let mut out = Vec::new();
         for (i, s) in run.steps.iter().enumerate() {
             let Some(m) = &s.memory else { continue };

@@ -127,7 +127,7 @@ mod tests {
     fn msg(id: &str, agent: &str, to: Option<&str>, text: &str) -> Step {
         let mut s = Step::new(id, StepKind::Agent);
         s.agent = Some(agent.into());
-        s.output = Some(json!(text));
+        s.output = Some(json!(text).into());
         if let Some(t) = to {
             s.extras_mut().attributes.insert("to".into(), json!(t));
         }

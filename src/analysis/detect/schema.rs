@@ -5,7 +5,7 @@
 //! and in the problems it reports; never panics on any schema or value.
 
 use super::say::quote;
-use crate::analysis::model::{Step, Tool};
+use crate::analysis::model::{Json, Step, Tool};
 use serde_json::{Map, Value};
 
 /// Deeper schemas are not followed.
@@ -65,7 +65,7 @@ pub fn check_call(tool: Option<&Tool>, step: &Step) -> ArgsCheck {
 /// The problems of `value` against `schema` (empty when it passes). The schema is read into its
 /// keywords first ([`Compiled`](super::compiled_schema::Compiled)); a schema checked against many
 /// values is better read once.
-pub fn validate(schema: &Value, value: &Value) -> Vec<Problem> {
+pub fn validate(schema: &Value, value: &Json) -> Vec<Problem> {
     super::compiled_schema::Compiled::new(schema).validate(value)
 }
 
@@ -84,7 +84,7 @@ pub fn has_properties(schema: &Value) -> bool {
 }
 
 /// True when every key of the object `args` is a declared property of `schema`.
-pub fn keys_declared(schema: &Value, args: &Value) -> bool {
+pub fn keys_declared(schema: &Value, args: &Json) -> bool {
     match (
         schema.get("properties").and_then(Value::as_object),
         args.as_object(),
@@ -94,11 +94,11 @@ pub fn keys_declared(schema: &Value, args: &Value) -> bool {
     }
 }
 
-pub(super) fn problem(cx: &mut Cx, path: &str, value: &Value, what: String) {
+pub(super) fn problem(cx: &mut Cx, path: &str, value: &Json, what: String) {
     if cx.out.len() < MAX_PROBLEMS {
         let value_text = match value {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
+            Json::String(s) => Some(s.to_string()),
+            Json::Number(n) => Some(n.to_string()),
             _ => None,
         };
         cx.out.push(Problem {
@@ -123,7 +123,7 @@ pub(super) fn rule_problems(
     ty: Option<&Value>,
     allowed: Option<&Vec<Value>>,
     constant: Option<&Value>,
-    v: &Value,
+    v: &Json,
     path: &str,
     out: &mut Cx,
 ) -> bool {
@@ -139,7 +139,7 @@ pub(super) fn rule_problems(
         return true;
     }
     if let Some(allowed) = allowed
-        && !allowed.contains(v)
+        && !allowed.iter().any(|a| v == a)
     {
         problem(
             out,
@@ -149,7 +149,7 @@ pub(super) fn rule_problems(
         );
     }
     if let Some(c) = constant
-        && c != v
+        && v != c
     {
         problem(
             out,
@@ -162,7 +162,7 @@ pub(super) fn rule_problems(
 }
 
 /// The problems of a number: `minimum` and `maximum`.
-pub(super) fn check_number(s: &Map<String, Value>, path: &str, v: &Value, out: &mut Cx) {
+pub(super) fn check_number(s: &Map<String, Value>, path: &str, v: &Json, out: &mut Cx) {
     let Some(x) = v.as_f64() else {
         return;
     };
@@ -188,13 +188,7 @@ pub(super) fn check_number(s: &Map<String, Value>, path: &str, v: &Value, out: &
     }
 }
 
-pub(super) fn check_string(
-    s: &Map<String, Value>,
-    text: &str,
-    path: &str,
-    v: &Value,
-    out: &mut Cx,
-) {
+pub(super) fn check_string(s: &Map<String, Value>, text: &str, path: &str, v: &Json, out: &mut Cx) {
     let len = u64::try_from(text.chars().count()).unwrap_or(u64::MAX);
     if let Some(min) = s.get("minLength").and_then(Value::as_u64)
         && len < min
@@ -258,7 +252,7 @@ fn format_ok(fmt: &str, s: &str) -> bool {
     }
 }
 
-fn type_matches(t: &Value, v: &Value) -> bool {
+fn type_matches(t: &Value, v: &Json) -> bool {
     match t {
         Value::String(name) => one_type(name, v),
         Value::Array(names) => names
@@ -269,7 +263,7 @@ fn type_matches(t: &Value, v: &Value) -> bool {
     }
 }
 
-fn one_type(name: &str, v: &Value) -> bool {
+fn one_type(name: &str, v: &Json) -> bool {
     match name {
         "string" => v.is_string(),
         "number" => v.is_number(),
@@ -300,7 +294,7 @@ pub(super) mod plain {
     use super::*;
 
     /// The problems of `value` against `schema`, read the plain way.
-    pub(in crate::analysis::detect) fn validate(schema: &Value, value: &Value) -> Vec<Problem> {
+    pub(in crate::analysis::detect) fn validate(schema: &Value, value: &Json) -> Vec<Problem> {
         let mut cx = Cx {
             out: Vec::new(),
             visits: 0,
@@ -309,7 +303,7 @@ pub(super) mod plain {
         cx.out
     }
 
-    fn check(schema: &Value, v: &Value, path: &str, depth: usize, out: &mut Cx) {
+    fn check(schema: &Value, v: &Json, path: &str, depth: usize, out: &mut Cx) {
         out.visits += 1;
         if depth > MAX_DEPTH || out.out.len() >= MAX_PROBLEMS || out.visits > MAX_VISITS {
             return;
@@ -328,16 +322,16 @@ pub(super) mod plain {
             return;
         }
         match v {
-            Value::Object(o) => check_object(s, o, path, depth, out),
-            Value::Array(items) => {
+            Json::Object(o) => check_object(s, o, path, depth, out),
+            Json::Array(items) => {
                 if let Some(item_schema) = s.get("items") {
                     for (i, item) in items.iter().enumerate().take(256) {
                         check(item_schema, item, &format!("{path}/{i}"), depth + 1, out);
                     }
                 }
             }
-            Value::String(text) => check_string(s, text, path, v, out),
-            Value::Number(_) => check_number(s, path, v, out),
+            Json::String(text) => check_string(s, text, path, v, out),
+            Json::Number(_) => check_number(s, path, v, out),
             _ => {}
         }
         for key in ["anyOf", "oneOf"] {
@@ -365,7 +359,7 @@ pub(super) mod plain {
 
     /// Checks one branch with its own problem list but the shared work budget; a branch not
     /// finished for lack of budget passes.
-    fn branch_passes(schema: &Value, v: &Value, path: &str, depth: usize, cx: &mut Cx) -> bool {
+    fn branch_passes(schema: &Value, v: &Json, path: &str, depth: usize, cx: &mut Cx) -> bool {
         let mut inner = Cx {
             out: Vec::new(),
             visits: cx.visits,
@@ -377,7 +371,7 @@ pub(super) mod plain {
 
     fn check_object(
         s: &Map<String, Value>,
-        o: &Map<String, Value>,
+        o: &crate::analysis::model::JsonMap,
         path: &str,
         depth: usize,
         out: &mut Cx,
@@ -388,7 +382,7 @@ pub(super) mod plain {
                     problem(
                         out,
                         path,
-                        &Value::Null,
+                        &Json::Null,
                         format!("the required argument {} is missing", quote(r)),
                     );
                 }
@@ -429,12 +423,12 @@ mod tests {
         let mut step = Step::new("s", StepKind::Tool);
         step.tool = Some(Box::new(ToolCall {
             name: "search".into(),
-            arguments: Value::String("{'query': unterminated".into()),
+            arguments: Json::from("{'query': unterminated"),
             call_id: None,
         }));
         assert!(!check_call(run.tool("search"), &step).rejected());
         if let Some(t) = step.tool.as_mut() {
-            t.arguments = serde_json::json!({});
+            t.arguments = Json::from(serde_json::json!({}));
         }
         assert!(
             check_call(run.tool("search"), &step).rejected(),
@@ -444,6 +438,11 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    /// [`super::validate`] of a value written as a `serde_json::Value`.
+    fn validate(schema: &Value, value: &Value) -> Vec<Problem> {
+        super::validate(schema, &Json::from(value.clone()))
+    }
 
     #[test]
     fn a_weekday_is_not_a_date_time() {

@@ -101,7 +101,7 @@ mod tests {
     fn agent(id: &str, text: &str) -> crate::analysis::model::Step {
         let mut s = crate::analysis::model::Step::new(id, StepKind::Agent);
         s.agent = Some("Planner".into());
-        s.output = Some(serde_json::json!(text));
+        s.output = Some(serde_json::json!(text).into());
         s
     }
 

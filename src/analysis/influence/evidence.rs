@@ -2,9 +2,8 @@
 //! ancestors (report.md, `influence`). Linear in the run (plus a binary search per item); no
 //! scoring here.
 
-use crate::analysis::model::{Run, Step, StepKind, value_text};
+use crate::analysis::model::{Json, Run, Step, StepKind, value_text};
 use hashbrown::{HashMap, HashSet};
-use serde_json::Value;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -132,10 +131,10 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
 /// The text of a value as [`value_text`] makes it, borrowed when the value is a string. Other
 /// values are written by `serde_json::to_string`, the same compact JSON as their `Display`
 /// without going through a formatter (a long run has tens of thousands of them).
-fn text_of(v: &Value) -> Cow<'_, str> {
+fn text_of(v: &Json) -> Cow<'_, str> {
     match v {
-        Value::String(s) => Cow::Borrowed(s),
-        Value::Null => Cow::Borrowed(""),
+        Json::String(s) => Cow::Borrowed(s),
+        Json::Null => Cow::Borrowed(""),
         other => {
             let mut text = serde_json::to_string(other).unwrap_or_else(|_| value_text(other));
             // Written into a buffer grown by doubling: give the slack back, as these texts are
@@ -293,7 +292,8 @@ mod tests {
             serde_json::json!(false),
         ];
         for v in &values {
-            assert_eq!(text_of(v), value_text(v), "{v}");
+            let j = Json::from(v.clone());
+            assert_eq!(text_of(&j), value_text(v), "{v}");
         }
     }
 

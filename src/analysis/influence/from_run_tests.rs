@@ -18,7 +18,7 @@ fn unit(id: &str, text: &str) -> ContextUnit {
 
 fn llm(id: &str, output: &str, sent: &[&str], available: Option<&[&str]>) -> Step {
     let mut s = Step::new(id, StepKind::Llm);
-    s.output = Some(json!(output));
+    s.output = Some(json!(output).into());
     s.context = Some(Box::new(StepContext {
         available: available.map(|a| a.iter().map(|x| UnitId::from(*x)).collect()),
         sent: sent.iter().map(|x| UnitId::from(*x)).collect(),
@@ -28,7 +28,7 @@ fn llm(id: &str, output: &str, sent: &[&str], available: Option<&[&str]>) -> Ste
 
 fn bare_llm(id: &str, output: &str) -> Step {
     let mut s = Step::new(id, StepKind::Llm);
-    s.output = Some(json!(output));
+    s.output = Some(json!(output).into());
     s
 }
 
@@ -149,14 +149,14 @@ fn documents_tool_results_and_memory_reads_not_recorded_as_units_are_evidence() 
     let mut tool = Step::new("t1", StepKind::Tool);
     tool.error = Some("timeout talking to the bank".to_owned());
     let mut recorded = Step::new("t2", StepKind::Tool);
-    recorded.output = Some(json!("tool output as a unit"));
+    recorded.output = Some(json!("tool output as a unit").into());
     let mut memory = Step::new("m1", StepKind::MemoryRead);
     memory.memory = Some(Box::new(MemoryOp {
         key: "tier".to_owned(),
-        value: json!("gold customer"),
+        value: json!("gold customer").into(),
     }));
     let mut empty_tool = Step::new("t3", StepKind::Tool);
-    empty_tool.output = Some(json!(""));
+    empty_tool.output = Some(json!("").into());
     run.steps = vec![
         search,
         tool,
@@ -458,9 +458,9 @@ fn long_mixed_run() -> Run {
             2 => {
                 let mut s = Step::new(&id, StepKind::Tool);
                 s.output = Some(if i % 3 == 0 {
-                    json!({"status": "shipped", "note": sentence(4)})
+                    json!({"status": "shipped", "note": sentence(4)}).into()
                 } else {
-                    json!(format!("tool said {}", sentence(3)))
+                    json!(format!("tool said {}", sentence(3))).into()
                 });
                 s
             }
@@ -468,7 +468,7 @@ fn long_mixed_run() -> Run {
                 let mut s = Step::new(&id, StepKind::MemoryRead);
                 s.memory = Some(Box::new(MemoryOp {
                     key: "tier".to_owned(),
-                    value: json!("gold customer"),
+                    value: json!("gold customer").into(),
                 }));
                 s
             }

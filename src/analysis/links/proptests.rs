@@ -146,10 +146,10 @@ fn run_of(steps: &[(String, String)]) -> Run {
     for (k, (input, output)) in steps.iter().enumerate() {
         let mut s = Step::new(format!("s{k}"), StepKind::Llm);
         if !input.is_empty() {
-            s.input = Some(Value::String(input.clone()));
+            s.input = Some(Value::String(input.clone()).into());
         }
         if !output.is_empty() {
-            s.output = Some(Value::String(output.clone()));
+            s.output = Some(Value::String(output.clone()).into());
         }
         run.steps.push(s);
     }

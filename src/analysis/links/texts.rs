@@ -5,9 +5,8 @@
 //! [`LINK_SCAN_BYTES`], so a giant field costs one pass and no more. Pure; no I/O.
 
 use super::tokens::clip;
-use crate::analysis::model::{Run, Step, StepKind};
+use crate::analysis::model::{Json, Run, Step, StepKind};
 use crate::analysis::rank::params::LINK_SCAN_BYTES;
-use serde_json::Value;
 
 /// The produced and consumed text of every step, by position. A text that is one string of the
 /// run (a message, a one-field argument object) is borrowed from the run; only a text joined
@@ -128,7 +127,7 @@ fn push_line_at(out: &mut String, start: usize, s: &str) {
 struct Builder<'a> {
     buffers: Vec<String>,
     /// The leaves still to read of the JSON value at hand.
-    stack: Vec<&'a Value>,
+    stack: Vec<&'a Json>,
     /// A number written out.
     number: String,
 }
@@ -220,30 +219,30 @@ impl<'a, 'b> Lines<'a, 'b> {
 }
 
 /// Appends the string and number leaves of `v`, one per line, until `out` is full.
-pub fn flat_text_into(v: &Value, out: &mut String) {
-    let mut stack: Vec<&Value> = vec![v];
+pub fn flat_text_into(v: &Json, out: &mut String) {
+    let mut stack: Vec<&Json> = vec![v];
     while let Some(v) = stack.pop() {
         if out.len() >= LINK_SCAN_BYTES {
             return;
         }
         match v {
-            Value::String(s) => push_line(out, s),
-            Value::Number(n) => push_line(out, &n.to_string()),
-            Value::Array(a) => stack.extend(a.iter().rev()),
-            Value::Object(o) => {
+            Json::String(s) => push_line(out, s),
+            Json::Number(n) => push_line(out, &n.to_string()),
+            Json::Array(a) => stack.extend(a.iter().rev()),
+            Json::Object(o) => {
                 let start = stack.len();
                 stack.extend(o.values());
                 if let Some(slice) = stack.get_mut(start..) {
                     slice.reverse();
                 }
             }
-            Value::Bool(_) | Value::Null => {}
+            Json::Bool(_) | Json::Null => {}
         }
     }
 }
 
 /// [`flat_text_into`] for a text of [`StepTexts`].
-fn flat_lines<'a>(v: &'a Value, out: &mut Lines<'a, '_>) {
+fn flat_lines<'a>(v: &'a Json, out: &mut Lines<'a, '_>) {
     let mut stack = std::mem::take(&mut out.b.stack);
     stack.clear();
     stack.push(v);
@@ -252,24 +251,24 @@ fn flat_lines<'a>(v: &'a Value, out: &mut Lines<'a, '_>) {
             break;
         }
         match v {
-            Value::String(s) => out.push(s),
-            Value::Number(n) => out.push_number(n),
-            Value::Array(a) => stack.extend(a.iter().rev()),
-            Value::Object(o) => {
+            Json::String(s) => out.push(s),
+            Json::Number(n) => out.push_number(n),
+            Json::Array(a) => stack.extend(a.iter().rev()),
+            Json::Object(o) => {
                 let start = stack.len();
                 stack.extend(o.values());
                 if let Some(slice) = stack.get_mut(start..) {
                     slice.reverse();
                 }
             }
-            Value::Bool(_) | Value::Null => {}
+            Json::Bool(_) | Json::Null => {}
         }
     }
     out.b.stack = stack;
 }
 
 /// The leaves of `v` as text (see [`flat_text_into`]).
-pub fn flat_text(v: &Value) -> String {
+pub fn flat_text(v: &Json) -> String {
     let mut out = String::new();
     flat_text_into(v, &mut out);
     out
@@ -395,6 +394,6 @@ mod tests {
     #[test]
     fn flat_text_keeps_leaves_in_order_and_drops_keys() {
         let v = json!({"tool_call": {"name": "create_event", "arguments": {"start": "Friday", "n": 120, "ok": true}}});
-        assert_eq!(flat_text(&v), "create_event\nFriday\n120");
+        assert_eq!(flat_text(&Json::from(v)), "create_event\nFriday\n120");
     }
 }

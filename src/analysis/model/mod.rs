@@ -5,17 +5,19 @@
 //! build one from other formats. Nothing here does I/O.
 
 mod ids;
+mod json;
 mod run;
 mod step;
 mod text;
 
 pub use ids::{StepId, UnitId};
+pub use json::{Json, JsonMap, JsonSeed};
 pub use run::{ContextUnit, Limits, ModelInfo, Run, RunStatus, Tool};
 pub use step::{
     Decision, DecisionOption, Document, MemoryOp, Step, StepContext, StepExtras, StepKind,
     Timestamp, ToolCall, Usage, describe_step,
 };
-pub use text::{inert_block, inert_line, is_hazard, value_text, value_text_into};
+pub use text::{AsText, inert_block, inert_line, is_hazard, value_text, value_text_into};
 
 /// The `format` string of a native run.
 pub const RUN_FORMAT: &str = "tdn.run/1";

@@ -1,6 +1,7 @@
 //! One step of a run and its kind-specific parts (tool call, documents, memory, decision, context).
 
 use super::ids::{StepId, UnitId};
+use super::json::Json;
 use super::text::{inert_line, value_text};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -86,7 +87,7 @@ pub struct ToolCall {
     pub name: String,
     /// Its arguments (any JSON; usually an object).
     #[serde(default)]
-    pub arguments: Value,
+    pub arguments: Json,
     /// The provider's call id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
@@ -115,7 +116,7 @@ pub struct MemoryOp {
     pub key: String,
     /// The value read or written.
     #[serde(default)]
-    pub value: Value,
+    pub value: Json,
 }
 
 /// One option of a decision.
@@ -185,10 +186,10 @@ pub struct Step {
     pub container: bool,
     /// What went in.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub input: Option<Value>,
+    pub input: Option<Json>,
     /// What came out.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub output: Option<Value>,
+    pub output: Option<Json>,
     /// The failure message; `Some` only when non-empty.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -390,7 +391,7 @@ mod tests {
     #[test]
     fn a_step_writes_its_rare_parts_after_the_others_in_spec_order() {
         let mut s = Step::new("s1", StepKind::Llm);
-        s.output = Some(json!("ok"));
+        s.output = Some(Json::from("ok"));
         let x = s.extras_mut();
         x.kind_name = Some("not written".to_owned());
         x.extra.insert("zz_custom".to_owned(), json!(1));
@@ -431,9 +432,10 @@ mod tests {
 
     #[test]
     fn a_step_is_small() {
-        // 100,000 of these sit side by side in a big run (issue 11); the rare parts are boxed.
+        // 100,000 of these sit side by side in a big run (issue 11); the rare parts are boxed,
+        // and the input and output are 24-byte `Json`s (a `serde_json::Value` is 72 bytes).
         assert!(
-            std::mem::size_of::<Step>() <= 344,
+            std::mem::size_of::<Step>() <= 248,
             "{}",
             std::mem::size_of::<Step>()
         );

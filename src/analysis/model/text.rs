@@ -1,22 +1,45 @@
 //! Turning a step's `input`/`output` (a string or any JSON) into text for matching and display.
 
+use super::json::Json;
 use serde_json::Value;
 use std::borrow::Cow;
 
+/// A JSON value that has a text: a `serde_json::Value` or a step's [`Json`].
+pub trait AsText {
+    /// Appends the text (see [`value_text`]) to `out`.
+    fn text_into(&self, out: &mut String);
+}
+
+impl AsText for Value {
+    fn text_into(&self, out: &mut String) {
+        match self {
+            Value::String(s) => out.push_str(s),
+            Value::Null => {}
+            other => out.push_str(&other.to_string()),
+        }
+    }
+}
+
+impl AsText for Json {
+    fn text_into(&self, out: &mut String) {
+        match self {
+            Json::String(s) => out.push_str(s),
+            Json::Null => {}
+            other => out.push_str(&other.to_string()),
+        }
+    }
+}
+
 /// The text of a JSON value: a string as itself, anything else as compact JSON.
-pub fn value_text(v: &Value) -> String {
+pub fn value_text<V: AsText + ?Sized>(v: &V) -> String {
     let mut out = String::new();
-    value_text_into(v, &mut out);
+    v.text_into(&mut out);
     out
 }
 
 /// Appends the text of `v` to `out` (see [`value_text`]).
-pub fn value_text_into(v: &Value, out: &mut String) {
-    match v {
-        Value::String(s) => out.push_str(s),
-        Value::Null => {}
-        other => out.push_str(&other.to_string()),
-    }
+pub fn value_text_into<V: AsText + ?Sized>(v: &V, out: &mut String) {
+    v.text_into(out);
 }
 
 /// True for characters that must never reach a terminal raw: C0 and C1 controls, DEL, the
@@ -101,5 +124,13 @@ mod tests {
         assert_eq!(value_text(&json!("a \"b\"")), "a \"b\"");
         assert_eq!(value_text(&json!({"a": [1, "x"]})), r#"{"a":[1,"x"]}"#);
         assert_eq!(value_text(&Value::Null), "");
+        for v in [
+            json!("a \"b\""),
+            json!({"a": [1, "x"]}),
+            Value::Null,
+            json!(2.5),
+        ] {
+            assert_eq!(value_text(&Json::from(v.clone())), value_text(&v));
+        }
     }
 }

@@ -251,7 +251,7 @@ mod tests {
             .step({
                 let mut s = Step::new("m1", StepKind::Llm);
                 s.parent = Some(crate::analysis::model::StepId("agent".into()));
-                s.output = Some(json!("Let me think."));
+                s.output = Some(json!("Let me think.").into());
                 s
             })
             .step({

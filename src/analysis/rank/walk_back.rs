@@ -26,10 +26,10 @@ use crate::analysis::detect::vocab::{
 };
 use crate::analysis::detect::{Category, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
+use crate::analysis::model::Json;
 use crate::analysis::model::StepKind;
 use crate::analysis::report::Role;
 use mention::{Mentions, arg_values, mentions, quoted_spans, values_under};
-use serde_json::Value;
 
 /// A finding after the walk back: how it was found and what caused it.
 #[derive(Clone, Debug)]
@@ -431,8 +431,8 @@ enum Blame {
 }
 
 /// The arguments of a failed step: a tool call's, else the step's input.
-fn arguments_of(s: &crate::analysis::model::Step) -> &Value {
-    static NONE: Value = Value::Null;
+fn arguments_of(s: &crate::analysis::model::Step) -> &Json {
+    static NONE: Json = Json::Null;
     match (&s.tool, &s.input) {
         (Some(t), _) => &t.arguments,
         (None, Some(i)) => i,

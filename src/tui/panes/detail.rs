@@ -243,15 +243,15 @@ impl Builder<'_> {
             {
                 self.note("this tool changes the world (mutates)");
             }
-            self.value(&tc.arguments);
+            self.value(&tc.arguments.to_value());
         }
         if let Some(v) = &step.input {
             self.section("Input");
-            self.value(v);
+            self.value(&v.to_value());
         }
         if let Some(v) = &step.output {
             self.section("Output");
-            self.value(v);
+            self.value(&v.to_value());
         }
         if let Some(docs) = &step.documents {
             self.section(&format!("Documents ({})", docs.len()));
@@ -275,7 +275,7 @@ impl Builder<'_> {
         }
         if let Some(m) = &step.memory {
             self.section(&format!("Memory: {}", clipped(&m.key, 60)));
-            self.value(&m.value);
+            self.value(&m.value.to_value());
         }
         if let Some(d) = &step.decision {
             self.section("Decision");

@@ -9,6 +9,7 @@
 mod bubbled;
 mod compact;
 mod parallel;
+mod payload;
 mod refs;
 mod scan;
 mod step;
@@ -20,9 +21,10 @@ use super::warning::Warning;
 use crate::analysis::import::SourceFormat;
 use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, Step};
 use hashbrown::{HashMap, HashSet};
+use payload::RawStep;
 use refs::resolve_refs;
 use serde_json::{Map, Value};
-use step::{Refs, step_from_value};
+use step::{Refs, step_from_raw, step_from_value};
 pub use stream::{Streamed, run_from_text};
 use top::{context_units, limits, model_info, tools};
 
@@ -151,6 +153,13 @@ impl Steps {
     pub(super) fn push(&mut self, raw: Value) -> Result<(), RunError> {
         let index = self.steps.len();
         let (step, refs) = step_from_value(raw, index, &mut self.warnings)?;
+        self.push_built(step, refs, Vec::new())
+    }
+
+    /// Builds the next step from what `payload.rs` read (see [`Steps::push`]).
+    pub(super) fn push_raw(&mut self, raw: RawStep) -> Result<(), RunError> {
+        let index = self.steps.len();
+        let (step, refs) = step_from_raw(raw, index, &mut self.warnings)?;
         self.push_built(step, refs, Vec::new())
     }
 

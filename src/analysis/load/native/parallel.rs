@@ -2,7 +2,7 @@
 //! core took longer than parsing the whole file into one value).
 //!
 //! `scan.rs` finds each element of the top-level `"steps"` array in the text; the elements are
-//! parsed (with no spare room, `compact.rs`) and built into steps by [`step_from_value`] in
+//! parsed (with no spare room, `compact.rs`, the payloads apart, `payload.rs`) and built into steps by [`step_from_raw`] in
 //! parallel, each with its own position and its own list of warnings; the rest of the file (the
 //! array emptied) is read meanwhile by the step-by-step reader's own visitor. The steps are then
 //! taken in order on one thread, exactly as the step-by-step reader takes them: the same
@@ -11,9 +11,9 @@
 //! does not parse as one JSON value) gives `None`, and the step-by-step reader reads the file
 //! as before, so every message stays what it was.
 
-use super::compact::Compact;
+use super::payload::{RawStep, StepSeed};
 use super::scan::find_steps;
-use super::step::{Refs, step_from_value};
+use super::step::{Refs, step_from_raw};
 use super::stream::{StepSink, Streamed, Top};
 use super::{Steps, finish, head, top_fields};
 use crate::analysis::load::error::RunError;
@@ -115,7 +115,7 @@ fn build(piece: Option<&str>, index: usize) -> (Step, Side) {
         return (placeholder(), Side::NotJson);
     };
     let mut w = Vec::new();
-    match step_from_value(raw, index, &mut w) {
+    match step_from_raw(raw, index, &mut w) {
         Ok((step, refs)) => (
             step,
             Side::Built((!refs.is_empty()).then(|| Box::new(refs)), w),
@@ -125,9 +125,9 @@ fn build(piece: Option<&str>, index: usize) -> (Step, Side) {
 }
 
 /// One JSON value with nothing after it but whitespace.
-fn parse(piece: &str) -> Option<Value> {
+fn parse(piece: &str) -> Option<RawStep> {
     let mut de = serde_json::Deserializer::from_str(piece);
-    let raw = Compact.deserialize(&mut de).ok()?;
+    let raw = StepSeed.deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(raw)
 }

@@ -1,7 +1,8 @@
 //! One step: its own fields, validated; references to other steps and units are kept raw in
 //! [`Refs`] until every step is known.
 
-use super::{count, leftover};
+use super::count;
+use super::payload::{Fields, Payloads, RawStep, payload};
 use crate::analysis::load::error::{RunError, json_type, quoted};
 use crate::analysis::load::timestamp;
 use crate::analysis::load::warning::Warning;
@@ -54,17 +55,46 @@ impl Refs {
     }
 }
 
+/// Builds the step at `index` from its `raw` value (none of its payloads read apart).
 pub(super) fn step_from_value(
     raw: Value,
     index: usize,
     w: &mut Vec<Warning>,
 ) -> Result<(Step, Refs), RunError> {
-    let Value::Object(mut o) = raw else {
-        return Err(RunError::StepNotObject {
-            index,
-            found: json_type(&raw),
-        });
-    };
+    match raw {
+        Value::Object(o) => step_from_fields(o, Payloads::default(), index, w),
+        other => Err(not_object(index, &other)),
+    }
+}
+
+/// Builds the step at `index` from what `payload.rs` read of it.
+pub(super) fn step_from_raw(
+    raw: RawStep,
+    index: usize,
+    w: &mut Vec<Warning>,
+) -> Result<(Step, Refs), RunError> {
+    match raw {
+        RawStep::Fields(o, payloads) => step_from_fields(o, payloads, index, w),
+        RawStep::NotObject(other) => Err(not_object(index, &other)),
+    }
+}
+
+fn not_object(index: usize, found: &Value) -> RunError {
+    RunError::StepNotObject {
+        index,
+        found: json_type(found),
+    }
+}
+
+/// Builds the step at `index` from its fields `o` and the `payloads` read apart from them (see
+/// `payload.rs`). `o` is the step's object as serde_json reads it, or [`StepFields`], which
+/// holds the same fields and gives them back the same way.
+fn step_from_fields<F: Fields>(
+    mut o: F,
+    mut payloads: Payloads,
+    index: usize,
+    w: &mut Vec<Warning>,
+) -> Result<(Step, Refs), RunError> {
     let id = match o.remove("id") {
         Some(Value::String(s)) => s,
         Some(other) => {
@@ -151,8 +181,8 @@ pub(super) fn step_from_value(
         Some(Value::Bool(b)) => step.container = b,
         Some(other) => w.push(wrong("container", &other, "true or false")),
     }
-    step.input = o.remove("input").filter(|v| !v.is_null());
-    step.output = o.remove("output").filter(|v| !v.is_null());
+    step.input = payload(o.remove("input"), payloads.input.take()).filter(|v| !v.is_null());
+    step.output = payload(o.remove("output"), payloads.output.take()).filter(|v| !v.is_null());
     match o.remove("error") {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => {
@@ -172,7 +202,8 @@ pub(super) fn step_from_value(
                 };
                 step.tool = Some(Box::new(ToolCall {
                     name,
-                    arguments: t.remove("arguments").unwrap_or(Value::Null),
+                    arguments: payload(t.remove("arguments"), payloads.arguments.take())
+                        .unwrap_or_default(),
                     call_id,
                 }));
             }
@@ -236,7 +267,8 @@ pub(super) fn step_from_value(
             Some(Value::String(key)) => {
                 step.memory = Some(Box::new(MemoryOp {
                     key,
-                    value: m.remove("value").unwrap_or(Value::Null),
+                    value: payload(m.remove("value"), payloads.memory_value.take())
+                        .unwrap_or_default(),
                 }));
             }
             _ => w.push(here(
@@ -299,10 +331,10 @@ pub(super) fn step_from_value(
         Some(other) => w.push(wrong("attributes", &other, "an object")),
     }
     for key in STEP_FIELDS {
-        o.remove(*key);
+        o.remove(key);
     }
     if !o.is_empty() {
-        step.extras_mut().extra = leftover(o);
+        step.extras_mut().extra = o.into_map();
     }
     Ok((step, refs))
 }

@@ -6,10 +6,12 @@
 //! value; the rules, messages and warnings are those of [`super::run_from_value`] (the same
 //! functions, in the same order). Anything else (another format, several values, a syntax
 //! error, `steps` that are not an array) is left to the general reader, which then says what is
-//! wrong exactly as before. Values are read with no spare room (`compact.rs`).
+//! wrong exactly as before. Values are read with no spare room (`compact.rs`), a step's payloads
+//! straight into their own type (`payload.rs`).
 
 use super::compact::Compact;
 use super::parallel::run_from_text_parallel;
+use super::payload::StepSeed;
 use super::{Steps, finish, head, top_fields};
 use crate::analysis::load::error::RunError;
 use crate::analysis::load::warning::Warning;
@@ -158,10 +160,10 @@ impl<'de> Visitor<'de> for StepsSeed<'_, '_> {
                 }
                 continue;
             }
-            let Some(raw) = seq.next_element_seed(Compact)? else {
+            let Some(raw) = seq.next_element_seed(StepSeed)? else {
                 return Ok(());
             };
-            if let Err(e) = sink.steps.push(raw) {
+            if let Err(e) = sink.steps.push_raw(raw) {
                 sink.error = Some(e);
             }
             sink.progress.add(1);

@@ -11,7 +11,7 @@ use crate::analysis::detect::vocab::{
 };
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
-use serde_json::Value;
+use crate::analysis::model::Json;
 
 /// At most this many argument values are collected.
 const MAX_VALUES: usize = 64;
@@ -59,7 +59,7 @@ impl Mentions {
 }
 
 /// Reads `err_lower` (the error in lower case) against the call's arguments.
-pub(super) fn mentions(err_lower: &str, args: &Value) -> Mentions {
+pub(super) fn mentions(err_lower: &str, args: &Json) -> Mentions {
     Mentions {
         derived: derived(err_lower, args),
         key: named_key(err_lower, args),
@@ -72,7 +72,7 @@ pub(super) fn mentions(err_lower: &str, args: &Value) -> Mentions {
 
 /// The string and number leaves of a call's arguments worth naming (3 characters or more, so
 /// an error mentioning "0" or "id" does not count as naming a value).
-pub(super) fn arg_values(root: &Value) -> Vec<String> {
+pub(super) fn arg_values(root: &Json) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(v) = stack.pop() {
@@ -80,10 +80,10 @@ pub(super) fn arg_values(root: &Value) -> Vec<String> {
             break;
         }
         match v {
-            Value::String(s) if s.trim().chars().count() >= 3 => out.push(s.trim().to_owned()),
-            Value::Number(n) if n.to_string().chars().count() >= 3 => out.push(n.to_string()),
-            Value::Array(a) => stack.extend(a.iter().take(MAX_FANOUT)),
-            Value::Object(o) => stack.extend(o.values().take(MAX_FANOUT)),
+            Json::String(s) if s.trim().chars().count() >= 3 => out.push(s.trim().to_owned()),
+            Json::Number(n) if n.to_string().chars().count() >= 3 => out.push(n.to_string()),
+            Json::Array(a) => stack.extend(a.iter().take(MAX_FANOUT)),
+            Json::Object(o) => stack.extend(o.values().take(MAX_FANOUT)),
             _ => {}
         }
     }
@@ -91,13 +91,13 @@ pub(super) fn arg_values(root: &Value) -> Vec<String> {
 }
 
 /// The values under `key`, at any depth, as text (strings trimmed, numbers as written).
-pub(super) fn values_under(root: &Value, key: &str) -> Vec<String> {
+pub(super) fn values_under(root: &Json, key: &str) -> Vec<String> {
     let mut out = Vec::new();
     walk(root, |k, v| {
         if k == Some(key) {
             match v {
-                Value::String(s) if !s.trim().is_empty() => out.push(s.trim().to_owned()),
-                Value::Number(n) => out.push(n.to_string()),
+                Json::String(s) if !s.trim().is_empty() => out.push(s.trim().to_owned()),
+                Json::Number(n) => out.push(n.to_string()),
                 _ => {}
             }
         }
@@ -108,8 +108,8 @@ pub(super) fn values_under(root: &Value, key: &str) -> Vec<String> {
 
 /// Calls `f` with each node's key (None for array items and the root) and value, depth first,
 /// at most [`MAX_NODES`] nodes.
-fn walk<'v>(root: &'v Value, mut f: impl FnMut(Option<&'v str>, &'v Value)) {
-    let mut stack: Vec<(Option<&str>, &Value)> = vec![(None, root)];
+fn walk<'v>(root: &'v Json, mut f: impl FnMut(Option<&'v str>, &'v Json)) {
+    let mut stack: Vec<(Option<&str>, &Json)> = vec![(None, root)];
     let mut seen = 0usize;
     while let Some((k, v)) = stack.pop() {
         seen += 1;
@@ -118,13 +118,9 @@ fn walk<'v>(root: &'v Value, mut f: impl FnMut(Option<&'v str>, &'v Value)) {
         }
         f(k, v);
         match v {
-            Value::Array(a) => stack.extend(a.iter().take(MAX_FANOUT).map(|x| (None, x))),
-            Value::Object(o) => {
-                stack.extend(
-                    o.iter()
-                        .take(MAX_FANOUT)
-                        .map(|(k, x)| (Some(k.as_str()), x)),
-                );
+            Json::Array(a) => stack.extend(a.iter().take(MAX_FANOUT).map(|x| (None, x))),
+            Json::Object(o) => {
+                stack.extend(o.iter().take(MAX_FANOUT).map(|(k, x)| (Some(k), x)));
             }
             _ => {}
         }
@@ -133,7 +129,7 @@ fn walk<'v>(root: &'v Value, mut f: impl FnMut(Option<&'v str>, &'v Value)) {
 
 /// A key of the arguments (at any depth, 2 characters or more) that the error names, as
 /// written or with `_` and `-` read as spaces (`order_id` or "order id").
-fn named_key(err_lower: &str, args: &Value) -> Option<String> {
+fn named_key(err_lower: &str, args: &Json) -> Option<String> {
     let mut found = None;
     walk(args, |k, _| {
         if found.is_some() {
@@ -153,13 +149,13 @@ fn named_key(err_lower: &str, args: &Value) -> Option<String> {
 
 /// The kind of value an id-like string argument names, when the error names it: the words
 /// before its number (`gift_card_8190333` gives "gift card"), at least 4 letters in all.
-fn named_kind(err_lower: &str, args: &Value) -> Option<(String, String)> {
+fn named_kind(err_lower: &str, args: &Json) -> Option<(String, String)> {
     let mut found = None;
     walk(args, |_, v| {
         if found.is_some() {
             return;
         }
-        let Value::String(s) = v else { return };
+        let Json::String(s) = v else { return };
         if let Some(words) = kind_words(s)
             && contains_words(err_lower, &words)
         {
@@ -189,7 +185,7 @@ fn kind_words(s: &str) -> Option<String> {
 
 /// A number of the error equal to the sum of two or more of the arguments' numbers under one
 /// key in one array (`payment_methods[*].amount`), or of a plain array of numbers.
-fn derived(err_lower: &str, args: &Value) -> Option<Derived> {
+fn derived(err_lower: &str, args: &Json) -> Option<Derived> {
     let in_error: Vec<(String, f64)> = tokens(err_lower)
         .filter(|t| t.class == TokenClass::Number)
         .filter_map(|t| number_value(t.text).map(|x| (t.text.to_owned(), x)))
@@ -203,7 +199,7 @@ fn derived(err_lower: &str, args: &Value) -> Option<Derived> {
         if found.is_some() {
             return;
         }
-        let Value::Array(items) = v else { return };
+        let Json::Array(items) = v else { return };
         for (key, parts) in sums_in(k, items) {
             let total: f64 = parts.iter().map(|p| p.1).sum();
             if let Some((text, _)) = in_error
@@ -224,7 +220,7 @@ fn derived(err_lower: &str, args: &Value) -> Option<Derived> {
 
 /// The groups of numbers an array can sum: for an array of objects, the numbers under each key
 /// (two or more); for an array of numbers, all of them (under the array's own key).
-fn sums_in(key: Option<&str>, items: &[Value]) -> Vec<(String, Vec<(String, f64)>)> {
+fn sums_in(key: Option<&str>, items: &[Json]) -> Vec<(String, Vec<(String, f64)>)> {
     let items = items.get(..items.len().min(MAX_FANOUT)).unwrap_or(&[]);
     let mut out: Vec<(String, Vec<(String, f64)>)> = Vec::new();
     let plain: Vec<(String, f64)> = items
@@ -235,7 +231,7 @@ fn sums_in(key: Option<&str>, items: &[Value]) -> Vec<(String, Vec<(String, f64)
         out.push((key.unwrap_or("").to_owned(), plain));
     }
     for item in items {
-        let Value::Object(o) = item else { continue };
+        let Json::Object(o) = item else { continue };
         for (k, v) in o.iter().take(MAX_FANOUT) {
             let Some(x) = v.as_f64() else { continue };
             let entry = (v.to_string(), x);
@@ -245,7 +241,7 @@ fn sums_in(key: Option<&str>, items: &[Value]) -> Vec<(String, Vec<(String, f64)
                         list.push(entry);
                     }
                 }
-                None if out.len() < MAX_FANOUT => out.push((k.clone(), vec![entry])),
+                None if out.len() < MAX_FANOUT => out.push((k.to_owned(), vec![entry])),
                 None => {}
             }
         }
@@ -315,8 +311,10 @@ mod tests {
 
     #[test]
     fn a_sum_of_the_arguments_numbers_under_one_key_is_a_mention() {
-        let args = json!({"pay": [{"id": "a", "amount": 250}, {"id": "b", "amount": 5.5}],
-                          "counts": [1, 2, 3]});
+        let args = Json::from(
+            json!({"pay": [{"id": "a", "amount": 250}, {"id": "b", "amount": 5.5}],
+                          "counts": [1, 2, 3]}),
+        );
         let d = derived("paid 255.5 of 300", &args).unwrap();
         assert_eq!((d.key.as_str(), d.parts.len()), ("amount", 2));
         assert_eq!(derived("6 items", &args).unwrap().key, "counts");
@@ -327,7 +325,7 @@ mod tests {
 
     #[test]
     fn keys_at_any_depth_and_the_kind_of_an_id_are_mentions() {
-        let args = json!({"p": [{"payment_id": "gift_card_8190333"}]});
+        let args = Json::from(json!({"p": [{"payment_id": "gift_card_8190333"}]}));
         assert_eq!(
             named_key("bad payment id", &args),
             Some("payment_id".into())
