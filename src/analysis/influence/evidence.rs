@@ -138,7 +138,7 @@ fn text_of(v: &Json) -> Cow<'_, str> {
         other => {
             let mut text = serde_json::to_string(other).unwrap_or_else(|_| value_text(other));
             // Written into a buffer grown by doubling: give the slack back, as these texts are
-            // held until the ranking ends.
+            // held until the ranking embeds them.
             text.shrink_to_fit();
             Cow::Owned(text)
         }
