@@ -19,12 +19,7 @@ pub(super) struct Feature {
     pub count: u32,
     /// Where it sits in the table.
     slot: u32,
-    /// A number the caller may attach ([`NO_TAG`] when none).
-    tag: u32,
 }
-
-/// The tag of a feature the caller attached nothing to.
-const NO_TAG: u32 = u32::MAX;
 
 /// The features of one text (see the module docs).
 #[derive(Default)]
@@ -76,7 +71,6 @@ impl FeatureCounts {
                     weight,
                     count: 1,
                     slot,
-                    tag: NO_TAG,
                 });
                 return Some((at, true));
             }
@@ -97,19 +91,6 @@ impl FeatureCounts {
     pub(super) fn bump(&mut self, at: usize) {
         if let Some(f) = self.list.get_mut(at) {
             f.count = f.count.saturating_add(1);
-        }
-    }
-
-    /// The caller's number for the feature at `at`, if it set one.
-    #[inline]
-    pub(super) fn tag(&self, at: usize) -> Option<u32> {
-        self.list.get(at).map(|f| f.tag).filter(|&t| t != NO_TAG)
-    }
-
-    /// Sets the caller's number for the feature at `at`.
-    pub(super) fn set_tag(&mut self, at: usize, tag: u32) {
-        if let Some(f) = self.list.get_mut(at) {
-            f.tag = tag;
         }
     }
 
@@ -162,14 +143,13 @@ mod tests {
                 .all(|x| x.count == 2 && x.weight == 0.5)
         );
         assert!(list.iter().skip(10).all(|x| x.count == 1));
-        f.set_tag(3, 7);
         f.bump(3);
-        assert_eq!((f.tag(3), f.tag(4), f.list()[3].count), (Some(7), None, 3));
+        assert_eq!((f.list()[3].count, f.list()[4].count), (3, 2));
         f.clear();
         assert!(f.list().is_empty());
         f.add(5, 1.0);
         f.add(5, 1.0);
         assert_eq!(f.list().len(), 1);
-        assert_eq!((f.list()[0].count, f.tag(0)), (2, None));
+        assert_eq!(f.list()[0].count, 2);
     }
 }

@@ -12,7 +12,8 @@ use super::per_text::rank_per_text;
 use super::score::{score_contrastive, score_influence, sort_by_score};
 use super::sparse::SparseVector;
 use super::types::{
-    ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, ScoreError, ScoreRequest,
+    ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, RankingConfidence,
+    ScoreError, ScoreRequest,
 };
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::progress::Progress;
@@ -20,6 +21,7 @@ use crate::analysis::report::{
     DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection,
 };
 use hashbrown::HashMap;
+use std::borrow::Cow;
 use std::sync::Mutex;
 
 /// Evidence items scored per embedding request. Bounds the vectors held at once (a run can
@@ -54,37 +56,42 @@ pub fn influence_section_counted(
     if evidence.is_empty() {
         return Ok(None);
     }
-    let outputs = model_outputs(run, answer);
+    let mut outputs = model_outputs(run, answer);
     progress.influence_total(u64::try_from(evidence.len()).unwrap_or(u64::MAX));
 
-    let mut scored: Vec<(usize, InfluenceScore)> = if embedder.per_text() {
-        // Each piece's id, unit and step move into its entry, once.
-        let ids = evidence
-            .iter_mut()
-            .map(|e| std::mem::take(&mut e.id))
-            .collect();
-        rank_per_text(
-            &evidence, ids, &outputs, answer, reference, embedder, progress,
-        )?
+    let scores = if embedder.per_text() {
+        // The texts move into the ranking, which lets each go once embedded.
+        let ranked = rank_per_text(
+            &mut evidence,
+            &mut outputs,
+            answer,
+            reference,
+            embedder,
+            progress,
+        )?;
+        // The model outputs' texts are not read again: they go before the entries are made.
+        drop(outputs);
+        entries(
+            &mut evidence,
+            ranked,
+            |r| r.at,
+            |r| r.score,
+            |r, id| r.score(id),
+            confidence,
+        )
     } else {
-        rank_in_chunks(&evidence, &outputs, answer, reference, embedder, progress)?
+        let scored = rank_in_chunks(&evidence, &outputs, answer, reference, embedder, progress)?;
+        drop(outputs);
+        entries(
+            &mut evidence,
+            scored,
+            |(at, _)| *at,
+            |(_, s)| s.score,
+            |(_, s), _| s,
+            confidence,
+        )
     };
-    // The model outputs' texts are not read again: they go before the entries are made.
-    drop(outputs);
-    // Chunks come back sorted on their own, and per-text scores in the order they were made:
-    // restore input order, then sort once, stably.
-    scored.sort_by_key(|(at, _)| *at);
-    sort_by_score(&mut scored, |(_, s)| s.score);
-
-    let pairs: Vec<(&str, f64)> = scored
-        .iter()
-        .map(|(_, s)| (s.id.as_str(), s.score))
-        .collect();
-    let confidence = ranking_confidence(&pairs, confidence);
-    let scores = scored
-        .into_iter()
-        .map(|(at, s)| entry(evidence.get_mut(at), s))
-        .collect();
+    let (scores, confidence) = scores;
     Ok(Some(InfluenceSection {
         ranked_by: if reference.is_some() {
             "contrastive"
@@ -96,6 +103,46 @@ pub fn influence_section_counted(
         scores,
         confidence,
     }))
+}
+
+/// The report's entries of the scored pieces, highest score first (equal scores in evidence
+/// order), and the ranking's confidence. `at` is a score's position in `evidence`, `score` its
+/// composite, and `make` its [`InfluenceScore`] from the piece's id. The pieces' texts are let
+/// go before the entries are made; their ids are copied (or moved, when owned) into them.
+fn entries<T>(
+    evidence: &mut [RunEvidence<'_>],
+    mut scored: Vec<T>,
+    at: impl Fn(&T) -> usize,
+    score: impl Fn(&T) -> f64,
+    make: impl Fn(T, String) -> InfluenceScore,
+    confidence: &ConfidenceOptions,
+) -> (Vec<InfluenceEntry>, RankingConfidence) {
+    // Chunks come back sorted on their own, and per-text scores in the order they were made:
+    // restore input order, then sort once, stably.
+    scored.sort_by_key(&at);
+    sort_by_score(&mut scored, &score);
+
+    let pairs: Vec<(&str, f64)> = scored
+        .iter()
+        .map(|s| (evidence.get(at(s)).map_or("", |e| &*e.id), score(s)))
+        .collect();
+    let confidence = ranking_confidence(&pairs, confidence);
+    drop(pairs);
+    for e in evidence.iter_mut() {
+        e.text = Cow::Borrowed("");
+    }
+    let scores = scored
+        .into_iter()
+        .map(|s| {
+            let mut e = evidence.get_mut(at(&s));
+            let id = e
+                .as_deref_mut()
+                .map(|e| std::mem::take(&mut e.id).into_owned())
+                .unwrap_or_default();
+            entry(e.as_deref(), make(s, id))
+        })
+        .collect();
+    (scores, confidence)
 }
 
 /// The evidence's scores, chunk by chunk through the generic scorers, each paired with its
@@ -146,7 +193,7 @@ fn rank_in_chunks(
         let positions: HashMap<&str, usize> = chunk
             .iter()
             .enumerate()
-            .map(|(i, e)| (e.id.as_str(), start + i))
+            .map(|(i, e)| (&*e.id, start + i))
             .collect();
         for s in result.map_err(into_embed_error)? {
             let at = positions.get(s.id.as_str()).copied().unwrap_or(usize::MAX);
@@ -158,12 +205,11 @@ fn rank_in_chunks(
     Ok(scored)
 }
 
-/// The report entry of a scored piece; its unit and step are moved out of the piece.
-fn entry(e: Option<&mut RunEvidence<'_>>, s: InfluenceScore) -> InfluenceEntry {
-    let (unit, step) = e.map_or((None, None), |e| (e.unit.take(), e.step.take()));
+/// The report entry of a scored piece.
+fn entry(e: Option<&RunEvidence<'_>>, s: InfluenceScore) -> InfluenceEntry {
     InfluenceEntry {
-        unit,
-        step,
+        unit: e.and_then(|e| e.unit).map(str::to_owned),
+        step: e.and_then(|e| e.step).map(str::to_owned),
         id: s.id,
         score: s.score,
         signals: s.signals,

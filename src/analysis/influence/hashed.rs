@@ -11,6 +11,7 @@
 use super::feature_counts::{Feature, FeatureCounts};
 use super::lexical::fold_plural;
 use super::sparse::SparseVector;
+use super::token_cache::TokenCache;
 use super::types::{EmbedError, Embedder};
 
 /// The design version; bump it whenever anything below changes a vector.
@@ -114,9 +115,14 @@ fn pack(word: &str) -> Option<u64> {
     if bytes.len() > MAX_STOP_WORD_BYTES {
         return None;
     }
-    let mut buf = [0u8; MAX_STOP_WORD_BYTES];
-    buf.get_mut(..bytes.len())?.copy_from_slice(bytes);
-    Some(u64::from_le_bytes(buf))
+    // Shifted into a register byte by byte: copying into a buffer and reading it back as one
+    // number stalled on every token.
+    Some(
+        bytes
+            .iter()
+            .rev()
+            .fold(0u64, |k, &b| (k << 8) | u64::from(b)),
+    )
 }
 
 /// Slots of the stop-word table (a power of two, several times the words, so a look-up mostly
@@ -174,20 +180,16 @@ struct Scratch {
     lower: String,
     padded: String,
     bounds: Vec<usize>,
-    /// The distinct tokens of the text so far (see [`Scratch::add_token`]).
-    seen: Vec<SeenToken>,
-    /// Their bytes, one after the other.
-    seen_bytes: Vec<u8>,
-    /// Their trigrams' positions in the feature list, one token after the other.
+    /// The hashes of the batch's tokens so far (see [`TokenCache`]).
+    cache: TokenCache,
+    /// The number of the text at hand (1 for the first): a kept token stamped with it has its
+    /// trigrams counted in this text already.
+    stamp: u64,
+    /// Positions of the trigram features of the text's tokens so far, one token after the
+    /// other (see [`Scratch::add_token`]).
     seen_trigrams: Vec<usize>,
     /// All zeros between texts; buckets are summed here in feature order.
     sums: Vec<f64>,
-}
-
-/// A token already seen in the text: its bytes and its trigrams (ranges of the `seen_` lists).
-struct SeenToken {
-    bytes: std::ops::Range<usize>,
-    trigrams: std::ops::Range<usize>,
 }
 
 /// `sign · weight · √count`; a feature seen once is `sign · weight` (`√1` is exactly 1).
@@ -254,115 +256,150 @@ impl Scratch {
     /// ones); any other text takes the Unicode path.
     fn collect(&mut self, text: &str) {
         self.features.clear();
-        self.seen.clear();
-        self.seen_bytes.clear();
+        self.stamp += 1;
         self.seen_trigrams.clear();
         if text.is_ascii() {
             let mut lower = std::mem::take(&mut self.lower);
             lower.clear();
             lower.push_str(text);
             lower.make_ascii_lowercase();
-            let mut prev: Option<&str> = None;
+            let mut prev = None;
             for t in ascii_tokens(&lower) {
-                self.add_token(prev, t);
-                prev = Some(t);
+                prev = Some(self.add_token(prev, t));
             }
             self.lower = lower;
         } else {
             let lower = text.to_lowercase();
-            let mut prev: Option<&str> = None;
+            let mut prev = None;
             for t in tokens_of(&lower) {
-                self.add_token(prev, t);
-                prev = Some(t);
+                prev = Some(self.add_token(prev, t));
             }
         }
     }
 
-    /// The features of token `t` after `prev`: the pair, the word, then its trigrams. A token
-    /// the text had before has all its trigrams counted already: they are counted once more by
-    /// their positions, not hashed again (the same counts as hashing them).
-    fn add_token(&mut self, prev: Option<&str>, t: &str) {
+    /// The features of token `t` after the token whose pair prefix is `prev`: the pair, the
+    /// word, then its trigrams; returns `t`'s own pair prefix. The trigrams' hashes and the pair
+    /// prefix come from the batch's [`TokenCache`]; a token the text had before has all its
+    /// trigrams counted already: they are counted once more by their positions (the same
+    /// counts as adding them again).
+    fn add_token(&mut self, prev: Option<u64>, t: &str) -> u64 {
+        let mut h = Fnv::new(KIND_WORD);
+        h.feed(t.as_bytes());
+        let word = mix(h.0);
+        let (padded, bounds) = (&mut self.padded, &mut self.bounds);
+        let at = self.cache.find_or_keep(word, t, |out| {
+            token_trigrams(t, padded, bounds, out);
+            let mut h = Fnv::new(KIND_PAIR);
+            h.feed(t.as_bytes());
+            h.feed(b" ");
+            h.0
+        });
+
         let f = &mut self.features;
         if let Some(p) = prev {
-            let mut h = Fnv::new(KIND_PAIR);
-            h.feed(p.as_bytes());
-            h.feed(b" ");
+            let mut h = Fnv(p);
             h.feed(t.as_bytes());
             f.add(mix(h.0), PAIR_WEIGHT);
         }
-        let mut h = Fnv::new(KIND_WORD);
-        h.feed(t.as_bytes());
-        let word = f.add(mix(h.0), WORD_WEIGHT);
-        if let Some((at, false)) = word
-            && let Some(seen) = f.tag(at).and_then(|k| self.seen.get(k as usize))
-            && self.seen_bytes.get(seen.bytes.clone()) == Some(t.as_bytes())
-        {
+        f.add(word, WORD_WEIGHT);
+        let Some(token) = self.cache.get(at) else {
+            return 0;
+        };
+        let pair_prefix = token.pair_prefix;
+        if token.stamp == self.stamp {
             for &p in self
                 .seen_trigrams
-                .get(seen.trigrams.clone())
+                .get(token.seen.clone())
                 .unwrap_or_default()
             {
                 f.bump(p);
             }
-            return;
+            return pair_prefix;
         }
-        let first_trigram = self.seen_trigrams.len();
+        let first = self.seen_trigrams.len();
+        let mut all = true;
+        for &h in self.cache.trigrams(token) {
+            match f.add(h, TRIGRAM_WEIGHT) {
+                Some((p, _)) => self.seen_trigrams.push(p),
+                None => all = false,
+            }
+        }
+        match self.cache.get_mut(at) {
+            Some(token) if all => {
+                token.stamp = self.stamp;
+                token.seen = first..self.seen_trigrams.len();
+            }
+            // A feature the list could not number: this token's trigrams are added again
+            // next time rather than counted by position.
+            _ => self.seen_trigrams.truncate(first),
+        }
+        pair_prefix
+    }
+}
 
-        let padded = &mut self.padded;
-        padded.clear();
-        padded.push('<');
-        padded.push_str(t);
-        padded.push('>');
-        if padded.is_ascii() {
-            // Every byte is a character: a trigram is three bytes.
-            for w in padded.as_bytes().windows(3) {
-                let mut h = Fnv::new(KIND_TRIGRAM);
-                h.feed(w);
-                if let Some((p, _)) = f.add(mix(h.0), TRIGRAM_WEIGHT) {
-                    self.seen_trigrams.push(p);
-                }
-            }
-        } else {
-            let bounds = &mut self.bounds;
-            bounds.clear();
-            bounds.extend(padded.char_indices().map(|(i, _)| i));
-            bounds.push(padded.len());
-            for w in bounds.windows(4) {
-                if let (Some(&start), Some(&end)) = (w.first(), w.get(3)) {
-                    let mut h = Fnv::new(KIND_TRIGRAM);
-                    h.feed(padded.as_bytes().get(start..end).unwrap_or_default());
-                    if let Some((p, _)) = f.add(mix(h.0), TRIGRAM_WEIGHT) {
-                        self.seen_trigrams.push(p);
-                    }
-                }
-            }
+/// Pushes the mixed hashes of the character trigrams of token `t` onto `out`, in order, with
+/// `<` and `>` marking the word's ends; `padded` and `bounds` are scratch.
+fn token_trigrams(t: &str, padded: &mut String, bounds: &mut Vec<usize>, out: &mut Vec<u64>) {
+    padded.clear();
+    padded.push('<');
+    padded.push_str(t);
+    padded.push('>');
+    if padded.is_ascii() {
+        // Every byte is a character: a trigram is three bytes.
+        for w in padded.as_bytes().windows(3) {
+            let mut h = Fnv::new(KIND_TRIGRAM);
+            h.feed(w);
+            out.push(mix(h.0));
         }
-        match word {
-            Some((at, true)) => {
-                if let Ok(k) = u32::try_from(self.seen.len()) {
-                    let start = self.seen_bytes.len();
-                    self.seen_bytes.extend_from_slice(t.as_bytes());
-                    self.seen.push(SeenToken {
-                        bytes: start..self.seen_bytes.len(),
-                        trigrams: first_trigram..self.seen_trigrams.len(),
-                    });
-                    f.set_tag(at, k);
-                }
+    } else {
+        bounds.clear();
+        bounds.extend(padded.char_indices().map(|(i, _)| i));
+        bounds.push(padded.len());
+        for w in bounds.windows(4) {
+            if let (Some(&start), Some(&end)) = (w.first(), w.get(3)) {
+                let mut h = Fnv::new(KIND_TRIGRAM);
+                h.feed(padded.as_bytes().get(start..end).unwrap_or_default());
+                out.push(mix(h.0));
             }
-            // A word hash shared with an earlier feature of another kind or token: this
-            // token's trigrams are not remembered.
-            _ => self.seen_trigrams.truncate(first_trigram),
         }
     }
 }
 
 /// [`tokens_of`] for an ASCII lowercased text: runs of ASCII letters and digits.
 fn ascii_tokens(lower: &str) -> impl Iterator<Item = &str> {
-    lower
-        .split(|c: char| !c.is_ascii_alphanumeric())
+    AsciiRuns { text: lower, at: 0 }
         .filter(|p| p.len() >= MIN_ASCII_TOKEN_CHARS)
         .filter(|p| !is_stop_word(p))
         .map(fold_plural)
+}
+
+/// The runs of ASCII letters and digits of a text, found byte by byte (the pieces
+/// `split(|c: char| !c.is_ascii_alphanumeric())` gives, without the empty ones).
+struct AsciiRuns<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Iterator for AsciiRuns<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        let start = self.at
+            + bytes
+                .get(self.at..)?
+                .iter()
+                .position(u8::is_ascii_alphanumeric)?;
+        let rest = bytes.get(start..).unwrap_or_default();
+        let end = start
+            + rest
+                .iter()
+                .position(|b| !b.is_ascii_alphanumeric())
+                .unwrap_or(rest.len());
+        self.at = end;
+        // Both ends are next to ASCII bytes (or the text's ends): character boundaries.
+        self.text.get(start..end)
+    }
 }
 
 /// The `hashed` embedder (see the module docs).
@@ -473,9 +510,32 @@ mod tests {
     }
 
     #[test]
+    fn ascii_runs_are_the_non_empty_pieces_of_a_split() {
+        for text in [
+            "",
+            "ab",
+            "  ab,cd--e f9  ",
+            "-x-",
+            "a\u{e9}b c",
+            "\u{8fd4}\u{91d1} ok",
+            "1Z0a",
+        ] {
+            let split: Vec<&str> = text
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|p| !p.is_empty())
+                .collect();
+            let runs: Vec<&str> = AsciiRuns { text, at: 0 }.collect();
+            assert_eq!(runs, split, "{text:?}");
+        }
+    }
+
+    #[test]
     fn the_stop_words_are_sorted_distinct_and_keep_negations() {
         assert!(HASHED_STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
         assert!(HASHED_STOP_WORDS.iter().all(|w| is_stop_word(w)));
+        assert_eq!(pack("ab"), Some(u64::from_le_bytes(*b"ab\0\0\0\0\0\0")));
+        assert_eq!(pack("through"), Some(u64::from_le_bytes(*b"through\0")));
+        assert_eq!(pack("becausee"), Some(u64::from_le_bytes(*b"becausee")));
         for word in ["refund", "thes", "th", "becausee", "", "thesethose"] {
             assert!(!is_stop_word(word), "{word}");
         }
@@ -484,3 +544,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "hashed_tests.rs"]
+mod batch_tests;

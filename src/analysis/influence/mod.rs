@@ -18,6 +18,7 @@ mod per_text;
 mod prepared;
 mod score;
 mod sparse;
+mod token_cache;
 mod types;
 mod weights;
 

@@ -9,34 +9,73 @@
 //! score is what [`super::score::score_influence`] (or `score_contrastive`) gives the same
 //! piece: the same cosines, summed in the same order, through the same composite.
 
-use super::evidence::{ModelOutputs, RunEvidence, ancestor_window};
+use super::evidence::{ModelOutputs, RunEvidence, first_ancestor, window_from};
 use super::from_run::EVIDENCE_CHUNK;
 use super::prepared::{Prepared, Spread};
 use super::score::{AncestorSums, scored};
 use super::types::{EmbedError, Embedder, InfluenceScore, Weights};
 use crate::analysis::progress::Progress;
-use hashbrown::HashMap;
-use std::ops::Range;
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use std::borrow::Cow;
+use std::hash::BuildHasher;
 
 /// Cosines remembered for pieces whose text another piece has too, at most this many at once
 /// (then forgotten all together; none is needed again for the scores to be right).
 const MEMO_ROOM: usize = 1 << 16;
 
+/// One piece's score and what it is made of, without the piece's id (issue 11: 50,000 of them
+/// at 100,000 steps; the report's entry is made from it once the ranking is sorted).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ranked {
+    /// The piece's position in the evidence.
+    pub at: usize,
+    /// The composite, as [`Ranked::score`] makes it again.
+    pub score: f64,
+    fa: f64,
+    sum: f64,
+    ancestors: u32,
+    above: u32,
+}
+
+impl Ranked {
+    fn new(at: usize, fa: f64, sums: AncestorSums, weights: &Weights) -> Ranked {
+        let score = scored(String::new(), fa, sums, weights).score;
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Ranked {
+            at,
+            score,
+            fa,
+            sum: sums.sum,
+            ancestors: count(sums.n),
+            above: count(sums.above),
+        }
+    }
+
+    /// The piece's score under the default weights, with its `id`: what
+    /// [`super::score::score_influence`] (or `score_contrastive`) gives it.
+    pub(super) fn score(&self, id: String) -> InfluenceScore {
+        let sums = AncestorSums {
+            n: self.ancestors as usize,
+            sum: self.sum,
+            above: self.above as usize,
+        };
+        scored(id, self.fa, sums, &Weights::default())
+    }
+}
+
 /// The evidence's scores, each with its piece's position in `evidence`, in the order they were
-/// made (see the module docs); the pieces' `ids` move into them. `reference` makes FA
-/// contrastive.
-pub(super) fn rank_per_text(
-    evidence: &[RunEvidence<'_>],
-    mut ids: Vec<String>,
-    outputs: &ModelOutputs<'_>,
+/// made (see the module docs). `reference` makes FA contrastive.
+pub(super) fn rank_per_text<'e>(
+    evidence: &mut [RunEvidence<'e>],
+    outputs: &mut ModelOutputs<'e>,
     answer: &str,
     reference: Option<&str>,
     embedder: &dyn Embedder,
     progress: &Progress,
-) -> Result<Vec<(usize, InfluenceScore)>, EmbedError> {
+) -> Result<Vec<Ranked>, EmbedError> {
     let weights = Weights::default();
     let threshold = super::cosine::DEFAULT_PERSISTENCE_THRESHOLD;
-    let plan = Plan::new(evidence, outputs, answer, reference);
+    let mut plan = Plan::new(evidence, outputs, answer, reference);
 
     let mut held = Held {
         embedder,
@@ -47,10 +86,11 @@ pub(super) fn rank_per_text(
         .chain(plan.reference.filter(|&r| r != plan.answer))
         .collect();
     held.embed(&plan, &leading)?;
+    plan.texts.release(&leading);
     // The answer's and the reference's numbers come first; they are held throughout.
     let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
 
-    let mut out: Vec<(usize, InfluenceScore)> = Vec::with_capacity(evidence.len());
+    let mut out: Vec<Ranked> = Vec::with_capacity(evidence.len());
     let mut spread = Spread::default();
     let mut memo: HashMap<(u32, u32), f64> = HashMap::new();
     // Per text: 1 + the last chunk that listed it, so a chunk lists each text once.
@@ -73,6 +113,7 @@ pub(super) fn rank_per_text(
             .filter(|t| !held.live.contains_key(t))
             .collect();
         held.embed(&plan, &missing)?;
+        plan.texts.release(&missing);
 
         let live = &held.live;
         let vector = |t: u32| live.get(&t).ok_or_else(no_vector);
@@ -133,8 +174,7 @@ pub(super) fn rank_per_text(
             if plan.reference.is_some() {
                 fa -= cosines.get(ancestors + 1).copied().unwrap_or(0.0);
             }
-            let id = ids.get_mut(k).map(std::mem::take).unwrap_or_default();
-            out.push((k, scored(id, fa, sums, &weights)));
+            out.push(Ranked::new(k, fa, sums, &weights));
         }
         for t in read {
             if t >= held_throughout && plan.last_read.get(t as usize) == Some(&c) {
@@ -146,15 +186,19 @@ pub(super) fn rank_per_text(
     Ok(out)
 }
 
-/// What the ranking reads, by text number: each piece's text and ancestor window, the order
-/// pieces are taken in, and for each text the last chunk that reads it.
+/// What the ranking reads, by text number: each piece's text, the order pieces are taken in,
+/// and for each text the last chunk that reads it. A piece's ancestor window is made again from
+/// its first ancestor when read rather than held for every piece.
 struct Plan<'a> {
+    /// How many model outputs there are.
+    outputs: usize,
     texts: TextIds<'a>,
     answer: u32,
     reference: Option<u32>,
     piece_text: Vec<u32>,
     output_text: Vec<u32>,
-    windows: Vec<[Range<usize>; 2]>,
+    /// Each piece's first ancestor (see [`first_ancestor`]); its window is made from it.
+    first: Vec<u32>,
     /// Piece positions by their first ancestor.
     order: Vec<usize>,
     last_read: Vec<usize>,
@@ -163,28 +207,38 @@ struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    fn new(
-        evidence: &'a [RunEvidence<'a>],
-        outputs: &'a ModelOutputs<'a>,
+    /// The plan of the ranking of `evidence`; the pieces' and outputs' texts move into it (a
+    /// text made of a JSON value is let go once embedded, or at once when another piece has it
+    /// too).
+    fn new<'e: 'a>(
+        evidence: &mut [RunEvidence<'e>],
+        outputs: &mut ModelOutputs<'e>,
         answer: &'a str,
         reference: Option<&'a str>,
     ) -> Plan<'a> {
         // Every distinct text gets a number; pieces and outputs refer to their text by it.
-        let mut texts = TextIds::default();
-        let answer = texts.id(answer);
-        let reference = reference.map(|r| texts.id(r));
-        let piece_text: Vec<u32> = evidence.iter().map(|e| texts.id(&e.text)).collect();
+        let mut texts = TextIds::with_capacity(evidence.len() + outputs.len() + 2);
+        let answer = texts.id(Cow::Borrowed(answer));
+        let reference = reference.map(|r| texts.id(Cow::Borrowed(r)));
+        let piece_text: Vec<u32> = evidence
+            .iter_mut()
+            .map(|e| texts.id(std::mem::take(&mut e.text)))
+            .collect();
         let output_text: Vec<u32> = (0..outputs.len())
-            .map(|i| texts.id(outputs.text(i).unwrap_or_default()))
+            .map(|i| texts.id(outputs.take_text(i)))
             .collect();
-        let windows: Vec<[Range<usize>; 2]> = evidence
+        texts.list.shrink_to_fit();
+        // An output position fits in u32 whenever the output numbers do (one per text).
+        let first: Vec<u32> = evidence
             .iter()
-            .map(|e| ancestor_window(e, outputs))
+            .map(|e| u32::try_from(first_ancestor(e, outputs)).unwrap_or(u32::MAX))
             .collect();
+        let outputs = outputs.len();
         let mut order: Vec<usize> = (0..evidence.len()).collect();
-        order.sort_by_key(|&k| windows.get(k).map_or(0, |w| w[0].start));
+        order.sort_by_key(|&k| first.get(k).copied().unwrap_or(0));
 
         let mut plan = Plan {
+            outputs,
             last_read: vec![0; texts.len()],
             repeated: vec![false; texts.len()],
             texts,
@@ -192,7 +246,7 @@ impl<'a> Plan<'a> {
             reference,
             piece_text,
             output_text,
-            windows,
+            first,
             order,
         };
         let mut pieces_with = vec![0u8; plan.texts.len()];
@@ -220,11 +274,12 @@ impl<'a> Plan<'a> {
 
     /// The text numbers of piece `k`'s ancestors, in order.
     fn ancestors_of(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
-        self.windows
+        self.first
             .get(k)
+            .map(|&f| window_from(f as usize, self.outputs))
             .into_iter()
             .flatten()
-            .flat_map(Clone::clone)
+            .flatten()
             .filter_map(|i| self.output_text.get(i).copied())
     }
 
@@ -284,25 +339,51 @@ fn mismatch(e: super::cosine::LengthMismatch) -> EmbedError {
     EmbedError(e.to_string())
 }
 
-/// Distinct texts numbered in first-seen order.
-#[derive(Default)]
+/// Distinct texts numbered in first-seen order. The table holds only numbers (4 bytes a
+/// slot); a text is hashed again from the list when the table grows. A text another one
+/// repeats is dropped when numbered, and each is let go ([`TextIds::release`]) once embedded.
 struct TextIds<'a> {
-    list: Vec<&'a str>,
-    at: HashMap<&'a str, u32>,
+    list: Vec<Cow<'a, str>>,
+    at: HashTable<u32>,
+    hasher: DefaultHashBuilder,
 }
 
 impl<'a> TextIds<'a> {
-    fn id(&mut self, text: &'a str) -> u32 {
-        let next = u32::try_from(self.list.len()).unwrap_or(u32::MAX);
-        let id = *self.at.entry(text).or_insert(next);
-        if id == next {
-            self.list.push(text);
+    /// Room for `n` distinct texts, made at once (no growth while numbering).
+    fn with_capacity(n: usize) -> TextIds<'a> {
+        TextIds {
+            list: Vec::with_capacity(n),
+            at: HashTable::with_capacity(n),
+            hasher: DefaultHashBuilder::default(),
         }
-        id
     }
 
-    fn text(&self, id: u32) -> &'a str {
-        self.list.get(id as usize).copied().unwrap_or_default()
+    fn id(&mut self, text: Cow<'a, str>) -> u32 {
+        let TextIds { list, at, hasher } = self;
+        let hash = hasher.hash_one(&*text);
+        let same = |&i: &u32| list.get(i as usize).is_some_and(|t| *t == text);
+        if let Some(&i) = at.find(hash, same) {
+            return i;
+        }
+        let next = u32::try_from(list.len()).unwrap_or(u32::MAX);
+        let rehash = |&i: &u32| hasher.hash_one(list.get(i as usize).map_or("", |t| &**t));
+        at.insert_unique(hash, next, rehash);
+        list.push(text);
+        next
+    }
+
+    fn text(&self, id: u32) -> &str {
+        self.list.get(id as usize).map_or("", |t| &**t)
+    }
+
+    /// Lets the texts `ids` go: each is embedded once (a text is read again only while its
+    /// vector is held), and no text is numbered after the plan is made.
+    fn release(&mut self, ids: &[u32]) {
+        for &t in ids {
+            if let Some(text) = self.list.get_mut(t as usize) {
+                *text = Cow::Borrowed("");
+            }
+        }
     }
 
     fn len(&self) -> usize {

@@ -1,0 +1,181 @@
+//! The hashes every distinct token of a batch of texts brings, made once per batch rather than
+//! once per text (issue 11: hashing each word's trigrams again in every text was the hashed
+//! embedder's largest cost). A token's word hash, its character trigrams' hashes and the state
+//! of its pair hash up to the token are kept; a text then hashes per token only the word and
+//! the pair with the previous token. Nothing here changes a hash: each is made by the same
+//! FNV-1a and mix as before, only fewer times.
+//!
+//! Memory is bounded: past [`KEPT_TOKENS`] tokens, [`KEPT_BYTES`] token bytes or
+//! [`KEPT_TRIGRAMS`] trigram hashes, the cache is emptied before the next token is kept (a token
+//! larger than all of that is kept alone until the next one).
+
+use std::ops::Range;
+
+/// Tokens kept at most.
+pub(super) const KEPT_TOKENS: usize = 1 << 14;
+/// Token bytes kept at most.
+const KEPT_BYTES: usize = 1 << 18;
+/// Trigram hashes kept at most.
+const KEPT_TRIGRAMS: usize = 1 << 17;
+
+/// One kept token.
+pub(super) struct Cached {
+    /// Its bytes in [`TokenCache::bytes`].
+    bytes: Range<usize>,
+    /// The mixed hash of the word feature.
+    pub word: u64,
+    /// The FNV-1a state after the pair kind, the token and the space: the pair with a next
+    /// token continues from it.
+    pub pair_prefix: u64,
+    /// Its trigrams' mixed hashes in [`TokenCache::trigrams`], in order.
+    trigrams: Range<usize>,
+    /// The text (by number) whose features hold this token's trigrams at [`Cached::seen`].
+    pub stamp: u64,
+    /// Positions of its trigram features in the caller's list for text `stamp`.
+    pub seen: Range<usize>,
+}
+
+/// The kept tokens, found by their word hash (see the module docs).
+pub(super) struct TokenCache {
+    /// 0 for an empty slot, else 1 + the token's position in `tokens`.
+    slots: Vec<u32>,
+    tokens: Vec<Cached>,
+    bytes: Vec<u8>,
+    trigrams: Vec<u64>,
+    /// At most this many tokens before the cache is emptied.
+    room: usize,
+}
+
+impl Default for TokenCache {
+    fn default() -> Self {
+        TokenCache::with_room(KEPT_TOKENS)
+    }
+}
+
+impl TokenCache {
+    /// A cache emptied past `room` tokens (tests use a small one).
+    pub(super) fn with_room(room: usize) -> TokenCache {
+        TokenCache {
+            slots: Vec::new(),
+            tokens: Vec::new(),
+            bytes: Vec::new(),
+            trigrams: Vec::new(),
+            room: room.clamp(1, 1 << 30),
+        }
+    }
+
+    /// The position of token `t` with mixed word hash `word`, kept now if it was not: `make`
+    /// then gives its pair prefix and pushes its trigram hashes onto the list it is handed.
+    pub(super) fn find_or_keep(
+        &mut self,
+        word: u64,
+        t: &str,
+        make: impl FnOnce(&mut Vec<u64>) -> u64,
+    ) -> usize {
+        if let Some(at) = self.find(word, t) {
+            return at;
+        }
+        if self.tokens.len() >= self.room
+            || self.bytes.len() + t.len() > KEPT_BYTES
+            || self.trigrams.len() > KEPT_TRIGRAMS
+        {
+            self.clear();
+        }
+        // At most half full, so a probe soon meets an empty slot.
+        if (self.tokens.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let at = self.tokens.len();
+        let bytes = self.bytes.len()..self.bytes.len() + t.len();
+        self.bytes.extend_from_slice(t.as_bytes());
+        let first = self.trigrams.len();
+        let pair_prefix = make(&mut self.trigrams);
+        self.tokens.push(Cached {
+            bytes,
+            word,
+            pair_prefix,
+            trigrams: first..self.trigrams.len(),
+            stamp: 0,
+            seen: 0..0,
+        });
+        let mask = self.slots.len() - 1;
+        let mut i = home(word, mask);
+        while self.slots.get(i).is_some_and(|&s| s != 0) {
+            i = (i + 1) & mask;
+        }
+        // `room` keeps the count far below `u32::MAX`; a token it could not number would only
+        // be hashed again next time.
+        if let (Some(s), Ok(number)) = (self.slots.get_mut(i), u32::try_from(at + 1)) {
+            *s = number;
+        }
+        at
+    }
+
+    /// The kept token at `at`.
+    pub(super) fn get(&self, at: usize) -> Option<&Cached> {
+        self.tokens.get(at)
+    }
+
+    /// The kept token at `at`, to stamp.
+    pub(super) fn get_mut(&mut self, at: usize) -> Option<&mut Cached> {
+        self.tokens.get_mut(at)
+    }
+
+    /// The trigram hashes of a kept token.
+    pub(super) fn trigrams(&self, token: &Cached) -> &[u64] {
+        self.trigrams
+            .get(token.trigrams.clone())
+            .unwrap_or_default()
+    }
+
+    fn find(&self, word: u64, t: &str) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = home(word, mask);
+        loop {
+            let s = *self.slots.get(i)?;
+            if s == 0 {
+                return None;
+            }
+            let at = s as usize - 1;
+            if let Some(c) = self.tokens.get(at)
+                && c.word == word
+                && self.bytes.get(c.bytes.clone()) == Some(t.as_bytes())
+            {
+                return Some(at);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = 0);
+        self.tokens.clear();
+        self.bytes.clear();
+        self.trigrams.clear();
+    }
+
+    /// Doubles the table and places every token again.
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(1 << 10);
+        let mask = size - 1;
+        let mut slots = vec![0u32; size];
+        for (k, c) in self.tokens.iter().enumerate() {
+            let mut i = home(c.word, mask);
+            while slots.get(i).is_some_and(|&s| s != 0) {
+                i = (i + 1) & mask;
+            }
+            if let (Some(s), Ok(n)) = (slots.get_mut(i), u32::try_from(k + 1)) {
+                *s = n;
+            }
+        }
+        self.slots = slots;
+    }
+}
+
+/// The slot a word hash starts its probe at: its high bits.
+fn home(word: u64, mask: usize) -> usize {
+    (word >> 40) as usize & mask
+}
