@@ -4,11 +4,12 @@
 //! A `serde_json::Value` with `preserve_order` is 72 bytes, an object entry 104 bytes plus the
 //! key's `String` header and the map's index table; a loaded run held 63 MB of them. Here a string
 //! is a `Box<str>`, an array a boxed slice, and an object a boxed slice of `(key, value)` entries
-//! in document order. It holds the same value `serde_json` would: the same key order, a repeated
+//! in document order, a short key shared with equal keys (`json_keys`). It holds the same value `serde_json` would: the same key order, a repeated
 //! key kept at its first place with its last value, and it is written byte for byte as the
 //! equivalent `Value` is (compact and pretty). Cold code that needs a `Value` converts with
 //! [`Json::to_value`].
 
+use super::json_keys::{self, Key, KeySeed};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
@@ -43,7 +44,7 @@ const _: () = assert!(std::mem::size_of::<Json>() <= 24);
 /// [`JsonMap::lookup`] first so that it stays linear.
 #[derive(Clone, Debug, Default)]
 pub struct JsonMap {
-    entries: Box<[(Box<str>, Json)]>,
+    entries: Box<[(Key, Json)]>,
 }
 
 /// Up to this many entries a repeated key is found by scanning; above it, by hashing.
@@ -57,7 +58,7 @@ impl JsonMap {
 
     /// An object from its entries in document order. A key that comes again keeps its first
     /// place and takes its last value, as serde_json's `preserve_order` map does. Linear.
-    pub fn from_entries(entries: Vec<(Box<str>, Json)>) -> Self {
+    pub fn from_entries(entries: Vec<(Key, Json)>) -> Self {
         let firsts = first_places(&entries);
         if firsts.iter().enumerate().all(|(i, &f)| i == f) {
             return JsonMap {
@@ -66,7 +67,7 @@ impl JsonMap {
         }
         // `place[i]`: where entry `i` went in `out`, for an entry that went in.
         let mut place = vec![0_usize; entries.len()];
-        let mut out: Vec<(Box<str>, Json)> = Vec::with_capacity(entries.len());
+        let mut out: Vec<(Key, Json)> = Vec::with_capacity(entries.len());
         for (i, (k, v)) in entries.into_iter().enumerate() {
             let first = firsts[i];
             if first == i {
@@ -133,7 +134,7 @@ impl JsonMap {
 }
 
 /// For each entry, the index of the first entry with its key.
-fn first_places(entries: &[(Box<str>, Json)]) -> Vec<usize> {
+fn first_places(entries: &[(Key, Json)]) -> Vec<usize> {
     if entries.len() <= SCAN_LIMIT {
         return (0..entries.len())
             .map(|i| {
@@ -366,7 +367,7 @@ impl From<Value> for Json {
             Value::Object(m) => Json::Object(JsonMap {
                 entries: m
                     .into_iter()
-                    .map(|(k, v)| (k.into_boxed_str(), Json::from(v)))
+                    .map(|(k, v)| (json_keys::key(&k), Json::from(v)))
                     .collect(),
             }),
         }
@@ -510,10 +511,10 @@ impl<'de> Visitor<'de> for JsonSeed {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        let mut entries: Vec<(Box<str>, Json)> = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
+        let mut entries: Vec<(Key, Json)> = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
             let v = map.next_value_seed(JsonSeed)?;
-            entries.push((key.into_boxed_str(), v));
+            entries.push((key, v));
         }
         Ok(Json::Object(JsonMap::from_entries(entries)))
     }

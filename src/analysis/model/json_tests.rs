@@ -137,3 +137,30 @@ fn non_finite_floats_are_null_as_in_a_value() {
     let w: Value = serde_json::from_str("[1e400]").unwrap_or_default();
     assert_eq!(j.to_value(), w);
 }
+
+#[test]
+fn equal_short_keys_read_on_one_thread_share_one_allocation() {
+    std::thread::spawn(|| {
+        let long = "k".repeat(super::json_keys::MAX_KEY_LEN + 1);
+        let text = format!(r#"[{{"role":1,"{long}":2}},{{"role":3,"{long}":4}}]"#);
+        let read: Json = serde_json::from_str(&text).unwrap();
+        let from_value = Json::from(serde_json::from_str::<Value>(&text).unwrap());
+        let key = |j: &Json, item: usize, entry: usize| match &j[item] {
+            Json::Object(m) => std::sync::Arc::clone(&m.entries[entry].0),
+            _ => panic!("not an object"),
+        };
+        assert!(std::sync::Arc::ptr_eq(&key(&read, 0, 0), &key(&read, 1, 0)));
+        assert!(std::sync::Arc::ptr_eq(
+            &key(&read, 0, 0),
+            &key(&from_value, 1, 0)
+        ));
+        assert!(!std::sync::Arc::ptr_eq(
+            &key(&read, 0, 1),
+            &key(&read, 1, 1)
+        ));
+        assert_eq!(&*key(&read, 1, 1), long);
+        assert_eq!(read.to_value(), from_value.to_value());
+    })
+    .join()
+    .unwrap();
+}

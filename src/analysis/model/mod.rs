@@ -6,6 +6,7 @@
 
 mod ids;
 mod json;
+mod json_keys;
 mod run;
 mod step;
 mod text;
