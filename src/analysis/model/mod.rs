@@ -15,7 +15,7 @@ pub use ids::{StepId, UnitId};
 pub use json::{Json, JsonMap, JsonSeed};
 pub use run::{ContextUnit, Limits, ModelInfo, Run, RunStatus, Tool};
 pub use step::{
-    Decision, DecisionOption, Document, MemoryOp, Step, StepContext, StepExtras, StepKind,
+    Decision, DecisionOption, Document, LazyMap, MemoryOp, Step, StepContext, StepExtras, StepKind,
     Timestamp, ToolCall, Usage, describe_step,
 };
 pub use text::{AsText, inert_block, inert_line, is_hazard, value_text, value_text_into};

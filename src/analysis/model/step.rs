@@ -236,11 +236,58 @@ pub struct StepExtras {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<Timestamp>,
     /// Anything else (OpenTelemetry-style keys welcome).
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub attributes: Map<String, Value>,
+    #[serde(skip_serializing_if = "LazyMap::is_empty")]
+    pub attributes: LazyMap,
     /// Fields this project does not know, kept and shown.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: LazyMap,
+}
+
+/// A serde_json map that costs one pointer while it is empty (a `Map` is 72 bytes, and most
+/// steps that have [`StepExtras`] have usage only: issue 11). Read it as a `Map`; writing through
+/// it (`insert`, `extend`, `*m = ...`) makes the map on first use. Written as the map is.
+#[derive(Clone, Debug, Default)]
+pub struct LazyMap(Option<Box<Map<String, Value>>>);
+
+impl LazyMap {
+    /// True when it has no entries (made or not).
+    pub fn is_empty(&self) -> bool {
+        self.0.as_ref().is_none_or(|m| m.is_empty())
+    }
+}
+
+impl std::ops::Deref for LazyMap {
+    type Target = Map<String, Value>;
+
+    fn deref(&self) -> &Map<String, Value> {
+        self.0.as_deref().unwrap_or(no_fields())
+    }
+}
+
+impl std::ops::DerefMut for LazyMap {
+    fn deref_mut(&mut self) -> &mut Map<String, Value> {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
+impl From<Map<String, Value>> for LazyMap {
+    /// Held only when it has entries.
+    fn from(m: Map<String, Value>) -> LazyMap {
+        LazyMap((!m.is_empty()).then(|| Box::new(m)))
+    }
+}
+
+impl PartialEq for LazyMap {
+    /// Equal as maps (absent and empty are the same).
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Serialize for LazyMap {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
 }
 
 /// A step's [`StepExtras`], when it has any. Absent and all-empty are the same step.
@@ -325,12 +372,12 @@ impl Step {
         self.extras
             .0
             .as_ref()
-            .map_or(no_fields(), |x| &x.attributes)
+            .map_or(no_fields(), |x| &*x.attributes)
     }
 
     /// Fields this project does not know, kept and shown; empty when none.
     pub fn extra(&self) -> &Map<String, Value> {
-        self.extras.0.as_ref().map_or(no_fields(), |x| &x.extra)
+        self.extras.0.as_ref().map_or(no_fields(), |x| &*x.extra)
     }
 
     /// The step's rarely set parts, to change them (made, empty, on first use).
@@ -439,5 +486,34 @@ mod tests {
             "{}",
             std::mem::size_of::<Step>()
         );
+    }
+
+    #[test]
+    fn an_empty_lazy_map_is_written_and_compared_as_none() {
+        let mut usage_only = Step::new("s1", StepKind::Llm);
+        usage_only.extras_mut().usage = Some(Usage {
+            input_tokens: Some(5),
+            output_tokens: None,
+        });
+        let mut made_empty = usage_only.clone();
+        let x = made_empty.extras_mut();
+        x.attributes.clear();
+        x.extra.insert("gone".to_owned(), json!(1));
+        x.extra.remove("gone");
+        x.attributes = Map::new().into();
+        assert_eq!(usage_only, made_empty);
+        let text = r#"{"id":"s1","kind":"llm","usage":{"input_tokens":5}}"#;
+        assert_eq!(serde_json::to_string(&usage_only).unwrap(), text);
+        assert_eq!(serde_json::to_string(&made_empty).unwrap(), text);
+        // A step with usage only holds no map: its extras stay small.
+        // (two `Map`s made it 248 bytes.)
+        let size = std::mem::size_of::<StepExtras>();
+        assert!(size <= 128, "{size}");
+        let mut m = Map::new();
+        m.insert("k".to_owned(), json!([1]));
+        let held = LazyMap::from(m.clone());
+        assert!(!held.is_empty() && LazyMap::default().is_empty());
+        assert_eq!(*held, m);
+        assert_ne!(held, LazyMap::default());
     }
 }

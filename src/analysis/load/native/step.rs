@@ -327,14 +327,14 @@ fn step_from_fields<F: Fields>(
     }
     match o.remove("attributes") {
         None | Some(Value::Null) => {}
-        Some(Value::Object(m)) => step.extras_mut().attributes = m,
+        Some(Value::Object(m)) => step.extras_mut().attributes = m.into(),
         Some(other) => w.push(wrong("attributes", &other, "an object")),
     }
     for key in STEP_FIELDS {
         o.remove(key);
     }
     if !o.is_empty() {
-        step.extras_mut().extra = o.into_map();
+        step.extras_mut().extra = o.into_map().into();
     }
     Ok((step, refs))
 }
