@@ -319,6 +319,8 @@ impl<'t> LinkGraph<'t> {
                     g.uses_into(j, &scan.hits, &mut scan.seen, &mut uses);
                     ends.push(u32::try_from(uses.len()).unwrap_or(u32::MAX));
                 }
+                // Held until all tasks are done: without the slack of growing.
+                uses.shrink_to_fit();
                 (uses, ends)
             })
             .collect();
