@@ -254,7 +254,7 @@ fn influence_shortlist(report: &Report) -> (Vec<usize>, Vec<bool>) {
     };
     let mut position: HashMap<&str, usize> = HashMap::with_capacity(inf.scores.len());
     for (i, e) in inf.scores.iter().enumerate() {
-        position.entry(e.id.as_str()).or_insert(i);
+        position.entry(&*e.id).or_insert(i);
     }
     let mut on = vec![false; inf.scores.len()];
     let mut order = Vec::with_capacity(inf.confidence.shortlist.len());

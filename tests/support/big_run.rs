@@ -167,8 +167,8 @@ pub fn big_report(run: &Run) -> Report {
             embedder: Some("hashed".to_owned()),
             scores: (0..4)
                 .map(|u| InfluenceEntry {
-                    id: format!("u{u}"),
-                    unit: Some(format!("u{u}")),
+                    id: format!("u{u}").into(),
+                    unit: Some(format!("u{u}").into()),
                     step: None,
                     score: 0.5 - f64::from(u) * 0.1,
                     signals: Signals::default(),

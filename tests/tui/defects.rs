@@ -521,20 +521,20 @@ fn the_influence_shortlist_is_looked_up_by_position() {
     let ids: Vec<&str> = doc
         .influence_shortlist
         .iter()
-        .map(|&i| inf.scores[i].id.as_str())
+        .map(|&i| &*inf.scores[i].id)
         .collect();
     let want: Vec<&str> = inf
         .confidence
         .shortlist
         .iter()
         .map(String::as_str)
-        .filter(|id| inf.scores.iter().any(|e| e.id == *id))
+        .filter(|id| inf.scores.iter().any(|e| &*e.id == *id))
         .collect();
     assert_eq!(ids, want);
     for (i, e) in inf.scores.iter().enumerate() {
         assert_eq!(
             doc.influence_shortlisted[i],
-            inf.confidence.shortlist.contains(&e.id),
+            inf.confidence.shortlist.iter().any(|s| **s == *e.id),
             "{}",
             e.id
         );

@@ -13,7 +13,7 @@ use super::score::{score_contrastive, score_influence, sort_by_score};
 use super::sparse::SparseVector;
 use super::types::{
     ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, RankingConfidence,
-    ScoreError, ScoreRequest,
+    ScoreError, ScoreRequest, Weights,
 };
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::progress::Progress;
@@ -22,7 +22,7 @@ use crate::analysis::report::{
 };
 use hashbrown::HashMap;
 use std::borrow::Cow;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Evidence items scored per embedding request. Bounds the vectors held at once (a run can
 /// hold 100,000 steps); scores do not depend on it, since each item's score depends only on its
@@ -131,6 +131,7 @@ fn entries<T>(
     for e in evidence.iter_mut() {
         e.text = Cow::Borrowed("");
     }
+    let mut weights = SharedWeights::default();
     let scores = scored
         .into_iter()
         .map(|s| {
@@ -139,7 +140,7 @@ fn entries<T>(
                 .as_deref_mut()
                 .map(|e| std::mem::take(&mut e.id).into_owned())
                 .unwrap_or_default();
-            entry(e.as_deref(), make(s, id))
+            entry(e.as_deref(), make(s, id), &mut weights)
         })
         .collect();
     (scores, confidence)
@@ -205,17 +206,33 @@ fn rank_in_chunks(
     Ok(scored)
 }
 
-/// The report entry of a scored piece.
-fn entry(e: Option<&RunEvidence<'_>>, s: InfluenceScore) -> InfluenceEntry {
+/// The report entry of a scored piece; equal weights are shared through `weights`.
+fn entry(
+    e: Option<&RunEvidence<'_>>,
+    s: InfluenceScore,
+    weights: &mut SharedWeights,
+) -> InfluenceEntry {
     InfluenceEntry {
-        unit: e.and_then(|e| e.unit).map(str::to_owned),
-        step: e.and_then(|e| e.step).map(str::to_owned),
-        id: s.id,
+        unit: e.and_then(|e| e.unit).map(Box::from),
+        step: e.and_then(|e| e.step).map(Box::from),
+        id: s.id.into_boxed_str(),
         score: s.score,
         signals: s.signals,
-        weights: Some(s.weights),
+        weights: Some(weights.get(s.weights)),
         adapted: Some(s.adapted),
         probe: None,
+    }
+}
+
+/// One shared copy of each distinct weights seen (bit for bit): the entries of a run hold a
+/// handful of distinct weights (the defaults, and those moved for lack of ancestors).
+#[derive(Default)]
+struct SharedWeights(HashMap<[u64; 4], Arc<Weights>>);
+
+impl SharedWeights {
+    fn get(&mut self, w: Weights) -> Arc<Weights> {
+        let key = [w.fa, w.avg, w.persist, w.depth].map(f64::to_bits);
+        Arc::clone(self.0.entry(key).or_insert_with(|| Arc::new(w)))
     }
 }
 
@@ -345,4 +362,31 @@ pub fn dropped_section(run: &Run) -> Option<DroppedSection> {
         reason: diff.reason,
         steps,
     })
+}
+
+#[cfg(test)]
+mod shared_weights_tests {
+    use super::*;
+
+    #[test]
+    fn equal_weights_share_one_copy_and_others_get_their_own() {
+        let mut shared = SharedWeights::default();
+        let a = shared.get(Weights::default());
+        let b = shared.get(Weights::default());
+        let moved = Weights {
+            fa: 0.8,
+            avg: 0.0,
+            persist: 0.0,
+            depth: 0.2,
+        };
+        let c = shared.get(moved);
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(*a, Weights::default());
+        assert_eq!(*c, moved);
+        // -0.0 and 0.0 are kept apart, so what is written stays what was scored.
+        let negative = shared.get(Weights { avg: -0.0, ..moved });
+        assert!(!Arc::ptr_eq(&c, &negative));
+        assert!(negative.avg.is_sign_negative());
+    }
 }

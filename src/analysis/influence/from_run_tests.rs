@@ -83,7 +83,7 @@ fn the_planted_unit_leads_and_carries_its_unit_id() {
         .unwrap();
     assert_eq!(s.ranked_by, "semantic");
     assert_eq!(s.embedder.as_deref(), Some("hashed"));
-    let ids: Vec<&str> = s.scores.iter().map(|e| e.id.as_str()).collect();
+    let ids: Vec<&str> = s.scores.iter().map(|e| &*e.id).collect();
     // Only sent units are evidence: the override never reached the model.
     assert_eq!(ids.len(), 3, "{ids:?}");
     assert!(!ids.contains(&"override"));
@@ -173,7 +173,7 @@ fn documents_tool_results_and_memory_reads_not_recorded_as_units_are_evidence() 
     let mut got: Vec<(&str, Option<&str>, Option<&str>)> = s
         .scores
         .iter()
-        .map(|e| (e.id.as_str(), e.unit.as_deref(), e.step.as_deref()))
+        .map(|e| (&*e.id, e.unit.as_deref(), e.step.as_deref()))
         .collect();
     got.sort();
     assert_eq!(
@@ -203,7 +203,7 @@ fn a_reference_makes_the_ranking_contrastive() {
     .unwrap()
     .unwrap();
     assert_eq!(s.ranked_by, "contrastive");
-    assert_eq!(s.scores[0].id, "stale-memory");
+    assert_eq!(&*s.scores[0].id, "stale-memory");
 }
 
 #[test]
@@ -245,7 +245,7 @@ fn long_runs_are_scored_in_chunks_with_one_stable_order_and_capped_ancestors() {
     let s = influence_section(&run, None, &MockEmbedder, &ConfidenceOptions::default())
         .unwrap()
         .unwrap();
-    let ids: Vec<String> = s.scores.iter().map(|e| e.id.clone()).collect();
+    let ids: Vec<String> = s.scores.iter().map(|e| e.id.to_string()).collect();
     let want: Vec<String> = (0..1100).map(|i| format!("u{i}")).collect();
     assert_eq!(ids, want, "equal scores keep input order across chunks");
     let cap = 1.0 / (1.0 + MAX_ANCESTORS as f64);
@@ -348,7 +348,7 @@ fn the_lexical_embedder_ranks_runs_of_more_than_one_chunk() {
         .expect("the run has an answer and evidence");
     assert_eq!(s.scores.len(), 2 * chunk + 11);
     assert_eq!(s.embedder.as_deref(), Some("lexical"));
-    assert_eq!(s.scores.first().map(|e| e.id.as_str()), Some("same"));
+    assert_eq!(s.scores.first().map(|e| &*e.id), Some("same"));
     // A piece scores as it does in a run small enough to be one chunk: the last chunk's pieces
     // and the answer's copy, ranked together.
     let mut small = run.clone();

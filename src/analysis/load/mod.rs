@@ -15,7 +15,7 @@ mod warning;
 pub use document::{Document, parse_document};
 pub use error::{LoadError, RunError};
 pub use native::run_from_value;
-use native::{Streamed, run_from_text};
+use native::{SIZES, Streamed, run_from_file, run_from_text};
 pub use warning::{Cut, Warning};
 
 /// A JSON value's type in words ("an object", "a string", ...), for messages.
@@ -56,12 +56,19 @@ pub fn load_path(path: &Path, opts: &LoadOptions) -> Result<Vec<Loaded>, LoadErr
     load_path_with_progress(path, opts, &Progress::new())
 }
 
-/// [`load_path`], counting in `progress` how far it has come.
+/// [`load_path`], counting in `progress` how far it has come. A native file is first read a
+/// block at a time, never held whole (issue 11); a file that reader is not sure of is read whole.
 pub fn load_path_with_progress(
     path: &Path,
     opts: &LoadOptions,
     progress: &Progress,
 ) -> Result<Vec<Loaded>, LoadError> {
+    if matches!(opts.format, None | Some(SourceFormat::Native))
+        && let Some(streamed) = run_from_file(path, progress, SIZES)
+        && let Some(done) = native_result(streamed, path, opts)
+    {
+        return done;
+    }
     progress.stage(Stage::Reading, 0);
     let text = read_text(path)?;
     load_str_with_progress(&text, path, opts, progress)
@@ -81,28 +88,10 @@ pub fn load_str_with_progress(
     progress: &Progress,
 ) -> Result<Vec<Loaded>, LoadError> {
     progress.stage(Stage::Loading, 0);
-    if matches!(opts.format, None | Some(SourceFormat::Native)) {
-        let streamed = run_from_text(text, progress);
-        if !matches!(streamed, Streamed::NotHere)
-            && let Some(i) = opts.index.filter(|&i| i != 0)
-        {
-            return Err(LoadError::IndexOutOfRange {
-                path: path.to_path_buf(),
-                index: i,
-                count: 1,
-            });
-        }
-        match streamed {
-            Streamed::Loaded(run, warnings) => {
-                return Ok(vec![Loaded {
-                    run: *run,
-                    warnings: warning::capped(warnings),
-                    source_format: SourceFormat::Native,
-                }]);
-            }
-            Streamed::Failed(e) => return Err(e.at(path)),
-            Streamed::NotHere => {}
-        }
+    if matches!(opts.format, None | Some(SourceFormat::Native))
+        && let Some(done) = native_result(run_from_text(text, progress), path, opts)
+    {
+        return done;
     }
     let doc = parse_document(text, path)?;
     let format = match opts.format {
@@ -140,6 +129,34 @@ pub fn load_str_with_progress(
         });
     }
     Ok(out)
+}
+
+/// What a native run read by the native readers comes to (`None`: they left the file to the
+/// general reader).
+fn native_result(
+    streamed: Streamed,
+    path: &Path,
+    opts: &LoadOptions,
+) -> Option<Result<Vec<Loaded>, LoadError>> {
+    if matches!(streamed, Streamed::NotHere) {
+        return None;
+    }
+    if let Some(i) = opts.index.filter(|&i| i != 0) {
+        return Some(Err(LoadError::IndexOutOfRange {
+            path: path.to_path_buf(),
+            index: i,
+            count: 1,
+        }));
+    }
+    Some(match streamed {
+        Streamed::Loaded(run, warnings) => Ok(vec![Loaded {
+            run: *run,
+            warnings: warning::capped(warnings),
+            source_format: SourceFormat::Native,
+        }]),
+        Streamed::Failed(e) => Err(e.at(path)),
+        Streamed::NotHere => return None,
+    })
 }
 
 /// Reads exactly one run: the file's only run, or the `--index` one. A file holding several runs

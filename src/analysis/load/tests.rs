@@ -281,3 +281,60 @@ fn container_is_read_kept_when_written_back_and_a_bad_value_is_warned() {
     let plain = serde_json::to_value(&run.steps[1]).unwrap_or_default();
     assert!(plain.get("container").is_none(), "false is not written");
 }
+
+#[test]
+fn a_run_read_from_its_file_is_the_run_read_from_its_text_errors_and_all() {
+    let run = minimal(json!([
+        {"id": "a", "kind": "llm", "output": "h\u{e9}llo", "usage": {"input_tokens": "x"}},
+        {"id": "b", "kind": "tool", "parent": "a"}
+    ]))
+    .to_string();
+    let cases: Vec<Vec<u8>> = vec![
+        run.clone().into_bytes(),
+        [b"\xef\xbb\xbf".as_slice(), run.as_bytes()].concat(),
+        [b"\xef\xbb\xbf\xef\xbb\xbf".as_slice(), run.as_bytes()].concat(),
+        run.replace("\"b\"", "\"a\"").into_bytes(),
+        run.replace("\"tool\"", "5").into_bytes(),
+        run.replace("\"r1\"", "7").into_bytes(),
+        run.replace("\"b\"", "\"b\u{1}\"").into_bytes(),
+        run.replace("\"b\"", "\"b\\ud800\"").into_bytes(),
+        {
+            // a byte that is not UTF-8 inside a step
+            let mut bytes = run.clone().into_bytes();
+            bytes.insert(run.find("\"b\"").unwrap_or(0) + 2, 0xff);
+            bytes
+        },
+        format!("{run} 5").into_bytes(),
+        run.replace("}]", "},]").into_bytes(),
+        Vec::new(),
+    ];
+    let dir = std::env::temp_dir();
+    for (n, bytes) in cases.iter().enumerate() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = dir.join(format!("tdn-load-path-{nanos}-{n}.json"));
+        std::fs::write(&path, bytes).unwrap();
+        for index in [None, Some(0), Some(1)] {
+            let opts = LoadOptions {
+                format: None,
+                index,
+            };
+            let from_file = load_path(&path, &opts);
+            let from_text = read_text(&path).and_then(|text| load_str(&text, &path, &opts));
+            match (from_file, from_text) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a.len(), b.len());
+                    for (a, b) in a.iter().zip(&b) {
+                        assert_eq!(a.run, b.run, "{n}");
+                        assert_eq!(a.warnings, b.warnings, "{n}");
+                        assert_eq!(a.source_format, b.source_format, "{n}");
+                    }
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{n}"),
+                (a, b) => panic!("case {n}: file {a:?}; text {b:?}"),
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+}

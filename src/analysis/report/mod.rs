@@ -22,6 +22,7 @@ pub use text::render_text;
 use crate::analysis::influence::{RankingConfidence, Signals, Weights};
 use crate::analysis::load::Warning;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The `format` of every report.
 pub const REPORT_FORMAT: &str = "tdn.report/1";
@@ -231,19 +232,25 @@ pub struct InfluenceSection {
 /// One scored piece of evidence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InfluenceEntry {
-    /// The unit id, else `<step id>` or `<step id>#<n>`.
-    pub id: String,
+    /// The unit id, else `<step id>` or `<step id>#<n>`. The strings are boxed, exact size: a run
+    /// of 100,000 steps lists 50,000 entries, held until the report is written (issue 11).
+    pub id: Box<str>,
     /// The unit an ablation removes (null: nothing to remove).
-    pub unit: Option<String>,
+    pub unit: Option<Box<str>>,
     /// The producing step, or null.
-    pub step: Option<String>,
+    pub step: Option<Box<str>>,
     /// The composite score; a similarity proxy, not a probability.
     pub score: f64,
     /// The four signals.
     pub signals: Signals,
-    /// The effective weights for this item.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub weights: Option<Weights>,
+    /// The effective weights for this item. Shared: a run's entries hold a handful of distinct
+    /// weights, and 50,000 entries of a 100,000-step run each held their own copy (issue 11).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "shared_weights"
+    )]
+    pub weights: Option<Arc<Weights>>,
     /// True when weights moved for lack of ancestors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adapted: Option<bool>,
@@ -321,5 +328,71 @@ impl Report {
     /// The report as pretty JSON (what `analyze --json` prints is the compact form).
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}
+
+/// `InfluenceEntry::weights` written and read as plain weights (or null), whatever shares them.
+mod shared_weights {
+    use crate::analysis::influence::Weights;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::sync::Arc;
+
+    pub(super) fn serialize<S: Serializer>(
+        w: &Option<Arc<Weights>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        w.as_deref().serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Arc<Weights>>, D::Error> {
+        Ok(Option::<Weights>::deserialize(d)?.map(Arc::new))
+    }
+}
+
+#[cfg(test)]
+mod entry_tests {
+    use super::*;
+
+    fn entry(weights: Option<Weights>) -> InfluenceEntry {
+        InfluenceEntry {
+            id: "u1".into(),
+            unit: Some("u1".into()),
+            step: None,
+            score: 0.5,
+            signals: Signals::default(),
+            weights: weights.map(Arc::new),
+            adapted: Some(false),
+            probe: None,
+        }
+    }
+
+    #[test]
+    fn shared_weights_are_written_and_read_as_plain_weights() {
+        let w = Weights {
+            fa: 0.8,
+            avg: 0.0,
+            persist: 0.0,
+            depth: 0.2,
+        };
+        let e = entry(Some(w));
+        let json = serde_json::to_string(&e).unwrap_or_default();
+        assert!(
+            json.contains(r#""weights":{"fa":0.8,"avg":0.0,"persist":0.0,"depth":0.2}"#),
+            "{json}"
+        );
+        assert!(
+            json.contains(r#""id":"u1","unit":"u1","step":null"#),
+            "{json}"
+        );
+        let back: Option<InfluenceEntry> = serde_json::from_str(&json).ok();
+        assert_eq!(back, Some(e));
+
+        let none = entry(None);
+        let json = serde_json::to_string(&none).unwrap_or_default();
+        assert!(!json.contains("weights"), "{json}");
+        let back: Option<InfluenceEntry> = serde_json::from_str(&json).ok();
+        assert_eq!(back, Some(none));
     }
 }

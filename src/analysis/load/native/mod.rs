@@ -4,14 +4,17 @@
 //! size of the run: ids are looked up in hash maps, never by scanning. `top.rs` reads the optional
 //! top-level parts, `step.rs` one step, `refs.rs` the references between steps and units once all
 //! are known, and `stream.rs` reads a native file's steps one by one straight from its text,
-//! or `parallel.rs` in parallel where `scan.rs` can find them.
+//! or `parallel.rs` in parallel where `scan.rs` can find them; `file.rs` reads them in parallel
+//! straight from the file, a block at a time, where `split.rs` (the scan, resumable) finds them.
 
 mod bubbled;
 mod compact;
+mod file;
 mod parallel;
 mod payload;
 mod refs;
 mod scan;
+mod split;
 mod step;
 mod stream;
 mod top;
@@ -20,6 +23,7 @@ use super::error::{RunError, json_type, quoted};
 use super::warning::Warning;
 use crate::analysis::import::SourceFormat;
 use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, Step};
+pub use file::{SIZES, run_from_file};
 use hashbrown::{HashMap, HashSet};
 use payload::RawStep;
 use refs::resolve_refs;

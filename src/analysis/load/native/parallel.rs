@@ -26,12 +26,12 @@ use serde_json::{Map, Value};
 
 /// Steps handed to one task at a time: enough to outweigh the hand-over, few enough to share
 /// a small run between the threads.
-const MIN_STEPS_PER_TASK: usize = 64;
+pub(super) const MIN_STEPS_PER_TASK: usize = 64;
 
 /// What became of one element, beside the step built from it (a placeholder when there is
 /// none). The steps go straight into the run's own vector, each in its place, so no second
 /// vector of steps is held while they are taken in order.
-enum Side {
+pub(super) enum Side {
     /// A step, with its references (`None`: it makes none) and its warnings in order.
     Built(Option<Box<Refs>>, Vec<Warning>),
     /// A step that stops the load (boxed: every element has a side, and few such a reason).
@@ -99,7 +99,7 @@ pub fn run_from_text_parallel(text: &str, progress: &Progress) -> Option<Streame
 /// The run's fields other than its steps, from the text with the steps array emptied: `None`
 /// when the step-by-step reader would not take the file, or the emptied array is not the one it
 /// reads as `steps`. The text is freed as soon as it is read.
-fn read_top(rest: String) -> Option<Map<String, Value>> {
+pub(super) fn read_top(rest: String) -> Option<Map<String, Value>> {
     let unused = Progress::new();
     let mut sink = StepSink::new(&unused);
     let mut de = serde_json::Deserializer::from_str(&rest);
@@ -109,7 +109,7 @@ fn read_top(rest: String) -> Option<Map<String, Value>> {
 }
 
 /// One element parsed and built as the step at `index`.
-fn build(piece: Option<&str>, index: usize) -> (Step, Side) {
+pub(super) fn build(piece: Option<&str>, index: usize) -> (Step, Side) {
     let placeholder = || Step::new(String::new(), StepKind::Event);
     let Some(raw) = piece.and_then(parse) else {
         return (placeholder(), Side::NotJson);
@@ -125,7 +125,7 @@ fn build(piece: Option<&str>, index: usize) -> (Step, Side) {
 }
 
 /// One JSON value with nothing after it but whitespace.
-fn parse(piece: &str) -> Option<RawStep> {
+pub(super) fn parse(piece: &str) -> Option<RawStep> {
     let mut de = serde_json::Deserializer::from_str(piece);
     let raw = StepSeed.deserialize(&mut de).ok()?;
     de.end().ok()?;
@@ -133,7 +133,7 @@ fn parse(piece: &str) -> Option<RawStep> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::stream::step_by_step;
     use super::*;
     use proptest::prelude::*;
@@ -243,7 +243,7 @@ mod tests {
 
     /// A run's text: the format first, then the run's fields, the steps and fields nobody knows
     /// in an order drawn, written compactly or pretty-printed.
-    fn run_text() -> impl Strategy<Value = String> {
+    pub(in super::super) fn run_text() -> impl Strategy<Value = String> {
         (
             prop::collection::vec(step(), 0..24),
             prop::collection::vec((0..6_u8, json()), 0..5),
