@@ -298,6 +298,13 @@ impl<'t> Index<'t> {
 
     /// Ends the adding of values: files them for scanning.
     pub(super) fn finish(&mut self) {
+        // What the detectors read afterwards is held at its exact size (issue 11: these grew
+        // by doubling, up to half of them slack).
+        self.values.shrink_to_fit();
+        self.kinds.shrink_to_fit();
+        self.anchor_keys.shrink_to_fit();
+        let hashes = &self.value_hashes;
+        self.by_text.shrink_to_fit(|&id| kept_hash(hashes, id));
         let anchors = self.anchor_keys.len();
         let mut start = vec![0u32; anchors + 1];
         for &(a, _) in &self.placed {
@@ -328,6 +335,7 @@ impl<'t> Index<'t> {
         }
         self.filed
             .truncate(start.last().copied().unwrap_or(0) as usize);
+        self.filed.shrink_to_fit();
         self.filed_start = start;
         self.loose = loose
             .into_iter()

@@ -102,6 +102,59 @@ pub struct Use {
     pub value: usize,
 }
 
+/// A [`Use`] as the graph keeps it: positions and id as `u32` (a run has fewer steps and
+/// values), 12 bytes where a `Use` takes 24 (issue 11: a 100,000-step run holds ~270,000).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packed {
+    from: u32,
+    to: u32,
+    value: u32,
+}
+
+impl Packed {
+    fn unpacked(self) -> Use {
+        Use {
+            from: self.from as usize,
+            to: self.to as usize,
+            value: self.value as usize,
+        }
+    }
+}
+
+/// Some uses of a graph (read as [`Use`]s; kept packed).
+#[derive(Clone, Copy, Debug)]
+pub struct Uses<'a>(&'a [Packed]);
+
+impl<'a> Uses<'a> {
+    /// The uses, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Use> + 'a {
+        self.0.iter().map(|p| p.unpacked())
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The `k`th use.
+    pub fn get(&self, k: usize) -> Option<Use> {
+        self.0.get(k).map(|p| p.unpacked())
+    }
+}
+
+impl<'a> IntoIterator for Uses<'a> {
+    type Item = Use;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, Packed>, fn(&Packed) -> Use>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|p| p.unpacked())
+    }
+}
+
 /// Which step used which earlier step's output. The values' texts are borrowed from the
 /// [`StepTexts`] the graph was built from (`'t`).
 pub struct LinkGraph<'t> {
@@ -111,7 +164,7 @@ pub struct LinkGraph<'t> {
     producers_start: Vec<u32>,
     producers: Vec<u32>,
     /// Every use, grouped by consumer in step order.
-    uses: Vec<Use>,
+    uses: Vec<Packed>,
     /// `uses[into_start[j]..into_start[j + 1]]` are the uses into step `j`.
     into_start: Vec<u32>,
     /// `out_of[out_start[p]..out_start[p + 1]]` are the positions in `uses` of the uses of
@@ -251,7 +304,7 @@ impl<'t> LinkGraph<'t> {
         };
         // Each input is scanned on its own (the index is only read), in parallel; the uses come
         // back in step order.
-        let per_task: Vec<(Vec<Use>, Vec<u32>)> = (0..n)
+        let per_task: Vec<(Vec<Packed>, Vec<u32>)> = (0..n)
             .step_by(STEPS_PER_TASK)
             .collect::<Vec<usize>>()
             .into_par_iter()
@@ -266,11 +319,15 @@ impl<'t> LinkGraph<'t> {
                     g.uses_into(j, &scan.hits, &mut scan.seen, &mut uses);
                     ends.push(u32::try_from(uses.len()).unwrap_or(u32::MAX));
                 }
+                // Held until all tasks are done: without the slack of growing.
+                uses.shrink_to_fit();
                 (uses, ends)
             })
             .collect();
         g.index.keep_lookup_only();
-        g.uses.reserve(per_task.iter().map(|(u, _)| u.len()).sum());
+        g.uses
+            .reserve_exact(per_task.iter().map(|(u, _)| u.len()).sum());
+        g.into_start.reserve_exact(n);
         for (uses, ends) in per_task {
             let before = u32::try_from(g.uses.len()).unwrap_or(u32::MAX);
             g.uses.extend(uses);
@@ -279,7 +336,7 @@ impl<'t> LinkGraph<'t> {
         }
         let mut out_counts = vec![0usize; n];
         for u in &g.uses {
-            if let Some(c) = out_counts.get_mut(u.from) {
+            if let Some(c) = out_counts.get_mut(u.from as usize) {
                 *c += 1;
             }
         }
@@ -287,7 +344,7 @@ impl<'t> LinkGraph<'t> {
         let mut fill = g.out_start.clone();
         g.out_of = vec![0; g.uses.len()];
         for (k, u) in g.uses.iter().enumerate() {
-            if let Some(at) = fill.get_mut(u.from) {
+            if let Some(at) = fill.get_mut(u.from as usize) {
                 if let Some(slot) = g.out_of.get_mut(*at as usize) {
                     *slot = u32::try_from(k).unwrap_or(u32::MAX);
                 }
@@ -304,7 +361,7 @@ impl<'t> LinkGraph<'t> {
         j: usize,
         hits: &[index::Hit],
         seen: &mut HashSet<u32>,
-        out: &mut Vec<Use>,
+        out: &mut Vec<Packed>,
     ) {
         seen.clear();
         let first = out.len();
@@ -318,10 +375,13 @@ impl<'t> LinkGraph<'t> {
             let Some(&from) = before.checked_sub(1).and_then(|k| prods.get(k)) else {
                 continue;
             };
-            out.push(Use {
-                from: from as usize,
-                to: j,
-                value: id,
+            let Ok(to) = u32::try_from(j) else {
+                continue;
+            };
+            out.push(Packed {
+                from,
+                to,
+                value: h.value,
             });
             if out.len() - first >= LINK_MAX_PER_STEP {
                 break;
@@ -334,15 +394,15 @@ impl<'t> LinkGraph<'t> {
     }
 
     /// The uses into step `j`.
-    pub fn into_step(&self, j: usize) -> &[Use] {
-        slice_of(&self.uses, &self.into_start, j)
+    pub fn into_step(&self, j: usize) -> Uses<'_> {
+        Uses(slice_of(&self.uses, &self.into_start, j))
     }
 
     /// The uses of step `p`'s output by later steps.
-    pub fn out_of_step(&self, p: usize) -> impl Iterator<Item = &Use> + '_ {
+    pub fn out_of_step(&self, p: usize) -> impl Iterator<Item = Use> + '_ {
         slice_of(&self.out_of, &self.out_start, p)
             .iter()
-            .filter_map(|&k| self.uses.get(k as usize))
+            .filter_map(|&k| self.uses.get(k as usize).map(|u| u.unpacked()))
     }
 
     /// True when a later step used something of step `p`'s output.
@@ -369,20 +429,20 @@ impl<'t> LinkGraph<'t> {
     }
 
     /// Every use, grouped by consumer in step order.
-    pub fn uses(&self) -> &[Use] {
-        &self.uses
+    pub fn uses(&self) -> Uses<'_> {
+        Uses(&self.uses)
     }
 
     /// The links for the report: one per (from, to) pair, with the first value found, by
     /// consumer in step order (read as they are listed, so no list of them is held).
     pub fn pairs(&self) -> impl Iterator<Item = Use> + '_ {
         (0..self.into_start.len().saturating_sub(1)).flat_map(move |j| {
-            let uses = self.into_step(j);
+            let uses = slice_of(&self.uses, &self.into_start, j);
             uses.iter().enumerate().filter_map(move |(k, u)| {
                 let repeated = uses
                     .get(..k)
                     .is_some_and(|before| before.iter().any(|b| b.from == u.from));
-                (!repeated).then_some(*u)
+                (!repeated).then_some(u.unpacked())
             })
         })
     }
