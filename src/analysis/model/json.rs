@@ -15,6 +15,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Number, Value};
 use std::fmt;
+use std::ops::Deref;
 
 /// Any JSON value, compactly (see the module doc).
 #[derive(Clone, Debug, Default)]
@@ -59,26 +60,8 @@ impl JsonMap {
     /// An object from its entries in document order. A key that comes again keeps its first
     /// place and takes its last value, as serde_json's `preserve_order` map does. Linear.
     pub fn from_entries(entries: Vec<(Key, Json)>) -> Self {
-        let firsts = first_places(&entries);
-        if firsts.iter().enumerate().all(|(i, &f)| i == f) {
-            return JsonMap {
-                entries: entries.into_boxed_slice(),
-            };
-        }
-        // `place[i]`: where entry `i` went in `out`, for an entry that went in.
-        let mut place = vec![0_usize; entries.len()];
-        let mut out: Vec<(Key, Json)> = Vec::with_capacity(entries.len());
-        for (i, (k, v)) in entries.into_iter().enumerate() {
-            let first = firsts[i];
-            if first == i {
-                place[i] = out.len();
-                out.push((k, v));
-            } else if let Some(slot) = out.get_mut(place[first]) {
-                slot.1 = v;
-            }
-        }
         JsonMap {
-            entries: out.into_boxed_slice(),
+            entries: last_value_first_place(entries).into_boxed_slice(),
         }
     }
 
@@ -134,13 +117,13 @@ impl JsonMap {
 }
 
 /// For each entry, the index of the first entry with its key.
-fn first_places(entries: &[(Key, Json)]) -> Vec<usize> {
+fn first_places<K: Deref<Target = str>, V>(entries: &[(K, V)]) -> Vec<usize> {
     if entries.len() <= SCAN_LIMIT {
         return (0..entries.len())
             .map(|i| {
                 entries[..i]
                     .iter()
-                    .position(|(k, _)| *k == entries[i].0)
+                    .position(|(k, _)| **k == *entries[i].0)
                     .unwrap_or(i)
             })
             .collect();
@@ -152,6 +135,32 @@ fn first_places(entries: &[(Key, Json)]) -> Vec<usize> {
         .enumerate()
         .map(|(i, (k, _))| *seen.entry(&**k).or_insert(i))
         .collect()
+}
+
+/// Entries of an object as read, with a repeated key keeping its first place and taking its
+/// last value, as serde_json's `preserve_order` map does; the entries come back untouched when
+/// no key repeats. Linear: up to [`SCAN_LIMIT`] entries a repeat is found by scanning, above it
+/// by hashing. Shared by [`JsonMap`] and the loader's list of a step's fields.
+pub(crate) fn last_value_first_place<K: Deref<Target = str>, V>(
+    entries: Vec<(K, V)>,
+) -> Vec<(K, V)> {
+    let firsts = first_places(&entries);
+    if firsts.iter().enumerate().all(|(i, &f)| i == f) {
+        return entries;
+    }
+    // `place[i]`: where entry `i` went in `out`, for an entry that went in.
+    let mut place = vec![0_usize; entries.len()];
+    let mut out: Vec<(K, V)> = Vec::with_capacity(entries.len());
+    for (i, (k, v)) in entries.into_iter().enumerate() {
+        let first = firsts[i];
+        if first == i {
+            place[i] = out.len();
+            out.push((k, v));
+        } else if let Some(slot) = out.get_mut(place[first]) {
+            slot.1 = v;
+        }
+    }
+    out
 }
 
 impl PartialEq for JsonMap {

@@ -12,6 +12,7 @@ mod step;
 mod text;
 
 pub use ids::{StepId, UnitId};
+pub(crate) use json::last_value_first_place;
 pub use json::{Json, JsonMap, JsonSeed};
 pub use run::{ContextUnit, Limits, ModelInfo, Run, RunStatus, Tool};
 pub use step::{

@@ -8,7 +8,7 @@
 
 use super::compact::Compact;
 use super::leftover;
-use crate::analysis::model::{Json, JsonSeed};
+use crate::analysis::model::{Json, JsonSeed, last_value_first_place};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -57,45 +57,10 @@ impl Fields for Map<String, Value> {
 #[derive(Debug, Default)]
 pub(in crate::analysis::load) struct StepFields(Vec<(String, Value)>);
 
-/// Up to this many fields a repeated key is found by scanning; above it, by hashing.
-const SCAN_LIMIT: usize = 16;
-
 impl StepFields {
     /// The fields read, a repeated key keeping its first place and its last value.
     fn from_entries(entries: Vec<(String, Value)>) -> StepFields {
-        let firsts: Vec<usize> = if entries.len() <= SCAN_LIMIT {
-            (0..entries.len())
-                .map(|i| {
-                    entries[..i]
-                        .iter()
-                        .position(|(k, _)| *k == entries[i].0)
-                        .unwrap_or(i)
-                })
-                .collect()
-        } else {
-            let mut seen: hashbrown::HashMap<&str, usize> =
-                hashbrown::HashMap::with_capacity(entries.len());
-            entries
-                .iter()
-                .enumerate()
-                .map(|(i, (k, _))| *seen.entry(k.as_str()).or_insert(i))
-                .collect()
-        };
-        if firsts.iter().enumerate().all(|(i, &f)| i == f) {
-            return StepFields(entries);
-        }
-        let mut place = vec![0_usize; entries.len()];
-        let mut out: Vec<(String, Value)> = Vec::with_capacity(entries.len());
-        for (i, (k, v)) in entries.into_iter().enumerate() {
-            let first = firsts[i];
-            if first == i {
-                place[i] = out.len();
-                out.push((k, v));
-            } else if let Some(slot) = out.get_mut(place[first]) {
-                slot.1 = v;
-            }
-        }
-        StepFields(out)
+        StepFields(last_value_first_place(entries))
     }
 }
 
