@@ -30,10 +30,29 @@ use std::hash::BuildHasher;
 /// Bytes hashed to find a sentence that has no inner word.
 const LOOSE_WINDOW: usize = 32;
 
+/// The hash the index files a text under: 32 bits of its 64-bit hash, repeated in both halves
+/// (a table takes its bucket from the low bits and its tag from the top ones). Kept as those
+/// 32 bits while values are added (issue 11: half the memory of the full hash, which served
+/// only to rehash a growing table).
+pub(super) fn text_hash(hasher: &DefaultHashBuilder, bytes: &[u8]) -> u64 {
+    let h = hasher.hash_one(bytes);
+    spread((h >> 32) as u32 ^ h as u32)
+}
+
+/// A hash of [`text_hash`] from the 32 bits kept of it.
+pub(super) fn spread(k: u32) -> u64 {
+    u64::from(k) << 32 | u64::from(k)
+}
+
+/// The 32 bits of a [`text_hash`] that are kept.
+pub(super) fn kept(h: u64) -> u32 {
+    h as u32
+}
+
 /// The hash kept for `id` in `hashes` (what a table keyed by ids needs to rehash an id as it
 /// grows, without reading and hashing its text again).
-fn kept_hash(hashes: &[u64], id: u32) -> u64 {
-    hashes.get(id as usize).copied().unwrap_or(0)
+fn kept_hash(hashes: &[u32], id: u32) -> u64 {
+    spread(hashes.get(id as usize).copied().unwrap_or(0))
 }
 
 /// The outcome of [`Index::intern_hashed`].
@@ -57,12 +76,12 @@ pub(super) struct Index<'t> {
     values: Vec<&'t str>,
     kinds: Vec<ValueKind>,
     by_text: HashTable<u32>,
-    /// While values are added: the hash of each value's text, by id.
-    value_hashes: Vec<u64>,
+    /// While values are added: the hash of each value's text, by id (as [`kept`]).
+    value_hashes: Vec<u32>,
     anchors: HashTable<u32>,
     anchor_keys: Vec<&'t str>,
-    /// While values are added: the hash of each anchor's text, by anchor.
-    anchor_hashes: Vec<u64>,
+    /// While values are added: the hash of each anchor's text, by anchor (as [`kept`]).
+    anchor_hashes: Vec<u32>,
     /// While values are added: how many are filed under each anchor.
     anchor_load: Vec<u32>,
     /// While values are added: each value's anchor (`u32::MAX` for a loose value) and the
@@ -145,11 +164,11 @@ impl<'t> Index<'t> {
     }
 
     fn hash(&self, bytes: &[u8]) -> u64 {
-        self.hasher.hash_one(bytes)
+        text_hash(&self.hasher, bytes)
     }
 
-    /// What [`Index::intern_hashed`] needs of a value's text; the same for every index (so it
-    /// can be computed before, on another thread).
+    /// What [`Index::intern_hashed`] needs to hash a value's text with [`text_hash`]; the same
+    /// for every index (so it can be computed before, on another thread).
     pub(super) fn hasher(&self) -> DefaultHashBuilder {
         self.hasher.clone()
     }
@@ -163,7 +182,7 @@ impl<'t> Index<'t> {
     }
 
     /// Adds a value (once; a known value keeps its id and first kind), given the hash of its
-    /// text (`hasher().hash_one(text.as_bytes())`).
+    /// text (`text_hash(&hasher(), text.as_bytes())`).
     pub(super) fn intern_hashed(&mut self, text: &'t str, kind: ValueKind, h: u64) -> Interned {
         if let Some(&id) = self
             .by_text
@@ -180,7 +199,7 @@ impl<'t> Index<'t> {
         self.value_bytes += text.len();
         self.values.push(text);
         self.kinds.push(kind);
-        self.value_hashes.push(h);
+        self.value_hashes.push(kept(h));
         let hashes = &self.value_hashes;
         self.by_text.insert_unique(h, id, |&k| kept_hash(hashes, k));
         self.place(text, kind);
@@ -258,7 +277,7 @@ impl<'t> Index<'t> {
                 };
                 self.anchor_keys.push(key);
                 self.anchor_load.push(0);
-                self.anchor_hashes.push(h);
+                self.anchor_hashes.push(kept(h));
                 let hashes = &self.anchor_hashes;
                 self.anchors.insert_unique(h, k, |&x| kept_hash(hashes, x));
                 k
@@ -348,7 +367,7 @@ impl<'t> Index<'t> {
         self.pair_heads = self.pair_heads();
         let mut bits = vec![0u64; bit_set_words(self.anchor_keys.len())];
         for &h in &self.anchor_hashes {
-            set_bit(&mut bits, h);
+            set_bit(&mut bits, spread(h));
         }
         self.anchor_bits = bits;
         self.placed = Vec::new();

@@ -32,9 +32,8 @@ use crate::analysis::rank::params::{
     LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
 };
 use hashbrown::{DefaultHashBuilder, HashSet};
-use index::{Index, Interned};
+use index::{Index, Interned, kept, spread, text_hash};
 use rayon::prelude::*;
-use std::hash::BuildHasher;
 
 /// Steps handed to one parallel task at least (fewer tasks than steps, so scheduling costs
 /// nothing next to the scans).
@@ -55,9 +54,10 @@ struct Scan {
 const STEPS_PER_BATCH: usize = 4_096;
 
 /// The values of some steps' outputs, in the order [`link_values`] gives them, each with the
-/// hash of its text (so the hashing is done in parallel, and once).
+/// hash of its text (the bits of [`text_hash`] that are kept: so the hashing is done in
+/// parallel, and once).
 struct Found<'a> {
-    values: Vec<(&'a str, ValueKind, u64)>,
+    values: Vec<(&'a str, ValueKind, u32)>,
     /// `values[ends[k - 1]..ends[k]]` are the values of the `k`th step (from 0).
     ends: Vec<u32>,
 }
@@ -72,7 +72,7 @@ impl<'a> Found<'a> {
         let mut ends = Vec::with_capacity(steps.len());
         for p in steps {
             link_values_in(texts.produced_text(p).leaves(), |v, kind| {
-                values.push((v, kind, hasher.hash_one(v.as_bytes())));
+                values.push((v, kind, kept(text_hash(hasher, v.as_bytes()))));
                 true
             });
             ends.push(u32::try_from(values.len()).unwrap_or(u32::MAX));
@@ -81,7 +81,7 @@ impl<'a> Found<'a> {
     }
 
     /// The values of each step, in order.
-    fn steps(&self) -> impl Iterator<Item = &[(&'a str, ValueKind, u64)]> + '_ {
+    fn steps(&self) -> impl Iterator<Item = &[(&'a str, ValueKind, u32)]> + '_ {
         let mut from = 0usize;
         self.ends.iter().map(move |&end| {
             let s = self.values.get(from..end as usize).unwrap_or_default();
@@ -221,8 +221,11 @@ impl<'t> LinkGraph<'t> {
         let mut truncated = false;
         // The values each step gives, found in parallel (they are spans of the texts), then
         // added in step order, so ids and caps do not depend on the threads.
-        // (value, producing step), in step order.
-        let mut produced: Vec<(u32, u32)> = Vec::new();
+        // The values each step produced, step after step: `produced[produced_end[p - 1]..
+        // produced_end[p]]` are step `p`'s (issue 11: 4 bytes an entry where (value, step)
+        // pairs took 8).
+        let mut produced: Vec<u32> = Vec::new();
+        let mut produced_end: Vec<u32> = Vec::with_capacity(n);
         let mut seen_here: Vec<usize> = Vec::new();
         let hasher = index.hasher();
         for first in (0..n).step_by(STEPS_PER_BATCH) {
@@ -240,6 +243,9 @@ impl<'t> LinkGraph<'t> {
                 let mut atoms = 0usize;
                 let mut sentences = 0usize;
                 seen_here.clear();
+                // (one end per step before this one, whatever the batches held)
+                let before = u32::try_from(produced.len()).unwrap_or(u32::MAX);
+                produced_end.resize(p, before);
                 for &(v, kind, h) in values {
                     let sentence = kind == ValueKind::Sentence;
                     let (room, cap) = if sentence {
@@ -253,7 +259,7 @@ impl<'t> LinkGraph<'t> {
                         }
                         continue;
                     }
-                    let id = match index.intern_hashed(v, kind, h) {
+                    let id = match index.intern_hashed(v, kind, spread(h)) {
                         Interned::Known(id) | Interned::New(id) => id,
                         Interned::Full => {
                             truncated = true;
@@ -263,18 +269,19 @@ impl<'t> LinkGraph<'t> {
                     if !seen_here.contains(&id) {
                         seen_here.push(id);
                         *room += 1;
-                        if let (Ok(v), Ok(s)) = (u32::try_from(id), u32::try_from(p)) {
-                            produced.push((v, s));
+                        if let Ok(v) = u32::try_from(id) {
+                            produced.push(v);
                         }
                     }
                 }
+                produced_end.push(u32::try_from(produced.len()).unwrap_or(u32::MAX));
             }
         }
         index.finish();
 
         // Producers of each value, in step order (a counting sort keeps the order).
         let mut counts = vec![0usize; index.len()];
-        for &(v, _) in &produced {
+        for &v in &produced {
             if let Some(c) = counts.get_mut(v as usize) {
                 *c += 1;
             }
@@ -282,15 +289,23 @@ impl<'t> LinkGraph<'t> {
         let producers_start = starts(counts.into_iter());
         let mut fill: Vec<u32> = producers_start.clone();
         let mut producers = vec![0u32; produced.len()];
-        for &(v, s) in &produced {
-            if let Some(at) = fill.get_mut(v as usize) {
-                if let Some(slot) = producers.get_mut(*at as usize) {
-                    *slot = s;
+        let mut from = 0usize;
+        for (s, &end) in produced_end.iter().enumerate() {
+            let Ok(s) = u32::try_from(s) else {
+                break;
+            };
+            for &v in produced.get(from..end as usize).unwrap_or_default() {
+                if let Some(at) = fill.get_mut(v as usize) {
+                    if let Some(slot) = producers.get_mut(*at as usize) {
+                        *slot = s;
+                    }
+                    *at += 1;
                 }
-                *at += 1;
             }
+            from = end as usize;
         }
         drop(produced);
+        drop(produced_end);
 
         let mut g = LinkGraph {
             index,
