@@ -243,7 +243,14 @@ impl<'t> Index<'t> {
         // no value yet (as a new value's is, most often); else all are looked up.
         let order = |c: &Candidate| (c.plain, std::cmp::Reverse(c.b - c.a), c.a);
         let mut best: Option<(u32, Candidate, Option<u32>, u64)> = None;
-        if let Some(&c) = candidates.iter().min_by_key(|c| order(c)) {
+        // (a plain loop: `min_by_key` here compiled to copies that stalled)
+        let mut first: Option<Candidate> = None;
+        for &c in &candidates {
+            if first.is_none_or(|f| order(&c) < order(&f)) {
+                first = Some(c);
+            }
+        }
+        if let Some(c) = first {
             let (load, k, h) = self.anchor_load_of(text, c);
             if load == 0 {
                 best = Some((load, c, k, h));
