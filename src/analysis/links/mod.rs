@@ -20,10 +20,10 @@ mod values;
 pub use index::{LINK_CHECKS_PER_BYTE, LINK_MIN_CHECKS};
 pub use texts::{StepTexts, flat_text, flat_text_into};
 pub use values::ValueKind;
-#[cfg(test)]
-use values::link_values;
-use values::link_values_in;
+use values::link_values_with;
 pub(crate) use values::number_value;
+#[cfg(test)]
+use values::{link_values, link_values_in};
 
 use crate::analysis::model::Run;
 use crate::analysis::progress::Progress;
@@ -70,8 +70,9 @@ impl<'a> Found<'a> {
     ) -> Self {
         let mut values = Vec::new();
         let mut ends = Vec::with_capacity(steps.len());
+        let mut starts = Vec::new();
         for p in steps {
-            link_values_in(texts.produced_text(p).leaves(), |v, kind| {
+            link_values_with(texts.produced_text(p).leaves(), &mut starts, |v, kind| {
                 values.push((v, kind, kept(text_hash(hasher, v.as_bytes()))));
                 true
             });

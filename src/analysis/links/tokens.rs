@@ -321,22 +321,32 @@ pub(crate) struct Sentences<'a> {
     pos: usize,
 }
 
-impl<'a> Iterator for Sentences<'a> {
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
+impl<'a> Sentences<'a> {
+    /// The next sentence and its byte offset in the text.
+    pub(crate) fn next_at(&mut self) -> Option<(usize, &'a str)> {
         loop {
             let rest = self.text.get(self.pos..)?;
             if rest.is_empty() {
                 return None;
             }
             let (end, next_pos) = sentence_end(rest);
-            let s = rest.get(..end).unwrap_or("").trim();
+            let raw = rest.get(..end).unwrap_or("");
+            let s = raw.trim_start();
+            let at = self.pos + (raw.len() - s.len());
+            let s = s.trim_end();
             self.pos += next_pos.max(1);
             if !s.is_empty() {
-                return Some(s);
+                return Some((at, s));
             }
         }
+    }
+}
+
+impl<'a> Iterator for Sentences<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        self.next_at().map(|(_, s)| s)
     }
 }
 

@@ -129,18 +129,51 @@ pub(crate) fn link_values<'a>(text: &'a str, f: impl FnMut(&'a str, ValueKind) -
 /// value holds a newline (a token ends at one, a sentence too, and a span of two tokens holds
 /// none), so each value lies inside one leaf and is given as a span of it, in the order of the
 /// joined text.
+#[cfg(test)]
 pub(crate) fn link_values_in<'a>(
     leaves: impl Iterator<Item = &'a str> + Clone,
+    f: impl FnMut(&'a str, ValueKind) -> bool,
+) {
+    link_values_with(leaves, &mut Vec::new(), f);
+}
+
+/// Marks the end of a leaf's token starts in the buffer of [`link_values_with`] (a leaf is
+/// shorter).
+const LEAF_END: u32 = u32::MAX;
+
+/// [`link_values_in`], keeping in `starts` (a buffer reused from call to call) where each
+/// token of each leaf starts, so a sentence's words are counted from the tokens the atoms
+/// were read from rather than by reading the sentence again (issue 11). The same count: no
+/// token crosses a sentence's end (a line break is no joiner, and a stop mark ends a sentence
+/// only before white space, which neither joins a token nor lies in a link), so the tokens of
+/// a sentence read alone are the tokens of its leaf that start inside it.
+pub(crate) fn link_values_with<'a>(
+    leaves: impl Iterator<Item = &'a str> + Clone,
+    starts: &mut Vec<u32>,
     mut f: impl FnMut(&'a str, ValueKind) -> bool,
 ) {
+    starts.clear();
     for text in leaves.clone() {
-        if !atoms(text, &mut f) {
+        if !atoms(text, starts, &mut f) {
             return;
         }
+        starts.push(LEAF_END);
     }
+    let mut t = 0usize;
     for text in leaves {
-        for s in sentences(text) {
-            let words = tokens(s).take(LINK_SENTENCE_MIN_WORDS).count();
+        let mut it = sentences(text);
+        while let Some((at, s)) = it.next_at() {
+            let (at, end) = (at as u64, (at + s.len()) as u64);
+            while starts.get(t).is_some_and(|&x| u64::from(x) < at) {
+                t += 1;
+            }
+            let words = starts
+                .get(t..)
+                .unwrap_or_default()
+                .iter()
+                .take(LINK_SENTENCE_MIN_WORDS)
+                .take_while(|&&x| u64::from(x) < end)
+                .count();
             if words < LINK_SENTENCE_MIN_WORDS {
                 continue;
             }
@@ -149,13 +182,24 @@ pub(crate) fn link_values_in<'a>(
                 return;
             }
         }
+        // past this leaf's starts and its end mark
+        while starts.get(t).is_some_and(|&x| x != LEAF_END) {
+            t += 1;
+        }
+        t += 1;
     }
 }
 
-/// Calls `f` with each atom of `text` (ids, dates, numbers); false once `f` returned false.
-fn atoms<'a>(text: &'a str, f: &mut impl FnMut(&'a str, ValueKind) -> bool) -> bool {
+/// Calls `f` with each atom of `text` (ids, dates, numbers), noting in `starts` where each
+/// token starts; false once `f` returned false.
+fn atoms<'a>(
+    text: &'a str,
+    starts: &mut Vec<u32>,
+    f: &mut impl FnMut(&'a str, ValueKind) -> bool,
+) -> bool {
     let mut toks = tokens(text).peekable();
     while let Some(t) = toks.next() {
+        starts.push(u32::try_from(t.start).unwrap_or(LEAF_END - 1));
         let next = toks.peek();
         let keep_going = match t.class {
             TokenClass::Email | TokenClass::Url => f(t.text, ValueKind::Id),
@@ -277,6 +321,44 @@ mod tests {
         assert_eq!(number_value("1,200.50"), Some(1200.5));
         assert_eq!(number_value("120"), Some(120.0));
         assert_eq!(number_value("1.2.3"), None);
+    }
+
+    /// [`link_values_in`] as a plain reading gives it: each sentence's words counted by
+    /// reading the sentence alone.
+    fn by_reading_each_sentence(leaves: &[String]) -> Vec<(String, ValueKind)> {
+        let mut out = Vec::new();
+        for text in leaves {
+            atoms(text, &mut Vec::new(), &mut |v, k| {
+                out.push((v.to_owned(), k));
+                true
+            });
+        }
+        for text in leaves {
+            for s in sentences(text) {
+                if tokens(s).count() >= LINK_SENTENCE_MIN_WORDS {
+                    let s = cut_at_word(s, LINK_SENTENCE_MAX_BYTES);
+                    out.push((s.to_owned(), ValueKind::Sentence));
+                }
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn sentence_words_counted_from_the_leaf_tokens_are_those_of_the_sentence(
+            leaves in proptest::collection::vec(
+                "([a-c0-9]{1,3}|[ .!?;:,'@/_-]|\n|\r|\t|\u{a0}|\u{2003}|\u{e9}|\u{2019}|http://a.b|https://x/y?)*",
+                0..4,
+            )
+        ) {
+            let mut got = Vec::new();
+            link_values_in(leaves.iter().map(String::as_str), |v, k| {
+                got.push((v.to_owned(), k));
+                true
+            });
+            proptest::prop_assert_eq!(got, by_reading_each_sentence(&leaves));
+        }
     }
 
     #[test]
