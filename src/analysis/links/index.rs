@@ -79,6 +79,11 @@ pub(super) struct Index<'t> {
     /// While values are added: the hash of each value's text, by id (as [`kept`]).
     value_hashes: Vec<u32>,
     anchors: HashTable<u32>,
+    /// While values are added: each anchor's text as the first value filed under it (by id)
+    /// and its length (it starts at that value's offset in `placed`; issue 11: 8 bytes an
+    /// anchor where a borrowed span takes 16).
+    anchor_first: Vec<(u32, u32)>,
+    /// Once finished: each anchor's text.
     anchor_keys: Vec<&'t str>,
     /// While values are added: the hash of each anchor's text, by anchor (as [`kept`]).
     anchor_hashes: Vec<u32>,
@@ -128,6 +133,7 @@ impl<'t> Index<'t> {
             by_text: HashTable::new(),
             value_hashes: Vec::new(),
             anchors: HashTable::new(),
+            anchor_first: Vec::new(),
             anchor_keys: Vec::new(),
             anchor_hashes: Vec::new(),
             anchor_load: Vec::new(),
@@ -202,12 +208,12 @@ impl<'t> Index<'t> {
         self.value_hashes.push(kept(h));
         let hashes = &self.value_hashes;
         self.by_text.insert_unique(h, id, |&k| kept_hash(hashes, k));
-        self.place(text, kind);
+        self.place(id, text, kind);
         Interned::New(id as usize)
     }
 
-    /// Files a new value under its anchor (or among the loose values).
-    fn place(&mut self, text: &'t str, kind: ValueKind) {
+    /// Files a new value (`id`) under its anchor (or among the loose values).
+    fn place(&mut self, id: u32, text: &'t str, kind: ValueKind) {
         let mut words = std::mem::take(&mut self.words);
         let mut candidates = std::mem::take(&mut self.candidates);
         word_runs(text, &mut words);
@@ -277,12 +283,14 @@ impl<'t> Index<'t> {
         let anchor = match known {
             Some(k) => k,
             None => {
-                let (Ok(k), Some(key)) = (u32::try_from(self.anchor_keys.len()), text.get(a..b))
-                else {
+                let (Ok(k), Ok(len)) = (
+                    u32::try_from(self.anchor_first.len()),
+                    u32::try_from(b.saturating_sub(a)),
+                ) else {
                     self.placed.push((u32::MAX, 0));
                     return;
                 };
-                self.anchor_keys.push(key);
+                self.anchor_first.push((id, len));
                 self.anchor_load.push(0);
                 self.anchor_hashes.push(kept(h));
                 let hashes = &self.anchor_hashes;
@@ -302,7 +310,10 @@ impl<'t> Index<'t> {
     fn anchor_load_of(&self, text: &str, c: Candidate) -> (u32, Option<u32>, u64) {
         let key = text.as_bytes().get(c.a..c.b).unwrap_or_default();
         let h = self.hash(key);
-        let k = self.anchor_id_hashed(key, h);
+        let k = self
+            .anchors
+            .find(h, |&k| self.anchor_text_while_adding(k).as_bytes() == key)
+            .copied();
         let load = k.map_or(0, |k| {
             self.anchor_load
                 .get(k as usize)
@@ -312,6 +323,18 @@ impl<'t> Index<'t> {
         (load, k, h)
     }
 
+    /// Anchor `k`'s text while values are added (see [`Index::anchor_first`]).
+    fn anchor_text_while_adding(&self, k: u32) -> &'t str {
+        let Some(&(v, len)) = self.anchor_first.get(k as usize) else {
+            return "";
+        };
+        let a = self.placed.get(v as usize).map_or(0, |&(_, a)| a as usize);
+        self.value(v as usize)
+            .get(a..a.saturating_add(len as usize))
+            .unwrap_or("")
+    }
+
+    /// The anchor whose text is `key` (hash `h`), once finished.
     fn anchor_id_hashed(&self, key: &[u8], h: u64) -> Option<u32> {
         self.anchors
             .find(h, |&k| {
@@ -328,9 +351,23 @@ impl<'t> Index<'t> {
         // by doubling, up to half of them slack).
         self.values.shrink_to_fit();
         self.kinds.shrink_to_fit();
-        self.anchor_keys.shrink_to_fit();
         let hashes = &self.value_hashes;
         self.by_text.shrink_to_fit(|&id| kept_hash(hashes, id));
+        self.value_hashes = Vec::new();
+        // (what is held at once stays below what adding the values held)
+        self.anchor_load = Vec::new();
+        let mut bits = vec![0u64; bit_set_words(self.anchor_first.len())];
+        for &h in &self.anchor_hashes {
+            set_bit(&mut bits, spread(h));
+        }
+        self.anchor_bits = bits;
+        self.anchor_hashes = Vec::new();
+        let mut keys = Vec::with_capacity(self.anchor_first.len());
+        for k in 0..self.anchor_first.len() {
+            keys.push(self.anchor_text_while_adding(u32::try_from(k).unwrap_or(u32::MAX)));
+        }
+        self.anchor_keys = keys;
+        self.anchor_first = Vec::new();
         let anchors = self.anchor_keys.len();
         let mut start = vec![0u32; anchors + 1];
         for &(a, _) in &self.placed {
@@ -359,6 +396,7 @@ impl<'t> Index<'t> {
                 None => loose.push(v),
             }
         }
+        self.placed = Vec::new();
         self.filed
             .truncate(start.last().copied().unwrap_or(0) as usize);
         self.filed.shrink_to_fit();
@@ -372,15 +410,6 @@ impl<'t> Index<'t> {
             .collect();
         self.loose.sort_unstable();
         self.pair_heads = self.pair_heads();
-        let mut bits = vec![0u64; bit_set_words(self.anchor_keys.len())];
-        for &h in &self.anchor_hashes {
-            set_bit(&mut bits, spread(h));
-        }
-        self.anchor_bits = bits;
-        self.placed = Vec::new();
-        self.anchor_load = Vec::new();
-        self.value_hashes = Vec::new();
-        self.anchor_hashes = Vec::new();
         self.words = Vec::new();
         self.candidates = Vec::new();
     }
