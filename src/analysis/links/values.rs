@@ -197,10 +197,13 @@ fn atoms<'a>(
     starts: &mut Vec<u32>,
     f: &mut impl FnMut(&'a str, ValueKind) -> bool,
 ) -> bool {
-    let mut toks = tokens(text).peekable();
-    while let Some(t) = toks.next() {
+    // (the next token read ahead by hand: a `Peekable` here compiled to copies that stalled)
+    let mut toks = tokens(text);
+    let mut ahead = toks.next();
+    while let Some(t) = ahead {
+        ahead = toks.next();
         starts.push(u32::try_from(t.start).unwrap_or(LEAF_END - 1));
-        let next = toks.peek();
+        let next = ahead.as_ref();
         let keep_going = match t.class {
             TokenClass::Email | TokenClass::Url => f(t.text, ValueKind::Id),
             TokenClass::Id => !id_counts(t.text) || f(t.text, ValueKind::Id),
