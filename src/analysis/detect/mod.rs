@@ -446,6 +446,28 @@ mod tests {
     }
 
     #[test]
+    fn findings_come_in_registry_order_as_if_each_detector_ran_in_turn() {
+        use crate::analysis::load::{LoadOptions, load_path};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+        let mut found = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            for loaded in load_path(&path, &LoadOptions::default()).unwrap() {
+                let (all, one_by_one) = super::tests_support::facts_for(&loaded.run, |f| {
+                    let in_turn: Vec<Finding> = ALL.iter().flat_map(|d| d.detect(f)).collect();
+                    (detect_all(f), in_turn)
+                });
+                assert_eq!(all, one_by_one, "{}", path.display());
+                found += all.len();
+            }
+        }
+        assert!(found > 20, "the sample runs hold findings: {found}");
+    }
+
+    #[test]
     fn category_names_are_distinct_snake_case() {
         let names: HashSet<_> = Category::ALL.iter().map(|c| c.as_str()).collect();
         assert_eq!(names.len(), Category::ALL.len());
