@@ -56,19 +56,12 @@ pub fn influence_section_counted(
     if evidence.is_empty() {
         return Ok(None);
     }
-    let mut outputs = model_outputs(run, answer);
+    let outputs = model_outputs(run, answer);
     progress.influence_total(u64::try_from(evidence.len()).unwrap_or(u64::MAX));
 
     let scores = if embedder.per_text() {
         // The texts move into the ranking, which lets each go once embedded.
-        let ranked = rank_per_text(
-            &mut evidence,
-            &mut outputs,
-            answer,
-            reference,
-            embedder,
-            progress,
-        )?;
+        let ranked = rank_per_text(&evidence, &outputs, answer, reference, embedder, progress)?;
         // The model outputs' texts are not read again: they go before the entries are made.
         drop(outputs);
         entries(
@@ -107,8 +100,8 @@ pub fn influence_section_counted(
 
 /// The report's entries of the scored pieces, highest score first (equal scores in evidence
 /// order), and the ranking's confidence. `at` is a score's position in `evidence`, `score` its
-/// composite, and `make` its [`InfluenceScore`] from the piece's id. The pieces' texts are let
-/// go before the entries are made; their ids are copied (or moved, when owned) into them.
+/// composite, and `make` its [`InfluenceScore`] from the piece's id. The pieces' ids are copied
+/// (or moved, when owned) into the entries.
 fn entries<T>(
     evidence: &mut [RunEvidence<'_>],
     mut scored: Vec<T>,
@@ -128,9 +121,6 @@ fn entries<T>(
         .collect();
     let confidence = ranking_confidence(&pairs, confidence);
     drop(pairs);
-    for e in evidence.iter_mut() {
-        e.text = Cow::Borrowed("");
-    }
     let mut weights = SharedWeights::default();
     let scores = scored
         .into_iter()
@@ -172,17 +162,24 @@ fn rank_in_chunks(
     } else {
         &reusing
     };
+    // The outputs' texts, written once (JSON values) for all chunks.
+    let output_texts: Vec<Cow<'_, str>> = (0..outputs.len())
+        .filter_map(|i| outputs.text(i))
+        .map(|t| t.to_cow())
+        .collect();
     let mut start = 0;
     for chunk in evidence.chunks(EVIDENCE_CHUNK) {
+        let texts: Vec<Cow<'_, str>> = chunk.iter().map(|e| e.text.to_cow()).collect();
         let items: Vec<EvidenceItem<'_>> = chunk
             .iter()
-            .map(|e| EvidenceItem {
+            .zip(&texts)
+            .map(|(e, text)| EvidenceItem {
                 id: &e.id,
-                text: &e.text,
+                text,
                 ancestors: ancestor_window(e, outputs)
                     .into_iter()
                     .flatten()
-                    .filter_map(|i| outputs.text(i))
+                    .filter_map(|i| output_texts.get(i).map(|t| &**t))
                     .collect(),
             })
             .collect();

@@ -9,14 +9,13 @@
 //! score is what [`super::score::score_influence`] (or `score_contrastive`) gives the same
 //! piece: the same cosines, summed in the same order, through the same composite.
 
-use super::evidence::{ModelOutputs, RunEvidence, first_ancestor, window_from};
+use super::evidence::{ModelOutputs, RunEvidence, Text, first_ancestor, window_from, write_value};
 use super::from_run::EVIDENCE_CHUNK;
 use super::prepared::{Prepared, Spread};
 use super::score::{AncestorSums, scored};
 use super::types::{EmbedError, Embedder, InfluenceScore, Weights};
 use crate::analysis::progress::Progress;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
-use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 /// Cosines remembered for pieces whose text another piece has too, at most this many at once
@@ -66,8 +65,8 @@ impl Ranked {
 /// The evidence's scores, each with its piece's position in `evidence`, in the order they were
 /// made (see the module docs). `reference` makes FA contrastive.
 pub(super) fn rank_per_text<'e>(
-    evidence: &mut [RunEvidence<'e>],
-    outputs: &mut ModelOutputs<'e>,
+    evidence: &[RunEvidence<'e>],
+    outputs: &ModelOutputs<'e>,
     answer: &str,
     reference: Option<&str>,
     embedder: &dyn Embedder,
@@ -75,18 +74,19 @@ pub(super) fn rank_per_text<'e>(
 ) -> Result<Vec<Ranked>, EmbedError> {
     let weights = Weights::default();
     let threshold = super::cosine::DEFAULT_PERSISTENCE_THRESHOLD;
-    let mut plan = Plan::new(evidence, outputs, answer, reference);
+    let plan = Plan::new(evidence, outputs, answer, reference);
 
     let mut held = Held {
         embedder,
         live: HashMap::new(),
         dim: None,
+        written: String::new(),
+        bytes: Vec::new(),
     };
     let leading: Vec<u32> = std::iter::once(plan.answer)
         .chain(plan.reference.filter(|&r| r != plan.answer))
         .collect();
     held.embed(&plan, &leading)?;
-    plan.texts.release(&leading);
     // The answer's and the reference's numbers come first; they are held throughout.
     let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
 
@@ -113,7 +113,6 @@ pub(super) fn rank_per_text<'e>(
             .filter(|t| !held.live.contains_key(t))
             .collect();
         held.embed(&plan, &missing)?;
-        plan.texts.release(&missing);
 
         let live = &held.live;
         let vector = |t: u32| live.get(&t).ok_or_else(no_vector);
@@ -207,25 +206,20 @@ struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    /// The plan of the ranking of `evidence`; the pieces' and outputs' texts move into it (a
-    /// text made of a JSON value is let go once embedded, or at once when another piece has it
-    /// too).
+    /// The plan of the ranking of `evidence`.
     fn new<'e: 'a>(
-        evidence: &mut [RunEvidence<'e>],
-        outputs: &mut ModelOutputs<'e>,
+        evidence: &[RunEvidence<'e>],
+        outputs: &ModelOutputs<'e>,
         answer: &'a str,
         reference: Option<&'a str>,
     ) -> Plan<'a> {
         // Every distinct text gets a number; pieces and outputs refer to their text by it.
         let mut texts = TextIds::with_capacity(evidence.len() + outputs.len() + 2);
-        let answer = texts.id(Cow::Borrowed(answer));
-        let reference = reference.map(|r| texts.id(Cow::Borrowed(r)));
-        let piece_text: Vec<u32> = evidence
-            .iter_mut()
-            .map(|e| texts.id(std::mem::take(&mut e.text)))
-            .collect();
+        let answer = texts.id(Text::Str(answer));
+        let reference = reference.map(|r| texts.id(Text::Str(r)));
+        let piece_text: Vec<u32> = evidence.iter().map(|e| texts.id(e.text)).collect();
         let output_text: Vec<u32> = (0..outputs.len())
-            .map(|i| texts.id(outputs.take_text(i)))
+            .map(|i| texts.id(outputs.text(i).unwrap_or(Text::Str(""))))
             .collect();
         texts.list.shrink_to_fit();
         // An output position fits in u32 whenever the output numbers do (one per text).
@@ -298,6 +292,10 @@ struct Held<'e> {
     embedder: &'e dyn Embedder,
     live: HashMap<u32, Prepared>,
     dim: Option<usize>,
+    /// The texts of one call's JSON values, written one after the other (kept for the next).
+    written: String,
+    /// Scratch for writing a value.
+    bytes: Vec<u8>,
 }
 
 impl Held<'_> {
@@ -308,7 +306,25 @@ impl Held<'_> {
             return Ok(());
         }
         let name = self.embedder.name();
-        let batch: Vec<&str> = ids.iter().map(|&t| plan.texts.text(t)).collect();
+        // A value's text is written into `written`; its place there stands for it until all
+        // are written.
+        self.written.clear();
+        let places: Vec<Result<&str, (usize, usize)>> = ids
+            .iter()
+            .map(|&t| match plan.texts.get(t) {
+                Text::Str(s) => Ok(s),
+                Text::Value(v) => {
+                    let start = self.written.len();
+                    write_value(v, &mut self.bytes, &mut self.written);
+                    Err((start, self.written.len()))
+                }
+            })
+            .collect();
+        let written = &self.written;
+        let batch: Vec<&str> = places
+            .into_iter()
+            .map(|p| p.unwrap_or_else(|(a, b)| written.get(a..b).unwrap_or_default()))
+            .collect();
         let vectors = self.embedder.embed_sparse(&batch)?;
         if vectors.len() != batch.len() {
             return Err(EmbedError(format!(
@@ -340,12 +356,15 @@ fn mismatch(e: super::cosine::LengthMismatch) -> EmbedError {
 }
 
 /// Distinct texts numbered in first-seen order. The table holds only numbers (4 bytes a
-/// slot); a text is hashed again from the list when the table grows. A text another one
-/// repeats is dropped when numbered, and each is let go ([`TextIds::release`]) once embedded.
+/// slot); a text is hashed again from the list when the table grows. A JSON value's text is
+/// written into a scratch buffer to be hashed or compared, and not kept.
 struct TextIds<'a> {
-    list: Vec<Cow<'a, str>>,
+    list: Vec<Text<'a>>,
     at: HashTable<u32>,
     hasher: DefaultHashBuilder,
+    /// Scratch for the text at hand, the one it is compared with, and writing a value.
+    buf: [String; 2],
+    bytes: Vec<u8>,
 }
 
 impl<'a> TextIds<'a> {
@@ -355,35 +374,41 @@ impl<'a> TextIds<'a> {
             list: Vec::with_capacity(n),
             at: HashTable::with_capacity(n),
             hasher: DefaultHashBuilder::default(),
+            buf: [String::new(), String::new()],
+            bytes: Vec::new(),
         }
     }
 
-    fn id(&mut self, text: Cow<'a, str>) -> u32 {
-        let TextIds { list, at, hasher } = self;
-        let hash = hasher.hash_one(&*text);
-        let same = |&i: &u32| list.get(i as usize).is_some_and(|t| *t == text);
+    fn id(&mut self, text: Text<'a>) -> u32 {
+        let TextIds {
+            list,
+            at,
+            hasher,
+            buf: [mine, theirs],
+            bytes,
+        } = self;
+        let read = text.read(mine, bytes);
+        let hash = hasher.hash_one(read);
+        let same = |&i: &u32| {
+            list.get(i as usize)
+                .is_some_and(|t| t.read(theirs, bytes) == read)
+        };
         if let Some(&i) = at.find(hash, same) {
             return i;
         }
         let next = u32::try_from(list.len()).unwrap_or(u32::MAX);
-        let rehash = |&i: &u32| hasher.hash_one(list.get(i as usize).map_or("", |t| &**t));
+        // Only on growth, which the capacity made at first spares the numbering.
+        let rehash = |&i: &u32| {
+            let t = list.get(i as usize).copied().unwrap_or(Text::Str(""));
+            hasher.hash_one(&*t.to_cow())
+        };
         at.insert_unique(hash, next, rehash);
         list.push(text);
         next
     }
 
-    fn text(&self, id: u32) -> &str {
-        self.list.get(id as usize).map_or("", |t| &**t)
-    }
-
-    /// Lets the texts `ids` go: each is embedded once (a text is read again only while its
-    /// vector is held), and no text is numbered after the plan is made.
-    fn release(&mut self, ids: &[u32]) {
-        for &t in ids {
-            if let Some(text) = self.list.get_mut(t as usize) {
-                *text = Cow::Borrowed("");
-            }
-        }
+    fn get(&self, id: u32) -> Text<'a> {
+        self.list.get(id as usize).copied().unwrap_or(Text::Str(""))
     }
 
     fn len(&self) -> usize {
