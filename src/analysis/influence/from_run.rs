@@ -6,7 +6,7 @@
 //! cause.
 
 use super::confidence::ranking_confidence;
-use super::dropped::find_dropped_context;
+use super::dropped::{StepDiffs, find_dropped_context};
 use super::evidence::{ModelOutputs, RunEvidence, ancestor_window, gather_evidence, model_outputs};
 use super::per_text::rank_per_text;
 use super::score::{score_contrastive, score_influence, sort_by_score};
@@ -328,26 +328,29 @@ pub fn dropped_section(run: &Run) -> Option<DroppedSection> {
             probe: None,
         })
         .collect();
+    // Per step, the same diff without its sentence (no step shows one).
+    let mut diffs = StepDiffs::default();
+    let (mut avail_ids, mut sent_ids) = (Vec::new(), Vec::new());
     let steps = llm
         .iter()
         .filter_map(|(step, c)| {
             let avail = c.available.as_ref()?;
-            let d = find_dropped_context(
-                avail.iter().map(|id| id.as_str()),
-                c.sent.iter().map(|id| id.as_str()),
-            );
+            avail_ids.clear();
+            avail_ids.extend(avail.iter().map(|id| id.as_str()));
+            sent_ids.clear();
+            sent_ids.extend(c.sent.iter().map(|id| id.as_str()));
+            let (dropped, available_count, sent_count) = diffs.diff(&avail_ids, &sent_ids);
             Some(DroppedStep {
                 step: step.id.to_string(),
                 index: step.index,
-                dropped: d
-                    .dropped
+                any_dropped: !dropped.is_empty(),
+                dropped: dropped
                     .iter()
-                    .filter_map(|&i| avail.get(i))
-                    .map(|id| id.to_string())
+                    .filter_map(|&i| avail_ids.get(i))
+                    .map(|id| (*id).to_owned())
                     .collect(),
-                available_count: d.available_count,
-                sent_count: d.sent_count,
-                any_dropped: d.any_dropped,
+                available_count,
+                sent_count,
             })
         })
         .collect();
