@@ -8,7 +8,7 @@
 use super::confidence::ranking_confidence;
 use super::dropped::{StepDiffs, find_dropped_context};
 use super::evidence::{ModelOutputs, RunEvidence, ancestor_window, gather_evidence, model_outputs};
-use super::per_text::rank_per_text;
+use super::per_text::{Ranked, rank_per_text};
 use super::score::{score_contrastive, score_influence, sort_by_score};
 use super::sparse::SparseVector;
 use super::types::{
@@ -67,7 +67,7 @@ pub fn influence_section_counted(
         entries(
             &mut evidence,
             ranked,
-            |r| r.at,
+            Ranked::at,
             |r| r.score,
             |r, id| r.score(id),
             confidence,

@@ -23,23 +23,27 @@ use std::hash::BuildHasher;
 const MEMO_ROOM: usize = 1 << 16;
 
 /// One piece's score and what it is made of, without the piece's id (issue 11: 50,000 of them
-/// at 100,000 steps; the report's entry is made from it once the ranking is sorted).
+/// at 100,000 steps; the report's entry is made from it once the ranking is sorted). 32 bytes:
+/// a position fits in 32 bits (one per piece), the counts in 16 (at most
+/// [`super::evidence::MAX_ANCESTORS`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ranked {
     /// The piece's position in the evidence.
-    pub at: usize,
+    at: u32,
+    ancestors: u16,
+    above: u16,
     /// The composite, as [`Ranked::score`] makes it again.
     pub score: f64,
     fa: f64,
     sum: f64,
-    ancestors: u32,
-    above: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<Ranked>() == 32);
+
 impl Ranked {
-    fn new(at: usize, fa: f64, sums: AncestorSums, weights: &Weights) -> Ranked {
+    fn new(at: u32, fa: f64, sums: AncestorSums, weights: &Weights) -> Ranked {
         let score = scored(String::new(), fa, sums, weights).score;
-        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let count = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
         Ranked {
             at,
             score,
@@ -48,6 +52,11 @@ impl Ranked {
             ancestors: count(sums.n),
             above: count(sums.above),
         }
+    }
+
+    /// The piece's position in the evidence.
+    pub(super) fn at(&self) -> usize {
+        self.at as usize
     }
 
     /// The piece's score under the default weights, with its `id`: what
@@ -94,15 +103,16 @@ pub(super) fn rank_per_text<'e>(
     let mut spread = Spread::default();
     let mut memo: HashMap<(u32, u32), f64> = HashMap::new();
     // Per text: 1 + the last chunk that listed it, so a chunk lists each text once.
-    let mut listed = vec![0usize; plan.texts.len()];
+    let mut listed = vec![0u32; plan.texts.len()];
     for (c, chunk) in plan.order.chunks(EVIDENCE_CHUNK).enumerate() {
+        let c = u32::try_from(c).unwrap_or(u32::MAX);
         let mut read = Vec::new();
         for &k in chunk {
-            for t in plan.texts_of(k) {
+            for t in plan.texts_of(k as usize) {
                 if let Some(l) = listed.get_mut(t as usize)
-                    && *l != c + 1
+                    && *l != c.saturating_add(1)
                 {
-                    *l = c + 1;
+                    *l = c.saturating_add(1);
                     read.push(t);
                 }
             }
@@ -123,14 +133,14 @@ pub(super) fn rank_per_text<'e>(
         let mut computed = Vec::new();
         let mut cosines: Vec<f64> = Vec::new();
         for &k in chunk {
-            let Some(&text) = plan.piece_text.get(k) else {
+            let Some(&text) = plan.piece_text.get(k as usize) else {
                 continue;
             };
             let left = spread.left(vector(text)?);
             let remember = plan.repeated.get(text as usize) == Some(&true);
             let known = |t: u32| (t, remember.then(|| memo.get(&(text, t)).copied()).flatten());
             asked.clear();
-            asked.extend(plan.ancestors_of(k).map(known));
+            asked.extend(plan.ancestors_of(k as usize).map(known));
             let ancestors = asked.len();
             asked.push(known(plan.answer));
             asked.extend(plan.reference.map(known));
@@ -199,8 +209,9 @@ struct Plan<'a> {
     /// Each piece's first ancestor (see [`first_ancestor`]); its window is made from it.
     first: Vec<u32>,
     /// Piece positions by their first ancestor.
-    order: Vec<usize>,
-    last_read: Vec<usize>,
+    order: Vec<u32>,
+    /// Per text, the last chunk that reads it.
+    last_read: Vec<u32>,
     /// Texts that more than one piece has.
     repeated: Vec<bool>,
 }
@@ -221,15 +232,18 @@ impl<'a> Plan<'a> {
         let output_text: Vec<u32> = (0..outputs.len())
             .map(|i| texts.id(outputs.text(i).unwrap_or(Text::Str(""))))
             .collect();
-        texts.list.shrink_to_fit();
+        texts.numbered();
         // An output position fits in u32 whenever the output numbers do (one per text).
         let first: Vec<u32> = evidence
             .iter()
             .map(|e| u32::try_from(first_ancestor(e, outputs)).unwrap_or(u32::MAX))
             .collect();
         let outputs = outputs.len();
-        let mut order: Vec<usize> = (0..evidence.len()).collect();
-        order.sort_by_key(|&k| first.get(k).copied().unwrap_or(0));
+        // A piece position fits in u32 whenever the text numbers do (one per piece at most).
+        let mut order: Vec<u32> = (0..evidence.len())
+            .map(|k| u32::try_from(k).unwrap_or(u32::MAX))
+            .collect();
+        order.sort_by_key(|&k| first.get(k as usize).copied().unwrap_or(0));
 
         let mut plan = Plan {
             outputs,
@@ -254,8 +268,9 @@ impl<'a> Plan<'a> {
         }
         let mut last_read = std::mem::take(&mut plan.last_read);
         for (c, chunk) in plan.order.chunks(EVIDENCE_CHUNK).enumerate() {
+            let c = u32::try_from(c).unwrap_or(u32::MAX);
             for &k in chunk {
-                for t in plan.texts_of(k) {
+                for t in plan.texts_of(k as usize) {
                     if let Some(l) = last_read.get_mut(t as usize) {
                         *l = c;
                     }
@@ -405,6 +420,14 @@ impl<'a> TextIds<'a> {
         at.insert_unique(hash, next, rehash);
         list.push(text);
         next
+    }
+
+    /// Lets the table and the scratch go once every text is numbered (the list stays).
+    fn numbered(&mut self) {
+        self.list.shrink_to_fit();
+        self.at = HashTable::new();
+        self.buf = [String::new(), String::new()];
+        self.bytes = Vec::new();
     }
 
     fn get(&self, id: u32) -> Text<'a> {
