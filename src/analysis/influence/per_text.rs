@@ -9,9 +9,10 @@
 //! score is what [`super::score::score_influence`] (or `score_contrastive`) gives the same
 //! piece: the same cosines, summed in the same order, through the same composite.
 
+use super::evidence::MAX_ANCESTORS;
 use super::evidence::{ModelOutputs, RunEvidence, Text, first_ancestor, window_from, write_value};
 use super::from_run::EVIDENCE_CHUNK;
-use super::prepared::{Prepared, Spread};
+use super::prepared::{Columns, Prepared, Spread};
 use super::score::{AncestorSums, scored};
 use super::types::{EmbedError, Embedder, InfluenceScore, Weights};
 use crate::analysis::progress::Progress;
@@ -98,6 +99,12 @@ pub(super) fn rank_per_text<'e>(
     held.embed(&plan, &leading)?;
     // The answer's and the reference's numbers come first; they are held throughout.
     let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
+    let (columns, column_of) = tail_columns(&plan, &mut held, &leading)?;
+    let column = |t: u32| {
+        column_of
+            .get(t as usize)
+            .and_then(|&k| usize::from(k).checked_sub(1))
+    };
 
     let mut out: Vec<Ranked> = Vec::with_capacity(evidence.len());
     let mut spread = Spread::default();
@@ -136,7 +143,8 @@ pub(super) fn rank_per_text<'e>(
             let Some(&text) = plan.piece_text.get(k as usize) else {
                 continue;
             };
-            let left = spread.left(vector(text)?);
+            let left = vector(text)?;
+            let dots = columns.dots(left);
             let remember = plan.repeated.get(text as usize) == Some(&true);
             let known = |t: u32| (t, remember.then(|| memo.get(&(text, t)).copied()).flatten());
             asked.clear();
@@ -146,20 +154,25 @@ pub(super) fn rank_per_text<'e>(
             asked.extend(plan.reference.map(known));
             rights.clear();
             for &(t, c) in &asked {
-                let v = vector(t)?;
-                if c.is_none() {
-                    rights.push(v);
+                if c.is_none() && (dots.is_none() || column(t).is_none()) {
+                    rights.push(vector(t)?);
                 }
             }
             computed.clear();
-            left.cosines(&rights, &mut computed);
+            if !rights.is_empty() {
+                spread.left(left).cosines(&rights, &mut computed);
+            }
             let mut fresh = computed.iter().copied();
             cosines.clear();
             for &(t, c) in &asked {
                 let c = match c {
                     Some(c) => c,
                     None => {
-                        let c = fresh.next().ok_or_else(no_vector)?.map_err(mismatch)?;
+                        let c = match (&dots, column(t)) {
+                            (Some(d), Some(k)) => columns.cosine(left, k, d),
+                            _ => fresh.next(),
+                        };
+                        let c = c.ok_or_else(no_vector)?.map_err(mismatch)?;
                         if remember {
                             if memo.len() >= MEMO_ROOM {
                                 memo.clear();
@@ -193,6 +206,43 @@ pub(super) fn rank_per_text<'e>(
         progress.influence_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
     }
     Ok(out)
+}
+
+/// The texts every ancestor window ends with (the last [`MAX_ANCESTORS`]` / 2` model outputs),
+/// the answer and the reference, embedded now and held as [`Columns`]; with, per text number,
+/// 1 + its column (0 for none).
+fn tail_columns(
+    plan: &Plan<'_>,
+    held: &mut Held<'_>,
+    leading: &[u32],
+) -> Result<(Columns, Vec<u8>), EmbedError> {
+    let total = plan.output_text.len();
+    let mut tail: Vec<u32> = plan
+        .output_text
+        .get(total.saturating_sub(MAX_ANCESTORS / 2)..)
+        .unwrap_or_default()
+        .to_vec();
+    tail.extend_from_slice(leading);
+    tail.sort_unstable();
+    tail.dedup();
+    let missing: Vec<u32> = tail
+        .iter()
+        .copied()
+        .filter(|t| !held.live.contains_key(t))
+        .collect();
+    held.embed(plan, &missing)?;
+    let vectors = tail
+        .iter()
+        .map(|t| held.live.get(t).ok_or_else(no_vector))
+        .collect::<Result<Vec<&Prepared>, EmbedError>>()?;
+    let (columns, placed) = Columns::new(&vectors);
+    let mut column_of = vec![0u8; plan.texts.len()];
+    for (&t, k) in tail.iter().zip(placed) {
+        if let (Some(k), Some(c)) = (k, column_of.get_mut(t as usize)) {
+            *c = u8::try_from(k + 1).unwrap_or(0);
+        }
+    }
+    Ok((columns, column_of))
 }
 
 /// What the ranking reads, by text number: each piece's text, the order pieces are taken in,
