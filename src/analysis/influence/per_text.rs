@@ -11,13 +11,18 @@
 
 use super::evidence::MAX_ANCESTORS;
 use super::evidence::{ModelOutputs, RunEvidence, Text, first_ancestor, window_from, write_value};
-use super::from_run::EVIDENCE_CHUNK;
 use super::prepared::{Columns, Prepared, Spread};
 use super::score::{AncestorSums, scored};
 use super::types::{EmbedError, Embedder, InfluenceScore, Weights};
 use crate::analysis::progress::Progress;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use std::hash::BuildHasher;
+
+/// Pieces scored per embedding call. Bounds the vectors held at once (a chunk's pieces, their
+/// ancestors, the answer): 128 rather than the chunked path's 512 holds about a quarter as many
+/// (issue 11), while each call still shares its token hashes among enough texts. Scores do not
+/// depend on it (each depends only on its own texts), nor vectors (they are per text).
+pub(super) const PER_TEXT_CHUNK: usize = 128;
 
 /// Cosines remembered for pieces whose text another piece has too, at most this many at once
 /// (then forgotten all together; none is needed again for the scores to be right).
@@ -111,7 +116,7 @@ pub(super) fn rank_per_text<'e>(
     let mut memo: HashMap<(u32, u32), f64> = HashMap::new();
     // Per text: 1 + the last chunk that listed it, so a chunk lists each text once.
     let mut listed = vec![0u32; plan.texts.len()];
-    for (c, chunk) in plan.order.chunks(EVIDENCE_CHUNK).enumerate() {
+    for (c, chunk) in plan.order.chunks(PER_TEXT_CHUNK).enumerate() {
         let c = u32::try_from(c).unwrap_or(u32::MAX);
         let mut read = Vec::new();
         for &k in chunk {
@@ -317,7 +322,7 @@ impl<'a> Plan<'a> {
             *r = n > 1;
         }
         let mut last_read = std::mem::take(&mut plan.last_read);
-        for (c, chunk) in plan.order.chunks(EVIDENCE_CHUNK).enumerate() {
+        for (c, chunk) in plan.order.chunks(PER_TEXT_CHUNK).enumerate() {
             let c = u32::try_from(c).unwrap_or(u32::MAX);
             for &k in chunk {
                 for t in plan.texts_of(k as usize) {
