@@ -40,7 +40,7 @@ pub(super) fn resolve_refs(
     let id = step.id.0.clone();
     let describe = Describe(&id, index);
     let here = |field: &str, msg: String| Warning::step(&id, index, field, msg);
-    if let Some(p) = refs.parent {
+    if let Some(p) = refs.parent.map(Value::from) {
         match earlier_step(&p, index, steps) {
             Ok(parent) => step.parent = Some(parent),
             Err(why) => w.push(here(
@@ -49,7 +49,7 @@ pub(super) fn resolve_refs(
             )),
         }
     }
-    if let Some(d) = refs.decision {
+    if let Some(d) = refs.decision.map(Value::from) {
         match d {
             Value::Object(mut d) => {
                 let chosen = match d.remove("chosen") {
@@ -124,7 +124,7 @@ pub(super) fn resolve_refs(
             )),
         }
     }
-    if let Some(c) = refs.context {
+    if let Some(c) = refs.context.map(Value::from) {
         match c {
             Value::Object(mut c) => {
                 let mut list = |key: &str, v: Value| -> Vec<UnitId> {

@@ -6,7 +6,9 @@ use super::payload::{Fields, Payloads, RawStep, payload};
 use crate::analysis::load::error::{RunError, json_type, quoted};
 use crate::analysis::load::timestamp;
 use crate::analysis::load::warning::Warning;
-use crate::analysis::model::{Document, MemoryOp, Step, StepKind, ToolCall, Usage, describe_step};
+use crate::analysis::model::{
+    Document, Json, MemoryOp, Step, StepKind, ToolCall, Usage, describe_step,
+};
 use serde_json::Value;
 
 pub(super) const STEP_FIELDS: &[&str] = &[
@@ -40,12 +42,15 @@ impl std::fmt::Display for Describe<'_> {
     }
 }
 
-/// References a step makes, resolved once every step and unit is known.
+/// References a step makes, resolved once every step and unit is known. They are held as
+/// [`Json`], not as the `Value`s read, until then (issue 11: a step's `context` object read as a
+/// `Value` is five blocks and about 600 bytes; held for every step until the whole run is read,
+/// then freed, they left tens of megabytes of holes in the allocator's pools).
 #[derive(Default)]
 pub(super) struct Refs {
-    pub(super) parent: Option<Value>,
-    pub(super) decision: Option<Value>,
-    pub(super) context: Option<Value>,
+    pub(super) parent: Option<Json>,
+    pub(super) decision: Option<Json>,
+    pub(super) context: Option<Json>,
 }
 
 impl Refs {
@@ -175,7 +180,7 @@ fn step_from_fields<F: Fields>(
             Some(other) => w.push(wrong(key, &other, "a string")),
         }
     }
-    refs.parent = o.remove("parent").filter(|v| !v.is_null());
+    refs.parent = o.remove("parent").filter(|v| !v.is_null()).map(Json::from);
     match o.remove("container") {
         None | Some(Value::Null) => {}
         Some(Value::Bool(b)) => step.container = b,
@@ -278,8 +283,8 @@ fn step_from_fields<F: Fields>(
         },
         Some(other) => w.push(wrong("memory", &other, "an object")),
     }
-    refs.decision = o.remove("decision").filter(|v| !v.is_null());
-    refs.context = o.remove("context").filter(|v| !v.is_null());
+    refs.decision = o.remove("decision").filter(|v| !v.is_null()).map(Json::from);
+    refs.context = o.remove("context").filter(|v| !v.is_null()).map(Json::from);
     match o.remove("usage") {
         None | Some(Value::Null) => {}
         Some(Value::Object(u)) => {
