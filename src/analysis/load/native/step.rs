@@ -283,7 +283,10 @@ fn step_from_fields<F: Fields>(
         },
         Some(other) => w.push(wrong("memory", &other, "an object")),
     }
-    refs.decision = o.remove("decision").filter(|v| !v.is_null()).map(Json::from);
+    refs.decision = o
+        .remove("decision")
+        .filter(|v| !v.is_null())
+        .map(Json::from);
     refs.context = o.remove("context").filter(|v| !v.is_null()).map(Json::from);
     match o.remove("usage") {
         None | Some(Value::Null) => {}
