@@ -176,8 +176,8 @@ impl<'a> Text<'a> {
     }
 
     /// The text as an owned string, or the run's own one borrowed.
-    pub fn to_cow(&self) -> Cow<'a, str> {
-        match *self {
+    pub fn to_cow(self) -> Cow<'a, str> {
+        match self {
             Text::Str(s) => Cow::Borrowed(s),
             Text::Value(v) => {
                 let mut out = String::new();
