@@ -14,20 +14,55 @@ pub const MAX_ANCESTORS: usize = 20;
 
 /// One piece of evidence found in a run. Its ids are the run's own strings, borrowed: owned
 /// copies are made once, for the report's entries, after the ranking (issue 11: 50,000 pieces
-/// at 100,000 steps held three copied ids each through the whole ranking).
+/// at 100,000 steps held three copied ids each through the whole ranking). Its unit and step
+/// are found from where it came from, when its entry is made (56 bytes a piece, not 80).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunEvidence<'a> {
     /// The unit id, else `<step id>` (tool result, memory read) or `<step id>#<n>` (document n);
     /// owned only when made here (a document's, or one numbered to be unique).
     pub id: Cow<'a, str>,
-    /// The unit an ablation removes, when it is one.
-    pub unit: Option<&'a str>,
-    /// The producing step, when known.
-    pub step: Option<&'a str>,
     /// Its text: the run's own string, or a JSON value whose text is written when read.
     pub text: Text<'a>,
+    /// Where it came from.
+    pub source: Source,
     /// The first step index at which its ancestors may start.
     pub from: usize,
+}
+
+/// Where a piece of evidence came from, by position in the run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Source {
+    /// The context unit at this position of `context_units`.
+    Unit(u32),
+    /// A document, tool result or memory read of the step at this position of `steps`.
+    Step(u32),
+}
+
+impl RunEvidence<'_> {
+    /// The unit an ablation removes, when it is one.
+    pub fn unit<'r>(&self, run: &'r Run) -> Option<&'r str> {
+        match self.source {
+            Source::Unit(i) => run.context_units.get(i as usize).map(|u| u.id.as_str()),
+            Source::Step(_) => None,
+        }
+    }
+
+    /// The producing step, when known: a unit's `produced_by`, else the piece's own step.
+    pub fn step<'r>(&self, run: &'r Run) -> Option<&'r str> {
+        match self.source {
+            Source::Unit(i) => run
+                .context_units
+                .get(i as usize)
+                .and_then(|u| u.produced_by.as_ref())
+                .map(|p| p.as_str()),
+            Source::Step(i) => run.steps.get(i as usize).map(|s| s.id.as_str()),
+        }
+    }
+}
+
+/// A position in the run as a number (a run holds far fewer than 2^32 units or steps).
+fn position(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// Every unit that reached the model, then every document, tool result and memory read not
@@ -61,7 +96,7 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
             }
         }
     }
-    for unit in &run.context_units {
+    for (at, unit) in run.context_units.iter().enumerate() {
         let from = if any_context {
             match first_sent.get(unit.id.as_str()) {
                 Some(&i) => i,
@@ -78,9 +113,8 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
         }
         out.push(RunEvidence {
             id: ids.claim(Cow::Borrowed(unit.id.as_str())),
-            unit: Some(unit.id.as_str()),
-            step: unit.produced_by.as_ref().map(|p| p.as_str()),
             text: Text::Str(unit.text.as_str()),
+            source: Source::Unit(position(at)),
             from,
         });
     }
@@ -91,7 +125,7 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
             .iter()
             .filter_map(|u| u.produced_by.as_ref().map(|p| p.as_str())),
     );
-    for step in &run.steps {
+    for (at, step) in run.steps.iter().enumerate() {
         if produced.contains(step.id.as_str()) {
             continue;
         }
@@ -99,9 +133,8 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
             if !text.is_blank() {
                 out.push(RunEvidence {
                     id: ids.claim(id),
-                    unit: None,
-                    step: Some(step.id.as_str()),
                     text,
+                    source: Source::Step(position(at)),
                     from: step.index + 1,
                 });
             }
@@ -389,5 +422,15 @@ mod tests {
         assert!(matches!(got[0], Cow::Borrowed(_)) && matches!(got[2], Cow::Owned(_)));
         let owned = ids.claim(Cow::Owned("b".to_owned()));
         assert_eq!(owned, "b~2");
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    #[test]
+    fn a_piece_is_56_bytes() {
+        assert_eq!(std::mem::size_of::<RunEvidence<'_>>(), 56);
     }
 }

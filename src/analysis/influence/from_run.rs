@@ -65,6 +65,7 @@ pub fn influence_section_counted(
         // The model outputs' texts are not read again: they go before the entries are made.
         drop(outputs);
         entries(
+            run,
             &mut evidence,
             ranked,
             Ranked::at,
@@ -76,6 +77,7 @@ pub fn influence_section_counted(
         let scored = rank_in_chunks(&evidence, &outputs, answer, reference, embedder, progress)?;
         drop(outputs);
         entries(
+            run,
             &mut evidence,
             scored,
             |(at, _)| *at,
@@ -103,6 +105,7 @@ pub fn influence_section_counted(
 /// composite, and `make` its [`InfluenceScore`] from the piece's id. The pieces' ids are copied
 /// (or moved, when owned) into the entries.
 fn entries<T>(
+    run: &Run,
     evidence: &mut [RunEvidence<'_>],
     mut scored: Vec<T>,
     at: impl Fn(&T) -> usize,
@@ -130,7 +133,7 @@ fn entries<T>(
                 .as_deref_mut()
                 .map(|e| std::mem::take(&mut e.id).into_owned())
                 .unwrap_or_default();
-            entry(e.as_deref(), make(s, id), &mut weights)
+            entry(run, e.as_deref(), make(s, id), &mut weights)
         })
         .collect();
     (scores, confidence)
@@ -205,13 +208,14 @@ fn rank_in_chunks(
 
 /// The report entry of a scored piece; equal weights are shared through `weights`.
 fn entry(
+    run: &Run,
     e: Option<&RunEvidence<'_>>,
     s: InfluenceScore,
     weights: &mut SharedWeights,
 ) -> InfluenceEntry {
     InfluenceEntry {
-        unit: e.and_then(|e| e.unit).map(Box::from),
-        step: e.and_then(|e| e.step).map(Box::from),
+        unit: e.and_then(|e| e.unit(run)).map(Box::from),
+        step: e.and_then(|e| e.step(run)).map(Box::from),
         id: s.id.into_boxed_str(),
         score: s.score,
         signals: s.signals,
