@@ -42,6 +42,9 @@ impl Bar {
     fn stop_now(&mut self) {
         self.stop.store(true, Ordering::Release);
         if let Some(d) = self.drawer.take() {
+            // Woken from its wait rather than joined after it: the report is not held back by
+            // up to one redraw interval.
+            d.thread().unpark();
             let _ = d.join();
         }
     }
@@ -57,7 +60,8 @@ fn draw_until(progress: &Progress, stop: &AtomicBool) {
     let started = Instant::now();
     let mut drawn = false;
     while !stop.load(Ordering::Acquire) {
-        std::thread::sleep(REDRAW);
+        // Parked, so that `stop_now` can wake it at once; a spurious wake only redraws early.
+        std::thread::park_timeout(REDRAW);
         if started.elapsed() < QUIET_FOR || stop.load(Ordering::Acquire) {
             continue;
         }

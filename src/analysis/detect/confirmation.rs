@@ -171,7 +171,6 @@ mod tests {
                         assert_eq!(asked_before(f, u), plain[u], "{u}");
                     }
                 }
-                Vec::new()
             });
         }
     }

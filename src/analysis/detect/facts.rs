@@ -15,7 +15,7 @@ use crate::analysis::model::{Run, Step, StepKind, Tool};
 use crate::analysis::report::SupportLabel;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use hashbrown::HashMap;
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 /// At most this many distinct tool names are looked for in model outputs.
 const MAX_TOOL_NAMES: usize = 1_000;
@@ -48,9 +48,9 @@ pub struct Facts<'a> {
     /// Only the failed calls that have a source (few in any run), by position.
     state_from: HashMap<usize, (usize, String)>,
     /// The final answer's origin, found once for the detectors that read it.
-    answer: OnceCell<Option<AnswerTrace>>,
+    answer: OnceLock<Option<AnswerTrace>>,
     /// Which word lists may occur in what each step returned, scanned once on first use.
-    marks: OnceCell<Marks>,
+    marks: OnceLock<Marks>,
 }
 
 impl<'a> Facts<'a> {
@@ -90,15 +90,15 @@ impl<'a> Facts<'a> {
             used: used_later(run, links, claims),
             inside: last_decision_inside(run),
             state_from,
-            answer: OnceCell::new(),
-            marks: OnceCell::new(),
+            answer: OnceLock::new(),
+            marks: OnceLock::new(),
         }
     }
 
     /// The same facts with another reference answer in force (`None` for `--no-reference`).
     pub fn with_reference(mut self, reference: Option<&'a str>) -> Facts<'a> {
         self.reference = reference;
-        self.answer = OnceCell::new();
+        self.answer = OnceLock::new();
         self
     }
 

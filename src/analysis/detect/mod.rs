@@ -416,9 +416,17 @@ pub(crate) fn count(n: usize) -> f64 {
     u32::try_from(n).map_or(f64::from(u32::MAX), f64::from)
 }
 
-/// Runs every detector.
+/// Runs every detector. They only read the facts, so they run on the thread pool; their
+/// findings are put together in the order of [`ALL`], as if run one after another (issue 11:
+/// once the influence ranking is done the second core is free while they run).
 pub fn detect_all(facts: &Facts<'_>) -> Vec<Finding> {
-    ALL.iter().flat_map(|d| d.detect(facts)).collect()
+    use rayon::prelude::*;
+    let found: Vec<Vec<Finding>> = ALL
+        .par_iter()
+        .with_max_len(1)
+        .map(|d| d.detect(facts))
+        .collect();
+    found.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
@@ -435,6 +443,28 @@ mod tests {
         for d in ALL {
             assert!(!d.doc().is_empty());
         }
+    }
+
+    #[test]
+    fn findings_come_in_registry_order_as_if_each_detector_ran_in_turn() {
+        use crate::analysis::load::{LoadOptions, load_path};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+        let mut found = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            for loaded in load_path(&path, &LoadOptions::default()).unwrap() {
+                let (all, one_by_one) = super::tests_support::facts_for(&loaded.run, |f| {
+                    let in_turn: Vec<Finding> = ALL.iter().flat_map(|d| d.detect(f)).collect();
+                    (detect_all(f), in_turn)
+                });
+                assert_eq!(all, one_by_one, "{}", path.display());
+                found += all.len();
+            }
+        }
+        assert!(found > 20, "the sample runs hold findings: {found}");
     }
 
     #[test]

@@ -1,13 +1,13 @@
 //! Shared setup for detector unit tests: build the facts of a run and run one detector; make a
 //! run read as a multi-agent log.
 
-use super::{Facts, Finding};
+use super::Facts;
 use crate::analysis::claims::check_claims;
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::model::Run;
 
 /// Runs `detect` over the facts of `run`.
-pub fn facts_for(run: &Run, detect: impl Fn(&Facts<'_>) -> Vec<Finding>) -> Vec<Finding> {
+pub fn facts_for<T>(run: &Run, detect: impl Fn(&Facts<'_>) -> T) -> T {
     let texts = StepTexts::build(run);
     let links = LinkGraph::build(run, &texts);
     let claims = check_claims(run, &texts);

@@ -8,10 +8,12 @@
 
 use super::compact::Compact;
 use super::leftover;
+use super::step::STEP_FIELDS;
 use crate::analysis::model::{Json, JsonSeed, last_value_first_place};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
+use std::ops::Deref;
 
 /// The payloads of one step, when they were read apart from its map (`None`: not in the text, or
 /// not read apart: then the map holds it, as for a step built from a `Value`).
@@ -55,18 +57,86 @@ impl Fields for Map<String, Value> {
 /// come in the order that map would give. A lookup scans: a step's checks take out a fixed list
 /// of fields, so a step of any size is read in time linear in its fields.
 #[derive(Debug, Default)]
-pub(in crate::analysis::load) struct StepFields(Vec<(String, Value)>);
+pub(in crate::analysis::load) struct StepFields(Vec<(FieldName, Value)>);
 
 impl StepFields {
     /// The fields read, a repeated key keeping its first place and its last value.
-    fn from_entries(entries: Vec<(String, Value)>) -> StepFields {
+    fn from_entries(entries: Vec<(FieldName, Value)>) -> StepFields {
         StepFields(last_value_first_place(entries))
+    }
+}
+
+/// A step field's name: one the loader knows, not copied, or another, copied (issue 11: every
+/// field of 100,000 steps had its name copied, then freed once the step was built).
+#[derive(Debug)]
+pub(in crate::analysis::load) enum FieldName {
+    /// One of [`STEP_FIELDS`].
+    Known(&'static str),
+    /// Any other name.
+    Other(String),
+}
+
+impl FieldName {
+    fn of(name: &str) -> FieldName {
+        match STEP_FIELDS.iter().find(|&&known| known == name) {
+            Some(known) => FieldName::Known(known),
+            None => FieldName::Other(name.to_owned()),
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self {
+            FieldName::Known(k) => k.to_owned(),
+            FieldName::Other(s) => s,
+        }
+    }
+}
+
+impl Deref for FieldName {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            FieldName::Known(k) => k,
+            FieldName::Other(s) => s,
+        }
+    }
+}
+
+/// Reads a step field's name as a [`FieldName`].
+#[derive(Clone, Copy, Debug)]
+struct FieldNameSeed;
+
+impl<'de> DeserializeSeed<'de> for FieldNameSeed {
+    type Value = FieldName;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<FieldName, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for FieldNameSeed {
+    type Value = FieldName;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<FieldName, E> {
+        Ok(FieldName::of(v))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<FieldName, E> {
+        Ok(match FieldName::of(&v) {
+            FieldName::Known(k) => FieldName::Known(k),
+            FieldName::Other(_) => FieldName::Other(v),
+        })
     }
 }
 
 impl Fields for StepFields {
     fn remove(&mut self, key: &str) -> Option<Value> {
-        let at = self.0.iter().position(|(k, _)| k == key)?;
+        let at = self.0.iter().position(|(k, _)| &**k == key)?;
         Some(self.0.swap_remove(at).1)
     }
 
@@ -76,7 +146,7 @@ impl Fields for StepFields {
 
     fn into_map(self) -> Map<String, Value> {
         let mut out = Map::with_capacity(self.0.len());
-        out.extend(self.0);
+        out.extend(self.0.into_iter().map(|(k, v)| (k.into_string(), v)));
         out
     }
 }
@@ -156,9 +226,9 @@ impl<'de> Visitor<'de> for StepSeed {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut p = Payloads::default();
-        let mut entries: Vec<(String, Value)> = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let v = match key.as_str() {
+        let mut entries: Vec<(FieldName, Value)> = Vec::new();
+        while let Some(key) = map.next_key_seed(FieldNameSeed)? {
+            let v = match &*key {
                 "input" => {
                     p.input = Some(map.next_value_seed(JsonSeed)?);
                     Value::Null

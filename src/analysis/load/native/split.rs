@@ -220,9 +220,10 @@ impl Splitter {
                 i += 1;
                 self.escape = false;
             }
+            // memchr looks at many bytes at a time: most of a run's bytes are in strings.
             let Some(k) = buf
                 .get(i..)
-                .and_then(|rest| rest.iter().position(|&c| c == b'"' || c == b'\\'))
+                .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
             else {
                 return buf.len();
             };
