@@ -14,20 +14,55 @@ pub const MAX_ANCESTORS: usize = 20;
 
 /// One piece of evidence found in a run. Its ids are the run's own strings, borrowed: owned
 /// copies are made once, for the report's entries, after the ranking (issue 11: 50,000 pieces
-/// at 100,000 steps held three copied ids each through the whole ranking).
+/// at 100,000 steps held three copied ids each through the whole ranking). Its unit and step
+/// are found from where it came from, when its entry is made (56 bytes a piece, not 80).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunEvidence<'a> {
     /// The unit id, else `<step id>` (tool result, memory read) or `<step id>#<n>` (document n);
     /// owned only when made here (a document's, or one numbered to be unique).
     pub id: Cow<'a, str>,
-    /// The unit an ablation removes, when it is one.
-    pub unit: Option<&'a str>,
-    /// The producing step, when known.
-    pub step: Option<&'a str>,
-    /// Its text: the run's own string when there is one, else the text made of a JSON value.
-    pub text: Cow<'a, str>,
+    /// Its text: the run's own string, or a JSON value whose text is written when read.
+    pub text: Text<'a>,
+    /// Where it came from.
+    pub source: Source,
     /// The first step index at which its ancestors may start.
     pub from: usize,
+}
+
+/// Where a piece of evidence came from, by position in the run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Source {
+    /// The context unit at this position of `context_units`.
+    Unit(u32),
+    /// A document, tool result or memory read of the step at this position of `steps`.
+    Step(u32),
+}
+
+impl RunEvidence<'_> {
+    /// The unit an ablation removes, when it is one.
+    pub fn unit<'r>(&self, run: &'r Run) -> Option<&'r str> {
+        match self.source {
+            Source::Unit(i) => run.context_units.get(i as usize).map(|u| u.id.as_str()),
+            Source::Step(_) => None,
+        }
+    }
+
+    /// The producing step, when known: a unit's `produced_by`, else the piece's own step.
+    pub fn step<'r>(&self, run: &'r Run) -> Option<&'r str> {
+        match self.source {
+            Source::Unit(i) => run
+                .context_units
+                .get(i as usize)
+                .and_then(|u| u.produced_by.as_ref())
+                .map(|p| p.as_str()),
+            Source::Step(i) => run.steps.get(i as usize).map(|s| s.id.as_str()),
+        }
+    }
+}
+
+/// A position in the run as a number (a run holds far fewer than 2^32 units or steps).
+fn position(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// Every unit that reached the model, then every document, tool result and memory read not
@@ -61,7 +96,7 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
             }
         }
     }
-    for unit in &run.context_units {
+    for (at, unit) in run.context_units.iter().enumerate() {
         let from = if any_context {
             match first_sent.get(unit.id.as_str()) {
                 Some(&i) => i,
@@ -78,9 +113,8 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
         }
         out.push(RunEvidence {
             id: ids.claim(Cow::Borrowed(unit.id.as_str())),
-            unit: Some(unit.id.as_str()),
-            step: unit.produced_by.as_ref().map(|p| p.as_str()),
-            text: Cow::Borrowed(unit.text.as_str()),
+            text: Text::Str(unit.text.as_str()),
+            source: Source::Unit(position(at)),
             from,
         });
     }
@@ -91,17 +125,16 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
             .iter()
             .filter_map(|u| u.produced_by.as_ref().map(|p| p.as_str())),
     );
-    for step in &run.steps {
+    for (at, step) in run.steps.iter().enumerate() {
         if produced.contains(step.id.as_str()) {
             continue;
         }
-        let mut add = |id: Cow<'a, str>, text: Cow<'a, str>, out: &mut Vec<RunEvidence<'a>>| {
-            if !text.trim().is_empty() {
+        let mut add = |id: Cow<'a, str>, text: Text<'a>, out: &mut Vec<RunEvidence<'a>>| {
+            if !text.is_blank() {
                 out.push(RunEvidence {
                     id: ids.claim(id),
-                    unit: None,
-                    step: Some(step.id.as_str()),
                     text,
+                    source: Source::Step(position(at)),
                     from: step.index + 1,
                 });
             }
@@ -111,7 +144,7 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
             if !is_unit {
                 add(
                     Cow::Owned(format!("{}#{n}", step.id)),
-                    Cow::Borrowed(&doc.text),
+                    Text::Str(&doc.text),
                     &mut out,
                 );
             }
@@ -128,44 +161,121 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
     out
 }
 
-/// The text of a value as [`value_text`] makes it, borrowed when the value is a string. Other
-/// values are written by `serde_json::to_string`, the same compact JSON as their `Display`
-/// without going through a formatter (a long run has tens of thousands of them).
-fn text_of(v: &Json) -> Cow<'_, str> {
-    match v {
-        Json::String(s) => Cow::Borrowed(s),
-        Json::Null => Cow::Borrowed(""),
-        other => {
-            let mut text = serde_json::to_string(other).unwrap_or_else(|_| value_text(other));
-            // Written into a buffer grown by doubling: give the slack back, as these texts are
-            // held until the ranking embeds them.
-            text.shrink_to_fit();
-            Cow::Owned(text)
+/// A piece's or a model output's text: the run's own string, or a JSON value (not a string,
+/// not null) whose text is what [`value_text`] makes of it. A value's text is written only when
+/// it is read, into a buffer the reader keeps (issue 11: 33,000 such texts at 100,000 steps
+/// were written out and held until the ranking embedded them).
+#[derive(Clone, Copy, Debug)]
+pub enum Text<'a> {
+    /// The run's own string.
+    Str(&'a str),
+    /// A value other than a string or null, written as compact JSON.
+    Value(&'a Json),
+}
+
+impl<'a> Text<'a> {
+    /// The text of a value as [`value_text`] makes it: a string is itself, null is "".
+    pub fn of(v: &'a Json) -> Text<'a> {
+        match v {
+            Json::String(s) => Text::Str(s),
+            Json::Null => Text::Str(""),
+            other => Text::Value(other),
+        }
+    }
+
+    /// True when the text is empty or all whitespace. A value's text never is: compact JSON of
+    /// a value other than a string or null starts with `{`, `[`, `t`, `f`, `-` or a digit.
+    pub fn is_blank(&self) -> bool {
+        match self {
+            Text::Str(s) => s.trim().is_empty(),
+            Text::Value(_) => false,
+        }
+    }
+
+    /// The text: the run's string, or the value's text written into `buf` (cleared first;
+    /// `bytes` is scratch).
+    pub fn read<'b>(&self, buf: &'b mut String, bytes: &mut Vec<u8>) -> &'b str
+    where
+        'a: 'b,
+    {
+        match *self {
+            Text::Str(s) => s,
+            Text::Value(v) => {
+                buf.clear();
+                write_value(v, bytes, buf);
+                buf
+            }
+        }
+    }
+
+    /// The text as an owned string, or the run's own one borrowed.
+    pub fn to_cow(self) -> Cow<'a, str> {
+        match self {
+            Text::Str(s) => Cow::Borrowed(s),
+            Text::Value(v) => {
+                let mut out = String::new();
+                write_value(v, &mut Vec::new(), &mut out);
+                Cow::Owned(out)
+            }
+        }
+    }
+
+    /// True when the text with its ends trimmed is `trimmed`. A value's text is written only
+    /// when `trimmed` starts as compact JSON of such a value does (see [`Text::is_blank`]).
+    fn trimmed_is(&self, trimmed: &str, buf: &mut String, bytes: &mut Vec<u8>) -> bool {
+        match self {
+            Text::Str(s) => s.trim() == trimmed,
+            Text::Value(_) => {
+                let could = trimmed
+                    .bytes()
+                    .next()
+                    .is_some_and(|b| matches!(b, b'{' | b'[' | b't' | b'f' | b'-' | b'0'..=b'9'));
+                could && self.read(buf, bytes).trim() == trimmed
+            }
         }
     }
 }
 
+impl PartialEq for Text<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_cow() == other.to_cow()
+    }
+}
+
+/// Appends the text [`value_text`] makes of `v` to `out`: the compact JSON `serde_json`
+/// writes (as `serde_json::to_string` would), through `bytes` (scratch).
+pub fn write_value(v: &Json, bytes: &mut Vec<u8>, out: &mut String) {
+    bytes.clear();
+    let written = serde_json::to_writer(&mut *bytes, v)
+        .ok()
+        .and_then(|()| std::str::from_utf8(bytes).ok());
+    match written {
+        Some(s) => out.push_str(s),
+        None => out.push_str(&value_text(v)),
+    }
+}
+
 /// A step's output as text ("" when absent), as [`Step::output_text`] makes it.
-fn output_of(step: &Step) -> Cow<'_, str> {
-    step.output.as_ref().map_or(Cow::Borrowed(""), text_of)
+fn output_of(step: &Step) -> Text<'_> {
+    step.output.as_ref().map_or(Text::Str(""), Text::of)
 }
 
 /// A tool step's result: its output, or its error message when it printed nothing.
-fn tool_result(step: &Step) -> Cow<'_, str> {
+fn tool_result(step: &Step) -> Text<'_> {
     let out = output_of(step);
-    if out.trim().is_empty() {
-        Cow::Borrowed(step.error.as_deref().unwrap_or_default())
+    if out.is_blank() {
+        Text::Str(step.error.as_deref().unwrap_or_default())
     } else {
         out
     }
 }
 
 /// A memory read's value, or the step's output when no `memory` was recorded.
-fn memory_read(step: &Step) -> Cow<'_, str> {
+fn memory_read(step: &Step) -> Text<'_> {
     match &step.memory {
         Some(m) => {
-            let value = text_of(&m.value);
-            if value.trim().is_empty() {
+            let value = Text::of(&m.value);
+            if value.is_blank() {
                 output_of(step)
             } else {
                 value
@@ -208,42 +318,36 @@ impl<'a> UniqueIds<'a> {
 /// The outputs of the model steps (`llm`, `agent`, `decision`) before the answer, in step order.
 pub struct ModelOutputs<'a> {
     steps: Vec<usize>,
-    texts: Vec<Cow<'a, str>>,
+    texts: Vec<Text<'a>>,
 }
 
-impl ModelOutputs<'_> {
+impl<'a> ModelOutputs<'a> {
     /// How many outputs there are.
     pub(super) fn len(&self) -> usize {
         self.texts.len()
     }
 
     /// The text of the `i`-th output.
-    pub fn text(&self, i: usize) -> Option<&str> {
-        self.texts.get(i).map(|t| &**t)
-    }
-}
-
-impl<'a> ModelOutputs<'a> {
-    /// Takes the text of the `i`-th output out (leaving "" behind).
-    pub(super) fn take_text(&mut self, i: usize) -> Cow<'a, str> {
-        self.texts
-            .get_mut(i)
-            .map(std::mem::take)
-            .unwrap_or_default()
+    pub(super) fn text(&self, i: usize) -> Option<Text<'a>> {
+        self.texts.get(i).copied()
     }
 }
 
 /// The model outputs that can be ancestors: every model step with an output, up to (not
 /// including) the last model step whose output is the final answer itself.
 pub fn model_outputs<'a>(run: &'a Run, answer: &str) -> ModelOutputs<'a> {
-    let mut all: Vec<(usize, Cow<'a, str>)> = run
+    let mut all: Vec<(usize, Text<'a>)> = run
         .steps
         .iter()
         .filter(|s| s.kind.is_model())
         .map(|s| (s.index, output_of(s)))
-        .filter(|(_, t)| !t.trim().is_empty())
+        .filter(|(_, t)| !t.is_blank())
         .collect();
-    if let Some(last) = all.iter().rposition(|(_, t)| t.trim() == answer.trim()) {
+    let (answer, mut buf, mut bytes) = (answer.trim(), String::new(), Vec::new());
+    if let Some(last) = all
+        .iter()
+        .rposition(|(_, t)| t.trimmed_is(answer, &mut buf, &mut bytes))
+    {
         all.truncate(last);
     }
     let (steps, texts) = all.into_iter().unzip();
@@ -291,9 +395,16 @@ mod tests {
             serde_json::json!([1e300, 12345678901234567890u64, -7]),
             serde_json::json!(false),
         ];
+        let (mut buf, mut bytes) = (String::new(), Vec::new());
         for v in &values {
             let j = Json::from(v.clone());
-            assert_eq!(text_of(&j), value_text(v), "{v}");
+            let text = Text::of(&j);
+            assert_eq!(text.to_cow(), value_text(v), "{v}");
+            assert_eq!(text.read(&mut buf, &mut bytes), value_text(v), "{v}");
+            assert_eq!(text.is_blank(), value_text(v).trim().is_empty(), "{v}");
+            let trimmed = value_text(v);
+            assert!(text.trimmed_is(trimmed.trim(), &mut buf, &mut bytes), "{v}");
+            assert!(!text.trimmed_is("x", &mut buf, &mut bytes), "{v}");
         }
     }
 
@@ -311,5 +422,15 @@ mod tests {
         assert!(matches!(got[0], Cow::Borrowed(_)) && matches!(got[2], Cow::Owned(_)));
         let owned = ids.claim(Cow::Owned("b".to_owned()));
         assert_eq!(owned, "b~2");
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    #[test]
+    fn a_piece_is_56_bytes() {
+        assert_eq!(std::mem::size_of::<RunEvidence<'_>>(), 56);
     }
 }

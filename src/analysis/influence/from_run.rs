@@ -6,9 +6,9 @@
 //! cause.
 
 use super::confidence::ranking_confidence;
-use super::dropped::find_dropped_context;
+use super::dropped::{StepDiffs, find_dropped_context};
 use super::evidence::{ModelOutputs, RunEvidence, ancestor_window, gather_evidence, model_outputs};
-use super::per_text::rank_per_text;
+use super::per_text::{Ranked, rank_per_text};
 use super::score::{score_contrastive, score_influence, sort_by_score};
 use super::sparse::SparseVector;
 use super::types::{
@@ -56,25 +56,19 @@ pub fn influence_section_counted(
     if evidence.is_empty() {
         return Ok(None);
     }
-    let mut outputs = model_outputs(run, answer);
+    let outputs = model_outputs(run, answer);
     progress.influence_total(u64::try_from(evidence.len()).unwrap_or(u64::MAX));
 
     let scores = if embedder.per_text() {
         // The texts move into the ranking, which lets each go once embedded.
-        let ranked = rank_per_text(
-            &mut evidence,
-            &mut outputs,
-            answer,
-            reference,
-            embedder,
-            progress,
-        )?;
+        let ranked = rank_per_text(&evidence, &outputs, answer, reference, embedder, progress)?;
         // The model outputs' texts are not read again: they go before the entries are made.
         drop(outputs);
         entries(
+            run,
             &mut evidence,
             ranked,
-            |r| r.at,
+            Ranked::at,
             |r| r.score,
             |r, id| r.score(id),
             confidence,
@@ -83,6 +77,7 @@ pub fn influence_section_counted(
         let scored = rank_in_chunks(&evidence, &outputs, answer, reference, embedder, progress)?;
         drop(outputs);
         entries(
+            run,
             &mut evidence,
             scored,
             |(at, _)| *at,
@@ -107,9 +102,10 @@ pub fn influence_section_counted(
 
 /// The report's entries of the scored pieces, highest score first (equal scores in evidence
 /// order), and the ranking's confidence. `at` is a score's position in `evidence`, `score` its
-/// composite, and `make` its [`InfluenceScore`] from the piece's id. The pieces' texts are let
-/// go before the entries are made; their ids are copied (or moved, when owned) into them.
+/// composite, and `make` its [`InfluenceScore`] from the piece's id. The pieces' ids are copied
+/// (or moved, when owned) into the entries.
 fn entries<T>(
+    run: &Run,
     evidence: &mut [RunEvidence<'_>],
     mut scored: Vec<T>,
     at: impl Fn(&T) -> usize,
@@ -128,9 +124,6 @@ fn entries<T>(
         .collect();
     let confidence = ranking_confidence(&pairs, confidence);
     drop(pairs);
-    for e in evidence.iter_mut() {
-        e.text = Cow::Borrowed("");
-    }
     let mut weights = SharedWeights::default();
     let scores = scored
         .into_iter()
@@ -140,7 +133,7 @@ fn entries<T>(
                 .as_deref_mut()
                 .map(|e| std::mem::take(&mut e.id).into_owned())
                 .unwrap_or_default();
-            entry(e.as_deref(), make(s, id), &mut weights)
+            entry(run, e.as_deref(), make(s, id), &mut weights)
         })
         .collect();
     (scores, confidence)
@@ -172,17 +165,24 @@ fn rank_in_chunks(
     } else {
         &reusing
     };
+    // The outputs' texts, written once (JSON values) for all chunks.
+    let output_texts: Vec<Cow<'_, str>> = (0..outputs.len())
+        .filter_map(|i| outputs.text(i))
+        .map(|t| t.to_cow())
+        .collect();
     let mut start = 0;
     for chunk in evidence.chunks(EVIDENCE_CHUNK) {
+        let texts: Vec<Cow<'_, str>> = chunk.iter().map(|e| e.text.to_cow()).collect();
         let items: Vec<EvidenceItem<'_>> = chunk
             .iter()
-            .map(|e| EvidenceItem {
+            .zip(&texts)
+            .map(|(e, text)| EvidenceItem {
                 id: &e.id,
-                text: &e.text,
+                text,
                 ancestors: ancestor_window(e, outputs)
                     .into_iter()
                     .flatten()
-                    .filter_map(|i| outputs.text(i))
+                    .filter_map(|i| output_texts.get(i).map(|t| &**t))
                     .collect(),
             })
             .collect();
@@ -208,13 +208,14 @@ fn rank_in_chunks(
 
 /// The report entry of a scored piece; equal weights are shared through `weights`.
 fn entry(
+    run: &Run,
     e: Option<&RunEvidence<'_>>,
     s: InfluenceScore,
     weights: &mut SharedWeights,
 ) -> InfluenceEntry {
     InfluenceEntry {
-        unit: e.and_then(|e| e.unit).map(Box::from),
-        step: e.and_then(|e| e.step).map(Box::from),
+        unit: e.and_then(|e| e.unit(run)).map(Box::from),
+        step: e.and_then(|e| e.step(run)).map(Box::from),
         id: s.id.into_boxed_str(),
         score: s.score,
         signals: s.signals,
@@ -331,26 +332,29 @@ pub fn dropped_section(run: &Run) -> Option<DroppedSection> {
             probe: None,
         })
         .collect();
+    // Per step, the same diff without its sentence (no step shows one).
+    let mut diffs = StepDiffs::default();
+    let (mut avail_ids, mut sent_ids) = (Vec::new(), Vec::new());
     let steps = llm
         .iter()
         .filter_map(|(step, c)| {
             let avail = c.available.as_ref()?;
-            let d = find_dropped_context(
-                avail.iter().map(|id| id.as_str()),
-                c.sent.iter().map(|id| id.as_str()),
-            );
+            avail_ids.clear();
+            avail_ids.extend(avail.iter().map(|id| id.as_str()));
+            sent_ids.clear();
+            sent_ids.extend(c.sent.iter().map(|id| id.as_str()));
+            let (dropped, available_count, sent_count) = diffs.diff(&avail_ids, &sent_ids);
             Some(DroppedStep {
                 step: step.id.to_string(),
                 index: step.index,
-                dropped: d
-                    .dropped
+                any_dropped: !dropped.is_empty(),
+                dropped: dropped
                     .iter()
-                    .filter_map(|&i| avail.get(i))
-                    .map(|id| id.to_string())
+                    .filter_map(|&i| avail_ids.get(i))
+                    .map(|id| (*id).to_owned())
                     .collect(),
-                available_count: d.available_count,
-                sent_count: d.sent_count,
-                any_dropped: d.any_dropped,
+                available_count,
+                sent_count,
             })
         })
         .collect();

@@ -508,3 +508,90 @@ fn embedding_each_text_once_ranks_as_the_chunked_scorers_do() {
         }
     }
 }
+
+/// `run` with every output and memory value that is a JSON value other than a string or null
+/// replaced by the string of its compact JSON: the texts the ranking reads.
+fn stringified(run: &Run) -> Run {
+    let as_string = |v: &crate::analysis::model::Json| -> crate::analysis::model::Json {
+        match v {
+            crate::analysis::model::Json::String(_) | crate::analysis::model::Json::Null => {
+                v.clone()
+            }
+            other => json!(other.to_string()).into(),
+        }
+    };
+    let mut out = run.clone();
+    for s in &mut out.steps {
+        if let Some(o) = &s.output {
+            s.output = Some(as_string(o));
+        }
+        if let Some(m) = &mut s.memory {
+            m.value = as_string(&m.value);
+        }
+    }
+    out
+}
+
+/// Model outputs, tool results and memory reads that are JSON values are ranked by their
+/// compact JSON text, written only when read: the same section as when the run holds those
+/// texts as strings. Values repeat, one's text is also a string output's, and the last model
+/// output, a value, is the final answer (so it and what follows are not ancestors).
+#[test]
+fn json_values_rank_as_the_strings_of_their_text() {
+    let mut run = long_mixed_run();
+    let answer = json!({"answer": "refund denied", "window": 30});
+    run.final_answer = Some(answer.to_string());
+    for (i, s) in run.steps.iter_mut().enumerate() {
+        match (s.kind, i % 7) {
+            (StepKind::Llm, 1) => {
+                s.output =
+                    Some(json!({"thought": format!("check order {}", i % 4), "n": i % 3}).into())
+            }
+            (StepKind::Llm, 2) => s.output = Some(json!([i % 5, true, null, -0.5]).into()),
+            (StepKind::Llm, 3) => s.output = Some(json!("[1,true,null,-0.5]").into()),
+            (StepKind::MemoryRead, 4) => {
+                if let Some(m) = &mut s.memory {
+                    m.value = json!({"tier": "gold", "since": i % 2}).into();
+                }
+            }
+            _ => {}
+        }
+    }
+    let end = run.steps.len() - 1;
+    run.steps.insert(end, {
+        let mut s = Step::new("answer-as-value", StepKind::Llm);
+        s.output = Some(answer.clone().into());
+        s
+    });
+    run.reindex();
+    let plain = stringified(&run);
+    let opts = ConfidenceOptions::default();
+    for reference in [None, Some("Refunds are approved for damaged parcels.")] {
+        let got = influence_section(&run, reference, &HashedEmbedder, &opts)
+            .unwrap()
+            .unwrap();
+        let want = influence_section(&plain, reference, &HashedEmbedder, &opts)
+            .unwrap()
+            .unwrap();
+        let chunked = influence_section(&run, reference, &Chunked(&HashedEmbedder), &opts)
+            .unwrap()
+            .unwrap();
+        assert!(got.scores.len() > 2 * super::from_run::EVIDENCE_CHUNK);
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            serde_json::to_string(&want).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            serde_json::to_string(&chunked).unwrap()
+        );
+    }
+    // The answer's own output is no one's ancestor: the outputs stop before it.
+    let outputs = super::evidence::model_outputs(&run, &answer.to_string());
+    let texts: Vec<String> = (0..outputs.len())
+        .filter_map(|i| outputs.text(i))
+        .map(|t| t.to_cow().into_owned())
+        .collect();
+    assert!(!texts.is_empty() && !texts.contains(&answer.to_string()));
+    assert!(texts.iter().any(|t| t.starts_with("{\"thought\":")));
+}

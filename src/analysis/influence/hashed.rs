@@ -283,9 +283,14 @@ impl Scratch {
     /// trigrams counted already: they are counted once more by their positions (the same
     /// counts as adding them again).
     fn add_token(&mut self, prev: Option<u64>, t: &str) -> u64 {
-        let mut h = Fnv::new(KIND_WORD);
-        h.feed(t.as_bytes());
-        let word = mix(h.0);
+        // The word's hash and the pair's (from the previous token's prefix) fed side by side:
+        // two chains of multiplications that do not wait on each other.
+        let (mut w, mut pair) = (Fnv::new(KIND_WORD), Fnv(prev.unwrap_or(0)));
+        for &b in t.as_bytes() {
+            w.0 = (w.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
+            pair.0 = (pair.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
+        }
+        let word = mix(w.0);
         let (padded, bounds) = (&mut self.padded, &mut self.bounds);
         let at = self.cache.find_or_keep(word, t, |out| {
             token_trigrams(t, padded, bounds, out);
@@ -296,10 +301,8 @@ impl Scratch {
         });
 
         let f = &mut self.features;
-        if let Some(p) = prev {
-            let mut h = Fnv(p);
-            h.feed(t.as_bytes());
-            f.add(mix(h.0), PAIR_WEIGHT);
+        if prev.is_some() {
+            f.add(mix(pair.0), PAIR_WEIGHT);
         }
         f.add(word, WORD_WEIGHT);
         let Some(token) = self.cache.get(at) else {

@@ -9,38 +9,47 @@
 //! score is what [`super::score::score_influence`] (or `score_contrastive`) gives the same
 //! piece: the same cosines, summed in the same order, through the same composite.
 
-use super::evidence::{ModelOutputs, RunEvidence, first_ancestor, window_from};
-use super::from_run::EVIDENCE_CHUNK;
-use super::prepared::{Prepared, Spread};
+use super::evidence::MAX_ANCESTORS;
+use super::evidence::{ModelOutputs, RunEvidence, Text, first_ancestor, window_from, write_value};
+use super::prepared::{Columns, Prepared, Spread};
 use super::score::{AncestorSums, scored};
 use super::types::{EmbedError, Embedder, InfluenceScore, Weights};
 use crate::analysis::progress::Progress;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
-use std::borrow::Cow;
 use std::hash::BuildHasher;
+
+/// Pieces scored per embedding call. Bounds the vectors held at once (a chunk's pieces, their
+/// ancestors, the answer): 128 rather than the chunked path's 512 holds about a quarter as many
+/// (issue 11), while each call still shares its token hashes among enough texts. Scores do not
+/// depend on it (each depends only on its own texts), nor vectors (they are per text).
+pub(super) const PER_TEXT_CHUNK: usize = 128;
 
 /// Cosines remembered for pieces whose text another piece has too, at most this many at once
 /// (then forgotten all together; none is needed again for the scores to be right).
 const MEMO_ROOM: usize = 1 << 16;
 
 /// One piece's score and what it is made of, without the piece's id (issue 11: 50,000 of them
-/// at 100,000 steps; the report's entry is made from it once the ranking is sorted).
+/// at 100,000 steps; the report's entry is made from it once the ranking is sorted). 32 bytes:
+/// a position fits in 32 bits (one per piece), the counts in 16 (at most
+/// [`super::evidence::MAX_ANCESTORS`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ranked {
     /// The piece's position in the evidence.
-    pub at: usize,
+    at: u32,
+    ancestors: u16,
+    above: u16,
     /// The composite, as [`Ranked::score`] makes it again.
     pub score: f64,
     fa: f64,
     sum: f64,
-    ancestors: u32,
-    above: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<Ranked>() == 32);
+
 impl Ranked {
-    fn new(at: usize, fa: f64, sums: AncestorSums, weights: &Weights) -> Ranked {
+    fn new(at: u32, fa: f64, sums: AncestorSums, weights: &Weights) -> Ranked {
         let score = scored(String::new(), fa, sums, weights).score;
-        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let count = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
         Ranked {
             at,
             score,
@@ -49,6 +58,11 @@ impl Ranked {
             ancestors: count(sums.n),
             above: count(sums.above),
         }
+    }
+
+    /// The piece's position in the evidence.
+    pub(super) fn at(&self) -> usize {
+        self.at as usize
     }
 
     /// The piece's score under the default weights, with its `id`: what
@@ -66,8 +80,8 @@ impl Ranked {
 /// The evidence's scores, each with its piece's position in `evidence`, in the order they were
 /// made (see the module docs). `reference` makes FA contrastive.
 pub(super) fn rank_per_text<'e>(
-    evidence: &mut [RunEvidence<'e>],
-    outputs: &mut ModelOutputs<'e>,
+    evidence: &[RunEvidence<'e>],
+    outputs: &ModelOutputs<'e>,
     answer: &str,
     reference: Option<&str>,
     embedder: &dyn Embedder,
@@ -75,34 +89,42 @@ pub(super) fn rank_per_text<'e>(
 ) -> Result<Vec<Ranked>, EmbedError> {
     let weights = Weights::default();
     let threshold = super::cosine::DEFAULT_PERSISTENCE_THRESHOLD;
-    let mut plan = Plan::new(evidence, outputs, answer, reference);
+    let plan = Plan::new(evidence, outputs, answer, reference);
 
     let mut held = Held {
         embedder,
         live: HashMap::new(),
         dim: None,
+        written: String::new(),
+        bytes: Vec::new(),
     };
     let leading: Vec<u32> = std::iter::once(plan.answer)
         .chain(plan.reference.filter(|&r| r != plan.answer))
         .collect();
     held.embed(&plan, &leading)?;
-    plan.texts.release(&leading);
     // The answer's and the reference's numbers come first; they are held throughout.
     let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
+    let (columns, column_of) = tail_columns(&plan, &mut held, &leading)?;
+    let column = |t: u32| {
+        column_of
+            .get(t as usize)
+            .and_then(|&k| usize::from(k).checked_sub(1))
+    };
 
     let mut out: Vec<Ranked> = Vec::with_capacity(evidence.len());
     let mut spread = Spread::default();
     let mut memo: HashMap<(u32, u32), f64> = HashMap::new();
     // Per text: 1 + the last chunk that listed it, so a chunk lists each text once.
-    let mut listed = vec![0usize; plan.texts.len()];
-    for (c, chunk) in plan.order.chunks(EVIDENCE_CHUNK).enumerate() {
+    let mut listed = vec![0u32; plan.texts.len()];
+    for (c, chunk) in plan.order.chunks(PER_TEXT_CHUNK).enumerate() {
+        let c = u32::try_from(c).unwrap_or(u32::MAX);
         let mut read = Vec::new();
         for &k in chunk {
-            for t in plan.texts_of(k) {
+            for t in plan.texts_of(k as usize) {
                 if let Some(l) = listed.get_mut(t as usize)
-                    && *l != c + 1
+                    && *l != c.saturating_add(1)
                 {
-                    *l = c + 1;
+                    *l = c.saturating_add(1);
                     read.push(t);
                 }
             }
@@ -113,7 +135,6 @@ pub(super) fn rank_per_text<'e>(
             .filter(|t| !held.live.contains_key(t))
             .collect();
         held.embed(&plan, &missing)?;
-        plan.texts.release(&missing);
 
         let live = &held.live;
         let vector = |t: u32| live.get(&t).ok_or_else(no_vector);
@@ -124,33 +145,39 @@ pub(super) fn rank_per_text<'e>(
         let mut computed = Vec::new();
         let mut cosines: Vec<f64> = Vec::new();
         for &k in chunk {
-            let Some(&text) = plan.piece_text.get(k) else {
+            let Some(&text) = plan.piece_text.get(k as usize) else {
                 continue;
             };
-            let left = spread.left(vector(text)?);
+            let left = vector(text)?;
+            let dots = columns.dots(left);
             let remember = plan.repeated.get(text as usize) == Some(&true);
             let known = |t: u32| (t, remember.then(|| memo.get(&(text, t)).copied()).flatten());
             asked.clear();
-            asked.extend(plan.ancestors_of(k).map(known));
+            asked.extend(plan.ancestors_of(k as usize).map(known));
             let ancestors = asked.len();
             asked.push(known(plan.answer));
             asked.extend(plan.reference.map(known));
             rights.clear();
             for &(t, c) in &asked {
-                let v = vector(t)?;
-                if c.is_none() {
-                    rights.push(v);
+                if c.is_none() && (dots.is_none() || column(t).is_none()) {
+                    rights.push(vector(t)?);
                 }
             }
             computed.clear();
-            left.cosines(&rights, &mut computed);
+            if !rights.is_empty() {
+                spread.left(left).cosines(&rights, &mut computed);
+            }
             let mut fresh = computed.iter().copied();
             cosines.clear();
             for &(t, c) in &asked {
                 let c = match c {
                     Some(c) => c,
                     None => {
-                        let c = fresh.next().ok_or_else(no_vector)?.map_err(mismatch)?;
+                        let c = match (&dots, column(t)) {
+                            (Some(d), Some(k)) => columns.cosine(left, k, d),
+                            _ => fresh.next(),
+                        };
+                        let c = c.ok_or_else(no_vector)?.map_err(mismatch)?;
                         if remember {
                             if memo.len() >= MEMO_ROOM {
                                 memo.clear();
@@ -186,6 +213,43 @@ pub(super) fn rank_per_text<'e>(
     Ok(out)
 }
 
+/// The texts every ancestor window ends with (the last [`MAX_ANCESTORS`]` / 2` model outputs),
+/// the answer and the reference, embedded now and held as [`Columns`]; with, per text number,
+/// 1 + its column (0 for none).
+fn tail_columns(
+    plan: &Plan<'_>,
+    held: &mut Held<'_>,
+    leading: &[u32],
+) -> Result<(Columns, Vec<u8>), EmbedError> {
+    let total = plan.output_text.len();
+    let mut tail: Vec<u32> = plan
+        .output_text
+        .get(total.saturating_sub(MAX_ANCESTORS / 2)..)
+        .unwrap_or_default()
+        .to_vec();
+    tail.extend_from_slice(leading);
+    tail.sort_unstable();
+    tail.dedup();
+    let missing: Vec<u32> = tail
+        .iter()
+        .copied()
+        .filter(|t| !held.live.contains_key(t))
+        .collect();
+    held.embed(plan, &missing)?;
+    let vectors = tail
+        .iter()
+        .map(|t| held.live.get(t).ok_or_else(no_vector))
+        .collect::<Result<Vec<&Prepared>, EmbedError>>()?;
+    let (columns, placed) = Columns::new(&vectors);
+    let mut column_of = vec![0u8; plan.texts.len()];
+    for (&t, k) in tail.iter().zip(placed) {
+        if let (Some(k), Some(c)) = (k, column_of.get_mut(t as usize)) {
+            *c = u8::try_from(k + 1).unwrap_or(0);
+        }
+    }
+    Ok((columns, column_of))
+}
+
 /// What the ranking reads, by text number: each piece's text, the order pieces are taken in,
 /// and for each text the last chunk that reads it. A piece's ancestor window is made again from
 /// its first ancestor when read rather than held for every piece.
@@ -200,42 +264,41 @@ struct Plan<'a> {
     /// Each piece's first ancestor (see [`first_ancestor`]); its window is made from it.
     first: Vec<u32>,
     /// Piece positions by their first ancestor.
-    order: Vec<usize>,
-    last_read: Vec<usize>,
+    order: Vec<u32>,
+    /// Per text, the last chunk that reads it.
+    last_read: Vec<u32>,
     /// Texts that more than one piece has.
     repeated: Vec<bool>,
 }
 
 impl<'a> Plan<'a> {
-    /// The plan of the ranking of `evidence`; the pieces' and outputs' texts move into it (a
-    /// text made of a JSON value is let go once embedded, or at once when another piece has it
-    /// too).
+    /// The plan of the ranking of `evidence`.
     fn new<'e: 'a>(
-        evidence: &mut [RunEvidence<'e>],
-        outputs: &mut ModelOutputs<'e>,
+        evidence: &[RunEvidence<'e>],
+        outputs: &ModelOutputs<'e>,
         answer: &'a str,
         reference: Option<&'a str>,
     ) -> Plan<'a> {
         // Every distinct text gets a number; pieces and outputs refer to their text by it.
         let mut texts = TextIds::with_capacity(evidence.len() + outputs.len() + 2);
-        let answer = texts.id(Cow::Borrowed(answer));
-        let reference = reference.map(|r| texts.id(Cow::Borrowed(r)));
-        let piece_text: Vec<u32> = evidence
-            .iter_mut()
-            .map(|e| texts.id(std::mem::take(&mut e.text)))
-            .collect();
+        let answer = texts.id(Text::Str(answer));
+        let reference = reference.map(|r| texts.id(Text::Str(r)));
+        let piece_text: Vec<u32> = evidence.iter().map(|e| texts.id(e.text)).collect();
         let output_text: Vec<u32> = (0..outputs.len())
-            .map(|i| texts.id(outputs.take_text(i)))
+            .map(|i| texts.id(outputs.text(i).unwrap_or(Text::Str(""))))
             .collect();
-        texts.list.shrink_to_fit();
+        texts.numbered();
         // An output position fits in u32 whenever the output numbers do (one per text).
         let first: Vec<u32> = evidence
             .iter()
             .map(|e| u32::try_from(first_ancestor(e, outputs)).unwrap_or(u32::MAX))
             .collect();
         let outputs = outputs.len();
-        let mut order: Vec<usize> = (0..evidence.len()).collect();
-        order.sort_by_key(|&k| first.get(k).copied().unwrap_or(0));
+        // A piece position fits in u32 whenever the text numbers do (one per piece at most).
+        let mut order: Vec<u32> = (0..evidence.len())
+            .map(|k| u32::try_from(k).unwrap_or(u32::MAX))
+            .collect();
+        order.sort_by_key(|&k| first.get(k as usize).copied().unwrap_or(0));
 
         let mut plan = Plan {
             outputs,
@@ -259,9 +322,10 @@ impl<'a> Plan<'a> {
             *r = n > 1;
         }
         let mut last_read = std::mem::take(&mut plan.last_read);
-        for (c, chunk) in plan.order.chunks(EVIDENCE_CHUNK).enumerate() {
+        for (c, chunk) in plan.order.chunks(PER_TEXT_CHUNK).enumerate() {
+            let c = u32::try_from(c).unwrap_or(u32::MAX);
             for &k in chunk {
-                for t in plan.texts_of(k) {
+                for t in plan.texts_of(k as usize) {
                     if let Some(l) = last_read.get_mut(t as usize) {
                         *l = c;
                     }
@@ -298,6 +362,10 @@ struct Held<'e> {
     embedder: &'e dyn Embedder,
     live: HashMap<u32, Prepared>,
     dim: Option<usize>,
+    /// The texts of one call's JSON values, written one after the other (kept for the next).
+    written: String,
+    /// Scratch for writing a value.
+    bytes: Vec<u8>,
 }
 
 impl Held<'_> {
@@ -308,7 +376,25 @@ impl Held<'_> {
             return Ok(());
         }
         let name = self.embedder.name();
-        let batch: Vec<&str> = ids.iter().map(|&t| plan.texts.text(t)).collect();
+        // A value's text is written into `written`; its place there stands for it until all
+        // are written.
+        self.written.clear();
+        let places: Vec<Result<&str, (usize, usize)>> = ids
+            .iter()
+            .map(|&t| match plan.texts.get(t) {
+                Text::Str(s) => Ok(s),
+                Text::Value(v) => {
+                    let start = self.written.len();
+                    write_value(v, &mut self.bytes, &mut self.written);
+                    Err((start, self.written.len()))
+                }
+            })
+            .collect();
+        let written = &self.written;
+        let batch: Vec<&str> = places
+            .into_iter()
+            .map(|p| p.unwrap_or_else(|(a, b)| written.get(a..b).unwrap_or_default()))
+            .collect();
         let vectors = self.embedder.embed_sparse(&batch)?;
         if vectors.len() != batch.len() {
             return Err(EmbedError(format!(
@@ -340,12 +426,15 @@ fn mismatch(e: super::cosine::LengthMismatch) -> EmbedError {
 }
 
 /// Distinct texts numbered in first-seen order. The table holds only numbers (4 bytes a
-/// slot); a text is hashed again from the list when the table grows. A text another one
-/// repeats is dropped when numbered, and each is let go ([`TextIds::release`]) once embedded.
+/// slot); a text is hashed again from the list when the table grows. A JSON value's text is
+/// written into a scratch buffer to be hashed or compared, and not kept.
 struct TextIds<'a> {
-    list: Vec<Cow<'a, str>>,
+    list: Vec<Text<'a>>,
     at: HashTable<u32>,
     hasher: DefaultHashBuilder,
+    /// Scratch for the text at hand, the one it is compared with, and writing a value.
+    buf: [String; 2],
+    bytes: Vec<u8>,
 }
 
 impl<'a> TextIds<'a> {
@@ -355,35 +444,49 @@ impl<'a> TextIds<'a> {
             list: Vec::with_capacity(n),
             at: HashTable::with_capacity(n),
             hasher: DefaultHashBuilder::default(),
+            buf: [String::new(), String::new()],
+            bytes: Vec::new(),
         }
     }
 
-    fn id(&mut self, text: Cow<'a, str>) -> u32 {
-        let TextIds { list, at, hasher } = self;
-        let hash = hasher.hash_one(&*text);
-        let same = |&i: &u32| list.get(i as usize).is_some_and(|t| *t == text);
+    fn id(&mut self, text: Text<'a>) -> u32 {
+        let TextIds {
+            list,
+            at,
+            hasher,
+            buf: [mine, theirs],
+            bytes,
+        } = self;
+        let read = text.read(mine, bytes);
+        let hash = hasher.hash_one(read);
+        let same = |&i: &u32| {
+            list.get(i as usize)
+                .is_some_and(|t| t.read(theirs, bytes) == read)
+        };
         if let Some(&i) = at.find(hash, same) {
             return i;
         }
         let next = u32::try_from(list.len()).unwrap_or(u32::MAX);
-        let rehash = |&i: &u32| hasher.hash_one(list.get(i as usize).map_or("", |t| &**t));
+        // Only on growth, which the capacity made at first spares the numbering.
+        let rehash = |&i: &u32| {
+            let t = list.get(i as usize).copied().unwrap_or(Text::Str(""));
+            hasher.hash_one(&*t.to_cow())
+        };
         at.insert_unique(hash, next, rehash);
         list.push(text);
         next
     }
 
-    fn text(&self, id: u32) -> &str {
-        self.list.get(id as usize).map_or("", |t| &**t)
+    /// Lets the table and the scratch go once every text is numbered (the list stays).
+    fn numbered(&mut self) {
+        self.list.shrink_to_fit();
+        self.at = HashTable::new();
+        self.buf = [String::new(), String::new()];
+        self.bytes = Vec::new();
     }
 
-    /// Lets the texts `ids` go: each is embedded once (a text is read again only while its
-    /// vector is held), and no text is numbered after the plan is made.
-    fn release(&mut self, ids: &[u32]) {
-        for &t in ids {
-            if let Some(text) = self.list.get_mut(t as usize) {
-                *text = Cow::Borrowed("");
-            }
-        }
+    fn get(&self, id: u32) -> Text<'a> {
+        self.list.get(id as usize).copied().unwrap_or(Text::Str(""))
     }
 
     fn len(&self) -> usize {

@@ -15,6 +15,7 @@ use super::cosine::LengthMismatch;
 use super::sparse::{SparseVector, cosine_sparse};
 
 /// A vector with its norm.
+#[derive(Clone)]
 pub(super) struct Prepared {
     vector: SparseVector,
     /// `Σx²` in index order, when every entry is finite.
@@ -200,6 +201,91 @@ impl Drop for Left<'_> {
     }
 }
 
+/// How many vectors a [`Columns`] holds at most: the last ten model outputs every ancestor
+/// window ends with, the answer and the reference.
+pub(super) const COLUMNS: usize = 12;
+
+/// A few vectors that many left vectors are compared with, laid out by bucket: for each
+/// bucket, their values there side by side. A left vector's dot products with all of them are
+/// summed in one walk over its entries, each in its own accumulator, in bucket order (issue 11:
+/// every piece of evidence is compared with the same last model outputs and the answer).
+///
+/// Bits as [`Left::cosines`]: each dot product is the sum, in bucket order from `+0.0`, of the
+/// products at the buckets both sides have; the buckets only the left side has add a product
+/// with zero, which changes no such sum. Only vectors whose entries are all finite are held, and
+/// only such left vectors are walked; the rest take [`Left::cosines`].
+pub(super) struct Columns {
+    /// Per bucket, the held vectors' values there (0 where one has no entry).
+    rows: Vec<[f64; COLUMNS]>,
+    held: Vec<Prepared>,
+}
+
+impl Columns {
+    /// Holds `vectors`, those of them whose entries are all finite and whose length is the
+    /// first one's, up to [`COLUMNS`]; each comes back with its column, or `None`.
+    pub(super) fn new(vectors: &[&Prepared]) -> (Columns, Vec<Option<usize>>) {
+        let dim = vectors.first().map_or(0, |v| v.dim());
+        let mut rows = vec![[0.0; COLUMNS]; dim];
+        let mut held = Vec::new();
+        let mut placed = Vec::with_capacity(vectors.len());
+        for &v in vectors {
+            if v.norm.is_none() || v.dim() != dim || held.len() == COLUMNS {
+                placed.push(None);
+                continue;
+            }
+            let k = held.len();
+            for &(i, x) in v.vector.entries() {
+                if let Some(cell) = rows.get_mut(i as usize).and_then(|r| r.get_mut(k)) {
+                    *cell = x;
+                }
+            }
+            held.push(v.clone());
+            placed.push(Some(k));
+        }
+        (Columns { rows, held }, placed)
+    }
+
+    /// The dot products of `left` with every column; `None` when `left` does not take this
+    /// path (an entry not finite, or another length).
+    pub(super) fn dots(&self, left: &Prepared) -> Option<[f64; COLUMNS]> {
+        if left.norm.is_none() || left.dim() != self.rows.len() {
+            return None;
+        }
+        let mut d = [0.0_f64; COLUMNS];
+        for &(i, x) in left.vector.entries() {
+            if let Some(row) = self.rows.get(i as usize) {
+                for (d, y) in d.iter_mut().zip(row) {
+                    *d += x * y;
+                }
+            }
+        }
+        Some(d)
+    }
+
+    /// The cosine of `left` and column `k`, from the dot products [`Columns::dots`] gave.
+    pub(super) fn cosine(
+        &self,
+        left: &Prepared,
+        k: usize,
+        dots: &[f64; COLUMNS],
+    ) -> Option<Result<f64, LengthMismatch>> {
+        let right = self.held.get(k)?;
+        let dot = *dots.get(k)?;
+        let (Some(na), Some(nb)) = (left.norm, right.norm) else {
+            return Some(cosine_sparse(&left.vector, &right.vector));
+        };
+        if na == 0.0 || nb == 0.0 {
+            return Some(Ok(0.0));
+        }
+        let plain = dot / (na.sqrt() * nb.sqrt());
+        Some(if plain.is_finite() && na.is_finite() && nb.is_finite() {
+            Ok(plain)
+        } else {
+            cosine_sparse(&left.vector, &right.vector)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::cosine::cosine;
@@ -275,6 +361,43 @@ mod tests {
                 prop_assert_eq!((*got).map(f64::to_bits), want);
             }
             prop_assert!(spread.dense.iter().all(|&x| x.to_bits() == 0));
+        }
+    }
+
+    proptest! {
+        /// Up to 14 vectors held as columns (some not finite, some of another length, so not
+        /// held), and left vectors of every kind: each cosine a column gives has the dense
+        /// cosine's bits.
+        #[test]
+        fn cosines_against_columns_have_the_bits_of_the_dense_ones(
+            n in 1usize..160,
+            columns in prop::collection::vec((vector(), 0usize..8), 0..15),
+            lefts in prop::collection::vec((vector(), 0usize..8), 1..6),
+        ) {
+            let cut = |v: Vec<f64>, k: usize| -> Vec<f64> {
+                v.into_iter().take(if k == 0 { n + 1 } else { n }).collect()
+            };
+            let columns: Vec<Vec<f64>> = columns.into_iter().map(|(v, k)| cut(v, k)).collect();
+            let prepared: Vec<Prepared> =
+                columns.iter().map(|v| Prepared::new(SparseVector::from_dense(v))).collect();
+            let asked: Vec<&Prepared> = prepared.iter().collect();
+            let (held, placed) = Columns::new(&asked);
+            prop_assert_eq!(placed.len(), columns.len());
+            prop_assert!(placed.iter().flatten().count() <= COLUMNS);
+            for (left, k) in lefts {
+                let left = cut(left, k);
+                let a = Prepared::new(SparseVector::from_dense(&left));
+                let Some(dots) = held.dots(&a) else {
+                    prop_assert!(a.norm.is_none() || held.rows.len() != left.len());
+                    continue;
+                };
+                for (column, place) in columns.iter().zip(&placed) {
+                    let Some(k) = *place else { continue };
+                    let want = cosine(&left, column).map(f64::to_bits);
+                    let got = held.cosine(&a, k, &dots).map(|r| r.map(f64::to_bits));
+                    prop_assert_eq!(got, Some(want));
+                }
+            }
         }
     }
 
