@@ -8,6 +8,18 @@ use crate::analysis::model::{
 };
 use serde_json::Value;
 
+/// The sample runs shipped with the project (`sample-runs/*.json`), sorted by name.
+pub fn sample_runs() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// The next number of a xorshift sequence (Marsaglia's 13, 7, 17), updating `seed`: a fixed,
 /// repeatable spread of inputs for a test that walks many cases.
 pub fn xorshift(seed: &mut u64) -> u64 {

@@ -448,13 +448,8 @@ mod tests {
     #[test]
     fn findings_come_in_registry_order_as_if_each_detector_ran_in_turn() {
         use crate::analysis::load::{LoadOptions, load_path};
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
         let mut found = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "json") {
-                continue;
-            }
+        for path in crate::analysis::testutil::sample_runs() {
             for loaded in load_path(&path, &LoadOptions::default()).unwrap() {
                 let (all, one_by_one) = super::tests_support::facts_for(&loaded.run, |f| {
                     let in_turn: Vec<Finding> = ALL.iter().flat_map(|d| d.detect(f)).collect();

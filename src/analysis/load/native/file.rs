@@ -330,22 +330,18 @@ mod tests {
 
     #[test]
     fn every_sample_run_is_read_from_its_file() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
         let mut read = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "json") {
-                let bytes = std::fs::read(&path).unwrap();
-                for sizes in [
-                    SIZES,
-                    Sizes {
-                        block: 7,
-                        batch: 100,
-                    },
-                ] {
-                    if agrees(&bytes, sizes).unwrap() {
-                        read += 1;
-                    }
+        for path in crate::analysis::testutil::sample_runs() {
+            let bytes = std::fs::read(&path).unwrap();
+            for sizes in [
+                SIZES,
+                Sizes {
+                    block: 7,
+                    batch: 100,
+                },
+            ] {
+                if agrees(&bytes, sizes).unwrap() {
+                    read += 1;
                 }
             }
         }

@@ -208,19 +208,15 @@ mod tests {
 
     #[test]
     fn every_sample_run_reads_the_same_step_by_step() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
         let mut read = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "json") {
-                let text = std::fs::read_to_string(&path).unwrap();
-                if text.trim_start().starts_with("{\n  \"format\"") {
-                    assert!(
-                        matches!(same_as_general(&text), Streamed::Loaded(..)),
-                        "{path:?}"
-                    );
-                    read += 1;
-                }
+        for path in crate::analysis::testutil::sample_runs() {
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.trim_start().starts_with("{\n  \"format\"") {
+                assert!(
+                    matches!(same_as_general(&text), Streamed::Loaded(..)),
+                    "{path:?}"
+                );
+                read += 1;
             }
         }
         assert!(read >= 10, "{read}");
