@@ -77,11 +77,9 @@ pub(in crate::analysis::load) enum FieldName {
 }
 
 impl FieldName {
-    fn of(name: &str) -> FieldName {
-        match STEP_FIELDS.iter().find(|&&known| known == name) {
-            Some(known) => FieldName::Known(known),
-            None => FieldName::Other(name.to_owned()),
-        }
+    /// The loader's own copy of `name`, when it is one of [`STEP_FIELDS`].
+    fn known(name: &str) -> Option<&'static str> {
+        STEP_FIELDS.iter().find(|&&known| known == name).copied()
     }
 
     fn into_string(self) -> String {
@@ -123,14 +121,11 @@ impl Visitor<'_> for FieldNameSeed {
     }
 
     fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<FieldName, E> {
-        Ok(FieldName::of(v))
+        Ok(FieldName::known(v).map_or_else(|| FieldName::Other(v.to_owned()), FieldName::Known))
     }
 
     fn visit_string<E: serde::de::Error>(self, v: String) -> Result<FieldName, E> {
-        Ok(match FieldName::of(&v) {
-            FieldName::Known(k) => FieldName::Known(k),
-            FieldName::Other(_) => FieldName::Other(v),
-        })
+        Ok(FieldName::known(&v).map_or(FieldName::Other(v), FieldName::Known))
     }
 }
 
