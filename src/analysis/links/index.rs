@@ -23,6 +23,7 @@ pub(super) use scan::Hit;
 pub(super) use scan::at_boundaries;
 pub use scan::{LINK_CHECKS_PER_BYTE, LINK_MIN_CHECKS};
 
+use super::tokens::{ALPHANUMERIC, HIGH, class_of};
 use super::values::ValueKind;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use std::hash::BuildHasher;
@@ -122,6 +123,92 @@ struct Candidate {
     plain: bool,
 }
 
+impl Candidate {
+    /// The order of candidates filed with as many values: one that holds a digit, then a
+    /// longer one, then the one that comes first (no two candidates start at one byte, so no
+    /// two rank the same).
+    fn rank(&self) -> (bool, std::cmp::Reverse<usize>, usize) {
+        (self.plain, std::cmp::Reverse(self.b - self.a), self.a)
+    }
+}
+
+/// The anchor candidates of value `text` whose words are `words` ([`word_runs`]) into `out`:
+/// each two neighbouring whole words (see the module docs), else each whole word. Whether one
+/// holds a digit is read once a word (what lies between two words is no digit: it is not
+/// alphanumeric).
+fn candidates_of(text: &str, kind: ValueKind, words: &[(usize, usize)], out: &mut Vec<Candidate>) {
+    out.clear();
+    let bytes = text.as_bytes();
+    let whole = |a: usize, b: usize| kind != ValueKind::Sentence || (a > 0 && b < text.len());
+    let digit = |a: usize, b: usize| {
+        bytes
+            .get(a..b)
+            .unwrap_or_default()
+            .iter()
+            .any(u8::is_ascii_digit)
+    };
+    // the word before the one at hand, when whole, and whether it holds a digit
+    let mut before: Option<(usize, bool)> = None;
+    for &(a, b) in words {
+        let here = whole(a, b).then(|| digit(a, b));
+        if let (Some((start, digit_before)), Some(digit_here)) = (before, here) {
+            out.push(Candidate {
+                a: start,
+                b,
+                plain: !(digit_before || digit_here),
+            });
+        }
+        before = here.map(|d| (a, d));
+    }
+    if out.is_empty() {
+        for &(a, b) in words {
+            if whole(a, b) {
+                out.push(Candidate {
+                    a,
+                    b,
+                    plain: !digit(a, b),
+                });
+            }
+        }
+    }
+}
+
+/// The best of `candidates` for an anchor: the one filed with the fewest values so far, then
+/// the first by [`Candidate::rank`], with what `look` found for it (`look` gives a candidate's
+/// load). The first by rank is the best when it is filed with no value yet (as a new value's
+/// is, most often); else the candidates are looked up in rank order and the first filed with
+/// no value ends the search (none can be better): a sentence whose first choice is a common
+/// pair of words looks up a few of its pairs, not all (issue 11). Reorders `candidates`.
+fn choose<T>(
+    candidates: &mut [Candidate],
+    mut look: impl FnMut(Candidate) -> (u32, T),
+) -> Option<(u32, Candidate, T)> {
+    // (a plain loop: `min_by_key` here compiled to copies that stalled)
+    let mut first: Option<Candidate> = None;
+    for &c in candidates.iter() {
+        if first.is_none_or(|f| c.rank() < f.rank()) {
+            first = Some(c);
+        }
+    }
+    let c = first?;
+    let (load, found) = look(c);
+    let mut best = (load, c, found);
+    if load > 0 {
+        candidates.sort_unstable_by_key(Candidate::rank);
+        // (the first by rank was looked up above)
+        for &c in candidates.iter().skip(1) {
+            let (load, found) = look(c);
+            if load < best.0 {
+                best = (load, c, found);
+                if load == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    Some(best)
+}
+
 impl<'t> Index<'t> {
     /// An empty index whose values may take up to `cap_bytes` bytes together.
     pub(super) fn new(cap_bytes: usize) -> Index<'t> {
@@ -217,65 +304,14 @@ impl<'t> Index<'t> {
         let mut words = std::mem::take(&mut self.words);
         let mut candidates = std::mem::take(&mut self.candidates);
         word_runs(text, &mut words);
-        let whole =
-            |&(a, b): &(usize, usize)| kind != ValueKind::Sentence || (a > 0 && b < text.len());
-        let candidate = |a: usize, b: usize| Candidate {
-            a,
-            b,
-            plain: !text
-                .as_bytes()
-                .get(a..b)
-                .unwrap_or_default()
-                .iter()
-                .any(u8::is_ascii_digit),
-        };
-        // Candidates: two neighbouring whole words; else one whole word.
-        candidates.clear();
-        for pair in words.windows(2) {
-            if let [first, second] = pair
-                && whole(first)
-                && whole(second)
-            {
-                candidates.push(candidate(first.0, second.1));
-            }
-        }
-        if candidates.is_empty() {
-            for w in words.iter().filter(|w| whole(w)) {
-                candidates.push(candidate(w.0, w.1));
-            }
-        }
-        // The best is filed with the fewest values so far, then holds a digit, then is longer,
-        // then comes first. The first by all but the load is the best when it is filed with
-        // no value yet (as a new value's is, most often); else all are looked up.
-        let order = |c: &Candidate| (c.plain, std::cmp::Reverse(c.b - c.a), c.a);
-        let mut best: Option<(u32, Candidate, Option<u32>, u64)> = None;
-        // (a plain loop: `min_by_key` here compiled to copies that stalled)
-        let mut first: Option<Candidate> = None;
-        for &c in &candidates {
-            if first.is_none_or(|f| order(&c) < order(&f)) {
-                first = Some(c);
-            }
-        }
-        if let Some(c) = first {
+        candidates_of(text, kind, &words, &mut candidates);
+        let best = choose(&mut candidates, |c| {
             let (load, k, h) = self.anchor_load_of(text, c);
-            if load == 0 {
-                best = Some((load, c, k, h));
-            }
-        }
-        if best.is_none() {
-            for &c in &candidates {
-                let (load, k, h) = self.anchor_load_of(text, c);
-                if best
-                    .as_ref()
-                    .is_none_or(|&(l, b, ..)| (load, order(&c)) < (l, order(&b)))
-                {
-                    best = Some((load, c, k, h));
-                }
-            }
-        }
+            (load, (k, h))
+        });
         self.words = words;
         self.candidates = candidates;
-        let Some((_, Candidate { a, b, .. }, known, h)) = best else {
+        let Some((_, Candidate { a, b, .. }, (known, h))) = best else {
             self.placed.push((u32::MAX, 0));
             self.loose_window = self.loose_window.min(text.len().max(1));
             return;
@@ -472,21 +508,44 @@ fn alphanumeric_at(text: &str, i: usize) -> Option<(bool, usize)> {
 }
 
 /// The words of `text`: longest runs of alphanumeric characters, as byte ranges. ASCII bytes
-/// are read as they are; a character is decoded only where one starts with a byte of 128 or
-/// more.
+/// are told by their class in a table; a character is decoded only where one starts with a
+/// byte of 128 or more.
 pub(super) fn word_runs(text: &str, out: &mut Vec<(usize, usize)>) {
     out.clear();
+    let bytes = text.as_bytes();
     let mut i = 0;
     loop {
         let start = loop {
+            let Some(&b) = bytes.get(i) else {
+                return;
+            };
+            let c = class_of(b);
+            if c & ALPHANUMERIC != 0 {
+                break i;
+            }
+            if c & HIGH == 0 {
+                i += 1;
+                continue;
+            }
             match alphanumeric_at(text, i) {
                 None => return,
                 Some((true, _)) => break i,
                 Some((false, len)) => i += len,
             }
         };
-        while let Some((true, len)) = alphanumeric_at(text, i) {
-            i += len;
+        while let Some(&b) = bytes.get(i) {
+            let c = class_of(b);
+            if c & ALPHANUMERIC != 0 {
+                i += 1;
+                continue;
+            }
+            if c & HIGH == 0 {
+                break;
+            }
+            match alphanumeric_at(text, i) {
+                Some((true, len)) => i += len,
+                _ => break,
+            }
         }
         out.push((start, i));
     }
@@ -546,7 +605,91 @@ mod tests {
         out
     }
 
+    /// Candidates at distinct starts, with and without digits, and a load for each.
+    fn candidates_and_loads() -> impl Strategy<Value = Vec<(Candidate, u32)>> {
+        proptest::collection::vec((0usize..40, 1usize..6, any::<bool>(), 0u32..4), 0..12).prop_map(
+            |parts| {
+                let mut out: Vec<(Candidate, u32)> = Vec::new();
+                for (a, len, plain, load) in parts {
+                    if out.iter().all(|(c, _)| c.a != a) {
+                        out.push((
+                            Candidate {
+                                a,
+                                b: a + len,
+                                plain,
+                            },
+                            load,
+                        ));
+                    }
+                }
+                out
+            },
+        )
+    }
+
+    /// The candidates as a plain reading gives them: each pair of neighbouring whole words
+    /// (else each whole word), its bytes read for a digit.
+    fn candidates_by_reading(text: &str, kind: ValueKind) -> Vec<(usize, usize, bool)> {
+        let words = words_by_chars(text);
+        let whole =
+            |&(a, b): &(usize, usize)| kind != ValueKind::Sentence || (a > 0 && b < text.len());
+        let plain = |a: usize, b: usize| !text[a..b].bytes().any(|c| c.is_ascii_digit());
+        let mut out: Vec<(usize, usize, bool)> = words
+            .windows(2)
+            .filter(|p| whole(&p[0]) && whole(&p[1]))
+            .map(|p| (p[0].0, p[1].1, plain(p[0].0, p[1].1)))
+            .collect();
+        if out.is_empty() {
+            out = words
+                .iter()
+                .filter(|w| whole(w))
+                .map(|&(a, b)| (a, b, plain(a, b)))
+                .collect();
+        }
+        out
+    }
+
     proptest! {
+        #[test]
+        fn candidates_are_those_of_a_plain_reading(
+            text in "[a-c0-9 .\u{e9}\u{4e00}\u{0663}-]{0,30}",
+            sentence in any::<bool>(),
+        ) {
+            let kind = if sentence { ValueKind::Sentence } else { ValueKind::Id };
+            let mut words = Vec::new();
+            word_runs(&text, &mut words);
+            let mut got = Vec::new();
+            candidates_of(&text, kind, &words, &mut got);
+            let got: Vec<(usize, usize, bool)> = got.iter().map(|c| (c.a, c.b, c.plain)).collect();
+            prop_assert_eq!(got, candidates_by_reading(&text, kind));
+        }
+
+        #[test]
+        fn the_chosen_anchor_is_the_least_loaded_then_first_by_rank(
+            given in candidates_and_loads()
+        ) {
+            let load_of = |c: Candidate| {
+                given.iter().find(|(d, _)| d.a == c.a).map_or(u32::MAX, |&(_, l)| l)
+            };
+            // plain: every candidate looked up, the least by (load, rank)
+            let want = given
+                .iter()
+                .map(|&(c, l)| (l, c.rank(), c.a))
+                .min()
+                .map(|(l, _, a)| (l, a));
+            let mut candidates: Vec<Candidate> = given.iter().map(|&(c, _)| c).collect();
+            let mut looked = 0usize;
+            let got = choose(&mut candidates, |c| {
+                looked += 1;
+                (load_of(c), c.a)
+            });
+            prop_assert_eq!(got.map(|(l, c, found)| {
+                assert_eq!(found, c.a, "what was found for it");
+                (l, c.a)
+            }), want);
+            prop_assert!(looked <= given.len());
+        }
+
         #[test]
         fn word_runs_read_what_decoding_every_character_reads(
             text in "[a-c0-9 .\u{e9}\u{4e00}\u{a0}\u{2014}\u{0663}]{0,40}"

@@ -62,15 +62,17 @@ fn joins(prev: Option<char>, c: char, next: Option<char>) -> bool {
 }
 
 /// What a byte is, as bits of [`BYTE_CLASS`].
-const ALPHANUMERIC: u8 = 1;
+pub(super) const ALPHANUMERIC: u8 = 1;
 const DIGIT: u8 = 2;
 const LETTER: u8 = 4;
 /// A byte of 128 or more: part of a character that must be decoded.
-const HIGH: u8 = 8;
+pub(super) const HIGH: u8 = 8;
 /// A joiner other than `,` and `.` (in a token, it makes an id of digits).
 const OTHER: u8 = 16;
 /// An `@`.
 const AT: u8 = 32;
+/// Any ASCII joiner ([`is_joiner`]), `,` and `.` included.
+const JOINER: u8 = 64;
 
 const fn byte_classes() -> [u8; 256] {
     let mut t = [0u8; 256];
@@ -84,9 +86,11 @@ const fn byte_classes() -> [u8; 256] {
         } else if b.is_ascii_alphabetic() {
             ALPHANUMERIC | LETTER
         } else if b == b'@' {
-            OTHER | AT
+            OTHER | AT | JOINER
         } else if matches!(b, b'-' | b'_' | b'/' | b':' | b'+' | b'\'') {
-            OTHER
+            OTHER | JOINER
+        } else if b == b',' || b == b'.' {
+            JOINER
         } else {
             0
         };
@@ -99,7 +103,7 @@ const fn byte_classes() -> [u8; 256] {
 static BYTE_CLASS: [u8; 256] = byte_classes();
 
 #[inline]
-fn class_of(b: u8) -> u8 {
+pub(super) fn class_of(b: u8) -> u8 {
     BYTE_CLASS[usize::from(b)]
 }
 
@@ -158,6 +162,12 @@ impl<'a> Iterator for Tokens<'a> {
             if i > run {
                 end = i;
                 prev = bytes.get(i - 1).map(|&b| char::from(b));
+            }
+            // An ASCII byte that is no joiner ends the token (white space, most often): told
+            // by its class, without reading it as a character.
+            match bytes.get(i) {
+                Some(&b) if class_of(b) & (JOINER | HIGH) != 0 => {}
+                _ => break,
             }
             let Some((c, len)) = char_at(text, i) else {
                 break;
@@ -312,13 +322,21 @@ fn class_from(tok: &str, seen: u8) -> TokenClass {
 /// The sentences of `text`: split after `.`, `!` or `?` followed by white space, and at line
 /// breaks; trimmed, empty ones left out.
 pub(crate) fn sentences(text: &str) -> Sentences<'_> {
-    Sentences { text, pos: 0 }
+    Sentences {
+        text,
+        pos: 0,
+        stops: None,
+    }
 }
 
 /// Iterator of [`sentences`].
 pub(crate) struct Sentences<'a> {
     text: &'a str,
     pos: usize,
+    /// The last search for a `.`, `!` or `?`: where it started, and the first one found at or
+    /// after that (None: none). Kept so that no byte is searched twice for one (a text of many
+    /// lines and one full stop at its end would else be read to its end once a line).
+    stops: Option<(usize, Option<usize>)>,
 }
 
 impl<'a> Sentences<'a> {
@@ -329,15 +347,65 @@ impl<'a> Sentences<'a> {
             if rest.is_empty() {
                 return None;
             }
-            let (end, next_pos) = sentence_end(rest);
-            let raw = rest.get(..end).unwrap_or("");
+            let (end, next_pos) = self.end_from(self.pos);
+            let raw = self.text.get(self.pos..end).unwrap_or("");
             let s = raw.trim_start();
             let at = self.pos + (raw.len() - s.len());
             let s = s.trim_end();
-            self.pos += next_pos.max(1);
+            self.pos = next_pos.max(self.pos + 1);
             if !s.is_empty() {
                 return Some((at, s));
             }
+        }
+    }
+
+    /// The first `.`, `!` or `?` at or after byte `from`.
+    fn stop_from(&mut self, from: usize) -> Option<usize> {
+        if let Some((searched, found)) = self.stops
+            && searched <= from
+            && found.is_none_or(|at| at >= from)
+        {
+            return found;
+        }
+        let found = self
+            .text
+            .as_bytes()
+            .get(from..)
+            .and_then(|tail| memchr::memchr3(b'.', b'!', b'?', tail))
+            .map(|k| from + k);
+        self.stops = Some((from, found));
+        found
+    }
+
+    /// Where the sentence that starts at byte `pos` ends, and where the next one starts (both
+    /// from the text's start). The marks looked for are ASCII, found with `memchr` (issue 11:
+    /// most bytes are none); a character is decoded only to tell whether one of 128 or more
+    /// after a stop is white space.
+    fn end_from(&mut self, pos: usize) -> (usize, usize) {
+        let bytes = self.text.as_bytes();
+        let mut from = pos;
+        loop {
+            let stop = self.stop_from(from);
+            // a line break or `;` before that stop
+            let line = bytes
+                .get(from..stop.unwrap_or(bytes.len()))
+                .and_then(|w| memchr::memchr3(b'\n', b'\r', b';', w))
+                .map(|k| from + k);
+            let Some(i) = line.or(stop) else {
+                return (bytes.len(), bytes.len());
+            };
+            if matches!(bytes.get(i), Some(b'\n' | b'\r')) {
+                return (i, i + 1);
+            }
+            let spaced = match bytes.get(i + 1) {
+                None => true,
+                Some(&n) if n.is_ascii() => matches!(n, b'\t'..=b'\r' | b' '),
+                Some(_) => char_at(self.text, i + 1).is_none_or(|(c, _)| c.is_whitespace()),
+            };
+            if spaced {
+                return (i + 1, i + 1);
+            }
+            from = i + 1;
         }
     }
 }
@@ -348,30 +416,6 @@ impl<'a> Iterator for Sentences<'a> {
     fn next(&mut self) -> Option<&'a str> {
         self.next_at().map(|(_, s)| s)
     }
-}
-
-/// Where the first sentence of `rest` ends, and where the next one starts. The marks looked
-/// for are ASCII, so the bytes are read as they are; a character is decoded only to tell
-/// whether one of 128 or more after a stop is white space.
-fn sentence_end(rest: &str) -> (usize, usize) {
-    let bytes = rest.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'\n' | b'\r' => return (i, i + 1),
-            b'.' | b'!' | b'?' | b';' => {
-                let spaced = match bytes.get(i + 1) {
-                    None => true,
-                    Some(&n) if n.is_ascii() => matches!(n, b'\t'..=b'\r' | b' '),
-                    Some(_) => char_at(rest, i + 1).is_none_or(|(c, _)| c.is_whitespace()),
-                };
-                if spaced {
-                    return (i + 1, i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    (rest.len(), rest.len())
 }
 
 /// `s` cut to at most `max` bytes, at a character boundary.

@@ -45,12 +45,18 @@ impl Index<'_> {
             for (t, &(a, b)) in words.iter().enumerate() {
                 let word = bytes.get(a..b).unwrap_or_default();
                 let h = self.hash(word);
-                self.check_anchor(text, a, word, h, &mut budget, out);
+                // (most words are no anchor: told by the bit set, without a call)
+                if self.may_be_anchor(h) {
+                    self.check_anchor(text, a, word, h, &mut budget, out);
+                }
                 if let Some(&(_, b2)) = words.get(t + 1)
                     && self.may_head_pair(h)
                 {
                     let pair = bytes.get(a..b2).unwrap_or_default();
-                    self.check_anchor(text, a, pair, self.hash(pair), &mut budget, out);
+                    let h = self.hash(pair);
+                    if self.may_be_anchor(h) {
+                        self.check_anchor(text, a, pair, h, &mut budget, out);
+                    }
                 }
                 if budget == 0 {
                     break;
@@ -63,8 +69,8 @@ impl Index<'_> {
         out.sort_unstable_by(|x, y| x.end.cmp(&y.end).then(y.len.cmp(&x.len)));
     }
 
-    /// Checks the values filed under the anchor `key` (hash `h`), which starts at byte `a` of
-    /// `text`.
+    /// Checks the values filed under the anchor `key` (hash `h`, whose bit is set in the
+    /// anchors' bit set), which starts at byte `a` of `text`.
     fn check_anchor(
         &self,
         text: &str,
@@ -74,9 +80,6 @@ impl Index<'_> {
         budget: &mut usize,
         out: &mut Vec<Hit>,
     ) {
-        if !self.may_be_anchor(h) {
-            return;
-        }
         let Some(k) = self.anchor_id_hashed(key, h) else {
             return;
         };
