@@ -141,6 +141,22 @@ fn text() -> impl Strategy<Value = String> {
     })
 }
 
+/// A text that gives many values, most of them more than once, and more than a step may
+/// give ([`LINK_MAX_VALUES_PER_STEP`] ids, [`LINK_MAX_SENTENCES_PER_STEP`] sentences).
+fn crowded() -> impl Strategy<Value = String> {
+    prop::collection::vec(0usize..52, 0..90).prop_map(|picks| {
+        let mut s = String::new();
+        for k in picks {
+            if k < 40 {
+                s.push_str(&format!("ID-{k:04} "));
+            } else {
+                s.push_str(&format!("The order number {k} was refunded in full today. "));
+            }
+        }
+        s
+    })
+}
+
 /// A step's input or output: one string, or an object of strings and numbers (a text of
 /// several leaves, read as the leaves joined by newlines).
 fn payload() -> impl Strategy<Value = Value> {
@@ -198,6 +214,27 @@ proptest! {
         for u in g.uses() {
             prop_assert!(g.out_of_step(u.from).any(|o| o == u));
             prop_assert!(g.into_step(u.to).iter().any(|x| x == u));
+        }
+    }
+
+    #[test]
+    fn values_given_again_and_past_the_caps_link_as_in_the_reference(
+        steps in prop::collection::vec((crowded(), crowded()), 1..5)
+    ) {
+        let steps: Vec<(Value, Value)> = steps
+            .into_iter()
+            .map(|(i, o)| (Value::String(i), Value::String(o)))
+            .collect();
+        let run = run_of(&steps);
+        let texts = StepTexts::build(&run);
+        let g = LinkGraph::build(&run, &texts);
+        let r = reference(&texts);
+        prop_assert_eq!(g.uses().iter().collect::<Vec<Use>>(), r.uses.clone());
+        for (id, (v, kind)) in r.values.iter().enumerate() {
+            prop_assert_eq!(g.value(id), v.as_str());
+            prop_assert_eq!(g.value_kind(id), Some(*kind));
+            let producers: Vec<usize> = g.producers_of(v).iter().map(|&p| p as usize).collect();
+            prop_assert_eq!(producers, r.producers[id].clone());
         }
     }
 
