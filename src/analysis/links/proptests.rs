@@ -150,7 +150,9 @@ fn crowded() -> impl Strategy<Value = String> {
             if k < 40 {
                 s.push_str(&format!("ID-{k:04} "));
             } else {
-                s.push_str(&format!("The order number {k} was refunded in full today. "));
+                s.push_str(&format!(
+                    "The order number {k} was refunded in full today. "
+                ));
             }
         }
         s
