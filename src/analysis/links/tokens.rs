@@ -2,6 +2,10 @@
 //! original text, plus sentence splitting. Shared by the links (which need verbatim spans) and the
 //! claim check (which needs words). One pass, linear in the text; no allocation per token.
 
+mod sentences;
+
+pub(crate) use sentences::sentences;
+
 /// What a token looks like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum TokenClass {
@@ -207,7 +211,7 @@ impl<'a> Iterator for Tokens<'a> {
 /// The character starting at byte `i` of `text` and its length in bytes (an ASCII byte is
 /// read as it is, without decoding).
 #[inline]
-fn char_at(text: &str, i: usize) -> Option<(char, usize)> {
+pub(super) fn char_at(text: &str, i: usize) -> Option<(char, usize)> {
     let b = *text.as_bytes().get(i)?;
     if b.is_ascii() {
         return Some((char::from(b), 1));
@@ -316,105 +320,6 @@ fn class_from(tok: &str, seen: u8) -> TokenClass {
         (true, false, false) => TokenClass::Number,
         (true, _, _) => TokenClass::Id,
         _ => TokenClass::Word,
-    }
-}
-
-/// The sentences of `text`: split after `.`, `!` or `?` followed by white space, and at line
-/// breaks; trimmed, empty ones left out.
-pub(crate) fn sentences(text: &str) -> Sentences<'_> {
-    Sentences {
-        text,
-        pos: 0,
-        stops: None,
-    }
-}
-
-/// Iterator of [`sentences`].
-pub(crate) struct Sentences<'a> {
-    text: &'a str,
-    pos: usize,
-    /// The last search for a `.`, `!` or `?`: where it started, and the first one found at or
-    /// after that (None: none). Kept so that no byte is searched twice for one (a text of many
-    /// lines and one full stop at its end would else be read to its end once a line).
-    stops: Option<(usize, Option<usize>)>,
-}
-
-impl<'a> Sentences<'a> {
-    /// The next sentence and its byte offset in the text.
-    pub(crate) fn next_at(&mut self) -> Option<(usize, &'a str)> {
-        loop {
-            let rest = self.text.get(self.pos..)?;
-            if rest.is_empty() {
-                return None;
-            }
-            let (end, next_pos) = self.end_from(self.pos);
-            let raw = self.text.get(self.pos..end).unwrap_or("");
-            let s = raw.trim_start();
-            let at = self.pos + (raw.len() - s.len());
-            let s = s.trim_end();
-            self.pos = next_pos.max(self.pos + 1);
-            if !s.is_empty() {
-                return Some((at, s));
-            }
-        }
-    }
-
-    /// The first `.`, `!` or `?` at or after byte `from`.
-    fn stop_from(&mut self, from: usize) -> Option<usize> {
-        if let Some((searched, found)) = self.stops
-            && searched <= from
-            && found.is_none_or(|at| at >= from)
-        {
-            return found;
-        }
-        let found = self
-            .text
-            .as_bytes()
-            .get(from..)
-            .and_then(|tail| memchr::memchr3(b'.', b'!', b'?', tail))
-            .map(|k| from + k);
-        self.stops = Some((from, found));
-        found
-    }
-
-    /// Where the sentence that starts at byte `pos` ends, and where the next one starts (both
-    /// from the text's start). The marks looked for are ASCII, found with `memchr` (issue 11:
-    /// most bytes are none); a character is decoded only to tell whether one of 128 or more
-    /// after a stop is white space.
-    fn end_from(&mut self, pos: usize) -> (usize, usize) {
-        let bytes = self.text.as_bytes();
-        let mut from = pos;
-        loop {
-            let stop = self.stop_from(from);
-            // a line break or `;` before that stop
-            let line = bytes
-                .get(from..stop.unwrap_or(bytes.len()))
-                .and_then(|w| memchr::memchr3(b'\n', b'\r', b';', w))
-                .map(|k| from + k);
-            let Some(i) = line.or(stop) else {
-                return (bytes.len(), bytes.len());
-            };
-            if matches!(bytes.get(i), Some(b'\n' | b'\r')) {
-                return (i, i + 1);
-            }
-            let spaced = match bytes.get(i + 1) {
-                None => true,
-                Some(&n) if n.is_ascii() => matches!(n, b'\t'..=b'\r' | b' '),
-                Some(_) => char_at(self.text, i + 1).is_none_or(|(c, _)| c.is_whitespace()),
-            };
-            if spaced {
-                return (i + 1, i + 1);
-            }
-            from = i + 1;
-        }
-    }
-}
-
-impl<'a> Iterator for Sentences<'a> {
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
-        self.next_at().map(|(_, s)| s)
     }
 }
 
@@ -531,37 +436,6 @@ mod tests {
         }
     }
 
-    /// The sentences as a plain reading splits them, character by character.
-    fn sentences_by_chars(text: &str) -> Vec<&str> {
-        let mut out = Vec::new();
-        let mut pos = 0;
-        while let Some(rest) = text.get(pos..) {
-            if rest.is_empty() {
-                break;
-            }
-            let (mut end, mut next_pos) = (rest.len(), rest.len());
-            let mut it = rest.char_indices().peekable();
-            while let Some((i, c)) = it.next() {
-                if c == '\n' || c == '\r' {
-                    (end, next_pos) = (i, i + 1);
-                    break;
-                }
-                if matches!(c, '.' | '!' | '?' | ';')
-                    && it.peek().is_none_or(|&(_, n)| n.is_whitespace())
-                {
-                    (end, next_pos) = (i + 1, i + 1);
-                    break;
-                }
-            }
-            let s = rest[..end].trim();
-            pos += next_pos.max(1);
-            if !s.is_empty() {
-                out.push(s);
-            }
-        }
-        out
-    }
-
     /// A link's end as a plain reading finds it: the first white space, control character,
     /// bracket or quote.
     fn url_len_by_chars(tail: &str) -> usize {
@@ -577,14 +451,6 @@ mod tests {
     }
 
     proptest! {
-        #[test]
-        fn sentences_read_what_decoding_every_character_reads(
-            text in "[a-c .!?;\n\r\t\u{0b}\u{85}\u{a0}\u{2003}\u{e9}\u{4e00}]{0,40}"
-        ) {
-            let got: Vec<&str> = sentences(&text).collect();
-            prop_assert_eq!(got, sentences_by_chars(&text));
-        }
-
         #[test]
         fn links_end_where_decoding_every_character_ends_them(
             text in "[a-c/.:\"'<>(){}|` \t\u{0b}\u{7f}\u{85}\u{9f}\u{a0}\u{2003}\u{e9}\u{4e00}]{0,30}"
@@ -625,12 +491,6 @@ mod tests {
             classes("at 10:00 or 555-0142"),
             vec![("at", Word), ("10:00", Id), ("or", Word), ("555-0142", Id)]
         );
-    }
-
-    #[test]
-    fn sentences_split_on_stops_and_lines_but_not_decimals() {
-        let s: Vec<_> = sentences("Refunds are $120.00 now. Really?\nYes; ok").collect();
-        assert_eq!(s, vec!["Refunds are $120.00 now.", "Really?", "Yes;", "ok"]);
     }
 
     #[test]
