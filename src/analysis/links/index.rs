@@ -25,7 +25,7 @@ pub(super) use scan::Hit;
 pub(super) use scan::at_boundaries;
 pub use scan::{LINK_CHECKS_PER_BYTE, LINK_MIN_CHECKS};
 
-use super::tokens::{ALPHANUMERIC, HIGH, class_of};
+use super::tokens::{ALPHANUMERIC, DIGIT, HIGH, class_of};
 use super::values::ValueKind;
 use anchor::{Candidate, candidates_of, choose};
 use hashbrown::{DefaultHashBuilder, HashTable};
@@ -108,8 +108,8 @@ pub(super) struct Index<'t> {
     /// none, and the set is small enough to stay in cache where the table is not).
     anchor_bits: Vec<u64>,
     hasher: DefaultHashBuilder,
-    /// Scratch: the words of the value or text at hand.
-    words: Vec<(usize, usize)>,
+    /// Scratch: the words of the value at hand, each with whether it holds an ASCII digit.
+    words: Vec<(usize, usize, bool)>,
     /// Scratch: the anchor candidates of the value at hand, best rank first.
     candidates: Vec<Candidate>,
 }
@@ -220,7 +220,8 @@ impl<'t> Index<'t> {
     fn place(&mut self, id: u32, text: &'t str, kind: ValueKind) {
         let mut words = std::mem::take(&mut self.words);
         let mut candidates = std::mem::take(&mut self.candidates);
-        word_runs(text, &mut words);
+        words.clear();
+        each_word(text, |a, b, digit| words.push((a, b, digit)));
         candidates_of(text, kind, &words, &mut candidates);
         let best = choose(&mut candidates, |c| {
             let (load, k, h) = self.anchor_load_of(text, c);
@@ -429,11 +430,19 @@ fn alphanumeric_at(text: &str, i: usize) -> Option<(bool, usize)> {
     Some((c.is_alphanumeric(), c.len_utf8()))
 }
 
-/// The words of `text`: longest runs of alphanumeric characters, as byte ranges. ASCII bytes
-/// are told by their class in a table; a character is decoded only where one starts with a
-/// byte of 128 or more.
+/// The words of `text`: longest runs of alphanumeric characters, as byte ranges (see
+/// [`each_word`]).
 pub(super) fn word_runs(text: &str, out: &mut Vec<(usize, usize)>) {
     out.clear();
+    each_word(text, |a, b, _| out.push((a, b)));
+}
+
+/// Calls `f` with each word of `text` (a longest run of alphanumeric characters) as a byte
+/// range, and whether it holds an ASCII digit. ASCII bytes are told by their class in a
+/// table (which also tells a digit, so a word is read once, issue 11); a character is decoded
+/// only where one starts with a byte of 128 or more.
+#[inline]
+pub(super) fn each_word(text: &str, mut f: impl FnMut(usize, usize, bool)) {
     let bytes = text.as_bytes();
     let mut i = 0;
     loop {
@@ -455,9 +464,11 @@ pub(super) fn word_runs(text: &str, out: &mut Vec<(usize, usize)>) {
                 Some((false, len)) => i += len,
             }
         };
+        let mut seen = 0u8;
         while let Some(&b) = bytes.get(i) {
             let c = class_of(b);
             if c & ALPHANUMERIC != 0 {
+                seen |= c;
                 i += 1;
                 continue;
             }
@@ -469,7 +480,7 @@ pub(super) fn word_runs(text: &str, out: &mut Vec<(usize, usize)>) {
                 _ => break,
             }
         }
-        out.push((start, i));
+        f(start, i, seen & DIGIT != 0);
     }
 }
 

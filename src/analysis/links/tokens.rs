@@ -67,7 +67,7 @@ fn joins(prev: Option<char>, c: char, next: Option<char>) -> bool {
 
 /// What a byte is, as bits of [`BYTE_CLASS`].
 pub(super) const ALPHANUMERIC: u8 = 1;
-const DIGIT: u8 = 2;
+pub(super) const DIGIT: u8 = 2;
 const LETTER: u8 = 4;
 /// A byte of 128 or more: part of a character that must be decoded.
 pub(super) const HIGH: u8 = 8;

@@ -37,39 +37,32 @@ impl Candidate {
     }
 }
 
-/// The anchor candidates of value `text` whose words are `words` ([`super::word_runs`]) into `out`:
-/// each two neighbouring whole words (see the module docs), else each whole word. Whether one
-/// holds a digit is read once a word (what lies between two words is no digit: it is not
+/// The anchor candidates of value `text` whose words are `words` (each with whether it holds
+/// an ASCII digit, [`super::each_word`]) into `out`: each two neighbouring whole words (see
+/// the module docs), else each whole word (what lies between two words is no digit: it is not
 /// alphanumeric).
+#[inline]
 pub(super) fn candidates_of(
     text: &str,
     kind: ValueKind,
-    words: &[(usize, usize)],
+    words: &[(usize, usize, bool)],
     out: &mut Vec<Candidate>,
 ) {
     out.clear();
-    let bytes = text.as_bytes();
     let whole = |a: usize, b: usize| kind != ValueKind::Sentence || (a > 0 && b < text.len());
-    let digit = |a: usize, b: usize| {
-        bytes
-            .get(a..b)
-            .unwrap_or_default()
-            .iter()
-            .any(u8::is_ascii_digit)
-    };
     // the word before the one at hand, when whole, and whether it holds a digit
     let mut before: Option<(usize, bool)> = None;
-    for &(a, b) in words {
-        let here = whole(a, b).then(|| digit(a, b));
-        if let (Some((start, digit_before)), Some(digit_here)) = (before, here) {
-            out.push(Candidate::new(start, b, !(digit_before || digit_here)));
+    for &(a, b, digit) in words {
+        let whole_here = whole(a, b);
+        if whole_here && let Some((start, digit_before)) = before {
+            out.push(Candidate::new(start, b, !(digit_before || digit)));
         }
-        before = here.map(|d| (a, d));
+        before = whole_here.then_some((a, digit));
     }
     if out.is_empty() {
-        for &(a, b) in words {
+        for &(a, b, digit) in words {
             if whole(a, b) {
-                out.push(Candidate::new(a, b, !digit(a, b)));
+                out.push(Candidate::new(a, b, !digit));
             }
         }
     }
@@ -138,8 +131,8 @@ const PICKED_ONE_BY_ONE: usize = 4;
 
 #[cfg(test)]
 mod tests {
+    use super::super::each_word;
     use super::super::tests::words_by_chars;
-    use super::super::word_runs;
     use super::*;
     use proptest::prelude::*;
 
@@ -188,7 +181,7 @@ mod tests {
         ) {
             let kind = if sentence { ValueKind::Sentence } else { ValueKind::Id };
             let mut words = Vec::new();
-            word_runs(&text, &mut words);
+            each_word(&text, |a, b, digit| words.push((a, b, digit)));
             let mut got = Vec::new();
             candidates_of(&text, kind, &words, &mut got);
             let got: Vec<(usize, usize, bool)> = got.iter().map(|c| (c.a, c.b, c.plain())).collect();

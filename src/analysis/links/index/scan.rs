@@ -135,6 +135,7 @@ impl Index<'_> {
         }
     }
 
+    #[inline]
     fn verify(&self, text: &str, start: usize, value: u32, out: &mut Vec<Hit>) {
         let v = self.value_bytes(value);
         let end = start + v.len();
