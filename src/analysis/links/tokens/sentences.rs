@@ -9,7 +9,8 @@ pub(crate) fn sentences(text: &str) -> Sentences<'_> {
     Sentences {
         text,
         pos: 0,
-        stops: None,
+        stops: Search::new([b'.', b'!', b'?']),
+        lines: Search::new([b'\n', b'\r', b';']),
     }
 }
 
@@ -17,10 +18,47 @@ pub(crate) fn sentences(text: &str) -> Sentences<'_> {
 pub(crate) struct Sentences<'a> {
     text: &'a str,
     pos: usize,
-    /// The last search for a `.`, `!` or `?`: where it started, and the first one found at or
-    /// after that (None: none). Kept so that no byte is searched twice for one (a text of many
-    /// lines and one full stop at its end would else be read to its end once a line).
-    stops: Option<(usize, Option<usize>)>,
+    /// Where the next `.`, `!` or `?` is.
+    stops: Search,
+    /// Where the next line break or `;` is.
+    lines: Search,
+}
+
+/// A search for any of three bytes whose last answer is kept, so no byte is searched twice
+/// (a text of many lines and one full stop at its end would else be read to its end once a
+/// line), and one search serves every mark before the byte it found (issue 11: a search cost
+/// more than the few bytes most sentences hold between two marks).
+struct Search {
+    needles: [u8; 3],
+    /// Where the last search started, and the first byte found at or after that (None:
+    /// none).
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl Search {
+    fn new(needles: [u8; 3]) -> Search {
+        Search {
+            needles,
+            last: None,
+        }
+    }
+
+    /// The first of the bytes at or after byte `from` of `bytes` (always the same text).
+    fn first_from(&mut self, bytes: &[u8], from: usize) -> Option<usize> {
+        if let Some((searched, found)) = self.last
+            && searched <= from
+            && found.is_none_or(|at| at >= from)
+        {
+            return found;
+        }
+        let [a, b, c] = self.needles;
+        let found = bytes
+            .get(from..)
+            .and_then(|tail| memchr::memchr3(a, b, c, tail))
+            .map(|k| from + k);
+        self.last = Some((from, found));
+        found
+    }
 }
 
 impl<'a> Sentences<'a> {
@@ -43,24 +81,6 @@ impl<'a> Sentences<'a> {
         }
     }
 
-    /// The first `.`, `!` or `?` at or after byte `from`.
-    fn stop_from(&mut self, from: usize) -> Option<usize> {
-        if let Some((searched, found)) = self.stops
-            && searched <= from
-            && found.is_none_or(|at| at >= from)
-        {
-            return found;
-        }
-        let found = self
-            .text
-            .as_bytes()
-            .get(from..)
-            .and_then(|tail| memchr::memchr3(b'.', b'!', b'?', tail))
-            .map(|k| from + k);
-        self.stops = Some((from, found));
-        found
-    }
-
     /// Where the sentence that starts at byte `pos` ends, and where the next one starts (both
     /// from the text's start). The marks looked for are ASCII, found with `memchr` (issue 11:
     /// most bytes are none); a character is decoded only to tell whether one of 128 or more
@@ -69,13 +89,13 @@ impl<'a> Sentences<'a> {
         let bytes = self.text.as_bytes();
         let mut from = pos;
         loop {
-            let stop = self.stop_from(from);
-            // a line break or `;` before that stop
-            let line = bytes
-                .get(from..stop.unwrap_or(bytes.len()))
-                .and_then(|w| memchr::memchr3(b'\n', b'\r', b';', w))
-                .map(|k| from + k);
-            let Some(i) = line.or(stop) else {
+            let stop = self.stops.first_from(bytes, from);
+            let line = self.lines.first_from(bytes, from);
+            let first = match (stop, line) {
+                (Some(s), Some(l)) => Some(s.min(l)),
+                (s, l) => s.or(l),
+            };
+            let Some(i) = first else {
                 return (bytes.len(), bytes.len());
             };
             if matches!(bytes.get(i), Some(b'\n' | b'\r')) {
