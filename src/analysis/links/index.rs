@@ -321,11 +321,20 @@ impl<'t> Index<'t> {
         }
         self.anchor_bits = bits;
         self.anchor_hashes = Vec::new();
+        // Each anchor's text is read once, for its key and its first word (issue 11: it lies
+        // in some step's text, rarely in cache, and was read twice).
         let mut keys = Vec::with_capacity(self.anchor_at.len());
+        let mut heads = vec![0u64; bit_set_words(self.anchor_at.len())];
         for k in 0..self.anchor_at.len() {
-            keys.push(self.anchor_text_while_adding(u32::try_from(k).unwrap_or(u32::MAX)));
+            let key = self.anchor_text_while_adding(u32::try_from(k).unwrap_or(u32::MAX));
+            let head = first_word(key);
+            if head.len() < key.len() {
+                set_bit(&mut heads, self.hash(head.as_bytes()));
+            }
+            keys.push(key);
         }
         self.anchor_keys = keys;
+        self.pair_heads = heads;
         self.anchor_at = Vec::new();
         let anchors = self.anchor_keys.len();
         let mut start = vec![0u32; anchors + 1];
@@ -368,7 +377,6 @@ impl<'t> Index<'t> {
             })
             .collect();
         self.loose.sort_unstable();
-        self.pair_heads = self.pair_heads();
         self.words = Vec::new();
         self.candidates = Vec::new();
     }
@@ -384,18 +392,6 @@ impl<'t> Index<'t> {
         self.loose = Vec::new();
         self.pair_heads = Vec::new();
         self.anchor_bits = Vec::new();
-    }
-
-    /// The bit set of [`Index::pair_heads`].
-    fn pair_heads(&self) -> Vec<u64> {
-        let mut set = vec![0u64; bit_set_words(self.anchor_keys.len())];
-        for &key in &self.anchor_keys {
-            let head = first_word(key);
-            if head.len() < key.len() {
-                set_bit(&mut set, self.hash(head.as_bytes()));
-            }
-        }
-        set
     }
 
     /// True when some anchor of two words may start with the word whose hash is `h`.
