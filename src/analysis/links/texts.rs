@@ -124,23 +124,13 @@ impl<'a> StepTexts<'a> {
     /// Builds both texts for every step of `run`.
     pub fn build(run: &'a Run) -> StepTexts<'a> {
         let n = run.steps.len();
-        let mut units_of: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (u, unit) in run.context_units.iter().enumerate() {
-            if let Some(p) = unit
-                .produced_by
-                .as_ref()
-                .and_then(|id| run.step_index(id.as_str()))
-                && let Some(list) = units_of.get_mut(p)
-            {
-                list.push(u);
-            }
-        }
+        let units_of = UnitsOf::new(run);
         let mut produced = Vec::with_capacity(n);
         let mut consumed = Vec::with_capacity(n);
         let mut b = Builder::default();
         for (i, step) in run.steps.iter().enumerate() {
             let mut t = Lines::new(&mut b);
-            produced_text(run, step, units_of.get(i).map_or(&[][..], |v| v), &mut t);
+            produced_text(run, step, units_of.of(i), &mut t);
             produced.push(t.finish());
             let mut t = Lines::new(&mut b);
             consumed_text(run, step, &mut t);
@@ -200,6 +190,63 @@ impl<'a> StepTexts<'a> {
     /// True for a run without steps.
     pub fn is_empty(&self) -> bool {
         self.produced.is_empty()
+    }
+}
+
+/// The context units each step produced, in the run's order: `units[start[p]..start[p + 1]]`
+/// are step `p`'s (a counting sort: no list a step, issue 11).
+struct UnitsOf {
+    start: Vec<u32>,
+    units: Vec<u32>,
+}
+
+impl UnitsOf {
+    fn new(run: &Run) -> UnitsOf {
+        let n = run.steps.len();
+        // each unit's producer, `u32::MAX` for none
+        let producer: Vec<u32> = run
+            .context_units
+            .iter()
+            .map(|unit| {
+                unit.produced_by
+                    .as_ref()
+                    .and_then(|id| run.step_index(id.as_str()))
+                    .filter(|&p| p < n)
+                    .and_then(|p| u32::try_from(p).ok())
+                    .unwrap_or(u32::MAX)
+            })
+            .collect();
+        let mut start = vec![0u32; n + 1];
+        for &p in &producer {
+            if let Some(c) = start.get_mut(p as usize + 1) {
+                *c += 1;
+            }
+        }
+        for p in 0..n {
+            let before = start.get(p).copied().unwrap_or(0);
+            if let Some(c) = start.get_mut(p + 1) {
+                *c += before;
+            }
+        }
+        let mut fill = start.clone();
+        let mut units = vec![0u32; start.last().copied().unwrap_or(0) as usize];
+        for (u, &p) in producer.iter().enumerate() {
+            if let Some(at) = fill.get_mut(p as usize) {
+                if let (Some(slot), Ok(u)) = (units.get_mut(*at as usize), u32::try_from(u)) {
+                    *slot = u;
+                }
+                *at += 1;
+            }
+        }
+        UnitsOf { start, units }
+    }
+
+    /// The units step `p` produced, in order.
+    fn of(&self, p: usize) -> &[u32] {
+        match (self.start.get(p), self.start.get(p + 1)) {
+            (Some(&a), Some(&b)) => self.units.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 }
 
@@ -357,7 +404,7 @@ pub fn flat_text(v: &Json) -> String {
     out
 }
 
-fn produced_text<'a>(run: &'a Run, step: &'a Step, units: &[usize], out: &mut Lines<'a, '_>) {
+fn produced_text<'a>(run: &'a Run, step: &'a Step, units: &[u32], out: &mut Lines<'a, '_>) {
     if step.kind == StepKind::User
         && let Some(v) = &step.input
     {
@@ -386,7 +433,7 @@ fn produced_text<'a>(run: &'a Run, step: &'a Step, units: &[usize], out: &mut Li
         out.push(&d.chosen);
     }
     for &u in units {
-        if let Some(unit) = run.context_units.get(u) {
+        if let Some(unit) = run.context_units.get(u as usize) {
             out.push(&unit.text);
         }
     }
@@ -506,6 +553,25 @@ mod tests {
                 proptest::prop_assert_eq!(text.joined_in(&mut buf), want.as_str());
             }
         }
+    }
+
+    #[test]
+    fn units_follow_their_producer_in_the_run_order() {
+        use crate::analysis::testutil::RunBuilder;
+        let run = RunBuilder::failed()
+            .llm("s1", json!("one"))
+            .llm("s2", json!("two"))
+            .llm("s3", json!("three"))
+            .unit("u1", "tool_result", "first of s3", Some("s3"))
+            .unit("u2", "tool_result", "first of s1", Some("s1"))
+            .unit("u3", "memory", "no producer", None)
+            .unit("u4", "tool_result", "second of s3", Some("s3"))
+            .unit("u5", "tool_result", "of no step", Some("s9"))
+            .build();
+        let t = StepTexts::build(&run);
+        assert_eq!(t.produced(0), "one\nfirst of s1");
+        assert_eq!(t.produced(1), "two");
+        assert_eq!(t.produced(2), "three\nfirst of s3\nsecond of s3");
     }
 
     #[test]
