@@ -37,6 +37,16 @@ impl Prepared {
     pub(super) fn dim(&self) -> usize {
         self.vector.dim()
     }
+
+    /// True when every entry is finite (the vectors the side-by-side sums take).
+    pub(super) fn finite(&self) -> bool {
+        self.norm.is_some()
+    }
+
+    /// The non-zero entries, in index order.
+    pub(super) fn entries(&self) -> &[(u32, f64)] {
+        self.vector.entries()
+    }
 }
 
 /// A dense scratch vector, all zeros between uses.
@@ -271,18 +281,29 @@ impl Columns {
     ) -> Option<Result<f64, LengthMismatch>> {
         let right = self.held.get(k)?;
         let dot = *dots.get(k)?;
-        let (Some(na), Some(nb)) = (left.norm, right.norm) else {
-            return Some(cosine_sparse(&left.vector, &right.vector));
-        };
-        if na == 0.0 || nb == 0.0 {
-            return Some(Ok(0.0));
-        }
-        let plain = dot / (na.sqrt() * nb.sqrt());
-        Some(if plain.is_finite() && na.is_finite() && nb.is_finite() {
-            Ok(plain)
-        } else {
-            cosine_sparse(&left.vector, &right.vector)
-        })
+        Some(cosine_of_dot(left, right, dot))
+    }
+}
+
+/// The cosine of `left` and `right` from their dot product, summed as [`Left::cosines`] sums it
+/// (for vectors whose entries are all finite); vectors that are not, and overflowing sums, take
+/// [`cosine_sparse`].
+pub(super) fn cosine_of_dot(
+    left: &Prepared,
+    right: &Prepared,
+    dot: f64,
+) -> Result<f64, LengthMismatch> {
+    let (Some(na), Some(nb)) = (left.norm, right.norm) else {
+        return cosine_sparse(&left.vector, &right.vector);
+    };
+    if na == 0.0 || nb == 0.0 {
+        return Ok(0.0);
+    }
+    let plain = dot / (na.sqrt() * nb.sqrt());
+    if plain.is_finite() && na.is_finite() && nb.is_finite() {
+        Ok(plain)
+    } else {
+        cosine_sparse(&left.vector, &right.vector)
     }
 }
 
