@@ -25,12 +25,17 @@ pub(super) struct Prepared {
 impl Prepared {
     /// Prepares `vector`.
     pub(super) fn new(vector: SparseVector) -> Prepared {
-        let entries = vector.entries();
-        let norm = entries
+        // One walk: the sum in index order, and whether every entry is finite.
+        let (norm, finite) = vector
+            .entries()
             .iter()
-            .all(|(_, x)| x.is_finite())
-            .then(|| entries.iter().fold(0.0_f64, |n, (_, x)| n + x * x));
-        Prepared { vector, norm }
+            .fold((0.0_f64, true), |(n, f), (_, x)| {
+                (n + x * x, f && x.is_finite())
+            });
+        Prepared {
+            vector,
+            norm: finite.then_some(norm),
+        }
     }
 
     /// The number of dimensions.
