@@ -189,7 +189,17 @@ struct Scratch {
     /// other (see [`Scratch::add_token`]).
     seen_trigrams: Vec<usize>,
     /// All zeros between texts; buckets are summed here in feature order.
-    sums: Vec<f64>,
+    sums: Sums,
+}
+
+/// One sum per bucket, of a fixed length so that a bucket (the hash's low bits) needs no
+/// bounds check.
+struct Sums(Box<[f64; HASHED_DIM]>);
+
+impl Default for Sums {
+    fn default() -> Self {
+        Sums(Box::new([0.0; HASHED_DIM]))
+    }
 }
 
 /// `sign · weight · √count`; a feature seen once is `sign · weight` (`√1` is exactly 1).
@@ -219,12 +229,11 @@ impl Scratch {
     /// bit set and read back in bucket order.
     fn sparse(&mut self, text: &str) -> SparseVector {
         self.collect(text);
-        self.sums.resize(HASHED_DIM, 0.0);
+        let sums = &mut *self.sums.0;
         let mut touched = [0u64; HASHED_DIM / 64];
         for f in self.features.list() {
             let (bucket, sign) = slot(f.hash);
-            if let (Some(x), Some(bits)) = (self.sums.get_mut(bucket), touched.get_mut(bucket / 64))
-            {
+            if let (Some(x), Some(bits)) = (sums.get_mut(bucket), touched.get_mut(bucket / 64)) {
                 *x += contribution(sign, f);
                 *bits |= 1u64 << (bucket % 64);
             }
@@ -236,7 +245,7 @@ impl Scratch {
             while bits != 0 {
                 let b = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if let Some(x) = self.sums.get_mut(b) {
+                if let Some(x) = sums.get_mut(b) {
                     // A bucket whose sum cancelled out to zero has no entry.
                     if *x != 0.0
                         && let Ok(b) = u32::try_from(b)
