@@ -105,7 +105,7 @@ pub(super) fn rank_per_text<'e>(
     held.embed(&plan, &leading)?;
     // The answer's and the reference's numbers come first; they are held throughout.
     let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
-    let (columns, column_of) = tail_columns(&plan, &mut held, &leading)?;
+    let (mut columns, column_of) = tail_columns(&plan, &mut held, &leading)?;
     let column = |t: u32| {
         column_of
             .get(t as usize)
@@ -114,7 +114,7 @@ pub(super) fn rank_per_text<'e>(
 
     let mut out: Vec<Ranked> = Vec::with_capacity(evidence.len());
     let mut spread = Spread::default();
-    let mut ring = Ring::new(held.dim.unwrap_or(0));
+    let mut ring = Ring::new();
     let mut memo: HashMap<(u32, u32), f64> = HashMap::new();
     // Per text: 1 + the last chunk that listed it, so a chunk lists each text once.
     let mut listed = vec![0u32; plan.texts.len()];
@@ -162,7 +162,7 @@ pub(super) fn rank_per_text<'e>(
                 let route = match (known(t), column(t)) {
                     (Some(c), _) => Route::Known(c),
                     (None, Some(col)) => Route::Column(col),
-                    (None, None) => match ring.hold(p, vector(t)?) {
+                    (None, None) => match ring.hold(&mut columns, p, vector(t)?) {
                         Some(lane) => Route::Lane(lane, p),
                         None => Route::Fresh,
                     },
@@ -178,14 +178,14 @@ pub(super) fn rank_per_text<'e>(
                 };
                 asked.push((t, route));
             }
+            // One walk gives the dot products with the columns and with the ring's lanes.
             let dots = columns.dots(left);
-            let lane_dots = ring.dots(left);
             // A route the left vector cannot take, or a lane a later position of the window
             // took over, is had fresh.
             for (_, route) in asked.iter_mut() {
                 let usable = match *route {
                     Route::Column(_) => dots.is_some(),
-                    Route::Lane(lane, p) => lane_dots.is_some() && ring.holds(lane, p),
+                    Route::Lane(lane, p) => dots.is_some() && ring.holds(lane, p),
                     Route::Known(_) | Route::Fresh => true,
                 };
                 if !usable {
@@ -211,9 +211,7 @@ pub(super) fn rank_per_text<'e>(
                         continue;
                     }
                     Route::Column(col) => dots.as_ref().and_then(|d| columns.cosine(left, col, d)),
-                    Route::Lane(lane, _) => {
-                        lane_dots.as_ref().and_then(|d| ring.cosine(left, lane, d))
-                    }
+                    Route::Lane(lane, _) => dots.as_ref().and_then(|d| ring.cosine(left, lane, d)),
                     Route::Fresh => fresh.next(),
                 };
                 let c = c.ok_or_else(no_vector)?.map_err(mismatch)?;

@@ -220,6 +220,18 @@ impl Drop for Left<'_> {
 /// window ends with, the answer and the reference.
 pub(super) const COLUMNS: usize = 12;
 
+/// Numbers per bucket of a [`Columns`]: its columns, then the lanes of the
+/// [`super::ring::Ring`] (issue 11: one walk over a piece's entries sums the dot products of
+/// both), padded to three cache lines.
+pub(super) const ROW: usize = 24;
+
+const _: () = assert!(COLUMNS + super::ring::LANES <= ROW);
+
+/// One bucket's numbers (see [`ROW`]), aligned so that it spans exactly three cache lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(super) struct Row(pub(super) [f64; ROW]);
+
 /// A few vectors that many left vectors are compared with, laid out by bucket: for each
 /// bucket, their values there side by side. A left vector's dot products with all of them are
 /// summed in one walk over its entries, each in its own accumulator, in bucket order (issue 11:
@@ -230,8 +242,9 @@ pub(super) const COLUMNS: usize = 12;
 /// with zero, which changes no such sum. Only vectors whose entries are all finite are held, and
 /// only such left vectors are walked; the rest take [`Left::cosines`].
 pub(super) struct Columns {
-    /// Per bucket, the held vectors' values there (0 where one has no entry).
-    rows: Vec<[f64; COLUMNS]>,
+    /// Per bucket, the held vectors' values there (0 where one has no entry), then the
+    /// [`super::ring::Ring`]'s lanes.
+    pub(super) rows: Vec<Row>,
     held: Vec<Prepared>,
 }
 
@@ -240,7 +253,7 @@ impl Columns {
     /// first one's, up to [`COLUMNS`]; each comes back with its column, or `None`.
     pub(super) fn new(vectors: &[&Prepared]) -> (Columns, Vec<Option<usize>>) {
         let dim = vectors.first().map_or(0, |v| v.dim());
-        let mut rows = vec![[0.0; COLUMNS]; dim];
+        let mut rows = vec![Row([0.0; ROW]); dim];
         let mut held = Vec::new();
         let mut placed = Vec::with_capacity(vectors.len());
         for &v in vectors {
@@ -250,7 +263,7 @@ impl Columns {
             }
             let k = held.len();
             for &(i, x) in v.vector.entries() {
-                if let Some(cell) = rows.get_mut(i as usize).and_then(|r| r.get_mut(k)) {
+                if let Some(cell) = rows.get_mut(i as usize).and_then(|r| r.0.get_mut(k)) {
                     *cell = x;
                 }
             }
@@ -260,16 +273,16 @@ impl Columns {
         (Columns { rows, held }, placed)
     }
 
-    /// The dot products of `left` with every column; `None` when `left` does not take this
-    /// path (an entry not finite, or another length).
-    pub(super) fn dots(&self, left: &Prepared) -> Option<[f64; COLUMNS]> {
+    /// The dot products of `left` with every column and every lane of the ring (see [`ROW`]);
+    /// `None` when `left` does not take this path (an entry not finite, or another length).
+    pub(super) fn dots(&self, left: &Prepared) -> Option<[f64; ROW]> {
         if left.norm.is_none() || left.dim() != self.rows.len() {
             return None;
         }
-        let mut d = [0.0_f64; COLUMNS];
+        let mut d = [0.0_f64; ROW];
         for &(i, x) in left.vector.entries() {
             if let Some(row) = self.rows.get(i as usize) {
-                for (d, y) in d.iter_mut().zip(row) {
+                for (d, y) in d.iter_mut().zip(&row.0) {
                     *d += x * y;
                 }
             }
@@ -282,7 +295,7 @@ impl Columns {
         &self,
         left: &Prepared,
         k: usize,
-        dots: &[f64; COLUMNS],
+        dots: &[f64; ROW],
     ) -> Option<Result<f64, LengthMismatch>> {
         let right = self.held.get(k)?;
         let dot = *dots.get(k)?;

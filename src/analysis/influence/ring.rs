@@ -2,8 +2,9 @@
 //! slide (issue 11). The ranking takes the pieces in the order of their first ancestor, so the
 //! first half of one piece's window (the outputs not held as [`super::prepared::Columns`]) is
 //! mostly the next piece's: each output is laid out by bucket once, in the lane its position
-//! picks, and a piece's dot products with all of its lanes are summed in one walk over its own
-//! entries, instead of one walk over each ancestor's entries per piece.
+//! picks, beside the columns in the [`Columns`]' rows, and a piece's dot products with all of
+//! them are summed in one walk over its own entries ([`Columns::dots`]), instead of one walk
+//! over each ancestor's entries per piece.
 //!
 //! Bits as [`super::prepared::Columns`]: each dot product is the sum, in bucket order from
 //! `+0.0`, of the products at the buckets both sides have (the others add a product with zero,
@@ -13,50 +14,54 @@
 
 use super::cosine::LengthMismatch;
 use super::evidence::MAX_ANCESTORS;
-use super::prepared::{Prepared, cosine_of_dot};
+use super::prepared::{COLUMNS, Columns, Prepared, ROW, cosine_of_dot};
 
 /// Lanes: an ancestor window's first half. Position `p` goes to lane `p % LANES`, so the
 /// positions of one first half (consecutive, at most this many) never share a lane.
 pub(super) const LANES: usize = MAX_ANCESTORS / 2;
 
-/// The held outputs (see the module docs).
+/// The held outputs (see the module docs); their numbers are in the rows of a [`Columns`].
 pub(super) struct Ring {
-    /// Per bucket, the held vectors' values there (0 where one has no entry).
-    rows: Vec<[f64; LANES]>,
     /// Per lane, the output position it holds and its vector.
     held: [Option<(usize, Prepared)>; LANES],
 }
 
 impl Ring {
-    /// An empty ring for vectors of `dim` numbers.
-    pub(super) fn new(dim: usize) -> Ring {
+    /// An empty ring.
+    pub(super) fn new() -> Ring {
         Ring {
-            rows: vec![[0.0; LANES]; dim],
             held: std::array::from_fn(|_| None),
         }
     }
 
-    /// Holds `vector`, the output at position `p`, in its lane (letting go of the one there)
-    /// unless it is held already; `None` when it does not take this path (an entry not finite,
-    /// or another length).
-    pub(super) fn hold(&mut self, p: usize, vector: &Prepared) -> Option<usize> {
+    /// Holds `vector`, the output at position `p`, in its lane of `rows` (letting go of the
+    /// one there) unless it is held already; `None` when it does not take this path (an entry
+    /// not finite, or another length).
+    pub(super) fn hold(
+        &mut self,
+        rows: &mut Columns,
+        p: usize,
+        vector: &Prepared,
+    ) -> Option<usize> {
         let lane = p % LANES;
         let slot = self.held.get_mut(lane)?;
         if slot.as_ref().is_some_and(|(q, _)| *q == p) {
             return Some(lane);
         }
+        let rows = &mut rows.rows;
+        let at = COLUMNS + lane;
         if let Some((_, old)) = slot.take() {
             for &(i, _) in old.entries() {
-                if let Some(cell) = self.rows.get_mut(i as usize).and_then(|r| r.get_mut(lane)) {
+                if let Some(cell) = rows.get_mut(i as usize).and_then(|r| r.0.get_mut(at)) {
                     *cell = 0.0;
                 }
             }
         }
-        if !vector.finite() || vector.dim() != self.rows.len() {
+        if !vector.finite() || vector.dim() != rows.len() {
             return None;
         }
         for &(i, x) in vector.entries() {
-            if let Some(cell) = self.rows.get_mut(i as usize).and_then(|r| r.get_mut(lane)) {
+            if let Some(cell) = rows.get_mut(i as usize).and_then(|r| r.0.get_mut(at)) {
                 *cell = x;
             }
         }
@@ -71,33 +76,16 @@ impl Ring {
             .is_some_and(|h| h.as_ref().is_some_and(|(q, _)| *q == p))
     }
 
-    /// The dot products of `left` with every lane; `None` when `left` does not take this path
-    /// (an entry not finite, or another length).
-    pub(super) fn dots(&self, left: &Prepared) -> Option<[f64; LANES]> {
-        if !left.finite() || left.dim() != self.rows.len() {
-            return None;
-        }
-        let mut d = [0.0_f64; LANES];
-        for &(i, x) in left.entries() {
-            if let Some(row) = self.rows.get(i as usize) {
-                for (d, y) in d.iter_mut().zip(row) {
-                    *d += x * y;
-                }
-            }
-        }
-        Some(d)
-    }
-
-    /// The cosine of `left` and the vector in `lane`, from the dot products [`Ring::dots`]
-    /// gave.
+    /// The cosine of `left` and the vector in `lane`, from the dot products
+    /// [`Columns::dots`] gave.
     pub(super) fn cosine(
         &self,
         left: &Prepared,
         lane: usize,
-        dots: &[f64; LANES],
+        dots: &[f64; ROW],
     ) -> Option<Result<f64, LengthMismatch>> {
         let (_, right) = self.held.get(lane)?.as_ref()?;
-        Some(cosine_of_dot(left, right, *dots.get(lane)?))
+        Some(cosine_of_dot(left, right, *dots.get(COLUMNS + lane)?))
     }
 }
 
@@ -141,15 +129,18 @@ mod tests {
             let dense: Vec<Vec<f64>> = outputs.iter().map(|(v, k)| cut(v, *k)).collect();
             let prepared: Vec<Prepared> =
                 dense.iter().map(|v| Prepared::new(SparseVector::from_dense(v))).collect();
-            let mut ring = Ring::new(n);
+            // Columns of one zero vector of the length asked, so the rows have `n` buckets.
+            let zero = Prepared::new(SparseVector::from_dense(&vec![0.0; n]));
+            let (mut rows, _) = Columns::new(&[&zero]);
+            let mut ring = Ring::new();
             for (first, width, left, k) in steps {
                 let positions: Vec<usize> =
                     (first..first + width).filter(|&p| p < dense.len()).collect();
                 let lanes: Vec<Option<usize>> =
-                    positions.iter().map(|&p| ring.hold(p, &prepared[p])).collect();
+                    positions.iter().map(|&p| ring.hold(&mut rows, p, &prepared[p])).collect();
                 let left = cut(&left, k);
                 let a = Prepared::new(SparseVector::from_dense(&left));
-                let Some(dots) = ring.dots(&a) else {
+                let Some(dots) = rows.dots(&a) else {
                     prop_assert!(!a.finite() || left.len() != n);
                     continue;
                 };
