@@ -178,8 +178,12 @@ pub(super) fn rank_per_text<'e>(
                 };
                 asked.push((t, route));
             }
-            // One walk gives the dot products with the columns and with the ring's lanes.
-            let dots = columns.dots(left);
+            // One walk gives the dot products with the columns and with the ring's lanes; a
+            // piece whose cosines are all remembered (or all fresh) needs none.
+            let walk = asked
+                .iter()
+                .any(|(_, r)| matches!(r, Route::Column(_) | Route::Lane(..)));
+            let dots = if walk { columns.dots(left) } else { None };
             // A route the left vector cannot take, or a lane a later position of the window
             // took over, is had fresh.
             for (_, route) in asked.iter_mut() {
