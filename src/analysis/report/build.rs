@@ -24,6 +24,7 @@ use crate::analysis::progress::{Progress, Stage};
 use crate::analysis::rank::params::{MAX_SUSPECTS, QUOTE_CHARS, SCORE_CAP};
 use crate::analysis::rank::{Scored, SuspectEntry, fault, score_all, suspects, walk_back};
 use crate::analysis::report::Role;
+use rayon::prelude::*;
 
 /// Which reference answer is in force.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -399,36 +400,41 @@ struct TakenLinks {
 }
 
 fn take_links(links: &LinkGraph<'_>) -> TakenLinks {
-    let mut ids: Vec<u32> = links
-        .pairs()
-        .filter_map(|u| u32::try_from(u.value).ok())
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids.shrink_to_fit();
-    let values = ids
-        .iter()
-        .map(|&id| quoted_value(links.value(id as usize)))
-        .collect();
-    let pairs = links
+    // (from, to, value id), read once: each pair's value id is turned into its position among
+    // the values listed below.
+    let mut pairs: Vec<(u32, u32, u32)> = links
         .pairs()
         .filter_map(|u| {
-            let value = u32::try_from(u.value).ok()?;
-            let at = ids.binary_search(&value).unwrap_or_else(|at| at);
             Some((
                 u32::try_from(u.from).ok()?,
                 u32::try_from(u.to).ok()?,
-                u32::try_from(at).ok()?,
+                u32::try_from(u.value).ok()?,
             ))
         })
         .collect();
+    let mut ids: Vec<u32> = pairs.iter().map(|&(_, _, v)| v).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.shrink_to_fit();
+    // Made at the end of the analysis, when the other threads are done (issue 11: about
+    // 100,000 values and 150,000 links on a 100,000-step run).
+    let values = ids
+        .par_iter()
+        .map(|&id| quoted_value(links.value(id as usize)))
+        .collect();
+    pairs.par_iter_mut().for_each(|(_, _, v)| {
+        let at = ids.binary_search(v).unwrap_or_else(|at| at);
+        *v = u32::try_from(at).unwrap_or(u32::MAX);
+    });
     TakenLinks { pairs, values }
 }
 
+/// The links as the report lists them, in the graph's order (made in parallel, see
+/// [`take_links`]).
 fn links_out(run: &Run, taken: TakenLinks) -> Vec<Link> {
     taken
         .pairs
-        .iter()
+        .par_iter()
         .map(|&(from, to, at)| Link {
             from: step_id(run, from as usize),
             to: step_id(run, to as usize),
