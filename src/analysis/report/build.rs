@@ -112,8 +112,12 @@ pub fn analyze_run(
         ReferenceChoice::Ignore => None,
         ReferenceChoice::Given(t) => Some(t.as_str()),
     };
-    std::thread::scope(|scope| {
-        let influence = scope.spawn(|| {
+    // Both halves run on the thread pool: each one's parallel parts are made by its own thread
+    // first, and by the other one when it waits (issue 11: with threads of their own, the
+    // ranking's parts queued behind the rules' and its thread ended last, alone).
+    let (rules, (influence, dropped)) = rayon::join(
+        || rules_report(loaded, opts, reference, progress),
+        || {
             let section = influence_section_counted(
                 run,
                 reference,
@@ -123,15 +127,11 @@ pub fn analyze_run(
             );
             // The dropped context reads nothing but the run: made here, off the rules' path.
             (section, dropped_section(run))
-        });
-        let rules = rules_report(loaded, opts, reference, progress);
-        let (influence, dropped) = influence
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        let mut report = finish(rules, influence, opts, progress);
-        report.dropped = dropped;
-        report
-    })
+        },
+    );
+    let mut report = finish(rules, influence, opts, progress);
+    report.dropped = dropped;
+    report
 }
 
 /// A loaded run, borrowed.
