@@ -83,17 +83,20 @@ const PIECES_AT_ONCE: usize = 8;
 /// [`write_json`] with `per_piece` entries of a long list in a piece (a parameter for tests).
 fn write_json_in<W: Write>(report: &Report, out: &mut W, per_piece: usize) -> io::Result<()> {
     let pieces = pieces(report, per_piece.max(1));
+    // One buffer per piece of a group, kept from group to group (a buffer of 256 KiB or more
+    // would otherwise be mapped and unmapped for each piece).
+    let mut texts: Vec<Vec<u8>> = (0..PIECES_AT_ONCE).map(|_| Vec::new()).collect();
     for group in pieces.chunks(PIECES_AT_ONCE) {
-        let made: Vec<(Vec<u8>, Result<(), serde_json::Error>)> = group
+        let done: Vec<Result<(), serde_json::Error>> = group
             .par_iter()
-            .map(|piece| {
-                let mut text = Vec::new();
-                let done = piece.make(&mut text);
-                (text, done)
+            .zip(texts.par_iter_mut())
+            .map(|(piece, text)| {
+                text.clear();
+                piece.make(text)
             })
             .collect();
-        for (text, done) in made {
-            out.write_all(&text)?;
+        for (text, done) in texts.iter().zip(done) {
+            out.write_all(text)?;
             if let Err(e) = done {
                 serialize_into(&failed(&e), out).map_err(io::Error::from)?;
                 return out.write_all(b"\n");
