@@ -10,7 +10,7 @@ use super::{
 };
 use crate::analysis::claims::{CheckedClaim, check_claims};
 use crate::analysis::detect::say::{short, step as step_name};
-use crate::analysis::detect::{Facts, detect_all};
+use crate::analysis::detect::{Facts, RunFacts, detect_all};
 use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{
     ConfidenceOptions, EmbedError, Embedder, RankingSubject, dropped_section,
@@ -153,17 +153,20 @@ fn rules_report(
     let mut warnings = loaded.warnings.to_vec();
     progress.stage(Stage::Linking, steps.saturating_mul(2));
     let texts = StepTexts::build(run);
-    let links = LinkGraph::build_counted(run, &texts, progress);
+    // The claims and the facts that need no links are made while the links are found: the
+    // other thread takes them when it waits (issue 11).
+    let (links, (checked, base)) = rayon::join(
+        || LinkGraph::build_counted(run, &texts, progress),
+        || rayon::join(|| check_claims(run, &texts), || RunFacts::new(run, &texts)),
+    );
     if links.truncated {
         warnings.push(Warning::run(
             None,
             "the run holds more distinct values than the link index takes (16 MiB); values of later steps were left out, so some links may be missing",
         ));
     }
-    progress.stage(Stage::Claims, 0);
-    let checked = check_claims(run, &texts);
     progress.stage(Stage::Detecting, 0);
-    let facts = Facts::new(run, &texts, &links, &checked).with_reference(reference);
+    let facts = Facts::with_base(base, run, &texts, &links, &checked).with_reference(reference);
     let mut scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
     // Only the judge reads the scored findings again: without one the ranking takes them
     // rather than a copy.
