@@ -170,18 +170,19 @@ fn rules_report(
     let mut scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
     // Only the judge reads the scored findings again: without one the ranking takes them
     // rather than a copy.
-    let rule_suspects = if opts.judge.is_some() {
-        suspects(scored.clone())
+    let to_rank = if opts.judge.is_some() {
+        scored.clone()
     } else {
-        suspects(std::mem::take(&mut scored))
+        std::mem::take(&mut scored)
     };
+    // The links' values are spans of the step texts: taken out while the texts are there, and
+    // while the findings are ranked (issue 11: both ran on one thread, the other idle).
+    let (rule_suspects, taken) = rayon::join(|| suspects(to_rank), || take_links(&links));
     let fault = fault(&facts, &rule_suspects);
     let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
-    // The links' values are spans of the step texts: taken out while the texts are there.
     // Nothing below reads the graph or the texts: both are freed before the report is put
     // together.
     drop(facts);
-    let taken = take_links(&links);
     drop(links);
     drop(texts);
     // The verdict and the ranking confidence read the ranking itself (its first
