@@ -160,8 +160,7 @@ pub(super) fn context_units(
     // core at 100,000 steps). Every warning keeps its place: a unit's come after the ones of
     // the units before it.
     let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
-    let mut slots: Vec<Result<(String, Map<String, Value>), Warning>> =
-        Vec::with_capacity(items.len());
+    let mut slots: Vec<Result<Taken, Warning>> = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
         let Value::Object(mut u) = item else {
             slots.push(Err(Warning::run(
@@ -215,6 +214,9 @@ pub(super) fn context_units(
     }
     out
 }
+
+/// A context unit taken: its id, and its object without the id.
+type Taken = (String, Map<String, Value>);
 
 /// Context units one task reads at least.
 const UNITS_PER_TASK: usize = 256;
