@@ -437,6 +437,10 @@ impl Embedder for HashedEmbedder {
         true
     }
 
+    fn parallel(&self) -> bool {
+        true
+    }
+
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
         let mut scratch = Scratch::default();
         Ok(texts.iter().map(|t| scratch.vector(t)).collect())

@@ -14,9 +14,11 @@ use super::evidence::{ModelOutputs, RunEvidence, Text, first_ancestor, window_fr
 use super::prepared::{Columns, Prepared, Spread};
 use super::ring::Ring;
 use super::score::{AncestorSums, scored};
+use super::sparse::SparseVector;
 use super::types::{EmbedError, Embedder, InfluenceScore, Weights};
 use crate::analysis::progress::Progress;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use rayon::prelude::*;
 use std::hash::BuildHasher;
 
 /// Pieces scored per embedding call. Bounds the vectors held at once (a chunk's pieces, their
@@ -452,7 +454,7 @@ impl Held<'_> {
             .into_iter()
             .map(|p| p.unwrap_or_else(|(a, b)| written.get(a..b).unwrap_or_default()))
             .collect();
-        let vectors = self.embedder.embed_sparse(&batch)?;
+        let vectors = embed_parts(self.embedder, &batch)?;
         if vectors.len() != batch.len() {
             return Err(EmbedError(format!(
                 "the '{name}' embedder returned {} vectors for {} texts",
@@ -472,6 +474,24 @@ impl Held<'_> {
         }
         Ok(())
     }
+}
+
+/// Texts of a call embedded together at least, when the embedder lets a call be cut into parts
+/// ([`Embedder::parallel`]).
+const TEXTS_PER_PART: usize = 64;
+
+/// The vectors of `batch`, in order: in parts on the thread pool when the embedder allows it
+/// (issue 11: embedding is most of the ranking, which otherwise runs on one thread while the
+/// rules' work has the other core), else in one call.
+fn embed_parts(embedder: &dyn Embedder, batch: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
+    if !embedder.parallel() || batch.len() < 2 * TEXTS_PER_PART {
+        return embedder.embed_sparse(batch);
+    }
+    let parts: Vec<Vec<SparseVector>> = batch
+        .par_chunks(TEXTS_PER_PART)
+        .map(|part| embedder.embed_sparse(part))
+        .collect::<Result<_, _>>()?;
+    Ok(parts.into_iter().flatten().collect())
 }
 
 fn no_vector() -> EmbedError {
