@@ -12,10 +12,8 @@ pub enum Stage {
     Reading,
     /// Parsing and checking the steps (steps).
     Loading,
-    /// Finding the links between steps (steps).
+    /// Finding the links between steps (steps), while the final answer's claims are checked.
     Linking,
-    /// Checking the final answer's claims.
-    Claims,
     /// Running the detectors and ranking the suspects.
     Detecting,
     /// Writing the report.
@@ -25,11 +23,10 @@ pub enum Stage {
 }
 
 impl Stage {
-    const ALL: [Stage; 7] = [
+    const ALL: [Stage; 6] = [
         Stage::Reading,
         Stage::Loading,
         Stage::Linking,
-        Stage::Claims,
         Stage::Detecting,
         Stage::Report,
         Stage::Done,
@@ -41,7 +38,6 @@ impl Stage {
             Stage::Reading => "reading the file",
             Stage::Loading => "loading steps",
             Stage::Linking => "linking steps",
-            Stage::Claims => "checking claims",
             Stage::Detecting => "running detectors",
             Stage::Report => "writing the report",
             Stage::Done => "done",
@@ -187,7 +183,10 @@ mod tests {
             Some("[###-------]")
         );
         // A count past its total (the stage moved on between two reads) fills the bar, no more.
-        assert_eq!(snap(Stage::Claims, 9, 2).bar(3).as_deref(), Some("[###]"));
+        assert_eq!(
+            snap(Stage::Detecting, 9, 2).bar(3).as_deref(),
+            Some("[###]")
+        );
         assert_eq!(snap(Stage::Loading, 7, 0).bar(3), None);
         assert_eq!(Stage::Reading.unit(), "bytes");
         assert_eq!(Stage::Loading.unit(), "steps");

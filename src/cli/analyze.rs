@@ -21,7 +21,8 @@ use anyhow::Context;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// Runs of this many steps or more give their freed memory back before the report is written.
+/// Runs of this many steps or more give their freed memory back before a page for people is
+/// made.
 const TRIM_AFTER_STEPS: usize = 10_000;
 
 /// Runs the subcommand.
@@ -56,15 +57,16 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
         let report = analyze_with_progress(&loaded, &opts, &progress);
         bar_now.finish();
-        // A big run's analysis tables are freed: their pages go back before the report's text
-        // is made (for a small run, as in a file of many, it would only cost time).
-        if loaded.run.steps.len() >= TRIM_AFTER_STEPS {
-            super::heap::give_back_free_memory();
-        }
         let written = match format {
             // JSON is one line per run, streamed.
             ReportFormat::Json => write_json_stdout(&report)?,
             ReportFormat::Text | ReportFormat::Markdown => {
+                // A big run's analysis tables are freed: their pages go back before the page's
+                // text is made whole (for a small run, as in a file of many, it would only
+                // cost time). The JSON line needs no room: it is made a few pieces at a time.
+                if loaded.run.steps.len() >= TRIM_AFTER_STEPS {
+                    super::heap::give_back_free_memory();
+                }
                 let text = if matches!(format, ReportFormat::Markdown) {
                     let (verdicts, from) = ledger_verdicts(&settings, args, runs_in_file, &loaded);
                     render_markdown(

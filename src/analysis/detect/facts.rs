@@ -36,6 +36,18 @@ pub struct Facts<'a> {
     pub claims: &'a [CheckedClaim],
     /// The reference answer in force (the run's own unless the caller chose otherwise).
     reference: Option<&'a str>,
+    /// What is known from the run and its texts alone.
+    base: RunFacts,
+    used: Vec<bool>,
+    /// The final answer's origin, found once for the detectors that read it.
+    answer: OnceLock<Option<AnswerTrace>>,
+    /// Which word lists may occur in what each step returned, scanned once on first use.
+    marks: OnceLock<Marks>,
+}
+
+/// The facts that need neither the links nor the claims: made while the links are found
+/// (issue 11: they were on the rules' path after it).
+pub struct RunFacts {
     callers: Slots,
     /// For each step, the position in `run.tools` of the tool it called (`run.tool` of its
     /// call's name), looked up once: several detectors and the walk back ask it of every step,
@@ -43,24 +55,14 @@ pub struct Facts<'a> {
     tool_at: Slots,
     last_user: Slots,
     changed: bool,
-    used: Vec<bool>,
     inside: Slots,
     /// Only the failed calls that have a source (few in any run), by position.
     state_from: HashMap<usize, (usize, String)>,
-    /// The final answer's origin, found once for the detectors that read it.
-    answer: OnceLock<Option<AnswerTrace>>,
-    /// Which word lists may occur in what each step returned, scanned once on first use.
-    marks: OnceLock<Marks>,
 }
 
-impl<'a> Facts<'a> {
-    /// Computes the facts.
-    pub fn new(
-        run: &'a Run,
-        texts: &'a StepTexts<'a>,
-        links: &'a LinkGraph<'a>,
-        claims: &'a [CheckedClaim],
-    ) -> Facts<'a> {
+impl RunFacts {
+    /// Computes the facts of `run` that its texts alone give.
+    pub fn new(run: &Run, texts: &StepTexts<'_>) -> RunFacts {
         let mut last_user = Slots::with_capacity(run.steps.len());
         let mut last = None;
         for (i, s) in run.steps.iter().enumerate() {
@@ -77,19 +79,44 @@ impl<'a> Facts<'a> {
             .enumerate()
             .any(|(i, s)| !s.failed() && mutates(i));
         let state_from = state_sources(run, mutates);
+        RunFacts {
+            callers: callers(run, texts),
+            tool_at,
+            last_user,
+            changed,
+            inside: last_decision_inside(run),
+            state_from,
+        }
+    }
+}
+
+impl<'a> Facts<'a> {
+    /// Computes the facts.
+    pub fn new(
+        run: &'a Run,
+        texts: &'a StepTexts<'a>,
+        links: &'a LinkGraph<'a>,
+        claims: &'a [CheckedClaim],
+    ) -> Facts<'a> {
+        Facts::with_base(RunFacts::new(run, texts), run, texts, links, claims)
+    }
+
+    /// The facts, from those `base` already holds ([`RunFacts::new`] of the same run and texts).
+    pub fn with_base(
+        base: RunFacts,
+        run: &'a Run,
+        texts: &'a StepTexts<'a>,
+        links: &'a LinkGraph<'a>,
+        claims: &'a [CheckedClaim],
+    ) -> Facts<'a> {
         Facts {
             run,
             texts,
             links,
             claims,
             reference: run.reference_answer.as_deref(),
-            callers: callers(run, texts),
-            tool_at,
-            last_user,
-            changed,
+            base,
             used: used_later(run, links, claims),
-            inside: last_decision_inside(run),
-            state_from,
             answer: OnceLock::new(),
             marks: OnceLock::new(),
         }
@@ -121,18 +148,18 @@ impl<'a> Facts<'a> {
     /// The model step that issued the tool call at `i`: the latest earlier model step whose
     /// output names the tool, else the latest earlier model step.
     pub fn caller(&self, i: usize) -> Option<usize> {
-        self.callers.get(i)
+        self.base.callers.get(i)
     }
 
     /// The latest user message before step `i`.
     pub fn last_user_before(&self, i: usize) -> Option<usize> {
-        self.last_user.get(i)
+        self.base.last_user.get(i)
     }
 
     /// True when a state-changing call succeeded (a refund, a booking): the run changed
     /// something.
     pub fn changed_something(&self) -> bool {
-        self.changed
+        self.base.changed
     }
 
     /// True when a later step used what step `i` produced: a value link out of it, a unit it
@@ -146,14 +173,14 @@ impl<'a> Facts<'a> {
     /// [`MAX_NESTING`] levels up from each decision): where what the container reports was
     /// decided.
     pub fn decision_inside(&self, i: usize) -> Option<usize> {
-        self.inside.get(i)
+        self.base.inside.get(i)
     }
 
     /// For a failed call (not failed by its service): the latest earlier successful
     /// state-changing call that named one of the same ids in its arguments, and that id. The
     /// later call worked on something the earlier one had changed.
     pub fn state_source(&self, i: usize) -> Option<(usize, &str)> {
-        self.state_from.get(&i).map(|(w, v)| (*w, v.as_str()))
+        self.base.state_from.get(&i).map(|(w, v)| (*w, v.as_str()))
     }
 
     /// True when step `i` is a call to a tool the run marks as state-changing.
@@ -163,12 +190,12 @@ impl<'a> Facts<'a> {
 
     /// The tool step `i` called, as `run.tool` finds it by its call's name.
     pub fn tool(&self, i: usize) -> Option<&'a Tool> {
-        tool_of_step(self.run, &self.tool_at, i)
+        tool_of_step(self.run, &self.base.tool_at, i)
     }
 
     /// The position in `run.tools` of [`tool`](Self::tool)`(i)`.
     pub fn tool_position(&self, i: usize) -> Option<usize> {
-        self.tool_at.get(i)
+        self.base.tool_at.get(i)
     }
 }
 

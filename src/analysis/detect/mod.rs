@@ -40,7 +40,7 @@ mod tool_error;
 pub(crate) mod vocab;
 mod wrong_tool;
 
-pub use facts::{Facts, decides};
+pub use facts::{Facts, RunFacts, decides};
 
 /// Which detector found something; the names are the report's `detector` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

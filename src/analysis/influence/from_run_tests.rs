@@ -595,3 +595,69 @@ fn json_values_rank_as_the_strings_of_their_text() {
     assert!(!texts.is_empty() && !texts.contains(&answer.to_string()));
     assert!(texts.iter().any(|t| t.starts_with("{\"thought\":")));
 }
+
+/// An embedder that forwards to a per-text one and records the size of every call; it lets the
+/// ranking cut a call into parts or not, as asked.
+struct Recording<'e> {
+    inner: &'e dyn Embedder,
+    parallel: bool,
+    calls: std::sync::Mutex<Vec<usize>>,
+}
+
+impl Embedder for Recording<'_> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn per_text(&self) -> bool {
+        self.inner.per_text()
+    }
+    fn parallel(&self) -> bool {
+        self.parallel
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f64>>, EmbedError> {
+        self.inner.embed(texts)
+    }
+    fn embed_sparse(&self, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
+        if let Ok(mut calls) = self.calls.lock() {
+            calls.push(texts.len());
+        }
+        self.inner.embed_sparse(texts)
+    }
+}
+
+/// A call cut into parts made on the thread pool gives the section of whole calls, bit for bit,
+/// and the parts together embed the same texts.
+#[test]
+fn calls_cut_into_parallel_parts_rank_as_whole_calls() {
+    let run = long_mixed_run();
+    let opts = ConfidenceOptions::default();
+    for reference in [None, Some("Refunds are approved for damaged parcels.")] {
+        let whole = Recording {
+            inner: &HashedEmbedder,
+            parallel: false,
+            calls: Default::default(),
+        };
+        let parts = Recording {
+            inner: &HashedEmbedder,
+            parallel: true,
+            calls: Default::default(),
+        };
+        let want = influence_section(&run, reference, &whole, &opts)
+            .unwrap()
+            .unwrap();
+        let got = influence_section(&run, reference, &parts, &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            serde_json::to_string(&want).unwrap()
+        );
+        let whole = whole.calls.into_inner().unwrap();
+        let parts = parts.calls.into_inner().unwrap();
+        // Some whole call was long enough to be cut, and was.
+        assert!(whole.iter().any(|&n| n >= 2 * 64), "{whole:?}");
+        assert!(parts.iter().all(|&n| n < 2 * 64), "{parts:?}");
+        assert!(parts.len() > whole.len());
+        assert_eq!(parts.iter().sum::<usize>(), whole.iter().sum::<usize>());
+    }
+}

@@ -189,7 +189,17 @@ struct Scratch {
     /// other (see [`Scratch::add_token`]).
     seen_trigrams: Vec<usize>,
     /// All zeros between texts; buckets are summed here in feature order.
-    sums: Vec<f64>,
+    sums: Sums,
+}
+
+/// One sum per bucket, of a fixed length so that a bucket (the hash's low bits) needs no
+/// bounds check.
+struct Sums(Box<[f64; HASHED_DIM]>);
+
+impl Default for Sums {
+    fn default() -> Self {
+        Sums(Box::new([0.0; HASHED_DIM]))
+    }
 }
 
 /// `sign · weight · √count`; a feature seen once is `sign · weight` (`√1` is exactly 1).
@@ -219,12 +229,11 @@ impl Scratch {
     /// bit set and read back in bucket order.
     fn sparse(&mut self, text: &str) -> SparseVector {
         self.collect(text);
-        self.sums.resize(HASHED_DIM, 0.0);
+        let sums = &mut *self.sums.0;
         let mut touched = [0u64; HASHED_DIM / 64];
         for f in self.features.list() {
             let (bucket, sign) = slot(f.hash);
-            if let (Some(x), Some(bits)) = (self.sums.get_mut(bucket), touched.get_mut(bucket / 64))
-            {
+            if let (Some(x), Some(bits)) = (sums.get_mut(bucket), touched.get_mut(bucket / 64)) {
                 *x += contribution(sign, f);
                 *bits |= 1u64 << (bucket % 64);
             }
@@ -236,7 +245,7 @@ impl Scratch {
             while bits != 0 {
                 let b = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if let Some(x) = self.sums.get_mut(b) {
+                if let Some(x) = sums.get_mut(b) {
                     // A bucket whose sum cancelled out to zero has no entry.
                     if *x != 0.0
                         && let Ok(b) = u32::try_from(b)
@@ -383,25 +392,35 @@ struct AsciiRuns<'a> {
     at: usize,
 }
 
+/// Per byte value: whether it is an ASCII letter or digit (one load per byte where two range
+/// checks were).
+static ASCII_ALNUM: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    t
+};
+
 impl<'a> Iterator for AsciiRuns<'a> {
     type Item = &'a str;
 
     fn next(&mut self) -> Option<&'a str> {
         let bytes = self.text.as_bytes();
-        let start = self.at
-            + bytes
-                .get(self.at..)?
-                .iter()
-                .position(u8::is_ascii_alphanumeric)?;
-        let rest = bytes.get(start..).unwrap_or_default();
-        let end = start
-            + rest
-                .iter()
-                .position(|b| !b.is_ascii_alphanumeric())
-                .unwrap_or(rest.len());
-        self.at = end;
+        let alnum = |b: u8| ASCII_ALNUM[usize::from(b)];
+        let mut i = self.at;
+        while !alnum(*bytes.get(i)?) {
+            i += 1;
+        }
+        let start = i;
+        while bytes.get(i).is_some_and(|&b| alnum(b)) {
+            i += 1;
+        }
+        self.at = i;
         // Both ends are next to ASCII bytes (or the text's ends): character boundaries.
-        self.text.get(start..end)
+        self.text.get(start..i)
     }
 }
 
@@ -415,6 +434,10 @@ impl Embedder for HashedEmbedder {
     }
 
     fn per_text(&self) -> bool {
+        true
+    }
+
+    fn parallel(&self) -> bool {
         true
     }
 
@@ -529,6 +552,30 @@ mod tests {
                 .collect();
             let runs: Vec<&str> = AsciiRuns { text, at: 0 }.collect();
             assert_eq!(runs, split, "{text:?}");
+        }
+    }
+
+    use proptest::prelude::*;
+
+    proptest::proptest! {
+        /// Any text (ASCII of every kind, and some non-ASCII letters): the runs are the
+        /// non-empty pieces of a split on every byte that is not an ASCII letter or digit.
+        #[test]
+        fn ascii_runs_of_any_text_are_the_pieces_of_a_split(
+            text in proptest::collection::vec(
+                proptest::prop_oneof![
+                    8 => (0u8..128).prop_map(char::from),
+                    1 => proptest::sample::select(vec!['\u{e9}', '\u{8fd4}', '\u{a0}']),
+                ],
+                0..80,
+            ).prop_map(|c| c.into_iter().collect::<String>())
+        ) {
+            let split: Vec<&str> = text
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|p| !p.is_empty())
+                .collect();
+            let runs: Vec<&str> = AsciiRuns { text: &text, at: 0 }.collect();
+            proptest::prop_assert_eq!(runs, split);
         }
     }
 

@@ -16,6 +16,7 @@ mod mock;
 pub mod num_text;
 mod per_text;
 mod prepared;
+mod ring;
 mod score;
 mod sparse;
 mod token_cache;

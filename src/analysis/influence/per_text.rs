@@ -12,10 +12,13 @@
 use super::evidence::MAX_ANCESTORS;
 use super::evidence::{ModelOutputs, RunEvidence, Text, first_ancestor, window_from, write_value};
 use super::prepared::{Columns, Prepared, Spread};
+use super::ring::Ring;
 use super::score::{AncestorSums, scored};
+use super::sparse::SparseVector;
 use super::types::{EmbedError, Embedder, InfluenceScore, Weights};
 use crate::analysis::progress::Progress;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use rayon::prelude::*;
 use std::hash::BuildHasher;
 
 /// Pieces scored per embedding call. Bounds the vectors held at once (a chunk's pieces, their
@@ -104,7 +107,7 @@ pub(super) fn rank_per_text<'e>(
     held.embed(&plan, &leading)?;
     // The answer's and the reference's numbers come first; they are held throughout.
     let held_throughout = leading.iter().max().map_or(0, |&m| m + 1);
-    let (columns, column_of) = tail_columns(&plan, &mut held, &leading)?;
+    let (mut columns, column_of) = tail_columns(&plan, &mut held, &leading)?;
     let column = |t: u32| {
         column_of
             .get(t as usize)
@@ -113,6 +116,7 @@ pub(super) fn rank_per_text<'e>(
 
     let mut out: Vec<Ranked> = Vec::with_capacity(evidence.len());
     let mut spread = Spread::default();
+    let mut ring = Ring::new();
     let mut memo: HashMap<(u32, u32), f64> = HashMap::new();
     // Per text: 1 + the last chunk that listed it, so a chunk lists each text once.
     let mut listed = vec![0u32; plan.texts.len()];
@@ -139,8 +143,9 @@ pub(super) fn rank_per_text<'e>(
         let live = &held.live;
         let vector = |t: u32| live.get(&t).ok_or_else(no_vector);
         // Per piece: the texts it is compared with (ancestors, answer, reference), each with
-        // its remembered cosine if any; the vectors of the others; and their cosines.
-        let mut asked: Vec<(u32, Option<f64>)> = Vec::new();
+        // the way its cosine is had (see [`Route`]); the vectors that take [`Left::cosines`];
+        // and the cosines.
+        let mut asked: Vec<(u32, Route)> = Vec::new();
         let mut rights: Vec<&Prepared> = Vec::new();
         let mut computed = Vec::new();
         let mut cosines: Vec<f64> = Vec::new();
@@ -149,17 +154,53 @@ pub(super) fn rank_per_text<'e>(
                 continue;
             };
             let left = vector(text)?;
-            let dots = columns.dots(left);
             let remember = plan.repeated.get(text as usize) == Some(&true);
-            let known = |t: u32| (t, remember.then(|| memo.get(&(text, t)).copied()).flatten());
+            let known = |t: u32| remember.then(|| memo.get(&(text, t)).copied()).flatten();
             asked.clear();
-            asked.extend(plan.ancestors_of(k as usize).map(known));
+            for p in plan.ancestor_positions(k as usize) {
+                let Some(&t) = plan.output_text.get(p) else {
+                    continue;
+                };
+                let route = match (known(t), column(t)) {
+                    (Some(c), _) => Route::Known(c),
+                    (None, Some(col)) => Route::Column(col),
+                    (None, None) => match ring.hold(&mut columns, p, vector(t)?) {
+                        Some(lane) => Route::Lane(lane, p),
+                        None => Route::Fresh,
+                    },
+                };
+                asked.push((t, route));
+            }
             let ancestors = asked.len();
-            asked.push(known(plan.answer));
-            asked.extend(plan.reference.map(known));
+            for t in std::iter::once(plan.answer).chain(plan.reference) {
+                let route = match (known(t), column(t)) {
+                    (Some(c), _) => Route::Known(c),
+                    (None, Some(col)) => Route::Column(col),
+                    (None, None) => Route::Fresh,
+                };
+                asked.push((t, route));
+            }
+            // One walk gives the dot products with the columns and with the ring's lanes; a
+            // piece whose cosines are all remembered (or all fresh) needs none.
+            let walk = asked
+                .iter()
+                .any(|(_, r)| matches!(r, Route::Column(_) | Route::Lane(..)));
+            let dots = if walk { columns.dots(left) } else { None };
+            // A route the left vector cannot take, or a lane a later position of the window
+            // took over, is had fresh.
+            for (_, route) in asked.iter_mut() {
+                let usable = match *route {
+                    Route::Column(_) => dots.is_some(),
+                    Route::Lane(lane, p) => dots.is_some() && ring.holds(lane, p),
+                    Route::Known(_) | Route::Fresh => true,
+                };
+                if !usable {
+                    *route = Route::Fresh;
+                }
+            }
             rights.clear();
-            for &(t, c) in &asked {
-                if c.is_none() && (dots.is_none() || column(t).is_none()) {
+            for &(t, route) in &asked {
+                if matches!(route, Route::Fresh) {
                     rights.push(vector(t)?);
                 }
             }
@@ -169,24 +210,23 @@ pub(super) fn rank_per_text<'e>(
             }
             let mut fresh = computed.iter().copied();
             cosines.clear();
-            for &(t, c) in &asked {
-                let c = match c {
-                    Some(c) => c,
-                    None => {
-                        let c = match (&dots, column(t)) {
-                            (Some(d), Some(k)) => columns.cosine(left, k, d),
-                            _ => fresh.next(),
-                        };
-                        let c = c.ok_or_else(no_vector)?.map_err(mismatch)?;
-                        if remember {
-                            if memo.len() >= MEMO_ROOM {
-                                memo.clear();
-                            }
-                            memo.insert((text, t), c);
-                        }
-                        c
+            for &(t, route) in &asked {
+                let c = match route {
+                    Route::Known(c) => {
+                        cosines.push(c);
+                        continue;
                     }
+                    Route::Column(col) => dots.as_ref().and_then(|d| columns.cosine(left, col, d)),
+                    Route::Lane(lane, _) => dots.as_ref().and_then(|d| ring.cosine(left, lane, d)),
+                    Route::Fresh => fresh.next(),
                 };
+                let c = c.ok_or_else(no_vector)?.map_err(mismatch)?;
+                if remember {
+                    if memo.len() >= MEMO_ROOM {
+                        memo.clear();
+                    }
+                    memo.insert((text, t), c);
+                }
                 cosines.push(c);
             }
             let mut sums = AncestorSums::default();
@@ -211,6 +251,20 @@ pub(super) fn rank_per_text<'e>(
         progress.influence_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
     }
     Ok(out)
+}
+
+/// How the cosine of a piece and one text it is compared with is had.
+#[derive(Clone, Copy)]
+enum Route {
+    /// Remembered from another piece with the same text.
+    Known(f64),
+    /// From the piece's dot products with the [`Columns`], in this column.
+    Column(usize),
+    /// From the piece's dot products with the [`Ring`], in this lane, which holds this output
+    /// position.
+    Lane(usize, usize),
+    /// Through [`Left::cosines`](super::prepared::Left::cosines).
+    Fresh,
 }
 
 /// The texts every ancestor window ends with (the last [`MAX_ANCESTORS`]` / 2` model outputs),
@@ -336,14 +390,19 @@ impl<'a> Plan<'a> {
         plan
     }
 
-    /// The text numbers of piece `k`'s ancestors, in order.
-    fn ancestors_of(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
+    /// The output positions of piece `k`'s ancestors, in order.
+    fn ancestor_positions(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
         self.first
             .get(k)
             .map(|&f| window_from(f as usize, self.outputs))
             .into_iter()
             .flatten()
             .flatten()
+    }
+
+    /// The text numbers of piece `k`'s ancestors, in order.
+    fn ancestors_of(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
+        self.ancestor_positions(k)
             .filter_map(|i| self.output_text.get(i).copied())
     }
 
@@ -395,7 +454,7 @@ impl Held<'_> {
             .into_iter()
             .map(|p| p.unwrap_or_else(|(a, b)| written.get(a..b).unwrap_or_default()))
             .collect();
-        let vectors = self.embedder.embed_sparse(&batch)?;
+        let vectors = embed_parts(self.embedder, &batch)?;
         if vectors.len() != batch.len() {
             return Err(EmbedError(format!(
                 "the '{name}' embedder returned {} vectors for {} texts",
@@ -415,6 +474,24 @@ impl Held<'_> {
         }
         Ok(())
     }
+}
+
+/// Texts of a call embedded together at least, when the embedder lets a call be cut into parts
+/// ([`Embedder::parallel`]).
+const TEXTS_PER_PART: usize = 64;
+
+/// The vectors of `batch`, in order: in parts on the thread pool when the embedder allows it
+/// (issue 11: embedding is most of the ranking, which otherwise runs on one thread while the
+/// rules' work has the other core), else in one call.
+fn embed_parts(embedder: &dyn Embedder, batch: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
+    if !embedder.parallel() || batch.len() < 2 * TEXTS_PER_PART {
+        return embedder.embed_sparse(batch);
+    }
+    let parts: Vec<Vec<SparseVector>> = batch
+        .par_chunks(TEXTS_PER_PART)
+        .map(|part| embedder.embed_sparse(part))
+        .collect::<Result<_, _>>()?;
+    Ok(parts.into_iter().flatten().collect())
 }
 
 fn no_vector() -> EmbedError {

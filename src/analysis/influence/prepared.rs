@@ -25,17 +25,32 @@ pub(super) struct Prepared {
 impl Prepared {
     /// Prepares `vector`.
     pub(super) fn new(vector: SparseVector) -> Prepared {
-        let entries = vector.entries();
-        let norm = entries
+        // One walk: the sum in index order, and whether every entry is finite.
+        let (norm, finite) = vector
+            .entries()
             .iter()
-            .all(|(_, x)| x.is_finite())
-            .then(|| entries.iter().fold(0.0_f64, |n, (_, x)| n + x * x));
-        Prepared { vector, norm }
+            .fold((0.0_f64, true), |(n, f), (_, x)| {
+                (n + x * x, f && x.is_finite())
+            });
+        Prepared {
+            vector,
+            norm: finite.then_some(norm),
+        }
     }
 
     /// The number of dimensions.
     pub(super) fn dim(&self) -> usize {
         self.vector.dim()
+    }
+
+    /// True when every entry is finite (the vectors the side-by-side sums take).
+    pub(super) fn finite(&self) -> bool {
+        self.norm.is_some()
+    }
+
+    /// The non-zero entries, in index order.
+    pub(super) fn entries(&self) -> &[(u32, f64)] {
+        self.vector.entries()
     }
 }
 
@@ -205,6 +220,18 @@ impl Drop for Left<'_> {
 /// window ends with, the answer and the reference.
 pub(super) const COLUMNS: usize = 12;
 
+/// Numbers per bucket of a [`Columns`]: its columns, then the lanes of the
+/// [`super::ring::Ring`] (issue 11: one walk over a piece's entries sums the dot products of
+/// both), padded to three cache lines.
+pub(super) const ROW: usize = 24;
+
+const _: () = assert!(COLUMNS + super::ring::LANES <= ROW);
+
+/// One bucket's numbers (see [`ROW`]), aligned so that it spans exactly three cache lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(super) struct Row(pub(super) [f64; ROW]);
+
 /// A few vectors that many left vectors are compared with, laid out by bucket: for each
 /// bucket, their values there side by side. A left vector's dot products with all of them are
 /// summed in one walk over its entries, each in its own accumulator, in bucket order (issue 11:
@@ -215,8 +242,9 @@ pub(super) const COLUMNS: usize = 12;
 /// with zero, which changes no such sum. Only vectors whose entries are all finite are held, and
 /// only such left vectors are walked; the rest take [`Left::cosines`].
 pub(super) struct Columns {
-    /// Per bucket, the held vectors' values there (0 where one has no entry).
-    rows: Vec<[f64; COLUMNS]>,
+    /// Per bucket, the held vectors' values there (0 where one has no entry), then the
+    /// [`super::ring::Ring`]'s lanes.
+    pub(super) rows: Vec<Row>,
     held: Vec<Prepared>,
 }
 
@@ -225,7 +253,7 @@ impl Columns {
     /// first one's, up to [`COLUMNS`]; each comes back with its column, or `None`.
     pub(super) fn new(vectors: &[&Prepared]) -> (Columns, Vec<Option<usize>>) {
         let dim = vectors.first().map_or(0, |v| v.dim());
-        let mut rows = vec![[0.0; COLUMNS]; dim];
+        let mut rows = vec![Row([0.0; ROW]); dim];
         let mut held = Vec::new();
         let mut placed = Vec::with_capacity(vectors.len());
         for &v in vectors {
@@ -235,7 +263,7 @@ impl Columns {
             }
             let k = held.len();
             for &(i, x) in v.vector.entries() {
-                if let Some(cell) = rows.get_mut(i as usize).and_then(|r| r.get_mut(k)) {
+                if let Some(cell) = rows.get_mut(i as usize).and_then(|r| r.0.get_mut(k)) {
                     *cell = x;
                 }
             }
@@ -245,16 +273,16 @@ impl Columns {
         (Columns { rows, held }, placed)
     }
 
-    /// The dot products of `left` with every column; `None` when `left` does not take this
-    /// path (an entry not finite, or another length).
-    pub(super) fn dots(&self, left: &Prepared) -> Option<[f64; COLUMNS]> {
+    /// The dot products of `left` with every column and every lane of the ring (see [`ROW`]);
+    /// `None` when `left` does not take this path (an entry not finite, or another length).
+    pub(super) fn dots(&self, left: &Prepared) -> Option<[f64; ROW]> {
         if left.norm.is_none() || left.dim() != self.rows.len() {
             return None;
         }
-        let mut d = [0.0_f64; COLUMNS];
+        let mut d = [0.0_f64; ROW];
         for &(i, x) in left.vector.entries() {
             if let Some(row) = self.rows.get(i as usize) {
-                for (d, y) in d.iter_mut().zip(row) {
+                for (d, y) in d.iter_mut().zip(&row.0) {
                     *d += x * y;
                 }
             }
@@ -267,22 +295,33 @@ impl Columns {
         &self,
         left: &Prepared,
         k: usize,
-        dots: &[f64; COLUMNS],
+        dots: &[f64; ROW],
     ) -> Option<Result<f64, LengthMismatch>> {
         let right = self.held.get(k)?;
         let dot = *dots.get(k)?;
-        let (Some(na), Some(nb)) = (left.norm, right.norm) else {
-            return Some(cosine_sparse(&left.vector, &right.vector));
-        };
-        if na == 0.0 || nb == 0.0 {
-            return Some(Ok(0.0));
-        }
-        let plain = dot / (na.sqrt() * nb.sqrt());
-        Some(if plain.is_finite() && na.is_finite() && nb.is_finite() {
-            Ok(plain)
-        } else {
-            cosine_sparse(&left.vector, &right.vector)
-        })
+        Some(cosine_of_dot(left, right, dot))
+    }
+}
+
+/// The cosine of `left` and `right` from their dot product, summed as [`Left::cosines`] sums it
+/// (for vectors whose entries are all finite); vectors that are not, and overflowing sums, take
+/// [`cosine_sparse`].
+pub(super) fn cosine_of_dot(
+    left: &Prepared,
+    right: &Prepared,
+    dot: f64,
+) -> Result<f64, LengthMismatch> {
+    let (Some(na), Some(nb)) = (left.norm, right.norm) else {
+        return cosine_sparse(&left.vector, &right.vector);
+    };
+    if na == 0.0 || nb == 0.0 {
+        return Ok(0.0);
+    }
+    let plain = dot / (na.sqrt() * nb.sqrt());
+    if plain.is_finite() && na.is_finite() && nb.is_finite() {
+        Ok(plain)
+    } else {
+        cosine_sparse(&left.vector, &right.vector)
     }
 }
 

@@ -66,15 +66,24 @@ impl TokenCache {
 
     /// The position of token `t` with mixed word hash `word`, kept now if it was not: `make`
     /// then gives its pair prefix and pushes its trigram hashes onto the list it is handed.
+    /// The look-up is inlined into the caller; keeping a token (a few in a hundred) is not.
+    #[inline]
     pub(super) fn find_or_keep(
         &mut self,
         word: u64,
         t: &str,
         make: impl FnOnce(&mut Vec<u64>) -> u64,
     ) -> usize {
-        if let Some(at) = self.find(word, t) {
-            return at;
+        match self.find(word, t) {
+            Some(at) => at,
+            None => self.keep(word, t, make),
         }
+    }
+
+    /// Keeps token `t` (see [`TokenCache::find_or_keep`]) and returns its position.
+    #[cold]
+    #[inline(never)]
+    fn keep(&mut self, word: u64, t: &str, make: impl FnOnce(&mut Vec<u64>) -> u64) -> usize {
         if self.tokens.len() >= self.room
             || self.bytes.len() + t.len() > KEPT_BYTES
             || self.trigrams.len() > KEPT_TRIGRAMS
@@ -128,6 +137,7 @@ impl TokenCache {
             .unwrap_or_default()
     }
 
+    #[inline]
     fn find(&self, word: u64, t: &str) -> Option<usize> {
         if self.slots.is_empty() {
             return None;

@@ -119,6 +119,14 @@ pub trait Embedder: Send + Sync {
         false
     }
 
+    /// True when a call may be cut into parts made at once on several threads, the parts'
+    /// vectors being those the whole call gives (an in-process embedder whose vector depends on
+    /// its text alone). The default, false, makes every call whole, on the caller's thread (a
+    /// command is never run twice at once).
+    fn parallel(&self) -> bool {
+        false
+    }
+
     /// True when vectors are comparable only with vectors of the same call (say, indicators over
     /// a vocabulary built from the call's texts). The ranking then embeds each chunk's texts,
     /// answer and reference included, in one call and never keeps a vector from one call for

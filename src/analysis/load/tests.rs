@@ -338,3 +338,69 @@ fn a_run_read_from_its_file_is_the_run_read_from_its_text_errors_and_all() {
         let _ = std::fs::remove_file(&path);
     }
 }
+
+/// Many context units, read in parallel runs of units: the units kept and every warning come in
+/// the units' order, each unit's warnings together, as when they were read one after another.
+#[test]
+fn context_unit_warnings_keep_the_units_order_however_many_units() {
+    // Unit k (of 600: several tasks of units, fewer warnings than the loader lists) is written
+    // so that k % 7 picks its problem.
+    let units: Vec<serde_json::Value> = (0..600)
+        .map(|k| match k % 7 {
+            0 => json!(k),
+            1 => json!({"kind": "document", "text": "no id"}),
+            // The id of unit k - 4 (a kept unit, k - 4 % 7 == 5), from the second round on.
+            2 if k >= 7 => {
+                json!({"id": format!("u{}", k - 4), "kind": "document", "text": "again"})
+            }
+            3 => json!({"id": format!("u{k}"), "text": "no kind", "tokens": -1}),
+            4 => json!({"id": format!("u{k}"), "kind": "memory", "produced_by": "ghost"}),
+            _ => json!({"id": format!("u{k}"), "kind": "document", "text": format!("t{k}")}),
+        })
+        .collect();
+    let run = json!({
+        "format": "tdn.run/1", "id": "r1", "status": "failed",
+        "context_units": units,
+        "steps": [{"id": "s1", "kind": "user"}]
+    });
+    let loaded = load_json(run).unwrap();
+    // What the rules of docs/run-format.md say of each unit, in order.
+    let mut want: Vec<String> = Vec::new();
+    let mut kept: Vec<String> = Vec::new();
+    for k in 0..600 {
+        match k % 7 {
+            0 => want.push(format!("context_units[{k}] is a number, not an object")),
+            1 => want.push(format!("context_units[{k}] has no string \"id\"")),
+            2 if k >= 7 => want.push(format!(
+                "context_units[{k}] repeats the unit id 'u{}'",
+                k - 4
+            )),
+            3 => {
+                want.push(format!("context unit 'u{k}' has no string \"kind\""));
+                want.push(format!("context unit 'u{k}': \"tokens\" is not"));
+                kept.push(format!("u{k}"));
+            }
+            4 => {
+                want.push(format!("context unit 'u{k}' has no string \"text\""));
+                want.push(format!(
+                    "context unit 'u{k}': \"produced_by\" names no step"
+                ));
+                kept.push(format!("u{k}"));
+            }
+            _ => kept.push(format!("u{k}")),
+        }
+    }
+    let got: Vec<&str> = loaded.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for (g, w) in got.iter().zip(&want) {
+        assert!(g.starts_with(w.as_str()), "{g} / {w}");
+    }
+    let ids: Vec<&str> = loaded
+        .run
+        .context_units
+        .iter()
+        .map(|u| u.id.as_str())
+        .collect();
+    assert_eq!(ids, kept);
+    assert_eq!(loaded.run.unit("u5").map(|u| u.text.as_str()), Some("t5"));
+}

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::analysis::claims::{CheckedClaim, check_claims};
 use crate::analysis::detect::say::{short, step as step_name};
-use crate::analysis::detect::{Facts, detect_all};
+use crate::analysis::detect::{Facts, RunFacts, detect_all};
 use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{
     ConfidenceOptions, EmbedError, Embedder, RankingSubject, dropped_section,
@@ -24,6 +24,7 @@ use crate::analysis::progress::{Progress, Stage};
 use crate::analysis::rank::params::{MAX_SUSPECTS, QUOTE_CHARS, SCORE_CAP};
 use crate::analysis::rank::{Scored, SuspectEntry, fault, score_all, suspects, walk_back};
 use crate::analysis::report::Role;
+use rayon::prelude::*;
 
 /// Which reference answer is in force.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -111,8 +112,12 @@ pub fn analyze_run(
         ReferenceChoice::Ignore => None,
         ReferenceChoice::Given(t) => Some(t.as_str()),
     };
-    std::thread::scope(|scope| {
-        let influence = scope.spawn(|| {
+    // Both halves run on the thread pool: each one's parallel parts are made by its own thread
+    // first, and by the other one when it waits (issue 11: with threads of their own, the
+    // ranking's parts queued behind the rules' and its thread ended last, alone).
+    let (rules, (influence, dropped)) = rayon::join(
+        || rules_report(loaded, opts, reference, progress),
+        || {
             let section = influence_section_counted(
                 run,
                 reference,
@@ -122,15 +127,11 @@ pub fn analyze_run(
             );
             // The dropped context reads nothing but the run: made here, off the rules' path.
             (section, dropped_section(run))
-        });
-        let rules = rules_report(loaded, opts, reference, progress);
-        let (influence, dropped) = influence
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        let mut report = finish(rules, influence, opts, progress);
-        report.dropped = dropped;
-        report
-    })
+        },
+    );
+    let mut report = finish(rules, influence, opts, progress);
+    report.dropped = dropped;
+    report
 }
 
 /// A loaded run, borrowed.
@@ -152,32 +153,36 @@ fn rules_report(
     let mut warnings = loaded.warnings.to_vec();
     progress.stage(Stage::Linking, steps.saturating_mul(2));
     let texts = StepTexts::build(run);
-    let links = LinkGraph::build_counted(run, &texts, progress);
+    // The claims and the facts that need no links are made while the links are found: the
+    // other thread takes them when it waits (issue 11).
+    let (links, (checked, base)) = rayon::join(
+        || LinkGraph::build_counted(run, &texts, progress),
+        || rayon::join(|| check_claims(run, &texts), || RunFacts::new(run, &texts)),
+    );
     if links.truncated {
         warnings.push(Warning::run(
             None,
             "the run holds more distinct values than the link index takes (16 MiB); values of later steps were left out, so some links may be missing",
         ));
     }
-    progress.stage(Stage::Claims, 0);
-    let checked = check_claims(run, &texts);
     progress.stage(Stage::Detecting, 0);
-    let facts = Facts::new(run, &texts, &links, &checked).with_reference(reference);
+    let facts = Facts::with_base(base, run, &texts, &links, &checked).with_reference(reference);
     let mut scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
     // Only the judge reads the scored findings again: without one the ranking takes them
     // rather than a copy.
-    let rule_suspects = if opts.judge.is_some() {
-        suspects(scored.clone())
+    let to_rank = if opts.judge.is_some() {
+        scored.clone()
     } else {
-        suspects(std::mem::take(&mut scored))
+        std::mem::take(&mut scored)
     };
+    // The links' values are spans of the step texts: taken out while the texts are there, and
+    // while the findings are ranked (issue 11: both ran on one thread, the other idle).
+    let (rule_suspects, taken) = rayon::join(|| suspects(to_rank), || take_links(&links));
     let fault = fault(&facts, &rule_suspects);
     let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
-    // The links' values are spans of the step texts: taken out while the texts are there.
     // Nothing below reads the graph or the texts: both are freed before the report is put
     // together.
     drop(facts);
-    let taken = take_links(&links);
     drop(links);
     drop(texts);
     // The verdict and the ranking confidence read the ranking itself (its first
@@ -399,36 +404,41 @@ struct TakenLinks {
 }
 
 fn take_links(links: &LinkGraph<'_>) -> TakenLinks {
-    let mut ids: Vec<u32> = links
-        .pairs()
-        .filter_map(|u| u32::try_from(u.value).ok())
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids.shrink_to_fit();
-    let values = ids
-        .iter()
-        .map(|&id| quoted_value(links.value(id as usize)))
-        .collect();
-    let pairs = links
+    // (from, to, value id), read once: each pair's value id is turned into its position among
+    // the values listed below.
+    let mut pairs: Vec<(u32, u32, u32)> = links
         .pairs()
         .filter_map(|u| {
-            let value = u32::try_from(u.value).ok()?;
-            let at = ids.binary_search(&value).unwrap_or_else(|at| at);
             Some((
                 u32::try_from(u.from).ok()?,
                 u32::try_from(u.to).ok()?,
-                u32::try_from(at).ok()?,
+                u32::try_from(u.value).ok()?,
             ))
         })
         .collect();
+    let mut ids: Vec<u32> = pairs.iter().map(|&(_, _, v)| v).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.shrink_to_fit();
+    // Made at the end of the analysis, when the other threads are done (issue 11: about
+    // 100,000 values and 150,000 links on a 100,000-step run).
+    let values = ids
+        .par_iter()
+        .map(|&id| quoted_value(links.value(id as usize)))
+        .collect();
+    pairs.par_iter_mut().for_each(|(_, _, v)| {
+        let at = ids.binary_search(v).unwrap_or_else(|at| at);
+        *v = u32::try_from(at).unwrap_or(u32::MAX);
+    });
     TakenLinks { pairs, values }
 }
 
+/// The links as the report lists them, in the graph's order (made in parallel, see
+/// [`take_links`]).
 fn links_out(run: &Run, taken: TakenLinks) -> Vec<Link> {
     taken
         .pairs
-        .iter()
+        .par_iter()
         .map(|&(from, to, at)| Link {
             from: step_id(run, from as usize),
             to: step_id(run, to as usize),

@@ -4,8 +4,9 @@
 //! terminal (C1 controls, DEL, bidirectional overrides, invisible format characters) are written
 //! as `\u` escapes, which JSON reads back as the same text.
 
-use super::Report;
+use super::{InfluenceSection, Report};
 use crate::analysis::model::is_hazard;
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::ser::{Formatter, Serializer};
 use std::io::{self, Write};
@@ -66,13 +67,188 @@ fn failed(e: &serde_json::Error) -> serde_json::Value {
 /// [`Report`] (it has no map with keys other than strings, and its fields' serializers cannot
 /// fail); should it, what was written so far is followed by the object [`render_json`] writes
 /// in its place.
+///
+/// The line is made in [`pieces`], a few at a time in parallel, and written in order (issue 11:
+/// a 100,000-step run's report is 25 MB of JSON, made at the end of the analysis when the other
+/// cores are idle). At most [`PIECES_AT_ONCE`] pieces are held at once.
 pub fn write_json<W: Write>(report: &Report, out: &mut W) -> io::Result<()> {
-    match serialize_into(report, out) {
-        Ok(()) => {}
-        Err(e) if e.is_io() => return Err(e.into()),
-        Err(e) => serialize_into(&failed(&e), out).map_err(io::Error::from)?,
+    write_json_in(report, out, ENTRIES_PER_PIECE)
+}
+
+/// Entries of a long list (links, influence scores) made as one piece: a few hundred kilobytes.
+const ENTRIES_PER_PIECE: usize = 1024;
+/// Pieces made at once before they are written: a few megabytes at most.
+const PIECES_AT_ONCE: usize = 8;
+
+/// [`write_json`] with `per_piece` entries of a long list in a piece (a parameter for tests).
+fn write_json_in<W: Write>(report: &Report, out: &mut W, per_piece: usize) -> io::Result<()> {
+    let pieces = pieces(report, per_piece.max(1));
+    // One buffer per piece of a group, kept from group to group (a buffer of 256 KiB or more
+    // would otherwise be mapped and unmapped for each piece).
+    let mut texts: Vec<Vec<u8>> = (0..PIECES_AT_ONCE).map(|_| Vec::new()).collect();
+    for group in pieces.chunks(PIECES_AT_ONCE) {
+        let done: Vec<Result<(), serde_json::Error>> = group
+            .par_iter()
+            .zip(texts.par_iter_mut())
+            .map(|(piece, text)| {
+                text.clear();
+                piece.make(text)
+            })
+            .collect();
+        for (text, done) in texts.iter().zip(done) {
+            out.write_all(text)?;
+            if let Err(e) = done {
+                serialize_into(&failed(&e), out).map_err(io::Error::from)?;
+                return out.write_all(b"\n");
+            }
+        }
     }
     out.write_all(b"\n")
+}
+
+/// A part of the report's line: layout text, one value, or some entries of a list.
+enum Piece<'a> {
+    /// Text of the layout (`{"format":`, `,"links":[`, `]`, ...).
+    Layout(&'static str),
+    /// One value as serde writes it.
+    Value(&'a (dyn ErasedValue + Sync)),
+    /// Entries of a list, each preceded by a comma unless it is the list's first.
+    Entries(&'a (dyn ErasedEntries + Sync), std::ops::Range<usize>),
+}
+
+impl Piece<'_> {
+    fn make(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        match self {
+            Piece::Layout(text) => {
+                out.extend_from_slice(text.as_bytes());
+                Ok(())
+            }
+            Piece::Value(v) => v.write(out),
+            Piece::Entries(list, range) => list.write(range.clone(), out),
+        }
+    }
+}
+
+/// A value serde can write, behind a pointer (`Serialize` itself is not object safe).
+trait ErasedValue {
+    fn write(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error>;
+}
+
+impl<T: Serialize> ErasedValue for T {
+    fn write(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        serialize_into(self, out)
+    }
+}
+
+/// A list whose entries serde can write, some at a time.
+trait ErasedEntries {
+    fn write(
+        &self,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), serde_json::Error>;
+}
+
+impl<T: Serialize> ErasedEntries for Vec<T> {
+    fn write(
+        &self,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), serde_json::Error> {
+        let first = range.start;
+        for (k, entry) in self.get(range).unwrap_or_default().iter().enumerate() {
+            if first + k > 0 {
+                out.push(b',');
+            }
+            serialize_into(entry, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// A list as serde writes it (`[`, the entries joined by commas, `]`), `per_piece` entries a
+/// piece.
+#[allow(
+    clippy::ptr_arg,
+    reason = "a slice is not sized: it cannot stand behind `dyn`"
+)]
+fn list<'a, T: Serialize + Sync>(items: &'a Vec<T>, per_piece: usize, pieces: &mut Vec<Piece<'a>>) {
+    pieces.push(Piece::Layout("["));
+    for start in (0..items.len()).step_by(per_piece) {
+        let end = items.len().min(start + per_piece);
+        pieces.push(Piece::Entries(items, start..end));
+    }
+    pieces.push(Piece::Layout("]"));
+}
+
+/// The report's line in pieces, in order: the layout serde's derived `Serialize` writes for
+/// [`Report`] and [`InfluenceSection`] (fields in declaration order, `experiments` only when
+/// present), with the long lists cut into pieces. The fields are named one by one below, so a
+/// field added to either struct fails to compile here until it is written; a test compares
+/// the line with serde's own.
+fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
+    let Report {
+        format,
+        run,
+        verdict,
+        fault,
+        suspects,
+        confidence,
+        links,
+        claims,
+        influence,
+        dropped,
+        judge,
+        experiments,
+    } = report;
+    let mut p = vec![
+        Piece::Layout("{\"format\":"),
+        Piece::Value(format),
+        Piece::Layout(",\"run\":"),
+        Piece::Value(run),
+        Piece::Layout(",\"verdict\":"),
+        Piece::Value(verdict),
+        Piece::Layout(",\"fault\":"),
+        Piece::Value(fault),
+        Piece::Layout(",\"suspects\":"),
+    ];
+    list(suspects, per_piece, &mut p);
+    p.push(Piece::Layout(",\"confidence\":"));
+    p.push(Piece::Value(confidence));
+    p.push(Piece::Layout(",\"links\":"));
+    list(links, per_piece, &mut p);
+    p.push(Piece::Layout(",\"claims\":"));
+    list(claims, per_piece, &mut p);
+    p.push(Piece::Layout(",\"influence\":"));
+    match influence {
+        None => p.push(Piece::Layout("null")),
+        Some(InfluenceSection {
+            ranked_by,
+            embedder,
+            scores,
+            confidence,
+        }) => {
+            p.push(Piece::Layout("{\"ranked_by\":"));
+            p.push(Piece::Value(ranked_by));
+            p.push(Piece::Layout(",\"embedder\":"));
+            p.push(Piece::Value(embedder));
+            p.push(Piece::Layout(",\"scores\":"));
+            list(scores, per_piece, &mut p);
+            p.push(Piece::Layout(",\"confidence\":"));
+            p.push(Piece::Value(confidence));
+            p.push(Piece::Layout("}"));
+        }
+    }
+    p.push(Piece::Layout(",\"dropped\":"));
+    p.push(Piece::Value(dropped));
+    p.push(Piece::Layout(",\"judge\":"));
+    p.push(Piece::Value(judge));
+    if let Some(experiments) = experiments {
+        p.push(Piece::Layout(",\"experiments\":"));
+        p.push(Piece::Value(experiments));
+    }
+    p.push(Piece::Layout("}"));
+    p
 }
 
 /// The report as one compact line of JSON (with a newline); see [`write_json`]. When serde
@@ -162,6 +338,94 @@ mod tests {
             let back: Report = serde_json::from_str(&render_json(&r)).map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert_eq!(back, r);
         }
+    }
+
+    /// The calendar report with each list `times` as long (entries repeated), so that the
+    /// lists are cut into several pieces.
+    fn long_calendar(times: usize) -> Report {
+        let mut r = calendar();
+        let grow = |n: usize| n.saturating_mul(times);
+        r.suspects = r
+            .suspects
+            .iter()
+            .cycle()
+            .take(grow(r.suspects.len()))
+            .cloned()
+            .collect();
+        r.links = r
+            .links
+            .iter()
+            .cycle()
+            .take(grow(r.links.len()))
+            .cloned()
+            .collect();
+        r.claims = r
+            .claims
+            .iter()
+            .cycle()
+            .take(grow(r.claims.len()))
+            .cloned()
+            .collect();
+        if let Some(inf) = r.influence.as_mut() {
+            inf.scores = inf
+                .scores
+                .iter()
+                .cycle()
+                .take(grow(inf.scores.len()))
+                .cloned()
+                .collect();
+        }
+        r
+    }
+
+    proptest! {
+        #[test]
+        fn the_line_made_in_pieces_is_serdes_own(
+            times in 0usize..5,
+            per_piece in 1usize..7,
+            no_influence in any::<bool>(),
+            with_experiments in any::<bool>(),
+            text in "[a-z\u{1b}\u{202e}\u{e9}]{0,12}",
+        ) {
+            let mut r = long_calendar(times);
+            if no_influence {
+                r.influence = None;
+            }
+            if let Some(l) = r.links.last_mut() {
+                l.value = text.clone();
+            }
+            if with_experiments {
+                r.experiments = Some(crate::analysis::report::ExperimentsSummary {
+                    baseline: None,
+                    flags: vec![text.clone()],
+                    runner_calls: times,
+                    ledger: Some(text),
+                });
+            }
+            let mut got = Vec::new();
+            write_json_in(&r, &mut got, per_piece).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(String::from_utf8(got).ok(), Some(plain(&r)));
+        }
+    }
+
+    #[test]
+    fn long_lists_are_cut_into_pieces_in_order() {
+        // 6 links a copy, 40 copies: 240 links, so 3 pieces of 100 for the links alone.
+        let r = long_calendar(40);
+        assert_eq!(r.links.len(), 240);
+        let pieces = pieces(&r, 100);
+        let cut: Vec<usize> = pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Entries(_, range) => Some(range.len()),
+                _ => None,
+            })
+            .collect();
+        // suspects 120, links 240, claims 120, scores 160
+        assert_eq!(cut, vec![100, 20, 100, 100, 40, 100, 20, 100, 60]);
+        let mut got = Vec::new();
+        write_json_in(&r, &mut got, 100).expect("a Vec takes every byte");
+        assert_eq!(String::from_utf8(got).ok(), Some(plain(&r)));
     }
 
     #[test]

@@ -67,11 +67,12 @@ pub fn run_from_file(path: &Path, progress: &Progress, sizes: Sizes) -> Option<S
         // the next batch is read and cut while this one is parsed
         let read = reader.read;
         let (taken, filled) = rayon::join(
-            || taker.take(batch, read, size, progress),
+            || taker.take(&batch, read, size, progress),
             || reader.fill(sizes.batch, progress),
         );
         taken?;
         filled?;
+        reader.split.recycle(batch.bytes);
     }
     let Reader {
         split, read, block, ..
@@ -176,13 +177,16 @@ struct Taker {
     steps: Steps,
     /// The first step that stopped the load; later elements are only checked to be JSON.
     error: Option<RunError>,
+    /// The steps of the batch at hand, then what the loader still has to check of each.
+    built: Vec<Step>,
+    sides: Vec<Side>,
 }
 
 impl Taker {
     /// Parses and builds a batch of whole elements in parallel and takes the steps in order, as
     /// `parallel.rs` does; `None` when the batch is not UTF-8 or an element is not one JSON
     /// value.
-    fn take(&mut self, batch: Batch, read: u64, size: u64, progress: &Progress) -> Option<()> {
+    fn take(&mut self, batch: &Batch, read: u64, size: u64, progress: &Progress) -> Option<()> {
         if batch.elements.is_empty() {
             return Some(());
         }
@@ -197,8 +201,9 @@ impl Taker {
             return all_json.then_some(());
         }
         let base = self.steps.steps.len();
-        let mut built: Vec<Step> = Vec::new();
-        let mut sides: Vec<Side> = Vec::new();
+        // Kept from batch to batch (emptied, their room kept).
+        let built = &mut self.built;
+        let sides = &mut self.sides;
         pieces
             .par_iter()
             .with_min_len(MIN_STEPS_PER_TASK)
@@ -208,13 +213,14 @@ impl Taker {
                 progress.add(1);
                 one
             })
-            .unzip_into_vecs(&mut built, &mut sides);
+            .unzip_into_vecs(built, sides);
         if sides.iter().any(|s| matches!(s, Side::NotJson)) {
             return None;
         }
-        self.make_room(built.len(), read, size);
-        self.steps.steps.append(&mut built);
-        for (i, side) in sides.into_iter().enumerate() {
+        let n = built.len();
+        self.make_room(n, read, size);
+        self.steps.steps.append(&mut self.built);
+        for (i, side) in self.sides.drain(..).enumerate() {
             let taken = match side {
                 Side::Built(refs, warnings) => self.steps.take_built(base + i, refs, warnings),
                 Side::Unusable(e) => Err(*e),

@@ -26,6 +26,7 @@ use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, Step};
 pub use file::{SIZES, run_from_file};
 use hashbrown::{HashMap, HashSet};
 use payload::RawStep;
+use rayon::prelude::*;
 use refs::resolve_refs;
 use serde_json::{Map, Value};
 use step::{Refs, step_from_raw, step_from_value};
@@ -206,6 +207,9 @@ impl Steps {
 }
 
 /// Context units, every reference between steps and units, the fields left over.
+/// Steps whose references one task resolves.
+const STEPS_PER_REFS_TASK: usize = 1024;
+
 pub(super) fn finish(
     mut run: Run,
     mut obj: Map<String, Value>,
@@ -215,7 +219,7 @@ pub(super) fn finish(
     let Steps {
         seen,
         mut steps,
-        pending,
+        mut pending,
         warnings,
     } = steps;
     w.extend(warnings);
@@ -227,11 +231,24 @@ pub(super) fn finish(
     }
     run.context_units = context_units(&mut obj, &seen, &mut w);
     let unit_ids: HashSet<&str> = run.context_units.iter().map(|u| u.id.as_str()).collect();
-    for (step, refs) in steps.iter_mut().zip(pending) {
-        if let Some(refs) = refs {
-            resolve_refs(step, *refs, &seen, &unit_ids, &mut w);
-        }
-    }
+    // Each step's references are resolved on its own, a run of steps per task on the thread
+    // pool; the warnings come back in step order (issue 11: 0.05 s on one core at 100,000
+    // steps, the other idle).
+    let warned: Vec<Vec<Warning>> = steps
+        .par_chunks_mut(STEPS_PER_REFS_TASK)
+        .zip(pending.par_chunks_mut(STEPS_PER_REFS_TASK))
+        .map(|(steps, pending)| {
+            let mut w = Vec::new();
+            for (step, refs) in steps.iter_mut().zip(pending) {
+                if let Some(refs) = refs.take() {
+                    resolve_refs(step, *refs, &seen, &unit_ids, &mut w);
+                }
+            }
+            w
+        })
+        .collect();
+    drop(pending);
+    w.extend(warned.into_iter().flatten());
     drop(unit_ids);
     bubbled::one_failure_per_fault(&mut steps, &seen);
     steps.shrink_to_fit();

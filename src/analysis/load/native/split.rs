@@ -65,6 +65,8 @@ pub(super) struct Splitter {
     count: usize,
     /// The text after the array's closing bracket.
     after: Vec<u8>,
+    /// A buffer handed out before and given back ([`Splitter::recycle`]): the next `batch`.
+    spare: Vec<u8>,
 }
 
 /// Whole elements handed out: their bytes (with the separators between them) and where each is.
@@ -88,6 +90,7 @@ impl Splitter {
             pos: 0,
             count: 0,
             after: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -138,13 +141,28 @@ impl Splitter {
         } else {
             self.start
         };
-        let tail = self.batch.split_off(cut.min(self.batch.len()));
+        let cut = cut.min(self.batch.len());
+        // The element being read moves to the spare buffer, which takes the next blocks: two
+        // buffers take turns, one parsed while the other fills (issue 11: a new buffer for
+        // each batch, grown block by block, faulted in every page of the file again).
+        let mut tail = std::mem::take(&mut self.spare);
+        tail.clear();
+        tail.extend_from_slice(self.batch.get(cut..).unwrap_or_default());
+        self.batch.truncate(cut);
         let bytes = std::mem::replace(&mut self.batch, tail);
         self.start -= cut.min(self.start);
         self.pos -= cut.min(self.pos);
         Batch {
             bytes,
             elements: std::mem::take(&mut self.whole),
+        }
+    }
+
+    /// Takes back the bytes of a batch handed out, once they are read: their room holds the
+    /// next batch.
+    pub(super) fn recycle(&mut self, bytes: Vec<u8>) {
+        if bytes.capacity() > self.spare.capacity() {
+            self.spare = bytes;
         }
     }
 
