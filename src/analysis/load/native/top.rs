@@ -5,7 +5,6 @@ use crate::analysis::load::error::{json_type, quoted};
 use crate::analysis::load::warning::Warning;
 use crate::analysis::model::{ContextUnit, Limits, ModelInfo, StepId, Tool, UnitId};
 use hashbrown::{HashMap, HashSet};
-use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 pub(super) fn model_info(obj: &mut Map<String, Value>, w: &mut Vec<Warning>) -> Option<ModelInfo> {
@@ -155,145 +154,107 @@ pub(super) fn context_units(
         }
         return Vec::new();
     };
-    // Which units are taken is decided in order (the first of two ids wins); each taken unit
-    // is then read on its own, on the thread pool (issue 11: 16,000 units took 0.03 s on one
-    // core at 100,000 steps). Every warning keeps its place: a unit's come after the ones of
-    // the units before it.
+    let mut out: Vec<ContextUnit> = Vec::with_capacity(items.len());
     let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
-    let mut slots: Vec<Result<Taken, Warning>> = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
         let Value::Object(mut u) = item else {
-            slots.push(Err(Warning::run(
+            w.push(Warning::run(
                 Some("context_units"),
                 format!(
                     "context_units[{i}] is {}, not an object; it was ignored",
                     json_type(&item)
                 ),
-            )));
+            ));
             continue;
         };
         let id = match u.remove("id") {
             Some(Value::String(s)) => s,
             _ => {
-                slots.push(Err(Warning::run(
+                w.push(Warning::run(
                     Some("context_units"),
                     format!("context_units[{i}] has no string \"id\"; it was ignored"),
-                )));
+                ));
                 continue;
             }
         };
         if !seen.insert(id.clone()) {
-            slots.push(Err(Warning::run(
+            w.push(Warning::run(
                 Some("context_units"),
                 format!(
                     "context_units[{i}] repeats the unit id '{}'; the first unit with that id is used",
                     quoted(&id)
                 ),
-            )));
+            ));
             continue;
         }
-        slots.push(Ok((id, u)));
-    }
-    drop(seen);
-    let read: Vec<(Option<ContextUnit>, Vec<Warning>)> = slots
-        .into_par_iter()
-        .with_min_len(UNITS_PER_TASK)
-        .map(|slot| match slot {
-            Err(warning) => (None, vec![warning]),
-            Ok((id, u)) => {
-                let mut w = Vec::new();
-                let unit = unit_from(id, u, steps, &mut w);
-                (Some(unit), w)
-            }
-        })
-        .collect();
-    let mut out: Vec<ContextUnit> = Vec::with_capacity(read.len());
-    for (unit, warnings) in read {
-        w.extend(warnings);
-        out.extend(unit);
-    }
-    out
-}
-
-/// A context unit taken: its id, and its object without the id.
-type Taken = (String, Map<String, Value>);
-
-/// Context units one task reads at least.
-const UNITS_PER_TASK: usize = 256;
-
-/// A context unit from its object, once its `id` is taken out (and known to be the first).
-fn unit_from(
-    id: String,
-    mut u: Map<String, Value>,
-    steps: &HashMap<String, usize>,
-    w: &mut Vec<Warning>,
-) -> ContextUnit {
-    let kind = match u.remove("kind") {
-        Some(Value::String(s)) => s,
-        _ => {
-            w.push(Warning::run(
-                Some("context_units"),
-                format!(
-                    "context unit '{}' has no string \"kind\"; it is treated as kind 'unknown'",
-                    quoted(&id)
-                ),
-            ));
-            "unknown".to_owned()
-        }
-    };
-    let text = match u.remove("text") {
-        Some(Value::String(s)) => s,
-        _ => {
-            w.push(Warning::run(
-                Some("context_units"),
-                format!(
-                    "context unit '{}' has no string \"text\"; its text is taken as empty",
-                    quoted(&id)
-                ),
-            ));
-            String::new()
-        }
-    };
-    let tokens = match u.remove("tokens") {
-        None | Some(Value::Null) => None,
-        Some(v) => {
-            let n = count(&v);
-            if n.is_none() {
+        let kind = match u.remove("kind") {
+            Some(Value::String(s)) => s,
+            _ => {
                 w.push(Warning::run(
                     Some("context_units"),
                     format!(
-                        "context unit '{}': \"tokens\" is not a non-negative integer; it was ignored",
+                        "context unit '{}' has no string \"kind\"; it is treated as kind 'unknown'",
                         quoted(&id)
                     ),
                 ));
+                "unknown".to_owned()
             }
-            n
-        }
-    };
-    let produced_by = match u.remove("produced_by") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if steps.contains_key(&s) => Some(StepId(s)),
-        Some(other) => {
-            w.push(Warning::run(
-                Some("context_units"),
-                format!(
-                    "context unit '{}': \"produced_by\" names no step of this run ({}); the reference was dropped",
-                    quoted(&id),
-                    match &other {
-                        Value::String(s) => format!("'{}'", quoted(s)),
-                        v => json_type(v).to_owned(),
-                    }
-                ),
-            ));
-            None
-        }
-    };
-    ContextUnit {
-        id: UnitId(id),
-        kind,
-        text,
-        tokens,
-        produced_by,
-        extra: leftover(u),
+        };
+        let text = match u.remove("text") {
+            Some(Value::String(s)) => s,
+            _ => {
+                w.push(Warning::run(
+                    Some("context_units"),
+                    format!(
+                        "context unit '{}' has no string \"text\"; its text is taken as empty",
+                        quoted(&id)
+                    ),
+                ));
+                String::new()
+            }
+        };
+        let tokens = match u.remove("tokens") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let n = count(&v);
+                if n.is_none() {
+                    w.push(Warning::run(
+                        Some("context_units"),
+                        format!(
+                            "context unit '{}': \"tokens\" is not a non-negative integer; it was ignored",
+                            quoted(&id)
+                        ),
+                    ));
+                }
+                n
+            }
+        };
+        let produced_by = match u.remove("produced_by") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if steps.contains_key(&s) => Some(StepId(s)),
+            Some(other) => {
+                w.push(Warning::run(
+                    Some("context_units"),
+                    format!(
+                        "context unit '{}': \"produced_by\" names no step of this run ({}); the reference was dropped",
+                        quoted(&id),
+                        match &other {
+                            Value::String(s) => format!("'{}'", quoted(s)),
+                            v => json_type(v).to_owned(),
+                        }
+                    ),
+                ));
+                None
+            }
+        };
+        out.push(ContextUnit {
+            id: UnitId(id),
+            kind,
+            text,
+            tokens,
+            produced_by,
+            extra: leftover(u),
+        });
     }
+    out
 }
