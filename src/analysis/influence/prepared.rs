@@ -326,7 +326,7 @@ pub(super) fn cosine_of_dot(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::cosine::cosine;
     use super::*;
     use proptest::prelude::*;
@@ -335,9 +335,9 @@ mod tests {
         super::super::sparse::tests::entry_with_zeros(6)
     }
 
-    /// 161 numbers: mostly finite ones (zeros, plain values, -0, huge and tiny ones), else
+    /// `n` numbers: mostly finite ones (zeros, plain values, -0, huge and tiny ones), else
     /// with the non-finite ones too.
-    fn vector() -> impl Strategy<Value = Vec<f64>> {
+    pub(in crate::analysis::influence) fn vector_of(n: usize) -> impl Strategy<Value = Vec<f64>> {
         let finite = prop_oneof![
             6 => Just(0.0),
             4 => -3.0..3.0_f64,
@@ -346,9 +346,14 @@ mod tests {
             1 => Just(-1e-300),
         ];
         prop_oneof![
-            4 => prop::collection::vec(finite, 161),
-            1 => prop::collection::vec(entry(), 161),
+            4 => prop::collection::vec(finite, n),
+            1 => prop::collection::vec(entry(), n),
         ]
+    }
+
+    /// 161 numbers (see [`vector_of`]).
+    fn vector() -> impl Strategy<Value = Vec<f64>> {
+        vector_of(161)
     }
 
     proptest! {

@@ -96,21 +96,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// Numbers, mostly finite (zeros, plain values, -0, huge and tiny ones), else with the
-    /// non-finite ones too.
-    fn vector(n: usize) -> impl Strategy<Value = Vec<f64>> {
-        let finite = prop_oneof![
-            6 => Just(0.0),
-            4 => -3.0..3.0_f64,
-            1 => Just(-0.0),
-            1 => Just(1e200),
-            1 => Just(-1e-300),
-        ];
-        prop_oneof![
-            4 => prop::collection::vec(finite, n),
-            1 => prop::collection::vec(super::super::sparse::tests::entry_with_zeros(6), n),
-        ]
-    }
+    use super::super::prepared::tests::vector_of as vector;
 
     proptest! {
         /// Outputs held at positions that slide forward, jump and go back (lanes let go and
