@@ -195,6 +195,26 @@ fn run_of(steps: &[(Value, Value)]) -> Run {
     run
 }
 
+/// The graph of `run` against the plain reference: the same uses, values, kinds and producers,
+/// and each use found from both of its ends.
+fn links_as_in_the_reference(run: &Run) -> Result<(), TestCaseError> {
+    let texts = StepTexts::build(run);
+    let g = LinkGraph::build(run, &texts);
+    let r = reference(&texts);
+    prop_assert_eq!(g.uses().iter().collect::<Vec<Use>>(), r.uses.clone());
+    for (id, (v, kind)) in r.values.iter().enumerate() {
+        prop_assert_eq!(g.value(id), v.as_str());
+        prop_assert_eq!(g.value_kind(id), Some(*kind));
+        let producers: Vec<usize> = g.producers_of(v).iter().map(|&p| p as usize).collect();
+        prop_assert_eq!(producers, r.producers[id].clone());
+    }
+    for u in g.uses() {
+        prop_assert!(g.out_of_step(u.from).any(|o| o == u));
+        prop_assert!(g.into_step(u.to).iter().any(|x| x == u));
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -203,20 +223,7 @@ proptest! {
         steps in prop::collection::vec((payload(), payload()), 1..8)
     ) {
         let run = run_of(&steps);
-        let texts = StepTexts::build(&run);
-        let g = LinkGraph::build(&run, &texts);
-        let r = reference(&texts);
-        prop_assert_eq!(g.uses().iter().collect::<Vec<Use>>(), r.uses.clone());
-        for (id, (v, kind)) in r.values.iter().enumerate() {
-            prop_assert_eq!(g.value(id), v.as_str());
-            prop_assert_eq!(g.value_kind(id), Some(*kind));
-            let producers: Vec<usize> = g.producers_of(v).iter().map(|&p| p as usize).collect();
-            prop_assert_eq!(producers, r.producers[id].clone());
-        }
-        for u in g.uses() {
-            prop_assert!(g.out_of_step(u.from).any(|o| o == u));
-            prop_assert!(g.into_step(u.to).iter().any(|x| x == u));
-        }
+        links_as_in_the_reference(&run)?;
     }
 
     #[test]
@@ -228,16 +235,7 @@ proptest! {
             .map(|(i, o)| (Value::String(i), Value::String(o)))
             .collect();
         let run = run_of(&steps);
-        let texts = StepTexts::build(&run);
-        let g = LinkGraph::build(&run, &texts);
-        let r = reference(&texts);
-        prop_assert_eq!(g.uses().iter().collect::<Vec<Use>>(), r.uses.clone());
-        for (id, (v, kind)) in r.values.iter().enumerate() {
-            prop_assert_eq!(g.value(id), v.as_str());
-            prop_assert_eq!(g.value_kind(id), Some(*kind));
-            let producers: Vec<usize> = g.producers_of(v).iter().map(|&p| p as usize).collect();
-            prop_assert_eq!(producers, r.producers[id].clone());
-        }
+        links_as_in_the_reference(&run)?;
     }
 
     #[test]
