@@ -340,40 +340,21 @@ mod tests {
         }
     }
 
+    /// `list` repeated `times` times over.
+    fn repeated<T: Clone>(list: &[T], times: usize) -> Vec<T> {
+        let n = list.len().saturating_mul(times);
+        list.iter().cycle().take(n).cloned().collect()
+    }
+
     /// The calendar report with each list `times` as long (entries repeated), so that the
     /// lists are cut into several pieces.
     fn long_calendar(times: usize) -> Report {
         let mut r = calendar();
-        let grow = |n: usize| n.saturating_mul(times);
-        r.suspects = r
-            .suspects
-            .iter()
-            .cycle()
-            .take(grow(r.suspects.len()))
-            .cloned()
-            .collect();
-        r.links = r
-            .links
-            .iter()
-            .cycle()
-            .take(grow(r.links.len()))
-            .cloned()
-            .collect();
-        r.claims = r
-            .claims
-            .iter()
-            .cycle()
-            .take(grow(r.claims.len()))
-            .cloned()
-            .collect();
+        r.suspects = repeated(&r.suspects, times);
+        r.links = repeated(&r.links, times);
+        r.claims = repeated(&r.claims, times);
         if let Some(inf) = r.influence.as_mut() {
-            inf.scores = inf
-                .scores
-                .iter()
-                .cycle()
-                .take(grow(inf.scores.len()))
-                .cloned()
-                .collect();
+            inf.scores = repeated(&inf.scores, times);
         }
         r
     }
