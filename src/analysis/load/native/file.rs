@@ -13,7 +13,7 @@
 use super::parallel::{MIN_STEPS_PER_TASK, Side, build, parse, read_top};
 use super::split::{Batch, Splitter};
 use super::stream::Streamed;
-use super::{Steps, finish, head, top_fields};
+use super::{Steps, Taken, finish, head, top_fields};
 use crate::analysis::load::MAX_RUN_BYTES;
 use crate::analysis::load::error::RunError;
 use crate::analysis::model::Step;
@@ -64,16 +64,37 @@ pub fn run_from_file(path: &Path, progress: &Progress, sizes: Sizes) -> Option<S
         if batch.elements.is_empty() && reader.eof {
             break;
         }
-        // the next batch is read and cut while this one is parsed
+        // This batch is built while the last one's steps are taken and the next one is read
+        // and cut (issue 11: taken between batches, one core sat idle).
         let read = reader.read;
-        let (taken, filled) = rayon::join(
-            || taker.take(&batch, read, size, progress),
-            || reader.fill(sizes.batch, progress),
+        let stopped = taker.error.is_some();
+        let first = taker.steps.steps.len();
+        let Taker {
+            steps: Steps { steps, taken },
+            error,
+            waiting,
+            waiting_from,
+            next,
+        } = &mut taker;
+        let (built, filled) = rayon::join(
+            || build_batch(&batch, steps, next, stopped, (read, size), progress),
+            || {
+                take_waiting(taken, waiting, *waiting_from, error);
+                reader.fill(sizes.batch, progress)
+            },
         );
-        taken?;
+        built?;
         filled?;
+        std::mem::swap(waiting, next);
+        *waiting_from = first;
         reader.split.recycle(batch.bytes);
     }
+    take_waiting(
+        &mut taker.steps.taken,
+        &mut taker.waiting,
+        taker.waiting_from,
+        &mut taker.error,
+    );
     let Reader {
         split, read, block, ..
     } = reader;
@@ -100,24 +121,21 @@ pub fn run_from_file(path: &Path, progress: &Progress, sizes: Sizes) -> Option<S
     Some(Streamed::Loaded(Box::new(run), w))
 }
 
-impl Taker {
-    /// Room for `more` steps, sized by the whole run's count as guessed from the share of the
-    /// file read (`read` of `size` bytes), with a sixteenth to spare: the vector of steps (248
-    /// bytes a step) then grows about once instead of doubling, when the old and the new vector
-    /// are both held. It grows by at least an eighth each time, so copies stay linear; whatever
-    /// is left over is given back when the run is finished.
-    fn make_room(&mut self, more: usize, read: u64, size: u64) {
-        let steps = &mut self.steps.steps;
-        let need = steps.len().saturating_add(more);
-        if steps.capacity() >= need {
-            return;
-        }
-        let guess = u64::try_from(need).unwrap_or(u64::MAX).saturating_mul(size) / read.max(1);
-        let guess = usize::try_from(guess.saturating_add(guess / 16)).unwrap_or(need);
-        let at_least = steps.capacity().saturating_add(steps.capacity() / 8);
-        let want = guess.max(at_least).max(need);
-        steps.reserve_exact(want - steps.len());
+/// Room for `more` steps, sized by the whole run's count as guessed from the share of the file
+/// read (`read` of `size` bytes), with a sixteenth to spare: the vector of steps (248 bytes a
+/// step) then grows about once instead of doubling, when the old and the new vector are both
+/// held. It grows by at least an eighth each time, so copies stay linear; whatever is left over
+/// is given back when the run is finished.
+fn make_room(steps: &mut Vec<Step>, more: usize, (read, size): (u64, u64)) {
+    let need = steps.len().saturating_add(more);
+    if steps.capacity() >= need {
+        return;
     }
+    let guess = u64::try_from(need).unwrap_or(u64::MAX).saturating_mul(size) / read.max(1);
+    let guess = usize::try_from(guess.saturating_add(guess / 16)).unwrap_or(need);
+    let at_least = steps.capacity().saturating_add(steps.capacity() / 8);
+    let want = guess.max(at_least).max(need);
+    steps.reserve_exact(want - steps.len());
 }
 
 /// The file being read and cut.
@@ -171,39 +189,51 @@ impl Reader {
     }
 }
 
-/// The steps taken so far, in order.
+/// The steps built so far, in order, and what is left to take of them.
 #[derive(Default)]
 struct Taker {
     steps: Steps,
     /// The first step that stopped the load; later elements are only checked to be JSON.
     error: Option<RunError>,
-    /// The steps of the batch at hand, then what the loader still has to check of each.
-    built: Vec<Step>,
-    sides: Vec<Side>,
+    /// What the loader still has to check of each step of the last batch built (its steps are
+    /// in `steps` already): taken while the next batch is built.
+    waiting: Vec<Side>,
+    /// The position of the first step of `waiting`.
+    waiting_from: usize,
+    /// Where the next batch's sides go (kept from batch to batch, emptied).
+    next: Vec<Side>,
 }
 
-impl Taker {
-    /// Parses and builds a batch of whole elements in parallel and takes the steps in order, as
-    /// `parallel.rs` does; `None` when the batch is not UTF-8 or an element is not one JSON
-    /// value.
-    fn take(&mut self, batch: &Batch, read: u64, size: u64, progress: &Progress) -> Option<()> {
-        if batch.elements.is_empty() {
-            return Some(());
-        }
-        let text = std::str::from_utf8(&batch.bytes).ok()?;
-        let pieces = &batch.elements;
-        if self.error.is_some() {
-            let all_json = pieces
-                .par_iter()
-                .with_min_len(MIN_STEPS_PER_TASK)
-                .all(|piece| text.get(piece.clone()).and_then(parse).is_some());
-            progress.add(pieces.len() as u64);
-            return all_json.then_some(());
-        }
-        let base = self.steps.steps.len();
-        // Kept from batch to batch (emptied, their room kept).
-        let built = &mut self.built;
-        let sides = &mut self.sides;
+/// Parses and builds a batch of whole elements in parallel, as `parallel.rs` does: the steps
+/// straight onto the end of `steps`, what is left to check of each onto `sides` (emptied
+/// first). Once the load has `stopped`, the elements are only checked to be JSON. `None` when
+/// the batch is not UTF-8 or an element is not one JSON value.
+fn build_batch(
+    batch: &Batch,
+    steps: &mut Vec<Step>,
+    sides: &mut Vec<Side>,
+    stopped: bool,
+    read_of_size: (u64, u64),
+    progress: &Progress,
+) -> Option<()> {
+    sides.clear();
+    if batch.elements.is_empty() {
+        return Some(());
+    }
+    let text = std::str::from_utf8(&batch.bytes).ok()?;
+    let pieces = &batch.elements;
+    if stopped {
+        let all_json = pieces
+            .par_iter()
+            .with_min_len(MIN_STEPS_PER_TASK)
+            .all(|piece| text.get(piece.clone()).and_then(parse).is_some());
+        progress.add(pieces.len() as u64);
+        return all_json.then_some(());
+    }
+    make_room(steps, pieces.len(), read_of_size);
+    let base = steps.len();
+    let mut both = (std::mem::take(steps), std::mem::take(sides));
+    both.par_extend(
         pieces
             .par_iter()
             .with_min_len(MIN_STEPS_PER_TASK)
@@ -212,26 +242,36 @@ impl Taker {
                 let one = build(text.get(piece.clone()), base + i);
                 progress.add(1);
                 one
-            })
-            .unzip_into_vecs(built, sides);
-        if sides.iter().any(|s| matches!(s, Side::NotJson)) {
-            return None;
+            }),
+    );
+    (*steps, *sides) = both;
+    (!sides.iter().any(|s| matches!(s, Side::NotJson))).then_some(())
+}
+
+/// Takes the steps of `waiting`, the first at position `from`, in order (emptying it); the
+/// first that is unusable or repeats an id is kept in `error`, and nothing is taken after it.
+fn take_waiting(
+    taken: &mut Taken,
+    waiting: &mut Vec<Side>,
+    from: usize,
+    error: &mut Option<RunError>,
+) {
+    if error.is_some() {
+        waiting.clear();
+        return;
+    }
+    taken.reserve(waiting.len());
+    for (i, side) in waiting.drain(..).enumerate() {
+        let took = match side {
+            Side::Built(id, refs, warnings) => taken.take(from + i, id, refs, warnings),
+            Side::Unusable(e) => Err(*e),
+            // Refused when the batch was built.
+            Side::NotJson => Ok(()),
+        };
+        if let Err(e) = took {
+            *error = Some(e);
+            break;
         }
-        let n = built.len();
-        self.make_room(n, read, size);
-        self.steps.steps.append(&mut self.built);
-        for (i, side) in self.sides.drain(..).enumerate() {
-            let taken = match side {
-                Side::Built(refs, warnings) => self.steps.take_built(base + i, refs, warnings),
-                Side::Unusable(e) => Err(*e),
-                Side::NotJson => return None,
-            };
-            if let Err(e) = taken {
-                self.error = Some(e);
-                break;
-            }
-        }
-        Some(())
     }
 }
 

@@ -134,11 +134,20 @@ pub(super) fn top_fields(mut run: Run, obj: &mut Map<String, Value>, w: &mut Vec
     run
 }
 
-/// The steps read so far: each built as it comes, with the id index later references need.
+/// The steps read so far: each built as it comes, with what is kept of them to check later.
 #[derive(Default)]
 pub(super) struct Steps {
-    seen: HashMap<String, usize>,
     steps: Vec<Step>,
+    taken: Taken,
+}
+
+/// What the loader keeps of the steps taken so far besides the steps themselves: the id index
+/// later references need, each step's references and the warnings in step order. Apart from
+/// the vector of steps, so that the steps of one batch can be taken while the next batch is
+/// built into that vector (issue 11).
+#[derive(Default)]
+pub(super) struct Taken {
+    seen: HashMap<String, usize>,
     /// Each step's references (`None`: it makes none).
     pending: Vec<Option<Box<Refs>>>,
     warnings: Vec<Warning>,
@@ -147,62 +156,68 @@ pub(super) struct Steps {
 impl Steps {
     pub(super) fn with_capacity(n: usize) -> Steps {
         Steps {
-            seen: HashMap::with_capacity(n),
             steps: Vec::with_capacity(n),
-            pending: Vec::with_capacity(n),
-            warnings: Vec::new(),
+            taken: Taken {
+                seen: HashMap::with_capacity(n),
+                pending: Vec::with_capacity(n),
+                warnings: Vec::new(),
+            },
         }
     }
 
     /// Builds the next step; a step that is unusable, or repeats an id, stops the load.
     pub(super) fn push(&mut self, raw: Value) -> Result<(), RunError> {
         let index = self.steps.len();
-        let (step, refs) = step_from_value(raw, index, &mut self.warnings)?;
-        self.push_built(step, refs, Vec::new())
+        let (step, refs) = step_from_value(raw, index, &mut self.taken.warnings)?;
+        self.push_built(step, refs)
     }
 
     /// Builds the next step from what `payload.rs` read (see [`Steps::push`]).
     pub(super) fn push_raw(&mut self, raw: RawStep) -> Result<(), RunError> {
         let index = self.steps.len();
-        let (step, refs) = step_from_raw(raw, index, &mut self.warnings)?;
-        self.push_built(step, refs, Vec::new())
+        let (step, refs) = step_from_raw(raw, index, &mut self.taken.warnings)?;
+        self.push_built(step, refs)
     }
 
-    /// Takes the next step, built apart with its own `warnings`; a step that repeats an id stops
-    /// the load.
-    fn push_built(
-        &mut self,
-        step: Step,
-        refs: Refs,
-        warnings: Vec<Warning>,
-    ) -> Result<(), RunError> {
+    /// Takes the next step; a step that repeats an id stops the load.
+    fn push_built(&mut self, step: Step, refs: Refs) -> Result<(), RunError> {
         let index = self.steps.len();
+        let id = step.id.0.clone();
         self.steps.push(step);
-        self.take_built(index, (!refs.is_empty()).then(|| Box::new(refs)), warnings)
+        let refs = (!refs.is_empty()).then(|| Box::new(refs));
+        self.taken.take(index, id, refs, Vec::new())
     }
+}
 
-    /// Takes the step already at `index` of `steps` (the next one to take), built apart with
-    /// its references and its own `warnings`; a step that repeats an id stops the load.
-    fn take_built(
+impl Taken {
+    /// Takes the step at `index` (the next one to take), with id `id`, built apart with its
+    /// references and its own `warnings`; a step that repeats an id stops the load.
+    fn take(
         &mut self,
         index: usize,
+        id: String,
         refs: Option<Box<Refs>>,
         mut warnings: Vec<Warning>,
     ) -> Result<(), RunError> {
         self.warnings.append(&mut warnings);
-        let Some(step) = self.steps.get(index) else {
-            return Ok(());
-        };
-        if let Some(&first) = self.seen.get(step.id.as_str()) {
-            return Err(RunError::DuplicateStep {
-                id: step.id.0.clone(),
+        match self.seen.entry(id) {
+            hashbrown::hash_map::Entry::Occupied(first) => Err(RunError::DuplicateStep {
+                id: first.key().clone(),
                 index,
-                first,
-            });
+                first: *first.get(),
+            }),
+            hashbrown::hash_map::Entry::Vacant(slot) => {
+                slot.insert(index);
+                self.pending.push(refs);
+                Ok(())
+            }
         }
-        self.seen.insert(step.id.0.clone(), index);
-        self.pending.push(refs);
-        Ok(())
+    }
+
+    /// Room for `more` steps besides those taken.
+    fn reserve(&mut self, more: usize) {
+        self.seen.reserve(more);
+        self.pending.reserve(more);
     }
 }
 
@@ -217,10 +232,12 @@ pub(super) fn finish(
     mut w: Vec<Warning>,
 ) -> (Run, Vec<Warning>) {
     let Steps {
-        seen,
         mut steps,
-        mut pending,
-        warnings,
+        taken: Taken {
+            seen,
+            mut pending,
+            warnings,
+        },
     } = steps;
     w.extend(warnings);
     if steps.is_empty() {

@@ -32,8 +32,9 @@ pub(super) const MIN_STEPS_PER_TASK: usize = 64;
 /// none). The steps go straight into the run's own vector, each in its place, so no second
 /// vector of steps is held while they are taken in order.
 pub(super) enum Side {
-    /// A step, with its references (`None`: it makes none) and its warnings in order.
-    Built(Option<Box<Refs>>, Vec<Warning>),
+    /// A step, with its id (made here, on the thread that built it, for the loader's id
+    /// index), its references (`None`: it makes none) and its warnings in order.
+    Built(String, Option<Box<Refs>>, Vec<Warning>),
     /// A step that stops the load (boxed: every element has a side, and few such a reason).
     Unusable(Box<RunError>),
     /// Not one JSON value: the step-by-step reader takes the file.
@@ -80,11 +81,10 @@ pub fn run_from_text_parallel(text: &str, progress: &Progress) -> Option<Streame
     let run = top_fields(run, &mut obj, &mut w);
     let mut steps = Steps::with_capacity(0);
     steps.steps = built;
-    steps.seen.reserve(sides.len());
-    steps.pending.reserve(sides.len());
+    steps.taken.reserve(sides.len());
     for (index, side) in sides.into_iter().enumerate() {
         let taken = match side {
-            Side::Built(refs, warnings) => steps.take_built(index, refs, warnings),
+            Side::Built(id, refs, warnings) => steps.taken.take(index, id, refs, warnings),
             Side::Unusable(e) => Err(*e),
             Side::NotJson => return None,
         };
@@ -116,10 +116,11 @@ pub(super) fn build(piece: Option<&str>, index: usize) -> (Step, Side) {
     };
     let mut w = Vec::new();
     match step_from_raw(raw, index, &mut w) {
-        Ok((step, refs)) => (
-            step,
-            Side::Built((!refs.is_empty()).then(|| Box::new(refs)), w),
-        ),
+        Ok((step, refs)) => {
+            let id = step.id.0.clone();
+            let refs = (!refs.is_empty()).then(|| Box::new(refs));
+            (step, Side::Built(id, refs, w))
+        }
         Err(e) => (placeholder(), Side::Unusable(Box::new(e))),
     }
 }
