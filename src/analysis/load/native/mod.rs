@@ -18,6 +18,7 @@ mod split;
 mod step;
 mod stream;
 mod top;
+mod units;
 
 use super::error::{RunError, json_type, quoted};
 use super::warning::Warning;
@@ -31,7 +32,8 @@ use refs::resolve_refs;
 use serde_json::{Map, Value};
 use step::{Refs, step_from_raw, step_from_value};
 pub use stream::{Streamed, run_from_text};
-use top::{context_units, limits, model_info, tools};
+use top::{limits, model_info, tools};
+use units::{PendingUnits, read_units};
 
 const TOP_FIELDS: &[&str] = &[
     "format",
@@ -66,7 +68,8 @@ pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Wa
     for raw in raw_steps {
         steps.push(raw)?;
     }
-    Ok(finish(run, obj, steps, w))
+    let units = read_units(&mut obj);
+    Ok(finish(run, obj, units, steps, w))
 }
 
 /// The required top-level fields, checked (and taken out, in this order) as the format lists
@@ -221,13 +224,15 @@ impl Taken {
     }
 }
 
-/// Context units, every reference between steps and units, the fields left over.
 /// Steps whose references one task resolves.
 const STEPS_PER_REFS_TASK: usize = 1024;
 
-pub(super) fn finish(
+/// Context units (read from the run's fields as `units`, their producers checked here), every
+/// reference between steps and units, the fields left over.
+fn finish(
     mut run: Run,
     mut obj: Map<String, Value>,
+    units: PendingUnits,
     steps: Steps,
     mut w: Vec<Warning>,
 ) -> (Run, Vec<Warning>) {
@@ -246,7 +251,7 @@ pub(super) fn finish(
             "\"steps\" is empty: the run opens as an empty run and nothing can be diagnosed",
         ));
     }
-    run.context_units = context_units(&mut obj, &seen, &mut w);
+    run.context_units = units.resolve(&seen, &mut w);
     let unit_ids: HashSet<&str> = run.context_units.iter().map(|u| u.id.as_str()).collect();
     // Each step's references are resolved on its own, a run of steps per task on the thread
     // pool; the warnings come back in step order (issue 11: 0.05 s on one core at 100,000

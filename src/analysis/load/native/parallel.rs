@@ -15,7 +15,7 @@ use super::payload::{RawStep, StepSeed};
 use super::scan::find_steps;
 use super::step::{Refs, step_from_raw};
 use super::stream::{StepSink, Streamed, Top};
-use super::{Steps, finish, head, top_fields};
+use super::{Steps, finish, head, read_units, top_fields};
 use crate::analysis::load::error::RunError;
 use crate::analysis::load::warning::Warning;
 use crate::analysis::model::{Step, StepKind};
@@ -92,7 +92,8 @@ pub fn run_from_text_parallel(text: &str, progress: &Progress) -> Option<Streame
             return Some(Streamed::Failed(e));
         }
     }
-    let (run, w) = finish(run, obj, steps, w);
+    let units = read_units(&mut obj);
+    let (run, w) = finish(run, obj, units, steps, w);
     Some(Streamed::Loaded(Box::new(run), w))
 }
 

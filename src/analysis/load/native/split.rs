@@ -99,6 +99,11 @@ impl Splitter {
         matches!(self.state, State::Array | State::After)
     }
 
+    /// The text before the array's `[`, once the array has opened (it is whole then).
+    pub(super) fn before_steps(&self) -> Option<&[u8]> {
+        self.in_steps().then_some(self.before.as_slice())
+    }
+
     /// True once the array has closed.
     pub(super) fn array_done(&self) -> bool {
         self.state == State::After

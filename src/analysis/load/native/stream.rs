@@ -12,7 +12,7 @@
 use super::compact::Compact;
 use super::parallel::run_from_text_parallel;
 use super::payload::StepSeed;
-use super::{Steps, finish, head, top_fields};
+use super::{Steps, finish, head, read_units, top_fields};
 use crate::analysis::load::error::RunError;
 use crate::analysis::load::warning::Warning;
 use crate::analysis::model::{RUN_FORMAT, Run};
@@ -61,7 +61,8 @@ pub(super) fn step_by_step(text: &str, progress: &Progress) -> Streamed {
     if let Some(e) = steps.error {
         return Streamed::Failed(e);
     }
-    let (run, w) = finish(run, obj, steps.steps, w);
+    let units = read_units(&mut obj);
+    let (run, w) = finish(run, obj, units, steps.steps, w);
     Streamed::Loaded(Box::new(run), w)
 }
 

@@ -1,10 +1,10 @@
-//! The optional top-level parts of a run: model, limits, tools and context units.
+//! The optional top-level parts of a run: model, limits and tools (the context units are
+//! `units.rs`).
 
-use super::{count, ignored, leftover};
+use super::{count, ignored};
 use crate::analysis::load::error::{json_type, quoted};
 use crate::analysis::load::warning::Warning;
-use crate::analysis::model::{ContextUnit, Limits, ModelInfo, StepId, Tool, UnitId};
-use hashbrown::{HashMap, HashSet};
+use crate::analysis::model::{Limits, ModelInfo, Tool};
 use serde_json::{Map, Value};
 
 pub(super) fn model_info(obj: &mut Map<String, Value>, w: &mut Vec<Warning>) -> Option<ModelInfo> {
@@ -132,128 +132,6 @@ pub(super) fn tools(obj: &mut Map<String, Value>, w: &mut Vec<Warning>) -> Vec<T
             description,
             parameters,
             mutates,
-        });
-    }
-    out
-}
-
-pub(super) fn context_units(
-    obj: &mut Map<String, Value>,
-    steps: &HashMap<String, usize>,
-    w: &mut Vec<Warning>,
-) -> Vec<ContextUnit> {
-    let Some(v) = obj.remove("context_units") else {
-        return Vec::new();
-    };
-    let Value::Array(items) = v else {
-        if !v.is_null() {
-            w.push(Warning::run(
-                Some("context_units"),
-                ignored("context_units", &v, "an array"),
-            ));
-        }
-        return Vec::new();
-    };
-    let mut out: Vec<ContextUnit> = Vec::with_capacity(items.len());
-    let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
-    for (i, item) in items.into_iter().enumerate() {
-        let Value::Object(mut u) = item else {
-            w.push(Warning::run(
-                Some("context_units"),
-                format!(
-                    "context_units[{i}] is {}, not an object; it was ignored",
-                    json_type(&item)
-                ),
-            ));
-            continue;
-        };
-        let id = match u.remove("id") {
-            Some(Value::String(s)) => s,
-            _ => {
-                w.push(Warning::run(
-                    Some("context_units"),
-                    format!("context_units[{i}] has no string \"id\"; it was ignored"),
-                ));
-                continue;
-            }
-        };
-        if !seen.insert(id.clone()) {
-            w.push(Warning::run(
-                Some("context_units"),
-                format!(
-                    "context_units[{i}] repeats the unit id '{}'; the first unit with that id is used",
-                    quoted(&id)
-                ),
-            ));
-            continue;
-        }
-        let kind = match u.remove("kind") {
-            Some(Value::String(s)) => s,
-            _ => {
-                w.push(Warning::run(
-                    Some("context_units"),
-                    format!(
-                        "context unit '{}' has no string \"kind\"; it is treated as kind 'unknown'",
-                        quoted(&id)
-                    ),
-                ));
-                "unknown".to_owned()
-            }
-        };
-        let text = match u.remove("text") {
-            Some(Value::String(s)) => s,
-            _ => {
-                w.push(Warning::run(
-                    Some("context_units"),
-                    format!(
-                        "context unit '{}' has no string \"text\"; its text is taken as empty",
-                        quoted(&id)
-                    ),
-                ));
-                String::new()
-            }
-        };
-        let tokens = match u.remove("tokens") {
-            None | Some(Value::Null) => None,
-            Some(v) => {
-                let n = count(&v);
-                if n.is_none() {
-                    w.push(Warning::run(
-                        Some("context_units"),
-                        format!(
-                            "context unit '{}': \"tokens\" is not a non-negative integer; it was ignored",
-                            quoted(&id)
-                        ),
-                    ));
-                }
-                n
-            }
-        };
-        let produced_by = match u.remove("produced_by") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if steps.contains_key(&s) => Some(StepId(s)),
-            Some(other) => {
-                w.push(Warning::run(
-                    Some("context_units"),
-                    format!(
-                        "context unit '{}': \"produced_by\" names no step of this run ({}); the reference was dropped",
-                        quoted(&id),
-                        match &other {
-                            Value::String(s) => format!("'{}'", quoted(s)),
-                            v => json_type(v).to_owned(),
-                        }
-                    ),
-                ));
-                None
-            }
-        };
-        out.push(ContextUnit {
-            id: UnitId(id),
-            kind,
-            text,
-            tokens,
-            produced_by,
-            extra: leftover(u),
         });
     }
     out
