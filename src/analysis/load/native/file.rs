@@ -444,6 +444,51 @@ mod tests {
         assert!(read >= 20, "{read}");
     }
 
+    /// The run's own fields are read from the text before the steps while the steps are read,
+    /// on the guess that nothing but the closing brace follows them; fields after the steps
+    /// are read all the same.
+    #[test]
+    fn fields_after_the_steps_are_read_as_those_before() {
+        let steps = r#"[{"id":"a","kind":"llm"},{"id":"b","kind":"tool"}]"#;
+        let unit = r#"[{"id":"u1","kind":"document","text":"t","produced_by":"b"}]"#;
+        let sizes = Sizes { block: 3, batch: 8 };
+        for text in [
+            format!(
+                r#"{{"format":"tdn.run/1","id":"r","status":"failed","context_units":{unit},"steps":{steps}}}"#
+            ),
+            format!(
+                "{{\"format\":\"tdn.run/1\",\"id\":\"r\",\"status\":\"failed\",\"context_units\":{unit},\"steps\":{steps}\n}}\n "
+            ),
+            format!(
+                r#"{{"format":"tdn.run/1","steps":{steps},"id":"r","status":"failed","context_units":{unit}}}"#
+            ),
+            format!(
+                r#"{{"format":"tdn.run/1","id":"r","context_units":{unit},"steps":{steps},"status":"failed"}}"#
+            ),
+        ] {
+            let file = TempFile::with(text.as_bytes());
+            let Some(Streamed::Loaded(run, w)) = run_from_file(&file.0, &Progress::new(), sizes)
+            else {
+                panic!("not loaded: {text}");
+            };
+            assert_eq!((run.id.as_str(), run.steps.len()), ("r", 2), "{text}");
+            assert!(w.is_empty(), "{text}: {w:?}");
+            let by = run
+                .context_units
+                .first()
+                .and_then(|u| u.produced_by.as_ref());
+            assert_eq!(by.map(|s| s.as_str()), Some("b"), "{text}");
+        }
+        // The status only after the steps: the guess read from before them misses it.
+        let text = format!(r#"{{"format":"tdn.run/1","id":"r","steps":{steps},"status":"nope"}}"#);
+        let file = TempFile::with(text.as_bytes());
+        let got = run_from_file(&file.0, &Progress::new(), sizes);
+        assert!(
+            matches!(&got, Some(Streamed::Failed(e)) if e.to_string().contains("nope")),
+            "{got:?}"
+        );
+    }
+
     #[test]
     fn it_counts_the_steps_and_leaves_what_is_no_file_or_not_utf8() {
         let text = r#"{"format":"tdn.run/1","id":"r","status":"failed","steps":[{"id":"a","kind":"llm"},{"id":"b","kind":"llm"},{"id":"c","kind":"llm"}]}"#;
