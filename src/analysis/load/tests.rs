@@ -2,7 +2,7 @@
 //! warning drops the offending part and the run still loads.
 
 use super::*;
-use crate::analysis::model::{RunStatus, StepKind};
+use crate::analysis::model::{RunStatus, StepKind, UnitId};
 use serde_json::json;
 
 fn load_json(v: serde_json::Value) -> Result<Loaded, LoadError> {
@@ -403,4 +403,48 @@ fn context_unit_warnings_keep_the_units_order_however_many_units() {
         .collect();
     assert_eq!(ids, kept);
     assert_eq!(loaded.run.unit("u5").map(|u| u.text.as_str()), Some("t5"));
+}
+
+/// A step's `context` names units of the run: each problem drops what it touches, with a
+/// warning that says what it was, in the order the format lists them.
+#[test]
+fn a_steps_context_keeps_the_units_it_names_and_warns_of_the_rest() {
+    let text = r#"{"format": "tdn.run/1", "id": "r", "status": "failed",
+        "context_units": [{"id": "u1", "kind": "document", "text": "a"}],
+        "steps": [
+          {"id": "s1", "kind": "llm", "context": {"available": ["u1", "ghost", 3], "sent": ["u1"]}},
+          {"id": "s2", "kind": "llm", "context": "all of it"},
+          {"id": "s3", "kind": "llm", "context": {"available": null}},
+          {"id": "s4", "kind": "llm", "context": {"available": {"u1": true}, "sent": ["u1", "u1"]}},
+          {"id": "s5", "kind": "llm", "context": {"sent": ["u1"], "sent": ["gone"]}}
+        ]}"#;
+    let loaded = load_str(text, Path::new("run.json"), &LoadOptions::default())
+        .unwrap()
+        .remove(0);
+    let context = |i: usize| {
+        loaded.run.steps[i].context.as_ref().map(|c| {
+            let ids = |v: &[UnitId]| v.iter().map(|u| u.as_str().to_owned()).collect::<Vec<_>>();
+            (c.available.as_deref().map(ids), ids(&c.sent))
+        })
+    };
+    let u1 = || "u1".to_owned();
+    assert_eq!(context(0), Some((Some(vec![u1()]), vec![u1()])));
+    assert_eq!(context(1), None);
+    assert_eq!(context(2), Some((None, vec![])));
+    assert_eq!(context(3), Some((Some(vec![]), vec![u1(), u1()])));
+    // A repeated key: the last value counts, as for every object of a run.
+    assert_eq!(context(4), Some((None, vec![])));
+    let got: Vec<&str> = loaded.warnings.iter().map(|w| w.message.as_str()).collect();
+    let want = [
+        "\"context.available\" names unit 'ghost', which is not in context_units",
+        "\"context.available\" holds a number, not a unit id",
+        "\"context\" is a string, not an object",
+        "\"context.sent\" is missing; taken as nothing sent",
+        "\"context.available\" is an object, not an array of unit ids",
+        "\"context.sent\" names unit 'gone', which is not in context_units",
+    ];
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!(g.contains(w), "{g} / {w}");
+    }
 }

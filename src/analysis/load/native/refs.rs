@@ -4,7 +4,7 @@
 use super::step::{Describe, Refs};
 use crate::analysis::load::error::{json_type, quoted};
 use crate::analysis::load::warning::Warning;
-use crate::analysis::model::{Decision, DecisionOption, Step, StepContext, StepId, UnitId};
+use crate::analysis::model::{Decision, DecisionOption, Json, Step, StepContext, StepId, UnitId};
 use hashbrown::{HashMap, HashSet};
 use serde_json::Value;
 
@@ -124,16 +124,18 @@ pub(super) fn resolve_refs(
             )),
         }
     }
-    if let Some(c) = refs.context.map(Value::from) {
+    if let Some(c) = refs.context {
+        // Read as it was parsed, with no `Value` made of it (issue 11: one per model call,
+        // the load's biggest cost after the steps themselves).
         match c {
-            Value::Object(mut c) => {
-                let mut list = |key: &str, v: Value| -> Vec<UnitId> {
-                    let Value::Array(items) = v else {
+            Json::Object(c) => {
+                let mut list = |key: &str, v: &Json| -> Vec<UnitId> {
+                    let Json::Array(items) = v else {
                         w.push(here(
                             "context",
                             format!(
                                 "{describe}: \"context.{key}\" is {}, not an array of unit ids; it was ignored",
-                                json_type(&v)
+                                json_kind(v)
                             ),
                         ));
                         return Vec::new();
@@ -141,31 +143,33 @@ pub(super) fn resolve_refs(
                     let mut out = Vec::with_capacity(items.len());
                     for item in items {
                         match item {
-                            Value::String(s) if units.contains(s.as_str()) => out.push(UnitId(s)),
-                            Value::String(s) => w.push(here(
+                            Json::String(s) if units.contains(&**s) => {
+                                out.push(UnitId(String::from(&**s)));
+                            }
+                            Json::String(s) => w.push(here(
                                 "context",
                                 format!(
                                     "{describe}: \"context.{key}\" names unit '{}', which is not in context_units; the id was dropped",
-                                    quoted(&s)
+                                    quoted(s)
                                 ),
                             )),
                             other => w.push(here(
                                 "context",
                                 format!(
                                     "{describe}: \"context.{key}\" holds {}, not a unit id; it was dropped",
-                                    json_type(&other)
+                                    json_kind(other)
                                 ),
                             )),
                         }
                     }
                     out
                 };
-                let available = match c.remove("available") {
-                    None | Some(Value::Null) => None,
+                let available = match c.get("available") {
+                    None | Some(Json::Null) => None,
                     Some(v) => Some(list("available", v)),
                 };
-                let sent = match c.remove("sent") {
-                    None | Some(Value::Null) => {
+                let sent = match c.get("sent") {
+                    None | Some(Json::Null) => {
                         w.push(here(
                             "context",
                             format!(
@@ -182,9 +186,39 @@ pub(super) fn resolve_refs(
                 "context",
                 format!(
                     "{describe}: \"context\" is {}, not an object; it was ignored",
-                    json_type(&other)
+                    json_kind(&other)
                 ),
             )),
         }
+    }
+}
+
+/// What [`json_type`] says of the same value made a `Value`.
+fn json_kind(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parsed_value_is_named_as_the_same_value_made_a_value() {
+        let text = r#"[null, true, 1.5, "s", [1], {"a": 1}]"#;
+        let parsed: Vec<Json> = serde_json::from_str(text).unwrap();
+        let names: Vec<&str> = parsed.iter().map(json_kind).collect();
+        let want: Vec<&str> = parsed
+            .into_iter()
+            .map(|j| json_type(&Value::from(j)))
+            .collect();
+        assert_eq!(names, want);
+        assert_eq!(names.len(), 6);
     }
 }
