@@ -60,7 +60,8 @@ fn origins_with(
     let mut acc = vec![(0.0f64, 0usize); claims.len()];
     let mut touched: Vec<usize> = Vec::new();
     let mut filter = IdFilter::new(claims).filter(|_| filtered);
-    // A text of several leaves is joined here, into one buffer for all steps.
+    // A text of several leaves is joined here, into one buffer for all steps, once it passed
+    // the filter (which reads it leaf by leaf).
     let mut joined = String::new();
     for (i, step) in run.steps.iter().enumerate() {
         if open == 0 {
@@ -69,12 +70,13 @@ fn origins_with(
         if !crate::analysis::detect::decides(step) {
             continue;
         }
-        let text = texts.produced_text(i).joined_in(&mut joined);
+        let text = texts.produced_text(i);
         if let Some(f) = filter.as_mut()
-            && !f.may_hold(text)
+            && !f.may_hold_leaves(text.leaves())
         {
             continue;
         }
+        let text = text.joined_in(&mut joined);
         // The claims' keys this output held, once each: borrowed from the index, so a word no
         // claim has costs one lookup and no allocation.
         let mut seen: HashSet<&str> = HashSet::new();
@@ -192,22 +194,35 @@ impl IdFilter {
     }
 
     /// False when `text` lacks an id of every claim.
+    #[cfg(test)]
     fn may_hold(&mut self, text: &str) -> bool {
-        if !text.is_ascii() && text.contains(KELVIN) {
+        self.may_hold_leaves(std::iter::once(text))
+    }
+
+    /// [`IdFilter::may_hold`] of the text that `leaves` make joined by newlines, read leaf by
+    /// leaf (issue 11: each output was joined first, a copy of most model outputs): no id
+    /// holds a newline (an id is a token), so each lies in one leaf.
+    fn may_hold_leaves<'a>(&mut self, leaves: impl Iterator<Item = &'a str> + Clone) -> bool {
+        if leaves
+            .clone()
+            .any(|text| !text.is_ascii() && text.contains(KELVIN))
+        {
             return true;
         }
         let mut any = false;
-        for m in self.ids.find_overlapping_iter(text) {
-            let n = m.pattern().as_usize();
-            match self.found.get_mut(n) {
-                Some(f) if !*f => *f = true,
-                _ => continue,
-            }
-            self.seen.push(n);
-            for &c in self.claims_of.get(n).map_or(&[][..], Vec::as_slice) {
-                if let Some(h) = self.hits.get_mut(c) {
-                    *h += 1;
-                    any |= self.wanted.get(c).is_some_and(|w| *w == *h);
+        for text in leaves {
+            for m in self.ids.find_overlapping_iter(text) {
+                let n = m.pattern().as_usize();
+                match self.found.get_mut(n) {
+                    Some(f) if !*f => *f = true,
+                    _ => continue,
+                }
+                self.seen.push(n);
+                for &c in self.claims_of.get(n).map_or(&[][..], Vec::as_slice) {
+                    if let Some(h) = self.hits.get_mut(c) {
+                        *h += 1;
+                        any |= self.wanted.get(c).is_some_and(|w| *w == *h);
+                    }
                 }
             }
         }
@@ -284,6 +299,26 @@ mod tests {
         assert!(!f.may_hold(&texts.produced(0)));
         assert!(f.may_hold(&texts.produced(1)));
         assert!(f.may_hold(&texts.produced(3)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn outputs_filtered_leaf_by_leaf_pass_as_joined(
+            leaves in proptest::collection::vec(
+                "(ord-77|ORD-78|k9|\u{212A}9|room|[a-z0-9 .-]{0,6}|\n)*", 0..4,
+            )
+        ) {
+            let claims = vec![
+                Some(claim_terms("Your refund for ORD-77 and ORD-78 was issued.")),
+                Some(claim_terms("Room K9 is booked.")),
+            ];
+            let mut f = IdFilter::new(&claims).expect("every claim names an id");
+            let joined = leaves.join("\n");
+            let want = f.may_hold(&joined);
+            proptest::prop_assert_eq!(f.may_hold_leaves(leaves.iter().map(String::as_str)), want);
+            // and the filter is left clean for the next output
+            proptest::prop_assert_eq!(f.may_hold(&joined), want);
+        }
     }
 
     #[test]
