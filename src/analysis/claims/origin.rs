@@ -12,6 +12,7 @@ use crate::analysis::model::Run;
 use crate::analysis::rank::params::ORIGIN_SHARE;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use hashbrown::{HashMap, HashSet};
+use memchr::memmem;
 
 /// At most this many tool names are left out of model outputs.
 const MAX_TOOL_NAMES: usize = 1_000;
@@ -60,7 +61,8 @@ fn origins_with(
     let mut acc = vec![(0.0f64, 0usize); claims.len()];
     let mut touched: Vec<usize> = Vec::new();
     let mut filter = IdFilter::new(claims).filter(|_| filtered);
-    // A text of several leaves is joined here, into one buffer for all steps.
+    // A text of several leaves is joined here, into one buffer for all steps, once it passed
+    // the filter (which reads it leaf by leaf).
     let mut joined = String::new();
     for (i, step) in run.steps.iter().enumerate() {
         if open == 0 {
@@ -69,12 +71,13 @@ fn origins_with(
         if !crate::analysis::detect::decides(step) {
             continue;
         }
-        let text = texts.produced_text(i).joined_in(&mut joined);
+        let text = texts.produced_text(i);
         if let Some(f) = filter.as_mut()
-            && !f.may_hold(text)
+            && !f.may_hold_leaves(text.leaves())
         {
             continue;
         }
+        let text = text.joined_in(&mut joined);
         // The claims' keys this output held, once each: borrowed from the index, so a word no
         // claim has costs one lookup and no allocation.
         let mut seen: HashSet<&str> = HashSet::new();
@@ -136,6 +139,30 @@ struct IdFilter {
     found: Vec<bool>,
     hits: Vec<usize>,
     seen: Vec<usize>,
+    /// When the ids are few ([`MAX_CASELESS_PARTS`]): each one's longest run of bytes that
+    /// are no ASCII letter, which an occurrence of the id in any case holds as it is. An
+    /// output that lacks such a part of one id of each claim lacks the ids, and is told so by
+    /// a vectorised search for the parts (issue 11: the automaton stopped at each byte it
+    /// could not rule out, a digit most often, and read on from there). Empty otherwise.
+    caseless: Vec<memmem::Finder<'static>>,
+}
+
+/// Ids whose parts without letters are looked for first, at most (each is one more pass over
+/// an output).
+const MAX_CASELESS_PARTS: usize = 4;
+
+/// The longest run of `id`'s bytes that are no ASCII letter (the first of the longest).
+fn caseless_part(id: &str) -> &[u8] {
+    let b = id.as_bytes();
+    let (mut best, mut start) = (0..0, 0);
+    for (i, c) in b.iter().enumerate() {
+        if c.is_ascii_alphabetic() {
+            start = i + 1;
+        } else if i + 1 - start > best.len() {
+            best = start..i + 1;
+        }
+    }
+    b.get(best).unwrap_or_default()
 }
 
 /// The one character outside ASCII that lower-cases into ASCII (`'\u{212A}'` gives `'k'`).
@@ -181,8 +208,17 @@ impl IdFilter {
             .kind(Some(AhoCorasickKind::ContiguousNFA))
             .build(&needles)
             .ok()?;
+        let caseless = if needles.len() <= MAX_CASELESS_PARTS {
+            needles
+                .iter()
+                .map(|n| memmem::Finder::new(caseless_part(n)).into_owned())
+                .collect()
+        } else {
+            Vec::new()
+        };
         Some(IdFilter {
             ids,
+            caseless,
             found: vec![false; needles.len()],
             claims_of,
             hits: vec![0; claims.len()],
@@ -192,22 +228,69 @@ impl IdFilter {
     }
 
     /// False when `text` lacks an id of every claim.
+    #[cfg(test)]
     fn may_hold(&mut self, text: &str) -> bool {
-        if !text.is_ascii() && text.contains(KELVIN) {
-            return true;
-        }
+        self.may_hold_leaves(std::iter::once(text))
+    }
+
+    /// False when the leaves lack the part without letters ([`IdFilter::caseless`]) of an id
+    /// of every claim (and so the id in any case).
+    fn caseless_parts_may_hold<'a>(
+        &mut self,
+        leaves: impl Iterator<Item = &'a str> + Clone,
+    ) -> bool {
         let mut any = false;
-        for m in self.ids.find_overlapping_iter(text) {
-            let n = m.pattern().as_usize();
-            match self.found.get_mut(n) {
-                Some(f) if !*f => *f = true,
-                _ => continue,
+        for (n, part) in self.caseless.iter().enumerate() {
+            if !leaves
+                .clone()
+                .any(|text| part.find(text.as_bytes()).is_some())
+            {
+                continue;
             }
-            self.seen.push(n);
             for &c in self.claims_of.get(n).map_or(&[][..], Vec::as_slice) {
                 if let Some(h) = self.hits.get_mut(c) {
                     *h += 1;
                     any |= self.wanted.get(c).is_some_and(|w| *w == *h);
+                }
+            }
+        }
+        for n in 0..self.caseless.len() {
+            for &c in self.claims_of.get(n).map_or(&[][..], Vec::as_slice) {
+                if let Some(h) = self.hits.get_mut(c) {
+                    *h = 0;
+                }
+            }
+        }
+        any
+    }
+
+    /// [`IdFilter::may_hold`] of the text that `leaves` make joined by newlines, read leaf by
+    /// leaf (issue 11: each output was joined first, a copy of most model outputs): no id
+    /// holds a newline (an id is a token), so each lies in one leaf.
+    fn may_hold_leaves<'a>(&mut self, leaves: impl Iterator<Item = &'a str> + Clone) -> bool {
+        if leaves
+            .clone()
+            .any(|text| !text.is_ascii() && text.contains(KELVIN))
+        {
+            return true;
+        }
+        if !self.caseless.is_empty() && !self.caseless_parts_may_hold(leaves.clone()) {
+            return false;
+        }
+        let mut any = false;
+        for text in leaves {
+            for m in self.ids.find_overlapping_iter(text) {
+                let n = m.pattern().as_usize();
+                match self.found.get_mut(n) {
+                    Some(f) if !*f => *f = true,
+                    _ => continue,
+                }
+                self.seen.push(n);
+                for &c in self.claims_of.get(n).map_or(&[][..], Vec::as_slice) {
+                    if let Some(h) = self.hits.get_mut(c) {
+                        *h += 1;
+                        any |= self.wanted.get(c).is_some_and(|w| *w == *h);
+                    }
                 }
             }
         }
@@ -284,6 +367,58 @@ mod tests {
         assert!(!f.may_hold(&texts.produced(0)));
         assert!(f.may_hold(&texts.produced(1)));
         assert!(f.may_hold(&texts.produced(3)));
+    }
+
+    #[test]
+    fn the_part_of_an_id_without_letters_is_its_longest() {
+        assert_eq!(caseless_part("ord-33806170"), b"-33806170");
+        assert_eq!(caseless_part("a1b22c"), b"22");
+        assert_eq!(caseless_part("12ab"), b"12");
+        assert_eq!(caseless_part("k9"), b"9");
+        assert_eq!(caseless_part("abc"), b"");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn outputs_told_by_the_parts_without_letters_pass_as_by_the_automaton(
+            text in "(ord-77|ORD-77|oRd-77|ord-78|Ord-78|K9|k9|\u{212A}9|room|[a-z0-9 .-]{0,6}|\n)*",
+            claims in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "Your refund for ORD-77 was issued.",
+                    "ORD-77 and ORD-78 were refunded.",
+                    "Room K9 is booked.",
+                    "Room K9 and ORD-78 are booked.",
+                ]),
+                1..4,
+            ),
+        ) {
+            let claims: Vec<_> = claims.iter().map(|c| Some(claim_terms(c))).collect();
+            let mut f = IdFilter::new(&claims).expect("every claim names an id");
+            proptest::prop_assert!(!f.caseless.is_empty());
+            let mut plain = IdFilter::new(&claims).expect("every claim names an id");
+            plain.caseless.clear();
+            proptest::prop_assert_eq!(f.may_hold(&text), plain.may_hold(&text));
+            // and the filter is left clean for the next output
+            proptest::prop_assert_eq!(f.may_hold(&text), plain.may_hold(&text));
+        }
+
+        #[test]
+        fn outputs_filtered_leaf_by_leaf_pass_as_joined(
+            leaves in proptest::collection::vec(
+                "(ord-77|ORD-78|k9|\u{212A}9|room|[a-z0-9 .-]{0,6}|\n)*", 0..4,
+            )
+        ) {
+            let claims = vec![
+                Some(claim_terms("Your refund for ORD-77 and ORD-78 was issued.")),
+                Some(claim_terms("Room K9 is booked.")),
+            ];
+            let mut f = IdFilter::new(&claims).expect("every claim names an id");
+            let joined = leaves.join("\n");
+            let want = f.may_hold(&joined);
+            proptest::prop_assert_eq!(f.may_hold_leaves(leaves.iter().map(String::as_str)), want);
+            // and the filter is left clean for the next output
+            proptest::prop_assert_eq!(f.may_hold(&joined), want);
+        }
     }
 
     #[test]

@@ -86,26 +86,27 @@ pub(super) struct Index<'t> {
     /// While values are added: where each anchor's text lies and how many values are filed
     /// under it.
     anchor_at: Vec<AnchorAt>,
-    /// Once finished: each anchor's text.
-    anchor_keys: Vec<&'t str>,
     /// While values are added: the hash of each anchor's text, by anchor (as [`kept`]).
     anchor_hashes: Vec<u32>,
     /// While values are added: each value's anchor (`u32::MAX` for a loose value) and the
     /// anchor's offset in the value.
     placed: Vec<(u32, u32)>,
-    /// Once finished: `filed[filed_start[a]..filed_start[a + 1]]` are the (value, offset) pairs
-    /// of anchor `a`.
-    filed_start: Vec<u32>,
+    /// Once finished: `filed[filed_start[a].0..filed_start[a + 1].0]` are the (value, offset)
+    /// pairs of anchor `a`, and `filed_start[a].1` is the length of its text. An anchor's text
+    /// is read where its first value holds it (issue 11: a list of the anchors' texts cost two
+    /// more cache misses a look-up, the entry and the text, where the value's text is read
+    /// to check it anyway).
+    filed_start: Vec<(u32, u32)>,
     filed: Vec<(u32, u32)>,
     /// Values without an anchor, by the rolling hash of their first bytes, sorted.
     loose: Vec<(u64, u32)>,
     loose_window: usize,
-    /// Once finished: a bit set, by the hash of a word, of the first words of the anchors of
-    /// two words (a scanned word whose bit is clear starts no such anchor).
-    pair_heads: Vec<u64>,
-    /// Once finished: a bit set, by hash, of the anchors' texts (a scanned word or pair whose
-    /// bit is clear is no anchor, and is not looked up in `anchors`: most words of a text are
-    /// none, and the set is small enough to stay in cache where the table is not).
+    /// Once finished: two bit sets by hash, interleaved ([`ANCHOR_BIT`] and [`HEAD_BIT`] of
+    /// each slot side by side, so the two bits of a scanned word are one read, issue 11): the
+    /// anchors' texts (a scanned word or pair whose bit is clear is no anchor, and is not
+    /// looked up in `anchors`: most words of a text are none, and the set is small enough to
+    /// stay in cache where the table is not), and the first words of the anchors of two words
+    /// (a scanned word whose bit is clear starts no such anchor).
     anchor_bits: Vec<u64>,
     hasher: DefaultHashBuilder,
     /// Scratch: the words of the value at hand, each with whether it holds an ASCII digit.
@@ -139,14 +140,12 @@ impl<'t> Index<'t> {
             value_hashes: Vec::new(),
             anchors: HashTable::new(),
             anchor_at: Vec::new(),
-            anchor_keys: Vec::new(),
             anchor_hashes: Vec::new(),
             placed: Vec::new(),
             filed_start: Vec::new(),
             filed: Vec::new(),
             loose: Vec::new(),
             loose_window: LOOSE_WINDOW,
-            pair_heads: Vec::new(),
             anchor_bits: Vec::new(),
             hasher: DefaultHashBuilder::default(),
             words: Vec::new(),
@@ -294,15 +293,44 @@ impl<'t> Index<'t> {
             .unwrap_or("")
     }
 
-    /// The anchor whose text is `key` (hash `h`), once finished.
-    fn anchor_id_hashed(&self, key: &[u8], h: u64) -> Option<u32> {
-        self.anchors
-            .find(h, |&k| {
-                self.anchor_keys
-                    .get(k as usize)
-                    .is_some_and(|s| s.as_bytes() == key)
-            })
-            .copied()
+    /// The (value, offset) pairs filed under the anchor whose text is `key` (hash `h`), once
+    /// finished; none when it is no anchor.
+    fn filed_under(&self, key: &[u8], h: u64) -> &[(u32, u32)] {
+        let Some(&k) = self.anchors.find(h, |&k| self.is_anchor_text(k, key)) else {
+            return &[];
+        };
+        self.filed_of(k)
+    }
+
+    /// Anchor `k`'s (value, offset) pairs, once finished.
+    fn filed_of(&self, k: u32) -> &[(u32, u32)] {
+        let (Some(&(from, _)), Some(&(to, _))) = (
+            self.filed_start.get(k as usize),
+            self.filed_start.get(k as usize + 1),
+        ) else {
+            return &[];
+        };
+        self.filed
+            .get(from as usize..to as usize)
+            .unwrap_or_default()
+    }
+
+    /// True when anchor `k`'s text is `key`, once finished: read in its first value.
+    fn is_anchor_text(&self, k: u32, key: &[u8]) -> bool {
+        let len = self.filed_start.get(k as usize).map_or(0, |&(_, len)| len);
+        if len as usize != key.len() {
+            return false;
+        }
+        let Some(&(value, off)) = self.filed_of(k).first() else {
+            return false;
+        };
+        let off = off as usize;
+        self.value_bytes(value).get(off..off + key.len()) == Some(key)
+    }
+
+    /// True when some anchor is filed, once finished.
+    fn has_anchors(&self) -> bool {
+        self.filed_start.len() > 1
     }
 
     /// Ends the adding of values: files them for scanning.
@@ -315,41 +343,39 @@ impl<'t> Index<'t> {
         self.by_text.shrink_to_fit(|&id| kept_hash(hashes, id));
         self.value_hashes = Vec::new();
         // (what is held at once stays below what adding the values held)
-        let mut bits = vec![0u64; bit_set_words(self.anchor_at.len())];
+        let anchors = self.anchor_at.len();
+        let mut bits = vec![0u64; 2 * bit_set_words(anchors)];
         for &h in &self.anchor_hashes {
-            set_bit(&mut bits, spread(h));
+            set_pair_bit(&mut bits, spread(h), ANCHOR_BIT);
         }
-        self.anchor_bits = bits;
         self.anchor_hashes = Vec::new();
-        // Each anchor's text is read once, for its key and its first word (issue 11: it lies
-        // in some step's text, rarely in cache, and was read twice).
-        let mut keys = Vec::with_capacity(self.anchor_at.len());
-        let mut heads = vec![0u64; bit_set_words(self.anchor_at.len())];
-        for k in 0..self.anchor_at.len() {
+        // Each anchor's text is read once, for its first word (issue 11: it lies in some
+        // step's text, rarely in cache).
+        for k in 0..anchors {
             let key = self.anchor_text_while_adding(u32::try_from(k).unwrap_or(u32::MAX));
             let head = first_word(key);
             if head.len() < key.len() {
-                set_bit(&mut heads, self.hash(head.as_bytes()));
+                set_pair_bit(&mut bits, self.hash(head.as_bytes()), HEAD_BIT);
             }
-            keys.push(key);
         }
-        self.anchor_keys = keys;
-        self.pair_heads = heads;
+        self.anchor_bits = bits;
+        let mut start: Vec<(u32, u32)> = vec![(0, 0); anchors + 1];
+        for (slot, at) in start.iter_mut().zip(&self.anchor_at) {
+            slot.1 = at.len;
+        }
         self.anchor_at = Vec::new();
-        let anchors = self.anchor_keys.len();
-        let mut start = vec![0u32; anchors + 1];
         for &(a, _) in &self.placed {
             if let Some(slot) = start.get_mut(a as usize + 1) {
-                *slot += 1;
+                slot.0 += 1;
             }
         }
         for k in 0..anchors {
-            let before = start.get(k).copied().unwrap_or(0);
+            let before = start.get(k).map_or(0, |s| s.0);
             if let Some(slot) = start.get_mut(k + 1) {
-                *slot += before;
+                slot.0 += before;
             }
         }
-        let mut fill = start.clone();
+        let mut fill: Vec<u32> = start.iter().map(|s| s.0).collect();
         self.filed = vec![(0, 0); self.placed.len()];
         let mut loose = Vec::new();
         for (v, &(a, off)) in self.placed.iter().enumerate() {
@@ -366,7 +392,7 @@ impl<'t> Index<'t> {
         }
         self.placed = Vec::new();
         self.filed
-            .truncate(start.last().copied().unwrap_or(0) as usize);
+            .truncate(start.last().map_or(0, |s| s.0) as usize);
         self.filed.shrink_to_fit();
         self.filed_start = start;
         self.loose = loose
@@ -386,22 +412,17 @@ impl<'t> Index<'t> {
     /// not held while the detectors run). Scanning afterwards finds nothing.
     pub(super) fn keep_lookup_only(&mut self) {
         self.anchors = HashTable::new();
-        self.anchor_keys = Vec::new();
         self.filed_start = Vec::new();
         self.filed = Vec::new();
         self.loose = Vec::new();
-        self.pair_heads = Vec::new();
         self.anchor_bits = Vec::new();
     }
 
-    /// True when some anchor of two words may start with the word whose hash is `h`.
-    fn may_head_pair(&self, h: u64) -> bool {
-        has_bit(&self.pair_heads, h)
-    }
-
-    /// True when the text whose hash is `h` may be an anchor.
-    fn may_be_anchor(&self, h: u64) -> bool {
-        has_bit(&self.anchor_bits, h)
+    /// The bits of the text whose hash is `h` in the two bit sets of [`Index::anchor_bits`]:
+    /// [`ANCHOR_BIT`] when it may be an anchor, [`HEAD_BIT`] when some anchor of two words may
+    /// start with it (both when the sets are empty).
+    fn filter_bits(&self, h: u64) -> u64 {
+        pair_bits(&self.anchor_bits, h)
     }
 }
 
@@ -495,21 +516,31 @@ fn bit_set_words(items: usize) -> usize {
     items.saturating_mul(8).next_power_of_two().max(64) / 64
 }
 
-fn set_bit(set: &mut [u64], h: u64) {
-    let bits = set.len() * 64;
-    let at = (h as usize) & (bits - 1);
-    if let Some(w) = set.get_mut(at / 64) {
-        *w |= 1 << (at % 64);
+/// In [`Index::anchor_bits`]: the text may be an anchor.
+const ANCHOR_BIT: u64 = 1;
+/// In [`Index::anchor_bits`]: some anchor of two words may start with the text.
+const HEAD_BIT: u64 = 2;
+
+/// Sets `bit` ([`ANCHOR_BIT`] or [`HEAD_BIT`]) of the slot of hash `h` in `set`, two bit sets
+/// interleaved: slot `s` is bits `2s` and `2s + 1` (a power of two of slots).
+fn set_pair_bit(set: &mut [u64], h: u64, bit: u64) {
+    let slots = set.len() * 32;
+    let at = (h as usize) & (slots.max(1) - 1);
+    if let Some(w) = set.get_mut(at / 32) {
+        *w |= bit << (2 * (at % 32));
     }
 }
 
-fn has_bit(set: &[u64], h: u64) -> bool {
-    let bits = set.len() * 64;
-    if bits == 0 {
-        return true;
+/// The two bits of the slot of hash `h` in `set` (see [`set_pair_bit`]); both when `set` is
+/// empty.
+fn pair_bits(set: &[u64], h: u64) -> u64 {
+    let slots = set.len() * 32;
+    if slots == 0 {
+        return ANCHOR_BIT | HEAD_BIT;
     }
-    let at = (h as usize) & (bits - 1);
-    set.get(at / 64).is_none_or(|w| w & (1 << (at % 64)) != 0)
+    let at = (h as usize) & (slots - 1);
+    set.get(at / 32)
+        .map_or(ANCHOR_BIT | HEAD_BIT, |w| (w >> (2 * (at % 32))) & 3)
 }
 
 #[cfg(test)]

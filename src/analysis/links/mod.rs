@@ -45,7 +45,8 @@ struct Scan {
     words: Vec<(usize, usize)>,
     hits: Vec<index::Hit>,
     seen: HashSet<u32>,
-    /// The text at hand joined, when it has several leaves.
+    /// The text at hand joined, when it has several leaves and values without an anchor are
+    /// looked for.
     text: String,
 }
 
@@ -329,8 +330,9 @@ impl<'t> LinkGraph<'t> {
                 let mut uses = Vec::new();
                 let mut ends = Vec::with_capacity(steps.len());
                 for j in steps {
-                    let text = texts.consumed_text(j).joined_in(&mut scan.text);
-                    g.index.scan(text, &mut scan.words, &mut scan.hits);
+                    let text = texts.consumed_text(j);
+                    g.index
+                        .scan_text(text, &mut scan.text, &mut scan.words, &mut scan.hits);
                     progress.add(1);
                     g.uses_into(j, &scan.hits, &mut scan.seen, &mut uses);
                     ends.push(u32::try_from(uses.len()).unwrap_or(u32::MAX));

@@ -5,7 +5,7 @@
 //! earlier producer. The reference compares every value with every position; the index must
 //! find exactly the same uses.
 
-use super::index::at_boundaries;
+use super::index::{Index, at_boundaries, text_hash};
 use super::{LinkGraph, StepTexts, Use, ValueKind, link_values, link_values_in};
 use crate::analysis::model::{Run, RunStatus, Step, StepKind};
 use crate::analysis::rank::params::{
@@ -215,8 +215,44 @@ fn links_as_in_the_reference(run: &Run) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The index of every value the steps of `texts` produced (no per-step caps: as many values
+/// and anchors as can be).
+fn index_of<'t>(texts: &'t StepTexts) -> Index<'t> {
+    let mut index = Index::new(usize::MAX);
+    let hasher = index.hasher();
+    for p in 0..texts.len() {
+        link_values_in(texts.produced_text(p).leaves(), |v, kind| {
+            index.intern_hashed(v, kind, text_hash(&hasher, v.as_bytes()));
+            true
+        });
+    }
+    index.finish();
+    index
+}
+
+/// Each input scanned leaf by leaf gives the hits of the input joined, in order.
+fn scans_as_joined(run: &Run) -> Result<(), TestCaseError> {
+    let texts = StepTexts::build(run);
+    let index = index_of(&texts);
+    let (mut words, mut joined) = (Vec::new(), String::new());
+    let (mut want, mut got) = (Vec::new(), Vec::new());
+    for j in 0..texts.len() {
+        index.scan(&texts.consumed(j), &mut words, &mut want);
+        index.scan_text(texts.consumed_text(j), &mut joined, &mut words, &mut got);
+        prop_assert_eq!(&got, &want);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn inputs_scanned_leaf_by_leaf_hit_as_joined(
+        steps in prop::collection::vec((payload(), payload()), 1..8)
+    ) {
+        scans_as_joined(&run_of(&steps))?;
+    }
 
     #[test]
     fn the_index_finds_exactly_the_uses_of_the_reference(

@@ -7,7 +7,8 @@
 //! text are checked (and at least [`LINK_MIN_CHECKS`]), so a scan costs a bounded multiple of
 //! the text whatever the values. Pure; no I/O.
 
-use super::{Index, ROLL_BASE, roll_hash, word_runs};
+use super::{ANCHOR_BIT, HEAD_BIT, Index, ROLL_BASE, roll_hash, word_runs};
+use crate::analysis::links::texts::Text;
 use crate::analysis::links::values::ValueKind;
 
 /// Candidate values checked per byte of a scanned text, at most.
@@ -29,6 +30,7 @@ pub(in crate::analysis::links) struct Hit {
 impl Index<'_> {
     /// Every occurrence of a value in `text` (ids, dates and numbers only where they do not
     /// sit inside a longer word or number), sorted by end, longer first at one end.
+    #[cfg(test)]
     pub(in crate::analysis::links) fn scan(
         &self,
         text: &str,
@@ -36,37 +38,89 @@ impl Index<'_> {
         out: &mut Vec<Hit>,
     ) {
         out.clear();
-        let mut budget = LINK_CHECKS_PER_BYTE
-            .saturating_mul(text.len())
-            .max(LINK_MIN_CHECKS);
-        if !self.anchor_keys.is_empty() {
-            word_runs(text, words);
-            let bytes = text.as_bytes();
-            for (t, &(a, b)) in words.iter().enumerate() {
-                let word = bytes.get(a..b).unwrap_or_default();
-                let h = self.hash(word);
-                // (most words are no anchor: told by the bit set, without a call)
-                if self.may_be_anchor(h) {
-                    self.check_anchor(text, a, word, h, &mut budget, out);
-                }
-                if let Some(&(_, b2)) = words.get(t + 1)
-                    && self.may_head_pair(h)
-                {
-                    let pair = bytes.get(a..b2).unwrap_or_default();
-                    let h = self.hash(pair);
-                    if self.may_be_anchor(h) {
-                        self.check_anchor(text, a, pair, h, &mut budget, out);
-                    }
-                }
-                if budget == 0 {
-                    break;
-                }
-            }
+        let mut budget = budget_of(text.len());
+        if self.has_anchors() {
+            self.scan_anchors(text, 0, words, &mut budget, out);
         }
         if !self.loose.is_empty() {
             self.scan_loose(text, &mut budget, out);
         }
-        out.sort_unstable_by(|x, y| x.end.cmp(&y.end).then(y.len.cmp(&x.len)));
+        sort_hits(out);
+    }
+
+    /// [`Index::scan`] of `text` joined, read leaf by leaf (issue 11: the text was joined into
+    /// a buffer first, a copy of every input). The same hits: no value holds a newline, so none
+    /// crosses the newline between two leaves, and a word's neighbours across it are no
+    /// anchor's. Only the values without an anchor, when there are, are looked for in the text
+    /// joined (into `joined`), so that their checks count against the budget as they did.
+    pub(in crate::analysis::links) fn scan_text(
+        &self,
+        text: Text<'_>,
+        joined: &mut String,
+        words: &mut Vec<(usize, usize)>,
+        out: &mut Vec<Hit>,
+    ) {
+        out.clear();
+        let mut budget = budget_of(text.len());
+        if self.has_anchors() {
+            let mut at = 0usize;
+            for leaf in text.leaves() {
+                let Ok(shift) = u32::try_from(at) else {
+                    break;
+                };
+                self.scan_anchors(leaf, shift, words, &mut budget, out);
+                if budget == 0 {
+                    break;
+                }
+                at += leaf.len() + 1;
+            }
+        }
+        if !self.loose.is_empty() {
+            self.scan_loose(text.joined_in(joined), &mut budget, out);
+        }
+        sort_hits(out);
+    }
+
+    /// The anchors' part of a scan of `text`: each word and each word with its right
+    /// neighbour looked up as an anchor. The hits' ends are moved by `shift` bytes (where
+    /// `text` starts in the text scanned).
+    fn scan_anchors(
+        &self,
+        text: &str,
+        shift: u32,
+        words: &mut Vec<(usize, usize)>,
+        budget: &mut usize,
+        out: &mut Vec<Hit>,
+    ) {
+        let first = out.len();
+        word_runs(text, words);
+        let bytes = text.as_bytes();
+        for (t, &(a, b)) in words.iter().enumerate() {
+            let word = bytes.get(a..b).unwrap_or_default();
+            let h = self.hash(word);
+            // (most words are no anchor: told by the bit sets, one read, without a call)
+            let bits = self.filter_bits(h);
+            if bits & ANCHOR_BIT != 0 {
+                self.check_anchor(text, a, word, h, budget, out);
+            }
+            if bits & HEAD_BIT != 0
+                && let Some(&(_, b2)) = words.get(t + 1)
+            {
+                let pair = bytes.get(a..b2).unwrap_or_default();
+                let h = self.hash(pair);
+                if self.filter_bits(h) & ANCHOR_BIT != 0 {
+                    self.check_anchor(text, a, pair, h, budget, out);
+                }
+            }
+            if *budget == 0 {
+                break;
+            }
+        }
+        if shift > 0 {
+            for hit in out.get_mut(first..).unwrap_or_default() {
+                hit.end = hit.end.saturating_add(shift);
+            }
+        }
     }
 
     /// Checks the values filed under the anchor `key` (hash `h`, whose bit is set in the
@@ -80,20 +134,7 @@ impl Index<'_> {
         budget: &mut usize,
         out: &mut Vec<Hit>,
     ) {
-        let Some(k) = self.anchor_id_hashed(key, h) else {
-            return;
-        };
-        let (Some(&from), Some(&to)) = (
-            self.filed_start.get(k as usize),
-            self.filed_start.get(k as usize + 1),
-        ) else {
-            return;
-        };
-        for &(value, off) in self
-            .filed
-            .get(from as usize..to as usize)
-            .unwrap_or_default()
-        {
+        for &(value, off) in self.filed_under(key, h) {
             if *budget == 0 {
                 return;
             }
@@ -150,6 +191,18 @@ impl Index<'_> {
             out.push(Hit { end, len, value });
         }
     }
+}
+
+/// Candidate values a scan of a text of `len` bytes may check.
+fn budget_of(len: usize) -> usize {
+    LINK_CHECKS_PER_BYTE
+        .saturating_mul(len)
+        .max(LINK_MIN_CHECKS)
+}
+
+/// Hits sorted by end, longer first at one end.
+fn sort_hits(out: &mut [Hit]) {
+    out.sort_unstable_by(|x, y| x.end.cmp(&y.end).then(y.len.cmp(&x.len)));
 }
 
 /// True when the match is not part of a longer word or number.
