@@ -146,9 +146,9 @@ pub struct Run {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
     #[serde(skip)]
-    step_index: StepIndex,
+    step_index: IdIndex,
     #[serde(skip)]
-    unit_index: HashMap<UnitId, usize>,
+    unit_index: IdIndex,
     #[serde(skip)]
     tool_index: HashMap<String, usize>,
     /// How many tools `tool_index` was built from.
@@ -175,8 +175,8 @@ impl Run {
             steps: Vec::new(),
             attributes: Map::new(),
             extra: Map::new(),
-            step_index: StepIndex::default(),
-            unit_index: HashMap::new(),
+            step_index: IdIndex::default(),
+            unit_index: IdIndex::default(),
             tool_index: HashMap::new(),
             tools_indexed: 0,
         }
@@ -189,11 +189,8 @@ impl Run {
         for (i, step) in self.steps.iter_mut().enumerate() {
             step.index = i;
         }
-        self.step_index.build(&self.steps);
-        self.unit_index.clear();
-        for (i, unit) in self.context_units.iter().enumerate() {
-            self.unit_index.entry(unit.id.clone()).or_insert(i);
-        }
+        self.step_index.build(&self.steps, step_id);
+        self.unit_index.build(&self.context_units, unit_id);
         self.tool_index.clear();
         for (i, tool) in self.tools.iter().enumerate() {
             self.tool_index.entry(tool.name.clone()).or_insert(i);
@@ -203,7 +200,7 @@ impl Run {
 
     /// The position of the step with this id.
     pub fn step_index(&self, id: &str) -> Option<usize> {
-        self.step_index.find(&self.steps, id)
+        self.step_index.find(&self.steps, step_id, id)
     }
 
     /// The step with this id.
@@ -214,8 +211,8 @@ impl Run {
     /// The context unit with this id.
     pub fn unit(&self, id: &str) -> Option<&ContextUnit> {
         self.unit_index
-            .get(id)
-            .and_then(|&i| self.context_units.get(i))
+            .find(&self.context_units, unit_id, id)
+            .and_then(|i| self.context_units.get(i))
     }
 
     /// The offered tool with this name (the first of two with one name). A look-up in the
@@ -243,45 +240,63 @@ impl Run {
     }
 }
 
-/// Step positions by id: a table of positions into `steps`, hashed by the step's id and compared
-/// against it, so the index holds no copy of the ids (issue 11: 100,000 ids, 8 MB). Built from
-/// the steps by [`Run::reindex`]; equal runs have equal steps, so it takes no part in `==`.
+fn step_id(s: &Step) -> &str {
+    s.id.as_str()
+}
+
+fn unit_id(u: &ContextUnit) -> &str {
+    u.id.as_str()
+}
+
+/// Items from which an index hashes the ids on the thread pool.
+const HASH_APART_FROM: usize = 4096;
+
+/// Positions of items (steps, context units) by id: a table of positions, hashed by the item's
+/// id and compared against it, so the index holds no copy of the ids (issue 11: 100,000 ids,
+/// 8 MB). Built by [`Run::reindex`]; equal runs have equal items, so it takes no part in `==`.
 #[derive(Clone, Debug, Default)]
-struct StepIndex {
+struct IdIndex {
     table: HashTable<usize>,
     hasher: DefaultHashBuilder,
 }
 
-impl PartialEq for StepIndex {
+impl PartialEq for IdIndex {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-impl StepIndex {
-    /// Indexes `steps`; the first of two equal ids wins.
-    fn build(&mut self, steps: &[Step]) {
+impl IdIndex {
+    /// Indexes `items` by `id`; the first of two equal ids wins. A long list's ids are hashed
+    /// on the thread pool first (issue 11: the index is made on one core while the other
+    /// waits, at the end of the load).
+    fn build<T: Sync>(&mut self, items: &[T], id: impl Fn(&T) -> &str + Sync) {
         let hasher = &self.hasher;
-        let hash_of = |j: &usize| steps.get(*j).map_or(0, |s| hasher.hash_one(s.id.as_str()));
+        let hashes: Vec<u64> = if items.len() >= HASH_APART_FROM {
+            use rayon::prelude::*;
+            items.par_iter().map(|t| hasher.hash_one(id(t))).collect()
+        } else {
+            items.iter().map(|t| hasher.hash_one(id(t))).collect()
+        };
+        let hash_of = |j: &usize| hashes.get(*j).copied().unwrap_or(0);
         self.table.clear();
-        self.table.reserve(steps.len(), hash_of);
-        for (i, step) in steps.iter().enumerate() {
-            let id = step.id.as_str();
-            let hash = hasher.hash_one(id);
+        self.table.reserve(items.len(), hash_of);
+        for (i, (item, &hash)) in items.iter().zip(&hashes).enumerate() {
+            let key = id(item);
             let seen = self
                 .table
-                .find(hash, |&j| steps.get(j).is_some_and(|s| s.id.as_str() == id));
+                .find(hash, |&j| items.get(j).is_some_and(|x| id(x) == key));
             if seen.is_none() {
                 self.table.insert_unique(hash, i, hash_of);
             }
         }
     }
 
-    /// The position of the step with this id in `steps` (the steps it was built from).
-    fn find(&self, steps: &[Step], id: &str) -> Option<usize> {
-        let hash = self.hasher.hash_one(id);
+    /// The position in `items` (the items it was built from) of the one with id `key`.
+    fn find<T>(&self, items: &[T], id: impl Fn(&T) -> &str, key: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(key);
         self.table
-            .find(hash, |&j| steps.get(j).is_some_and(|s| s.id.as_str() == id))
+            .find(hash, |&j| items.get(j).is_some_and(|x| id(x) == key))
             .copied()
     }
 }
@@ -337,5 +352,28 @@ mod tests {
         assert_eq!(run.step_index("s7"), Some(1));
         assert_eq!(run.step_index("s4999"), None);
         assert_eq!(run.step("x").map(|s| s.kind), Some(StepKind::User));
+    }
+
+    #[test]
+    fn units_are_found_by_id_the_first_of_a_repeated_id_winning() {
+        let unit = |id: &str, text: &str| ContextUnit {
+            id: UnitId(id.to_owned()),
+            kind: "document".to_owned(),
+            text: text.to_owned(),
+            tokens: None,
+            produced_by: None,
+            extra: Map::new(),
+        };
+        for n in [3, 5_000] {
+            let mut run = Run::new("r", RunStatus::Failed);
+            run.context_units = (0..n).map(|i| unit(&format!("u{i}"), "first")).collect();
+            run.context_units.push(unit("u1", "again"));
+            run.reindex();
+            assert_eq!(run.unit("u1").map(|u| u.text.as_str()), Some("first"));
+            let last = format!("u{}", n - 1);
+            assert_eq!(run.unit(&last).map(|u| u.id.as_str()), Some(last.as_str()));
+            assert!(run.unit(&format!("u{n}")).is_none());
+            assert!(run.unit("").is_none());
+        }
     }
 }
