@@ -338,6 +338,7 @@ fn state_sources(
 }
 
 fn used_later(run: &Run, links: &LinkGraph, claims: &[CheckedClaim]) -> Vec<bool> {
+    use rayon::prelude::*;
     let n = run.steps.len();
     let mut used: Vec<bool> = (0..n).map(|i| links.is_used(i)).collect();
     for c in claims {
@@ -347,30 +348,53 @@ fn used_later(run: &Run, links: &LinkGraph, claims: &[CheckedClaim]) -> Vec<bool
             *slot = true;
         }
     }
-    for (k, s) in run.steps.iter().enumerate() {
-        for id in s.context.iter().flat_map(|c| c.sent.iter()) {
-            let producer = run
-                .unit(id.as_str())
-                .and_then(|u| u.produced_by.as_ref())
-                .and_then(|p| run.step_index(p.as_str()));
-            if let Some(p) = producer.filter(|&p| p < k)
-                && let Some(slot) = used.get_mut(p)
-            {
-                *slot = true;
+    // Each unit's producer, found once rather than once per step that was sent the unit.
+    let producer: Vec<Option<usize>> = run
+        .context_units
+        .iter()
+        .map(|u| {
+            u.produced_by
+                .as_ref()
+                .and_then(|p| run.step_index(p.as_str()))
+        })
+        .collect();
+    // The earlier steps each step names (a unit it was sent, a step its decision requires),
+    // found a run of steps per task on the pool (issue 11: 130,000 look-ups at 100,000 steps,
+    // on one core while the other waited).
+    let named: Vec<Vec<usize>> = run
+        .steps
+        .par_chunks(STEPS_PER_TASK)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut out = Vec::new();
+            for (j, s) in chunk.iter().enumerate() {
+                let k = c * STEPS_PER_TASK + j;
+                let sent = s.context.iter().flat_map(|c| c.sent.iter());
+                let producers = sent.filter_map(|id| {
+                    run.unit_index(id.as_str())
+                        .and_then(|u| producer.get(u).copied().flatten())
+                });
+                let required = s
+                    .decision
+                    .iter()
+                    .flat_map(|d| d.options.iter())
+                    .flat_map(|o| o.requires.iter())
+                    .filter_map(|r| run.step_index(r.as_str()));
+                out.extend(producers.chain(required).filter(|&p| p < k));
             }
-        }
-        for o in s.decision.iter().flat_map(|d| d.options.iter()) {
-            for r in o.requires.iter().filter_map(|r| run.step_index(r.as_str())) {
-                if r < k
-                    && let Some(slot) = used.get_mut(r)
-                {
-                    *slot = true;
-                }
-            }
+            out
+        })
+        .collect();
+    for p in named.into_iter().flatten() {
+        if let Some(slot) = used.get_mut(p) {
+            *slot = true;
         }
     }
     used
 }
+
+/// Steps whose names [`used_later`] looks up in one task.
+const STEPS_PER_TASK: usize = 2048;
 
 /// True when the step is a decision of an agent: a model step (`llm`, `agent`, `decision`)
 /// that is not a container wrapping other steps (an agent run's span holds its children's work,
@@ -521,5 +545,53 @@ mod tests {
             (0..4).map(|i| n.get(i)).collect::<Vec<_>>(),
             [None, Some(42), None, None]
         );
+    }
+
+    /// A step counts as used later when a later step was sent a unit it produced, or names it
+    /// as a requirement of a decision; an earlier or its own step naming it does not count.
+    #[test]
+    fn steps_named_by_later_units_and_decisions_are_used_later() {
+        use crate::analysis::model::{
+            ContextUnit, Decision, DecisionOption, RunStatus, Step, StepContext, StepId, StepKind,
+            UnitId,
+        };
+        let n = 5_000;
+        let mut run = Run::new("r", RunStatus::Failed);
+        run.steps = (0..n)
+            .map(|i| Step::new(format!("s{i}"), StepKind::Event))
+            .collect();
+        let unit = |id: &str, by: usize| ContextUnit {
+            id: UnitId(id.to_owned()),
+            kind: "document".to_owned(),
+            text: String::new(),
+            tokens: None,
+            produced_by: Some(StepId(format!("s{by}"))),
+            extra: serde_json::Map::new(),
+        };
+        // u1 made by step 10, sent at 4,000 (later: used); u2 made by 4,500, sent at 4,100
+        // (earlier: not used); u3 made by 3,000 and sent by itself (not used).
+        run.context_units = vec![unit("u1", 10), unit("u2", 4_500), unit("u3", 3_000)];
+        let sent = |ids: &[&str]| {
+            Some(Box::new(StepContext {
+                available: None,
+                sent: ids.iter().map(|u| UnitId((*u).to_owned())).collect(),
+            }))
+        };
+        run.steps[4_000].context = sent(&["u1", "ghost"]);
+        run.steps[4_100].context = sent(&["u2"]);
+        run.steps[3_000].context = sent(&["u3"]);
+        // A decision at 2,500 requires steps 20 and 2,600 (later: not used).
+        run.steps[2_500].decision = Some(Box::new(Decision {
+            chosen: "a".to_owned(),
+            options: vec![DecisionOption {
+                id: "a".to_owned(),
+                requires: vec![StepId("s20".to_owned()), StepId("s2600".to_owned())],
+            }],
+        }));
+        run.reindex();
+        let used: Vec<usize> = crate::analysis::detect::tests_support::facts_for(&run, |f| {
+            (0..n).filter(|&i| f.used_later(i)).collect()
+        });
+        assert_eq!(used, vec![10, 20]);
     }
 }

@@ -208,11 +208,14 @@ impl Run {
         self.step_index(id).and_then(|i| self.steps.get(i))
     }
 
+    /// The position of the context unit with this id.
+    pub fn unit_index(&self, id: &str) -> Option<usize> {
+        self.unit_index.find(&self.context_units, unit_id, id)
+    }
+
     /// The context unit with this id.
     pub fn unit(&self, id: &str) -> Option<&ContextUnit> {
-        self.unit_index
-            .find(&self.context_units, unit_id, id)
-            .and_then(|i| self.context_units.get(i))
+        self.unit_index(id).and_then(|i| self.context_units.get(i))
     }
 
     /// The offered tool with this name (the first of two with one name). A look-up in the
