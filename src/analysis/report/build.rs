@@ -167,17 +167,24 @@ fn rules_report(
     }
     progress.stage(Stage::Detecting, 0);
     let facts = Facts::with_base(base, run, &texts, &links, &checked).with_reference(reference);
-    let mut scored = score_all(&facts, walk_back(&facts, detect_all(&facts)));
-    // Only the judge reads the scored findings again: without one the ranking takes them
-    // rather than a copy.
-    let to_rank = if opts.judge.is_some() {
-        scored.clone()
-    } else {
-        std::mem::take(&mut scored)
-    };
-    // The links' values are spans of the step texts: taken out while the texts are there, and
-    // while the findings are ranked (issue 11: both ran on one thread, the other idle).
-    let (rule_suspects, taken) = rayon::join(|| suspects(to_rank), || take_links(&links));
+    let found = detect_all(&facts);
+    // The links' values are spans of the step texts: taken out while the texts are there,
+    // beside the walk back and the ranking of the findings (issue 11: one thread ranked them
+    // while the other waited).
+    let ((scored, rule_suspects), taken) = rayon::join(
+        || {
+            let mut scored = score_all(&facts, walk_back(&facts, found));
+            // Only the judge reads the scored findings again: without one the ranking takes
+            // them rather than a copy.
+            let to_rank = if opts.judge.is_some() {
+                scored.clone()
+            } else {
+                std::mem::take(&mut scored)
+            };
+            (scored, suspects(to_rank))
+        },
+        || take_links(&links),
+    );
     let fault = fault(&facts, &rule_suspects);
     let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
     // Nothing below reads the graph or the texts: both are freed before the report is put
@@ -185,6 +192,46 @@ fn rules_report(
     drop(facts);
     drop(links);
     drop(texts);
+    // The report's links are made beside its suspects.
+    let (links, (confidence, suspects_out, verdict)) = rayon::join(
+        || links_out(run, taken),
+        || ranked_out(run, &ranked, opts, &mut warnings),
+    );
+    progress.stage(Stage::Report, 0);
+    Report {
+        format: REPORT_FORMAT.to_owned(),
+        run: RunSummary {
+            id: run.id.clone(),
+            status: run.status,
+            steps: run.steps.len(),
+            source_format: loaded.source_format.name().to_owned(),
+            warnings,
+        },
+        verdict,
+        fault: Fault {
+            party: fault.party,
+            why: fault.why,
+        },
+        suspects: suspects_out,
+        confidence,
+        links,
+        claims: checked.iter().map(|c| to_claim(run, c)).collect(),
+        influence: None,
+        dropped: None,
+        judge,
+        experiments: None,
+    }
+}
+
+/// What the report says of the ranked findings: the ranking confidence, the suspects (similar
+/// findings grouped, at most [`MAX_SUSPECTS`], with a warning when more were found) and the
+/// verdict.
+fn ranked_out(
+    run: &Run,
+    ranked: &[SuspectEntry],
+    opts: &AnalyzeOptions<'_>,
+    warnings: &mut Vec<Warning>,
+) -> (super::RankingConfidence, Vec<Suspect>, Option<VerdictStep>) {
     // The verdict and the ranking confidence read the ranking itself (its first
     // MAX_SUSPECTS); the list is grouped for reading afterwards.
     let pairs: Vec<(String, f64)> = ranked
@@ -200,7 +247,7 @@ fn rules_report(
         RankingSubject::Observations
     };
     let confidence = ranking_confidence_of(&pairs, &opts.confidence, subject);
-    let mut groups = group_similar(&ranked);
+    let mut groups = group_similar(ranked);
     if groups.len() > MAX_SUSPECTS {
         let found = groups.len();
         let grouped = if found < ranked.len() {
@@ -246,30 +293,7 @@ fn rules_report(
         title: s.title.clone(),
         evidence: s.evidence.clone(),
     });
-    progress.stage(Stage::Report, 0);
-    Report {
-        format: REPORT_FORMAT.to_owned(),
-        run: RunSummary {
-            id: run.id.clone(),
-            status: run.status,
-            steps: run.steps.len(),
-            source_format: loaded.source_format.name().to_owned(),
-            warnings,
-        },
-        verdict,
-        fault: Fault {
-            party: fault.party,
-            why: fault.why,
-        },
-        suspects: suspects_out,
-        confidence,
-        links: links_out(run, taken),
-        claims: checked.iter().map(|c| to_claim(run, c)).collect(),
-        influence: None,
-        dropped: None,
-        judge,
-        experiments: None,
-    }
+    (confidence, suspects_out, verdict)
 }
 
 /// Puts the influence ranking into the report (or a warning when the embedder failed).
