@@ -125,6 +125,22 @@ fn pack(word: &str) -> Option<u64> {
     )
 }
 
+/// Zero bytes written after a lowercased ASCII text, so that any piece's first eight bytes
+/// can be read as one number ([`packed`]); a zero byte is no letter or digit, so no piece runs
+/// into them.
+const PADDING: &str = "\0\0\0\0\0\0\0\0";
+
+/// What [`pack`] gives a word of `len` bytes whose first eight bytes (followed by any bytes
+/// when it is shorter), little-endian, are `head`; 0 for a word longer than eight bytes or
+/// empty.
+fn packed(head: u64, len: usize) -> u64 {
+    match len {
+        1..=7 => head & ((1u64 << (8 * len)) - 1),
+        MAX_STOP_WORD_BYTES => head,
+        _ => 0,
+    }
+}
+
 /// Slots of the stop-word table (a power of two, several times the words, so a look-up mostly
 /// reads one slot).
 const STOP_SLOTS: usize = 512;
@@ -138,8 +154,13 @@ fn stop_slot(k: u64) -> usize {
 /// marks an empty slot; no word packs to 0), read from the word's slot to the first empty one.
 /// No string comparisons on the hot path.
 fn is_stop_word(word: &str) -> bool {
+    pack(word).is_some_and(|k| is_stop_key(stop_table(), k))
+}
+
+/// The table of [`is_stop_word`], made once.
+fn stop_table() -> &'static [u64] {
     static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
+    TABLE.get_or_init(|| {
         let mut t = vec![0u64; STOP_SLOTS];
         for k in HASHED_STOP_WORDS.iter().filter_map(|w| pack(w)) {
             let mut i = stop_slot(k);
@@ -151,10 +172,15 @@ fn is_stop_word(word: &str) -> bool {
             }
         }
         t
-    });
-    let Some(k) = pack(word).filter(|&k| k != 0) else {
+    })
+}
+
+/// True for the packed word `k` (see [`pack`]) of a stop-word, looked up in `table`
+/// ([`stop_table`]).
+fn is_stop_key(table: &[u64], k: u64) -> bool {
+    if k == 0 {
         return false;
-    };
+    }
     let mut i = stop_slot(k);
     loop {
         match table.get(i) {
@@ -272,26 +298,46 @@ impl Scratch {
             lower.clear();
             lower.push_str(text);
             lower.make_ascii_lowercase();
+            lower.push_str(PADDING);
+            let stop = stop_table();
             let mut prev = None;
-            for t in ascii_tokens(&lower) {
-                prev = Some(self.add_token(prev, t));
+            let mut runs = AsciiRuns {
+                text: &lower,
+                at: 0,
+            };
+            while let Some((start, piece)) = runs.next_at() {
+                if piece.len() < MIN_ASCII_TOKEN_CHARS {
+                    continue;
+                }
+                // The piece's first eight bytes as one number: the padding is there to read.
+                let head = lower
+                    .as_bytes()
+                    .get(start..start + PADDING.len())
+                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                    .map_or(0, u64::from_le_bytes);
+                if is_stop_key(stop, packed(head, piece.len())) {
+                    continue;
+                }
+                let t = fold_plural(piece);
+                prev = Some(self.add_token(prev, t, packed(head, t.len())));
             }
             self.lower = lower;
         } else {
             let lower = text.to_lowercase();
             let mut prev = None;
             for t in tokens_of(&lower) {
-                prev = Some(self.add_token(prev, t));
+                prev = Some(self.add_token(prev, t, pack(t).unwrap_or(0)));
             }
         }
     }
 
     /// The features of token `t` after the token whose pair prefix is `prev`: the pair, the
-    /// word, then its trigrams; returns `t`'s own pair prefix. The trigrams' hashes and the pair
+    /// word, then its trigrams; returns `t`'s own pair prefix. `key` is `t` packed (see
+    /// [`pack`]) when it has at most eight bytes, else 0. The trigrams' hashes and the pair
     /// prefix come from the batch's [`TokenCache`]; a token the text had before has all its
     /// trigrams counted already: they are counted once more by their positions (the same
     /// counts as adding them again).
-    fn add_token(&mut self, prev: Option<u64>, t: &str) -> u64 {
+    fn add_token(&mut self, prev: Option<u64>, t: &str, key: u64) -> u64 {
         // The word's hash and the pair's (from the previous token's prefix) fed side by side:
         // two chains of multiplications that do not wait on each other.
         let (mut w, mut pair) = (Fnv::new(KIND_WORD), Fnv(prev.unwrap_or(0)));
@@ -301,7 +347,7 @@ impl Scratch {
         }
         let word = mix(w.0);
         let (padded, bounds) = (&mut self.padded, &mut self.bounds);
-        let at = self.cache.find_or_keep(word, t, |out| {
+        let at = self.cache.find_or_keep(word, t, key, |out| {
             token_trigrams(t, padded, bounds, out);
             let mut h = Fnv::new(KIND_PAIR);
             h.feed(t.as_bytes());
@@ -377,14 +423,6 @@ fn token_trigrams(t: &str, padded: &mut String, bounds: &mut Vec<usize>, out: &m
     }
 }
 
-/// [`tokens_of`] for an ASCII lowercased text: runs of ASCII letters and digits.
-fn ascii_tokens(lower: &str) -> impl Iterator<Item = &str> {
-    AsciiRuns { text: lower, at: 0 }
-        .filter(|p| p.len() >= MIN_ASCII_TOKEN_CHARS)
-        .filter(|p| !is_stop_word(p))
-        .map(fold_plural)
-}
-
 /// The runs of ASCII letters and digits of a text, found byte by byte (the pieces
 /// `split(|c: char| !c.is_ascii_alphanumeric())` gives, without the empty ones).
 struct AsciiRuns<'a> {
@@ -404,10 +442,9 @@ static ASCII_ALNUM: [bool; 256] = {
     t
 };
 
-impl<'a> Iterator for AsciiRuns<'a> {
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
+impl<'a> AsciiRuns<'a> {
+    /// The next run with the position of its first byte.
+    fn next_at(&mut self) -> Option<(usize, &'a str)> {
         let bytes = self.text.as_bytes();
         let alnum = |b: u8| ASCII_ALNUM[usize::from(b)];
         let mut i = self.at;
@@ -420,7 +457,15 @@ impl<'a> Iterator for AsciiRuns<'a> {
         }
         self.at = i;
         // Both ends are next to ASCII bytes (or the text's ends): character boundaries.
-        self.text.get(start..i)
+        Some((start, self.text.get(start..i)?))
+    }
+}
+
+impl<'a> Iterator for AsciiRuns<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        self.next_at().map(|(_, run)| run)
     }
 }
 
@@ -577,6 +622,17 @@ mod tests {
             let runs: Vec<&str> = AsciiRuns { text: &text, at: 0 }.collect();
             proptest::prop_assert_eq!(runs, split);
         }
+    }
+
+    #[test]
+    fn a_packed_head_is_the_packed_word() {
+        for word in ["ab", "refund", "through", "becausee", "customers", "x"] {
+            let mut padded = word.as_bytes().to_vec();
+            padded.extend_from_slice(b"tail\0\0\0\0\0\0\0\0");
+            let head = u64::from_le_bytes(padded[..8].try_into().unwrap());
+            assert_eq!(packed(head, word.len()), pack(word).unwrap_or(0), "{word}");
+        }
+        assert_eq!(packed(u64::MAX, 0), 0);
     }
 
     #[test]

@@ -22,6 +22,9 @@ const KEPT_TRIGRAMS: usize = 1 << 17;
 pub(super) struct Cached {
     /// Its bytes in [`TokenCache::bytes`].
     bytes: Range<usize>,
+    /// Its bytes as one number when it has at most eight (little-endian, zero-padded; no
+    /// token byte is zero, so equal numbers are equal tokens), else 0.
+    key: u64,
     /// The mixed hash of the word feature.
     pub word: u64,
     /// The FNV-1a state after the pair kind, the token and the space: the pair with a next
@@ -66,24 +69,33 @@ impl TokenCache {
 
     /// The position of token `t` with mixed word hash `word`, kept now if it was not: `make`
     /// then gives its pair prefix and pushes its trigram hashes onto the list it is handed.
-    /// The look-up is inlined into the caller; keeping a token (a few in a hundred) is not.
+    /// `key` is `t`'s bytes as one number when it has at most eight, else 0 (see
+    /// [`Cached::key`]): such a token is told apart by it, without comparing bytes. The look-up
+    /// is inlined into the caller; keeping a token (a few in a hundred) is not.
     #[inline]
     pub(super) fn find_or_keep(
         &mut self,
         word: u64,
         t: &str,
+        key: u64,
         make: impl FnOnce(&mut Vec<u64>) -> u64,
     ) -> usize {
-        match self.find(word, t) {
+        match self.find(word, t, key) {
             Some(at) => at,
-            None => self.keep(word, t, make),
+            None => self.keep(word, t, key, make),
         }
     }
 
     /// Keeps token `t` (see [`TokenCache::find_or_keep`]) and returns its position.
     #[cold]
     #[inline(never)]
-    fn keep(&mut self, word: u64, t: &str, make: impl FnOnce(&mut Vec<u64>) -> u64) -> usize {
+    fn keep(
+        &mut self,
+        word: u64,
+        t: &str,
+        key: u64,
+        make: impl FnOnce(&mut Vec<u64>) -> u64,
+    ) -> usize {
         if self.tokens.len() >= self.room
             || self.bytes.len() + t.len() > KEPT_BYTES
             || self.trigrams.len() > KEPT_TRIGRAMS
@@ -101,6 +113,7 @@ impl TokenCache {
         let pair_prefix = make(&mut self.trigrams);
         self.tokens.push(Cached {
             bytes,
+            key,
             word,
             pair_prefix,
             trigrams: first..self.trigrams.len(),
@@ -138,7 +151,7 @@ impl TokenCache {
     }
 
     #[inline]
-    fn find(&self, word: u64, t: &str) -> Option<usize> {
+    fn find(&self, word: u64, t: &str, key: u64) -> Option<usize> {
         if self.slots.is_empty() {
             return None;
         }
@@ -152,7 +165,8 @@ impl TokenCache {
             let at = s as usize - 1;
             if let Some(c) = self.tokens.get(at)
                 && c.word == word
-                && self.bytes.get(c.bytes.clone()) == Some(t.as_bytes())
+                && c.key == key
+                && (key != 0 || self.bytes.get(c.bytes.clone()) == Some(t.as_bytes()))
             {
                 return Some(at);
             }
