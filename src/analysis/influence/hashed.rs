@@ -10,6 +10,7 @@
 
 use super::feature_counts::{Feature, FeatureCounts};
 use super::lexical::fold_plural;
+use super::scratch_pool::{ScratchPool, Session};
 use super::sparse::SparseVector;
 use super::token_cache::TokenCache;
 use super::types::{EmbedError, Embedder};
@@ -200,7 +201,7 @@ pub fn hashed_vector(text: &str) -> Vec<f64> {
 
 /// Buffers reused from one text to the next within a batch.
 #[derive(Default)]
-struct Scratch {
+pub(super) struct Scratch {
     features: FeatureCounts,
     /// The lowercased text, when it is ASCII (no allocation per text).
     lower: String,
@@ -492,9 +493,21 @@ impl Embedder for HashedEmbedder {
     }
 
     fn embed_sparse(&self, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
-        let mut scratch = Scratch::default();
-        Ok(texts.iter().map(|t| scratch.sparse(t)).collect())
+        let mut scratch = SCRATCHES.take().unwrap_or_default();
+        let vectors = texts.iter().map(|t| scratch.sparse(t)).collect();
+        SCRATCHES.give_back(scratch);
+        Ok(vectors)
     }
+}
+
+/// The embedder's scratches kept between calls while a ranking runs (see [`scratch_session`]).
+static SCRATCHES: ScratchPool<Scratch> = ScratchPool::new();
+
+/// Keeps the hashed embedder's scratches (its token cache above all) from one call to the next
+/// until the session is dropped (and every other one with it), when they are let go (issue 11:
+/// a ranking calls the embedder per part of 64 texts). Vectors do not depend on it.
+pub(super) fn scratch_session() -> Session<'static, Scratch> {
+    SCRATCHES.session()
 }
 
 #[cfg(test)]

@@ -112,6 +112,26 @@ proptest! {
     }
 }
 
+proptest! {
+    /// Calls made while a session keeps the scratches (their token caches carried from one
+    /// call to the next, on any thread) give every vector's bits.
+    #[test]
+    fn calls_in_a_session_have_the_bits_of_the_plain_definition(
+        calls in prop::collection::vec(prop::collection::vec(text(), 0..5), 1..6),
+    ) {
+        let session = scratch_session();
+        for texts in &calls {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let batch = HashedEmbedder.embed_sparse(&refs).unwrap();
+            prop_assert_eq!(batch.len(), texts.len());
+            for (t, v) in texts.iter().zip(&batch) {
+                prop_assert!(same_bits(&v.to_dense(), &plain_vector(t)), "{:?}", t);
+            }
+        }
+        drop(session);
+    }
+}
+
 #[test]
 fn a_long_text_of_one_repeated_word_counts_every_occurrence() {
     // 600 times "refund": the pair "refund refund" 599 times, the word and each of its 6

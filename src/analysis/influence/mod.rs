@@ -18,6 +18,7 @@ mod per_text;
 mod prepared;
 mod ring;
 mod score;
+mod scratch_pool;
 mod sparse;
 mod token_cache;
 mod types;

@@ -93,6 +93,9 @@ pub(super) fn rank_per_text<'e>(
     let weights = Weights::default();
     let threshold = super::cosine::DEFAULT_PERSISTENCE_THRESHOLD;
     let plan = Plan::new(evidence, outputs, answer, reference);
+    // The hashed embedder keeps its token cache from one call to the next until the ranking
+    // is over.
+    let _kept = super::hashed::scratch_session();
 
     let mut held = Held {
         embedder,
