@@ -30,7 +30,7 @@ impl Prepared {
             .entries()
             .iter()
             .fold((0.0_f64, true), |(n, f), (_, x)| {
-                (n + x * x, f && x.is_finite())
+                (n + x * x, f & x.is_finite())
             });
         Prepared {
             vector,
