@@ -11,6 +11,7 @@ mod feature_counts;
 mod from_run;
 mod hashed;
 mod js_number;
+mod json_text;
 mod lexical;
 mod mock;
 pub mod num_text;
