@@ -339,22 +339,38 @@ impl Scratch {
     /// trigrams counted already: they are counted once more by their positions (the same
     /// counts as adding them again).
     fn add_token(&mut self, prev: Option<u64>, t: &str, key: u64) -> u64 {
-        // The word's hash and the pair's (from the previous token's prefix) fed side by side:
-        // two chains of multiplications that do not wait on each other.
-        let (mut w, mut pair) = (Fnv::new(KIND_WORD), Fnv(prev.unwrap_or(0)));
-        for &b in t.as_bytes() {
-            w.0 = (w.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
-            pair.0 = (pair.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
-        }
-        let word = mix(w.0);
-        let (padded, bounds) = (&mut self.padded, &mut self.bounds);
-        let at = self.cache.find_or_keep(word, t, key, |out| {
-            token_trigrams(t, padded, bounds, out);
-            let mut h = Fnv::new(KIND_PAIR);
-            h.feed(t.as_bytes());
-            h.feed(b" ");
-            h.0
-        });
+        // A short token kept already is found by its bytes: its word hash is kept with it,
+        // and only the pair's hash (from the previous token's prefix) is fed.
+        let short = self
+            .cache
+            .find_short(key)
+            .and_then(|at| Some((at, self.cache.get(at)?.word)));
+        let (at, word, pair) = match short {
+            Some((at, word)) => {
+                let mut pair = Fnv(prev.unwrap_or(0));
+                pair.feed(t.as_bytes());
+                (at, word, pair)
+            }
+            None => {
+                // The word's hash and the pair's fed side by side: two chains of
+                // multiplications that do not wait on each other.
+                let (mut w, mut pair) = (Fnv::new(KIND_WORD), Fnv(prev.unwrap_or(0)));
+                for &b in t.as_bytes() {
+                    w.0 = (w.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
+                    pair.0 = (pair.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
+                }
+                let word = mix(w.0);
+                let (padded, bounds) = (&mut self.padded, &mut self.bounds);
+                let at = self.cache.find_or_keep(word, t, key, |out| {
+                    token_trigrams(t, padded, bounds, out);
+                    let mut h = Fnv::new(KIND_PAIR);
+                    h.feed(t.as_bytes());
+                    h.feed(b" ");
+                    h.0
+                });
+                (at, word, pair)
+            }
+        };
 
         let f = &mut self.features;
         if prev.is_some() {
