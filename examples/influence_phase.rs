@@ -106,7 +106,9 @@ fn dropped_phase(loaded: &[tdn_tui::analysis::load::Loaded], runs: usize) {
             }
         }
     }
-    println!("dropped: best {best_cpu:.3} s CPU over {runs} runs; {entries} entries; digest {digest:016x}");
+    println!(
+        "dropped: best {best_cpu:.3} s CPU over {runs} runs; {entries} entries; digest {digest:016x}"
+    );
 }
 
 /// The CPU time this thread has run, in seconds, where Linux tells it.
