@@ -65,30 +65,54 @@ pub(super) fn write_compact(v: &Json, out: &mut String, number: &mut Vec<u8>) {
     }
 }
 
-/// Appends `s` as a JSON string, quoted and escaped (see the module docs).
+/// Appends `s` as a JSON string, quoted and escaped (see the module docs). Eight bytes are
+/// checked at once while none of them needs an escape ([`needs_escape`]); the bytes of a word
+/// that does are taken one by one.
 fn write_string(s: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
+    let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in s.as_bytes().iter().enumerate() {
-        let escape = ESCAPE[usize::from(b)];
-        if escape == 0 {
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if let Some(word) = bytes
+            .get(i..i + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            && !needs_escape(u64::from_le_bytes(word))
+        {
+            i += 8;
             continue;
         }
-        // Every escaped byte is ASCII: both ends are character boundaries.
-        out.push_str(s.get(start..i).unwrap_or_default());
-        out.push('\\');
-        if escape == b'u' {
-            out.push_str("u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-        } else {
-            out.push(char::from(escape));
+        let escape = ESCAPE[usize::from(b)];
+        if escape != 0 {
+            // Every escaped byte is ASCII: both ends are character boundaries.
+            out.push_str(s.get(start..i).unwrap_or_default());
+            out.push('\\');
+            if escape == b'u' {
+                out.push_str("u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+            } else {
+                out.push(char::from(escape));
+            }
+            start = i + 1;
         }
-        start = i + 1;
+        i += 1;
     }
     out.push_str(s.get(start..).unwrap_or_default());
     out.push('"');
+}
+
+/// True when one of the eight bytes of `word` needs an escape: a control character (below
+/// 0x20), `"` or `\`. Each test is the exact "some byte is below n" (n at most 0x80) and "some
+/// byte is zero" of the usual bit tricks: a byte of 0x80 or more is never below n.
+fn needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    (below(word, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
 }
 
 #[cfg(test)]
@@ -106,7 +130,7 @@ mod tests {
                 2 => (0u8..0x20).prop_map(char::from),
                 1 => prop::sample::select(vec!['"', '\\', '\u{7f}', '\u{e9}', '\u{2028}', '\u{1f600}', '/']),
             ],
-            0..12,
+            0..40,
         )
         .prop_map(|c| c.into_iter().collect())
     }
@@ -139,6 +163,26 @@ mod tests {
             write_compact(&j, &mut out, &mut number);
             let want = format!("kept {}", serde_json::to_string(&v).unwrap());
             prop_assert_eq!(out, want);
+        }
+    }
+
+    proptest! {
+        /// Long strings too, with the bytes that need an escape anywhere in a word of eight.
+        #[test]
+        fn a_string_is_written_as_serde_json_writes_it(s in string(), pad in 0usize..9) {
+            let s = format!("{}{s}{}", "p".repeat(pad), "q".repeat(pad));
+            let mut out = String::new();
+            write_string(&s, &mut out);
+            prop_assert_eq!(out, serde_json::to_string(&s).unwrap());
+        }
+
+        /// The word test is the byte test on any eight bytes.
+        #[test]
+        fn a_word_needs_an_escape_when_one_of_its_bytes_does(word in any::<[u8; 8]>(), at in 0usize..8, b in any::<u8>()) {
+            let mut word = word;
+            word[at] = b;
+            let want = word.iter().any(|&b| ESCAPE[usize::from(b)] != 0);
+            prop_assert_eq!(needs_escape(u64::from_le_bytes(word)), want);
         }
     }
 
