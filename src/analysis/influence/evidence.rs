@@ -2,7 +2,8 @@
 //! ancestors (report.md, `influence`). Linear in the run (plus a binary search per item); no
 //! scoring here.
 
-use crate::analysis::model::{Json, Run, Step, StepKind, value_text};
+use super::json_text::write_compact;
+use crate::analysis::model::{Json, Run, Step, StepKind};
 use hashbrown::{HashMap, HashSet};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -162,7 +163,7 @@ pub fn gather_evidence<'a>(run: &'a Run) -> Vec<RunEvidence<'a>> {
 }
 
 /// A piece's or a model output's text: the run's own string, or a JSON value (not a string,
-/// not null) whose text is what [`value_text`] makes of it. A value's text is written only when
+/// not null) whose text is what [`value_text`](crate::analysis::model::value_text) makes of it. A value's text is written only when
 /// it is read, into a buffer the reader keeps (issue 11: 33,000 such texts at 100,000 steps
 /// were written out and held until the ranking embedded them).
 #[derive(Clone, Copy, Debug)]
@@ -174,7 +175,7 @@ pub enum Text<'a> {
 }
 
 impl<'a> Text<'a> {
-    /// The text of a value as [`value_text`] makes it: a string is itself, null is "".
+    /// The text of a value as [`value_text`](crate::analysis::model::value_text) makes it: a string is itself, null is "".
     pub fn of(v: &'a Json) -> Text<'a> {
         match v {
             Json::String(s) => Text::Str(s),
@@ -242,17 +243,10 @@ impl PartialEq for Text<'_> {
     }
 }
 
-/// Appends the text [`value_text`] makes of `v` to `out`: the compact JSON `serde_json`
-/// writes (as `serde_json::to_string` would), through `bytes` (scratch).
+/// Appends the text [`value_text`](crate::analysis::model::value_text) makes of `v` to `out`: the compact JSON `serde_json`
+/// writes (as `serde_json::to_string` would), written by [`write_compact`] (`bytes` is scratch).
 pub fn write_value(v: &Json, bytes: &mut Vec<u8>, out: &mut String) {
-    bytes.clear();
-    let written = serde_json::to_writer(&mut *bytes, v)
-        .ok()
-        .and_then(|()| std::str::from_utf8(bytes).ok());
-    match written {
-        Some(s) => out.push_str(s),
-        None => out.push_str(&value_text(v)),
-    }
+    write_compact(v, out, bytes);
 }
 
 /// A step's output as text ("" when absent), as [`Step::output_text`] makes it.
@@ -385,6 +379,7 @@ pub fn window_from(first: usize, total: usize) -> [Range<usize>; 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::model::value_text;
 
     #[test]
     fn value_texts_are_those_of_value_text() {

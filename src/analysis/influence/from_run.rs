@@ -345,7 +345,7 @@ pub fn dropped_section(run: &Run) -> Option<DroppedSection> {
             sent_ids.extend(c.sent.iter().map(|id| id.as_str()));
             let (dropped, available_count, sent_count) = diffs.diff(&avail_ids, &sent_ids);
             Some(DroppedStep {
-                step: step.id.to_string(),
+                step: step.id.as_str().to_owned(),
                 index: step.index,
                 any_dropped: !dropped.is_empty(),
                 dropped: dropped

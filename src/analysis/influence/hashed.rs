@@ -10,6 +10,7 @@
 
 use super::feature_counts::{Feature, FeatureCounts};
 use super::lexical::fold_plural;
+use super::scratch_pool::{ScratchPool, Session};
 use super::sparse::SparseVector;
 use super::token_cache::TokenCache;
 use super::types::{EmbedError, Embedder};
@@ -125,6 +126,22 @@ fn pack(word: &str) -> Option<u64> {
     )
 }
 
+/// Zero bytes written after a lowercased ASCII text, so that any piece's first eight bytes
+/// can be read as one number ([`packed`]); a zero byte is no letter or digit, so no piece runs
+/// into them.
+const PADDING: &str = "\0\0\0\0\0\0\0\0";
+
+/// What [`pack`] gives a word of `len` bytes whose first eight bytes (followed by any bytes
+/// when it is shorter), little-endian, are `head`; 0 for a word longer than eight bytes or
+/// empty.
+fn packed(head: u64, len: usize) -> u64 {
+    match len {
+        1..=7 => head & ((1u64 << (8 * len)) - 1),
+        MAX_STOP_WORD_BYTES => head,
+        _ => 0,
+    }
+}
+
 /// Slots of the stop-word table (a power of two, several times the words, so a look-up mostly
 /// reads one slot).
 const STOP_SLOTS: usize = 512;
@@ -138,8 +155,13 @@ fn stop_slot(k: u64) -> usize {
 /// marks an empty slot; no word packs to 0), read from the word's slot to the first empty one.
 /// No string comparisons on the hot path.
 fn is_stop_word(word: &str) -> bool {
+    pack(word).is_some_and(|k| is_stop_key(stop_table(), k))
+}
+
+/// The table of [`is_stop_word`], made once.
+fn stop_table() -> &'static [u64] {
     static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
+    TABLE.get_or_init(|| {
         let mut t = vec![0u64; STOP_SLOTS];
         for k in HASHED_STOP_WORDS.iter().filter_map(|w| pack(w)) {
             let mut i = stop_slot(k);
@@ -151,10 +173,15 @@ fn is_stop_word(word: &str) -> bool {
             }
         }
         t
-    });
-    let Some(k) = pack(word).filter(|&k| k != 0) else {
+    })
+}
+
+/// True for the packed word `k` (see [`pack`]) of a stop-word, looked up in `table`
+/// ([`stop_table`]).
+fn is_stop_key(table: &[u64], k: u64) -> bool {
+    if k == 0 {
         return false;
-    };
+    }
     let mut i = stop_slot(k);
     loop {
         match table.get(i) {
@@ -174,7 +201,7 @@ pub fn hashed_vector(text: &str) -> Vec<f64> {
 
 /// Buffers reused from one text to the next within a batch.
 #[derive(Default)]
-struct Scratch {
+pub(super) struct Scratch {
     features: FeatureCounts,
     /// The lowercased text, when it is ASCII (no allocation per text).
     lower: String,
@@ -272,42 +299,78 @@ impl Scratch {
             lower.clear();
             lower.push_str(text);
             lower.make_ascii_lowercase();
+            lower.push_str(PADDING);
+            let stop = stop_table();
             let mut prev = None;
-            for t in ascii_tokens(&lower) {
-                prev = Some(self.add_token(prev, t));
+            let mut runs = AsciiRuns {
+                text: &lower,
+                at: 0,
+            };
+            while let Some((start, piece)) = runs.next_at() {
+                if piece.len() < MIN_ASCII_TOKEN_CHARS {
+                    continue;
+                }
+                // The piece's first eight bytes as one number: the padding is there to read.
+                let head = lower
+                    .as_bytes()
+                    .get(start..start + PADDING.len())
+                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                    .map_or(0, u64::from_le_bytes);
+                if is_stop_key(stop, packed(head, piece.len())) {
+                    continue;
+                }
+                let t = fold_plural(piece);
+                prev = Some(self.add_token(prev, t, packed(head, t.len())));
             }
             self.lower = lower;
         } else {
             let lower = text.to_lowercase();
             let mut prev = None;
             for t in tokens_of(&lower) {
-                prev = Some(self.add_token(prev, t));
+                prev = Some(self.add_token(prev, t, pack(t).unwrap_or(0)));
             }
         }
     }
 
     /// The features of token `t` after the token whose pair prefix is `prev`: the pair, the
-    /// word, then its trigrams; returns `t`'s own pair prefix. The trigrams' hashes and the pair
+    /// word, then its trigrams; returns `t`'s own pair prefix. `key` is `t` packed (see
+    /// [`pack`]) when it has at most eight bytes, else 0. The trigrams' hashes and the pair
     /// prefix come from the batch's [`TokenCache`]; a token the text had before has all its
     /// trigrams counted already: they are counted once more by their positions (the same
     /// counts as adding them again).
-    fn add_token(&mut self, prev: Option<u64>, t: &str) -> u64 {
-        // The word's hash and the pair's (from the previous token's prefix) fed side by side:
-        // two chains of multiplications that do not wait on each other.
-        let (mut w, mut pair) = (Fnv::new(KIND_WORD), Fnv(prev.unwrap_or(0)));
-        for &b in t.as_bytes() {
-            w.0 = (w.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
-            pair.0 = (pair.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
-        }
-        let word = mix(w.0);
-        let (padded, bounds) = (&mut self.padded, &mut self.bounds);
-        let at = self.cache.find_or_keep(word, t, |out| {
-            token_trigrams(t, padded, bounds, out);
-            let mut h = Fnv::new(KIND_PAIR);
-            h.feed(t.as_bytes());
-            h.feed(b" ");
-            h.0
-        });
+    fn add_token(&mut self, prev: Option<u64>, t: &str, key: u64) -> u64 {
+        // A short token kept already is found by its bytes: its word hash is kept with it,
+        // and only the pair's hash (from the previous token's prefix) is fed.
+        let short = self
+            .cache
+            .find_short(key)
+            .and_then(|at| Some((at, self.cache.get(at)?.word)));
+        let (at, word, pair) = match short {
+            Some((at, word)) => {
+                let mut pair = Fnv(prev.unwrap_or(0));
+                pair.feed(t.as_bytes());
+                (at, word, pair)
+            }
+            None => {
+                // The word's hash and the pair's fed side by side: two chains of
+                // multiplications that do not wait on each other.
+                let (mut w, mut pair) = (Fnv::new(KIND_WORD), Fnv(prev.unwrap_or(0)));
+                for &b in t.as_bytes() {
+                    w.0 = (w.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
+                    pair.0 = (pair.0 ^ u64::from(b)).wrapping_mul(Fnv::PRIME);
+                }
+                let word = mix(w.0);
+                let (padded, bounds) = (&mut self.padded, &mut self.bounds);
+                let at = self.cache.find_or_keep(word, t, key, |out| {
+                    token_trigrams(t, padded, bounds, out);
+                    let mut h = Fnv::new(KIND_PAIR);
+                    h.feed(t.as_bytes());
+                    h.feed(b" ");
+                    h.0
+                });
+                (at, word, pair)
+            }
+        };
 
         let f = &mut self.features;
         if prev.is_some() {
@@ -377,14 +440,6 @@ fn token_trigrams(t: &str, padded: &mut String, bounds: &mut Vec<usize>, out: &m
     }
 }
 
-/// [`tokens_of`] for an ASCII lowercased text: runs of ASCII letters and digits.
-fn ascii_tokens(lower: &str) -> impl Iterator<Item = &str> {
-    AsciiRuns { text: lower, at: 0 }
-        .filter(|p| p.len() >= MIN_ASCII_TOKEN_CHARS)
-        .filter(|p| !is_stop_word(p))
-        .map(fold_plural)
-}
-
 /// The runs of ASCII letters and digits of a text, found byte by byte (the pieces
 /// `split(|c: char| !c.is_ascii_alphanumeric())` gives, without the empty ones).
 struct AsciiRuns<'a> {
@@ -404,10 +459,9 @@ static ASCII_ALNUM: [bool; 256] = {
     t
 };
 
-impl<'a> Iterator for AsciiRuns<'a> {
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
+impl<'a> AsciiRuns<'a> {
+    /// The next run with the position of its first byte.
+    fn next_at(&mut self) -> Option<(usize, &'a str)> {
         let bytes = self.text.as_bytes();
         let alnum = |b: u8| ASCII_ALNUM[usize::from(b)];
         let mut i = self.at;
@@ -420,7 +474,15 @@ impl<'a> Iterator for AsciiRuns<'a> {
         }
         self.at = i;
         // Both ends are next to ASCII bytes (or the text's ends): character boundaries.
-        self.text.get(start..i)
+        Some((start, self.text.get(start..i)?))
+    }
+}
+
+impl<'a> Iterator for AsciiRuns<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        self.next_at().map(|(_, run)| run)
     }
 }
 
@@ -447,153 +509,26 @@ impl Embedder for HashedEmbedder {
     }
 
     fn embed_sparse(&self, texts: &[&str]) -> Result<Vec<SparseVector>, EmbedError> {
-        let mut scratch = Scratch::default();
-        Ok(texts.iter().map(|t| scratch.sparse(t)).collect())
+        let mut scratch = SCRATCHES.take().unwrap_or_default();
+        let vectors = texts.iter().map(|t| scratch.sparse(t)).collect();
+        SCRATCHES.give_back(scratch);
+        Ok(vectors)
     }
+}
+
+/// The embedder's scratches kept between calls while a ranking runs (see [`scratch_session`]).
+static SCRATCHES: ScratchPool<Scratch> = ScratchPool::new();
+
+/// Keeps the hashed embedder's scratches (its token cache above all) from one call to the next
+/// until the session is dropped (and every other one with it), when they are let go (issue 11:
+/// a ranking calls the embedder per part of 64 texts). Vectors do not depend on it.
+pub(super) fn scratch_session() -> Session<'static, Scratch> {
+    SCRATCHES.session()
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::cosine::cosine;
-    use super::*;
-
-    /// FNV-1a's published 64-bit test vectors, shifted by our leading kind byte: hashing kind
-    /// `b'a'` with "" is FNV-1a of "a", and kind `b'f'` with "oobar" is FNV-1a of "foobar".
-    #[test]
-    fn the_hash_is_fnv1a_64() {
-        assert_eq!(fnv1a64(b'a', ""), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a64(b'f', "oobar"), 0x8594_4171_f739_67e8);
-    }
-
-    #[test]
-    fn same_text_same_vector_and_no_features_zero_vector() {
-        let a = hashed_vector("The refund was denied: outside the 30-day window.");
-        let b = hashed_vector("The refund was denied: outside the 30-day window.");
-        assert_eq!(a, b);
-        assert_eq!(a.len(), HASHED_DIM);
-        for empty in ["", "   ", "the and of", "a ! ? x"] {
-            assert!(hashed_vector(empty).iter().all(|&x| x == 0.0), "{empty:?}");
-        }
-    }
-
-    #[test]
-    fn it_sees_shared_words_morphology_and_non_latin_text() {
-        let answer =
-            hashed_vector("Your refund request is denied; the order is outside the window.");
-        let culprit =
-            hashed_vector("Customer refunds were denied twice, outside the return window.");
-        let innocent = hashed_vector("Hello! Thanks for contacting support, happy to help.");
-        let c1 = cosine(&answer, &culprit).unwrap();
-        let c2 = cosine(&answer, &innocent).unwrap();
-        assert!(c1 > 0.3 && c2 < 0.1, "{c1} {c2}");
-        let jp = hashed_vector("返金は拒否されました");
-        assert!(jp.iter().any(|&x| x != 0.0));
-        // Trigrams give a variant partial credit; an unrelated word gets none.
-        let near = cosine(&hashed_vector("summarise"), &hashed_vector("summarised")).unwrap();
-        let far = cosine(&hashed_vector("summarise"), &hashed_vector("invoice")).unwrap();
-        assert!(near > 0.25 && far.abs() < 0.1, "{near} {far}");
-    }
-
-    #[test]
-    fn sparse_vectors_are_the_dense_ones_by_their_non_zero_buckets() {
-        let texts = [
-            "Refunds denied twice this year.",
-            "",
-            "Parcels ship by courier; refunds ship never.",
-            "返金は拒否されました",
-        ];
-        let dense = HashedEmbedder.embed(&texts).unwrap();
-        let sparse = HashedEmbedder.embed_sparse(&texts).unwrap();
-        for (d, s) in dense.iter().zip(&sparse) {
-            assert_eq!(s.dim(), HASHED_DIM);
-            let back = s.to_dense();
-            assert!(
-                d.iter()
-                    .zip(&back)
-                    .all(|(x, y)| x.to_bits() == y.to_bits() || (*x == 0.0 && *y == 0.0))
-            );
-        }
-        assert!(sparse[1].entries().is_empty());
-        assert!(!sparse[0].entries().is_empty() && sparse[0].entries().len() < 100);
-    }
-
-    #[test]
-    fn a_batch_gives_each_text_its_own_vector() {
-        let (a, b) = (
-            "Refunds denied twice this year.",
-            "Parcels ship by courier.",
-        );
-        let batch = HashedEmbedder.embed(&[a, b, a, ""]).unwrap();
-        assert_eq!(
-            batch,
-            vec![
-                hashed_vector(a),
-                hashed_vector(b),
-                hashed_vector(a),
-                hashed_vector("")
-            ]
-        );
-    }
-
-    #[test]
-    fn ascii_runs_are_the_non_empty_pieces_of_a_split() {
-        for text in [
-            "",
-            "ab",
-            "  ab,cd--e f9  ",
-            "-x-",
-            "a\u{e9}b c",
-            "\u{8fd4}\u{91d1} ok",
-            "1Z0a",
-        ] {
-            let split: Vec<&str> = text
-                .split(|c: char| !c.is_ascii_alphanumeric())
-                .filter(|p| !p.is_empty())
-                .collect();
-            let runs: Vec<&str> = AsciiRuns { text, at: 0 }.collect();
-            assert_eq!(runs, split, "{text:?}");
-        }
-    }
-
-    use proptest::prelude::*;
-
-    proptest::proptest! {
-        /// Any text (ASCII of every kind, and some non-ASCII letters): the runs are the
-        /// non-empty pieces of a split on every byte that is not an ASCII letter or digit.
-        #[test]
-        fn ascii_runs_of_any_text_are_the_pieces_of_a_split(
-            text in proptest::collection::vec(
-                proptest::prop_oneof![
-                    8 => (0u8..128).prop_map(char::from),
-                    1 => proptest::sample::select(vec!['\u{e9}', '\u{8fd4}', '\u{a0}']),
-                ],
-                0..80,
-            ).prop_map(|c| c.into_iter().collect::<String>())
-        ) {
-            let split: Vec<&str> = text
-                .split(|c: char| !c.is_ascii_alphanumeric())
-                .filter(|p| !p.is_empty())
-                .collect();
-            let runs: Vec<&str> = AsciiRuns { text: &text, at: 0 }.collect();
-            proptest::prop_assert_eq!(runs, split);
-        }
-    }
-
-    #[test]
-    fn the_stop_words_are_sorted_distinct_and_keep_negations() {
-        assert!(HASHED_STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(HASHED_STOP_WORDS.iter().all(|w| is_stop_word(w)));
-        assert_eq!(pack("ab"), Some(u64::from_le_bytes(*b"ab\0\0\0\0\0\0")));
-        assert_eq!(pack("through"), Some(u64::from_le_bytes(*b"through\0")));
-        assert_eq!(pack("becausee"), Some(u64::from_le_bytes(*b"becausee")));
-        for word in ["refund", "thes", "th", "becausee", "", "thesethose"] {
-            assert!(!is_stop_word(word), "{word}");
-        }
-        for kept in ["no", "not", "never"] {
-            assert!(!HASHED_STOP_WORDS.contains(&kept));
-        }
-    }
-}
+#[path = "hashed_unit_tests.rs"]
+mod tests;
 
 #[cfg(test)]
 #[path = "hashed_tests.rs"]

@@ -20,6 +20,7 @@ use crate::analysis::progress::Progress;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use rayon::prelude::*;
 use std::hash::BuildHasher;
+use std::ops::Range;
 
 /// Pieces scored per embedding call. Bounds the vectors held at once (a chunk's pieces, their
 /// ancestors, the answer): 128 rather than the chunked path's 512 holds about a quarter as many
@@ -93,6 +94,9 @@ pub(super) fn rank_per_text<'e>(
     let weights = Weights::default();
     let threshold = super::cosine::DEFAULT_PERSISTENCE_THRESHOLD;
     let plan = Plan::new(evidence, outputs, answer, reference);
+    // The hashed embedder keeps its token cache from one call to the next until the ranking
+    // is over.
+    let _kept = super::hashed::scratch_session();
 
     let mut held = Held {
         embedder,
@@ -124,14 +128,14 @@ pub(super) fn rank_per_text<'e>(
         let c = u32::try_from(c).unwrap_or(u32::MAX);
         let mut read = Vec::new();
         for &k in chunk {
-            for t in plan.texts_of(k as usize) {
+            plan.for_each_text(k as usize, |t| {
                 if let Some(l) = listed.get_mut(t as usize)
                     && *l != c.saturating_add(1)
                 {
                     *l = c.saturating_add(1);
                     read.push(t);
                 }
-            }
+            });
         }
         let missing: Vec<u32> = read
             .iter()
@@ -157,7 +161,7 @@ pub(super) fn rank_per_text<'e>(
             let remember = plan.repeated.get(text as usize) == Some(&true);
             let known = |t: u32| remember.then(|| memo.get(&(text, t)).copied()).flatten();
             asked.clear();
-            for p in plan.ancestor_positions(k as usize) {
+            for p in plan.ancestor_runs(k as usize).into_iter().flatten() {
                 let Some(&t) = plan.output_text.get(p) else {
                     continue;
                 };
@@ -379,40 +383,36 @@ impl<'a> Plan<'a> {
         for (c, chunk) in plan.order.chunks(PER_TEXT_CHUNK).enumerate() {
             let c = u32::try_from(c).unwrap_or(u32::MAX);
             for &k in chunk {
-                for t in plan.texts_of(k as usize) {
+                plan.for_each_text(k as usize, |t| {
                     if let Some(l) = last_read.get_mut(t as usize) {
                         *l = c;
                     }
-                }
+                });
             }
         }
         plan.last_read = last_read;
         plan
     }
 
-    /// The output positions of piece `k`'s ancestors, in order.
-    fn ancestor_positions(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
+    /// The output positions of piece `k`'s ancestors, in order: two runs of positions.
+    fn ancestor_runs(&self, k: usize) -> [Range<usize>; 2] {
         self.first
             .get(k)
-            .map(|&f| window_from(f as usize, self.outputs))
-            .into_iter()
-            .flatten()
-            .flatten()
+            .map_or([0..0, 0..0], |&f| window_from(f as usize, self.outputs))
     }
 
-    /// The text numbers of piece `k`'s ancestors, in order.
-    fn ancestors_of(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
-        self.ancestor_positions(k)
-            .filter_map(|i| self.output_text.get(i).copied())
-    }
-
-    /// The texts piece `k` reads: its own, then its ancestors'.
-    fn texts_of(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
-        self.piece_text
-            .get(k)
-            .copied()
-            .into_iter()
-            .chain(self.ancestors_of(k))
+    /// Gives `each` the texts piece `k` reads: its own, then its ancestors', in order (plain
+    /// loops over the two runs of the window: issue 11, a chain of iterators cost more than
+    /// the work done per text).
+    fn for_each_text(&self, k: usize, mut each: impl FnMut(u32)) {
+        if let Some(&t) = self.piece_text.get(k) {
+            each(t);
+        }
+        for run in self.ancestor_runs(k) {
+            for &t in self.output_text.get(run).unwrap_or_default() {
+                each(t);
+            }
+        }
     }
 }
 

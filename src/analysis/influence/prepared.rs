@@ -30,7 +30,7 @@ impl Prepared {
             .entries()
             .iter()
             .fold((0.0_f64, true), |(n, f), (_, x)| {
-                (n + x * x, f && x.is_finite())
+                (n + x * x, f & x.is_finite())
             });
         Prepared {
             vector,
@@ -225,7 +225,10 @@ pub(super) const COLUMNS: usize = 12;
 /// both), padded to three cache lines.
 pub(super) const ROW: usize = 24;
 
-const _: () = assert!(COLUMNS + super::ring::LANES <= ROW);
+/// The numbers of a row that hold values: the columns, then the lanes.
+const USED: usize = COLUMNS + super::ring::LANES;
+
+const _: () = assert!(USED <= ROW);
 
 /// One bucket's numbers (see [`ROW`]), aligned so that it spans exactly three cache lines.
 #[derive(Clone, Copy)]
@@ -279,10 +282,12 @@ impl Columns {
         if left.norm.is_none() || left.dim() != self.rows.len() {
             return None;
         }
+        // Only the numbers of the columns and the lanes are summed; the padding stays 0.
         let mut d = [0.0_f64; ROW];
+        let (sums, _) = d.split_at_mut(USED);
         for &(i, x) in left.vector.entries() {
             if let Some(row) = self.rows.get(i as usize) {
-                for (d, y) in d.iter_mut().zip(&row.0) {
+                for (d, y) in sums.iter_mut().zip(&row.0) {
                     *d += x * y;
                 }
             }
