@@ -4,7 +4,9 @@
 //! terminal (C1 controls, DEL, bidirectional overrides, invisible format characters) are written
 //! as `\u` escapes, which JSON reads back as the same text.
 
-use super::{InfluenceSection, Link, Report};
+use super::{InfluenceEntry, InfluenceSection, Link, Report};
+use crate::analysis::influence::num_text::non_finite_text;
+use crate::analysis::influence::{Signals, Weights};
 use crate::analysis::model::is_hazard;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -116,6 +118,8 @@ enum Piece<'a> {
     Entries(&'a (dyn ErasedEntries + Sync), std::ops::Range<usize>),
     /// Links of the report's list, as [`Piece::Entries`] (written by [`links_into`]).
     Links(&'a [Link], std::ops::Range<usize>),
+    /// Entries of the influence ranking, as [`Piece::Entries`] (written by [`scores_into`]).
+    Scores(&'a [InfluenceEntry], std::ops::Range<usize>),
 }
 
 impl Piece<'_> {
@@ -128,6 +132,7 @@ impl Piece<'_> {
             Piece::Value(v) => v.write(out),
             Piece::Entries(list, range) => list.write(range.clone(), out),
             Piece::Links(links, range) => links_into(links, range.clone(), out),
+            Piece::Scores(scores, range) => scores_into(scores, range.clone(), out),
         }
     }
 }
@@ -211,6 +216,96 @@ fn links_into(
     Ok(())
 }
 
+/// Entries `range` of the influence ranking, each preceded by a comma unless it is the list's
+/// first, as serde writes them: by hand (issue 11: 50,000 entries, half the line, at 100,000
+/// steps), but for an entry with a probe result, which serde writes.
+fn scores_into(
+    scores: &[InfluenceEntry],
+    range: std::ops::Range<usize>,
+    out: &mut Vec<u8>,
+) -> Result<(), serde_json::Error> {
+    let first = range.start;
+    for (k, entry) in scores.get(range).unwrap_or_default().iter().enumerate() {
+        if first + k > 0 {
+            out.push(b',');
+        }
+        // Every field, in declaration order: a field added to the entry fails to compile here.
+        let InfluenceEntry {
+            id,
+            unit,
+            step,
+            score,
+            signals,
+            weights,
+            adapted,
+            probe,
+        } = entry;
+        if probe.is_some() {
+            serialize_into(entry, out)?;
+            continue;
+        }
+        out.extend_from_slice(b"{\"id\":");
+        string_into(id, out)?;
+        out.extend_from_slice(b",\"unit\":");
+        optional_string_into(unit.as_deref(), out)?;
+        out.extend_from_slice(b",\"step\":");
+        optional_string_into(step.as_deref(), out)?;
+        out.extend_from_slice(b",\"score\":");
+        serialize_into(score, out)?;
+        let Signals {
+            fa,
+            avg,
+            persist,
+            depth,
+        } = signals;
+        out.extend_from_slice(b",\"signals\":");
+        four_into([fa, avg, persist, depth], out)?;
+        if let Some(w) = weights {
+            let Weights {
+                fa,
+                avg,
+                persist,
+                depth,
+            } = &**w;
+            out.extend_from_slice(b",\"weights\":");
+            four_into([fa, avg, persist, depth], out)?;
+        }
+        match adapted {
+            Some(true) => out.extend_from_slice(b",\"adapted\":true"),
+            Some(false) => out.extend_from_slice(b",\"adapted\":false"),
+            None => {}
+        }
+        out.push(b'}');
+    }
+    Ok(())
+}
+
+/// The four numbers of [`Signals`] or [`Weights`] (`fa`, `avg`, `persist`, `depth`), as serde
+/// writes them with `num_text`: a number, or the string naming one that is not finite.
+fn four_into(numbers: [&f64; 4], out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+    let keys: [&[u8]; 4] = [b"{\"fa\":", b",\"avg\":", b",\"persist\":", b",\"depth\":"];
+    for (key, &x) in keys.into_iter().zip(numbers) {
+        out.extend_from_slice(key);
+        match non_finite_text(x) {
+            Some(name) => string_into(name, out)?,
+            None => serialize_into(&x, out)?,
+        }
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// An optional string as [`serialize_into`] writes it (`null` for none).
+fn optional_string_into(text: Option<&str>, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+    match text {
+        Some(text) => string_into(text, out),
+        None => {
+            out.extend_from_slice(b"null");
+            Ok(())
+        }
+    }
+}
+
 /// A string as [`serialize_into`] writes it.
 fn string_into(text: &str, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
     let plain = text
@@ -283,8 +378,14 @@ fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
             p.push(Piece::Value(ranked_by));
             p.push(Piece::Layout(",\"embedder\":"));
             p.push(Piece::Value(embedder));
-            p.push(Piece::Layout(",\"scores\":"));
-            list(scores, per_piece, &mut p);
+            p.push(Piece::Layout(",\"scores\":["));
+            for start in (0..scores.len()).step_by(per_piece) {
+                p.push(Piece::Scores(
+                    scores,
+                    start..scores.len().min(start + per_piece),
+                ));
+            }
+            p.push(Piece::Layout("]"));
             p.push(Piece::Layout(",\"confidence\":"));
             p.push(Piece::Value(confidence));
             p.push(Piece::Layout("}"));
@@ -381,6 +482,28 @@ mod tests {
                 s.title = text.clone();
                 s.evidence = vec![text.clone(), format!("{text}{text}")];
             }
+            // The influence entries are written by hand: every kind of string, numbers that
+            // are not finite, weights and `adapted` there or not, and one entry with a probe.
+            if let Some(scores) = r.influence.as_mut().map(|i| &mut i.scores) {
+                prop_assert!(scores.len() >= 3);
+                let weights = crate::analysis::influence::Weights::default();
+                scores[0].id = text.clone().into();
+                scores[0].unit = None;
+                scores[0].step = Some(id.clone().into());
+                // Not NaN: the line is read back below, and NaN is not equal to itself (a test
+                // below writes NaN).
+                scores[0].score = if chunk % 2 == 0 { 1e300 } else { -0.0 };
+                scores[0].signals.fa = [f64::INFINITY, f64::NEG_INFINITY, 1e-300, -2.5][chunk % 4];
+                scores[0].weights = Some(std::sync::Arc::new(weights));
+                scores[0].adapted = Some(chunk % 3 == 0);
+                scores[1].unit = Some(format!("{id}{text}").into());
+                scores[1].probe = Some(Box::new(
+                    serde_json::from_str(r#"{"verdict": null, "flips": 1, "samples": 3}"#)
+                        .map_err(|e| TestCaseError::fail(e.to_string()))?,
+                ));
+                scores[2].adapted = Some(false);
+                scores[2].signals.depth = 1.0 / 3.0;
+            }
             // A link's strings are written by hand when plain: every kind of character here.
             prop_assert!(!r.links.is_empty());
             if let Some(l) = r.links.first_mut() {
@@ -447,6 +570,31 @@ mod tests {
         }
     }
 
+    /// A score that is not a number is written as serde writes it: `null` for the score, the
+    /// name for a signal or a weight.
+    #[test]
+    fn influence_entries_that_are_not_numbers_are_written_as_serde_writes_them() {
+        let mut r = calendar();
+        let scores = &mut r
+            .influence
+            .as_mut()
+            .expect("the fixture ranks influence")
+            .scores;
+        scores[0].score = f64::NAN;
+        scores[0].signals.avg = f64::NAN;
+        let weights = crate::analysis::influence::Weights {
+            persist: f64::NEG_INFINITY,
+            ..Default::default()
+        };
+        scores[1].weights = Some(std::sync::Arc::new(weights));
+        let mut got = Vec::new();
+        write_json_in(&r, &mut got, 2).expect("a Vec takes every byte");
+        let got = String::from_utf8(got).expect("UTF-8");
+        assert_eq!(got, plain(&r));
+        assert!(got.contains(r#""score":null,"signals":{"fa":"#), "{got}");
+        assert!(got.contains(r#""avg":"NaN""#) && got.contains(r#""persist":"-Infinity""#));
+    }
+
     #[test]
     fn long_lists_are_cut_into_pieces_in_order() {
         // 6 links a copy, 40 copies: 240 links, so 3 pieces of 100 for the links alone.
@@ -456,7 +604,9 @@ mod tests {
         let cut: Vec<usize> = pieces
             .iter()
             .filter_map(|p| match p {
-                Piece::Entries(_, range) | Piece::Links(_, range) => Some(range.len()),
+                Piece::Entries(_, range) | Piece::Links(_, range) | Piece::Scores(_, range) => {
+                    Some(range.len())
+                }
                 _ => None,
             })
             .collect();
