@@ -7,6 +7,7 @@
 mod ids;
 mod json;
 mod json_keys;
+pub(crate) mod json_string;
 mod run;
 mod step;
 mod text;

@@ -81,22 +81,9 @@ fn write_object(map: &Map<String, Value>, out: &mut String) -> Result<(), CanonE
     Ok(())
 }
 
+/// A string as RFC 8785 writes it: the escapes serde_json makes.
 fn write_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    crate::analysis::model::json_string::write_json_string(s, out);
 }
 
 /// The canonical text of a JSON number, or an error when it has none.
