@@ -2,6 +2,10 @@
 
 use clap::Parser;
 use std::process::ExitCode;
+
+/// mimalloc, tuned by `cli::heap::tune_allocator` (docs/performance.md, "The ninth round").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use tdn_tui::cli::{self, args::Cli};
 use tdn_tui::experiments::process::supervise;
 
@@ -16,7 +20,7 @@ fn main() -> ExitCode {
     if let Some(me) = supervise::this_program() {
         supervise::install(me);
     }
-    cli::heap::map_big_blocks_apart();
+    cli::heap::tune_allocator();
     let args = Cli::parse();
     match cli::run(args) {
         Ok(code) => code,
