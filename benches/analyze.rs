@@ -7,6 +7,10 @@
 //! has the numbers and the commands:
 //! `cargo bench --bench analyze`, or one group, `cargo bench --bench analyze -- analyze/distinct`.
 
+/// The binary's allocator (src/main.rs), so the figures are the program's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "support/gen.rs"]
 mod gen_runs;
 
@@ -21,6 +25,8 @@ use tdn_tui::config::Settings;
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
 fn bench(c: &mut Criterion) {
+    // The allocator tuned as the binary tunes it, before any thread starts.
+    tdn_tui::cli::heap::tune_allocator();
     let settings = Settings::default();
     let embedder = tdn_tui::experiments::embedder::from_settings(&settings);
     for shape in Shape::ALL {

@@ -4,6 +4,10 @@
 //! outputs (a sliding window over 1,000 reasoning steps). Run with
 //! `cargo bench --bench influence`.
 
+/// The binary's allocator (src/main.rs), so the figures are the program's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use tdn_tui::analysis::influence::{EvidenceItem, HashedEmbedder, ScoreRequest, score_influence};

@@ -11,6 +11,10 @@
 //!
 //! Run with `cargo bench --bench keypress`.
 
+/// The binary's allocator (src/main.rs), so the figures are the program's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "../tests/support/big_run.rs"]
 mod big_run;
 #[path = "support/gen.rs"]
@@ -161,7 +165,11 @@ fn first_frame(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(30);
+    // The allocator tuned as the binary tunes it, before any thread starts.
+    config = {
+        tdn_tui::cli::heap::tune_allocator();
+        Criterion::default().sample_size(30)
+    };
     targets = keypress, open, first_frame
 }
 criterion_main!(benches);

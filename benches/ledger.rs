@@ -3,6 +3,10 @@
 //! (flat expected: a writer reads only what was appended since its last call).
 //! Run: `cargo bench --bench ledger`.
 
+/// The binary's allocator (src/main.rs), so the figures are the program's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::path::Path;
 use tdn_tui::analysis::model::{ContextUnit, Run, RunStatus, Step, StepContext, StepKind};
