@@ -2,11 +2,20 @@
 //! and excerpts, nesting, the dependency lanes, suspect and dropped rows) so that each frame only
 //! looks things up. Nothing here does I/O or decides anything about the run.
 
+mod links;
+mod rows;
+#[cfg(test)]
+mod tests;
+
+pub use links::StepLinks;
+
 use super::panes::dropped::DroppedIndex;
 use super::widgets::graph_gutter::Graph;
 use super::widgets::inert_text::{clipped, one_line};
 use crate::analysis::model::{Json, Run};
 use crate::analysis::report::Report;
+use links::link_lookups;
+use rows::StepRows;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -84,72 +93,29 @@ impl Document {
         Document::from_shared(Arc::new(run), report, source)
     }
 
-    /// [`Document::new`] for a run shared with its opener (no copy of the run).
+    /// [`Document::new`] for a run shared with its opener (no copy of the run). The look-ups
+    /// that read every step or every link are built side by side on the thread pool: at 100,000
+    /// steps they took 0.1 s on one thread between the analysis and the first frame (issue 11).
     pub fn from_shared(run: Arc<Run>, report: Report, source: Option<PathBuf>) -> Document {
         let n = run.steps.len();
-        let mut depth = vec![0u16; n];
-        let mut parent = vec![None; n];
-        let mut has_children = vec![false; n];
-        let mut labels = Vec::with_capacity(n);
-        let (mut has_durations, mut has_tokens) = (false, false);
-        let mut spans: Vec<Option<(i64, i64)>> = Vec::with_capacity(n);
-        for (i, step) in run.steps.iter().enumerate() {
-            if let Some(p) = step
-                .parent
-                .as_ref()
-                .and_then(|p| run.step_index(p.as_str()))
-                && p < i
-            {
-                let d = depth.get(p).copied().unwrap_or(0).saturating_add(1);
-                if let Some(slot) = depth.get_mut(i) {
-                    *slot = d;
-                }
-                if let Some(slot) = has_children.get_mut(p) {
-                    *slot = true;
-                }
-                if let Some(slot) = parent.get_mut(i) {
-                    *slot = Some(p);
-                }
-            }
-            let name = step
-                .name
-                .as_deref()
-                .or(step.tool.as_ref().map(|t| t.name.as_str()))
-                .unwrap_or("");
-            let mut label = format!("{} {}", step.id, step.kind_label());
-            if !name.is_empty() {
-                label.push(' ');
-                label.push_str(name);
-            }
-            if let Some(a) = &step.agent {
-                label.push_str(" @");
-                label.push_str(a);
-            }
-            labels.push(clipped(&label, MAX_LABEL_WIDTH).into_owned());
-            spans.push(match (step.started_at(), step.ended_at()) {
-                (Some(a), Some(b)) if b.0 >= a.0 => Some((a.0, b.0)),
-                (Some(a), _) => Some((a.0, a.0)),
-                (None, Some(b)) => Some((b.0, b.0)),
-                (None, None) => None,
-            });
-            has_durations |= step.duration_ms().is_some();
-            has_tokens |= step
-                .usage()
-                .is_some_and(|u| u.input_tokens.is_some() || u.output_tokens.is_some());
-        }
-        // A step's span takes in its nested steps' (parents always come first).
-        for i in (0..n).rev() {
-            if let (Some(p), Some((a, b))) = (
-                parent.get(i).copied().flatten(),
-                spans.get(i).copied().flatten(),
-            ) && let Some(slot) = spans.get_mut(p)
-            {
-                *slot = Some(match *slot {
-                    Some((c, d)) => (c.min(a), d.max(b)),
-                    None => (a, b),
-                });
-            }
-        }
+        let (rows, ((graph, links_of), dropped)) = rayon::join(
+            || StepRows::build(&run),
+            || {
+                rayon::join(
+                    || link_lookups(&run, &report),
+                    || DroppedIndex::build(&run, &report),
+                )
+            },
+        );
+        let StepRows {
+            labels,
+            spans,
+            depth,
+            parent,
+            has_children,
+            has_durations,
+            has_tokens,
+        } = rows;
         let clock = spans.iter().flatten().fold(None, |acc, &(a, b)| match acc {
             None => Some((a, b)),
             Some((c, d)) => Some((a.min(c), b.max(d))),
@@ -168,21 +134,6 @@ impl Document {
             .iter()
             .filter_map(|id| run.step_index(id))
             .collect();
-        let graph = Graph::build(
-            n,
-            report
-                .links
-                .iter()
-                .filter_map(|l| Some((run.step_index(&l.from)?, run.step_index(&l.to)?))),
-        );
-        let links_of = StepLinks::build(
-            n,
-            report
-                .links
-                .iter()
-                .map(|l| (run.step_index(&l.from), run.step_index(&l.to))),
-        );
-        let dropped = DroppedIndex::build(&run, &report);
         let (influence_shortlist, influence_shortlisted) = influence_shortlist(&report);
         let rank_digits = report
             .suspects
@@ -267,77 +218,6 @@ fn influence_shortlist(report: &Report) -> (Vec<usize>, Vec<bool>) {
         }
     }
     (order, on)
-}
-
-/// The report's links by step: for each step, the positions of the links into it and out of it.
-#[derive(Clone, Debug, Default)]
-pub struct StepLinks {
-    in_start: Vec<usize>,
-    ins: Vec<usize>,
-    out_start: Vec<usize>,
-    outs: Vec<usize>,
-}
-
-impl StepLinks {
-    /// From each link's `(from, to)` step positions, in report order (`None`: names no step).
-    fn build(n: usize, ends: impl Iterator<Item = (Option<usize>, Option<usize>)>) -> StepLinks {
-        let ends: Vec<(Option<usize>, Option<usize>)> = ends.collect();
-        let (in_start, ins) = by_step(n, ends.iter().map(|&(_, t)| t));
-        let (out_start, outs) = by_step(n, ends.iter().map(|&(f, _)| f));
-        StepLinks {
-            in_start,
-            ins,
-            out_start,
-            outs,
-        }
-    }
-
-    /// Positions in `report.links` of the links into step `i`, in report order.
-    pub fn into_step(&self, i: usize) -> &[usize] {
-        part(&self.in_start, &self.ins, i)
-    }
-
-    /// Positions in `report.links` of the links out of step `i`, in report order.
-    pub fn out_of_step(&self, i: usize) -> &[usize] {
-        part(&self.out_start, &self.outs, i)
-    }
-}
-
-/// Item positions grouped by the step each names, in item order (a counting sort).
-fn by_step(
-    n: usize,
-    steps: impl Iterator<Item = Option<usize>> + Clone,
-) -> (Vec<usize>, Vec<usize>) {
-    let mut start = vec![0usize; n + 1];
-    for s in steps.clone().flatten() {
-        if let Some(c) = start.get_mut(s + 1) {
-            *c += 1;
-        }
-    }
-    for k in 0..n {
-        let before = start.get(k).copied().unwrap_or(0);
-        if let Some(c) = start.get_mut(k + 1) {
-            *c += before;
-        }
-    }
-    let mut fill = start.clone();
-    let mut out = vec![0usize; start.last().copied().unwrap_or(0)];
-    for (pos, s) in steps.enumerate() {
-        if let Some(at) = s.and_then(|s| fill.get_mut(s)) {
-            if let Some(slot) = out.get_mut(*at) {
-                *slot = pos;
-            }
-            *at += 1;
-        }
-    }
-    (start, out)
-}
-
-fn part<'a>(start: &[usize], list: &'a [usize], i: usize) -> &'a [usize] {
-    match (start.get(i), start.get(i + 1)) {
-        (Some(&a), Some(&b)) => list.get(a..b).unwrap_or(&[]),
-        _ => &[],
-    }
 }
 
 /// What a step did, on one line, inert and cut to `max` columns: a tool call's arguments and
@@ -469,57 +349,4 @@ fn compact(v: &Json, max: usize) -> String {
     let mut out = String::new();
     go(v, 0, &mut out, max);
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::step_excerpt;
-    use crate::analysis::model::{Step, StepKind, ToolCall};
-    use serde_json::json;
-
-    #[test]
-    fn a_tool_step_shows_its_arguments_and_what_came_back() {
-        let mut s = Step::new("s5", StepKind::Tool);
-        s.tool = Some(Box::new(ToolCall {
-            name: "send_email".to_owned(),
-            arguments: json!({"to": "dana@example.com", "subject": "Refund"}).into(),
-            call_id: None,
-        }));
-        s.output = Some(json!({"status": "sent"}).into());
-        assert_eq!(
-            step_excerpt(&s, 200),
-            "to: dana@example.com, subject: Refund → status: sent"
-        );
-        s.output = None;
-        s.error = Some("mailbox full".to_owned());
-        assert_eq!(
-            step_excerpt(&s, 200),
-            "to: dana@example.com, subject: Refund → ✗ mailbox full"
-        );
-    }
-
-    #[test]
-    fn a_model_step_that_calls_a_tool_names_it_and_never_shows_its_prompt() {
-        let mut s = Step::new("s4", StepKind::Llm);
-        s.input = Some(json!("SECRET PROMPT").into());
-        s.output = Some(
-            json!({"tool_call": {"name": "create_event", "arguments": {"start": "Friday"}}}).into(),
-        );
-        assert_eq!(step_excerpt(&s, 200), "calls create_event(start: Friday)");
-        s.output = None;
-        assert_eq!(step_excerpt(&s, 200), "");
-    }
-
-    #[test]
-    fn excerpts_are_inert_nested_values_summarised_and_cut() {
-        let mut s = Step::new("s1", StepKind::Llm);
-        s.output = Some(json!({"a": {"b": 1}, "list": [1, 2], "t": "x\u{1b}[2J"}).into());
-        assert_eq!(
-            step_excerpt(&s, 200),
-            "a: {…}, list: [2 items], t: x\\u{1b}[2J"
-        );
-        s.output = Some(json!("word ".repeat(100)).into());
-        let e = step_excerpt(&s, 20);
-        assert!(e.ends_with('…') && e.chars().count() <= 20, "{e}");
-    }
 }
