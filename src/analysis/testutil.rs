@@ -250,3 +250,47 @@ impl RunBuilder {
         self.run
     }
 }
+
+/// How big the arbitrary JSON values of [`json_tree`] grow: proptest's `prop_recursive`
+/// limits (levels, total nodes, items per collection) and the lengths of arrays and objects.
+pub struct TreeShape {
+    /// Levels of nesting at most.
+    pub depth: u32,
+    /// Nodes in one value, about.
+    pub size: u32,
+    /// Items per collection proptest aims for.
+    pub branch: u32,
+    /// Items of one array.
+    pub array: std::ops::Range<usize>,
+    /// Entries of one object.
+    pub object: std::ops::Range<usize>,
+}
+
+/// Arbitrary JSON values for property tests: `leaf` values nested in arrays and in objects
+/// keyed by what `key()` generates, as `shape` allows. Each test chooses its own leaves (the numbers and
+/// strings its round trip needs) and keys.
+pub fn json_tree<L, K>(
+    leaf: L,
+    key: fn() -> K,
+    shape: TreeShape,
+) -> impl proptest::strategy::Strategy<Value = Value>
+where
+    L: proptest::strategy::Strategy<Value = Value> + 'static,
+    K: proptest::strategy::Strategy<Value = String> + 'static,
+{
+    use proptest::prelude::*;
+    let TreeShape {
+        depth,
+        size,
+        branch,
+        array,
+        object,
+    } = shape;
+    leaf.prop_recursive(depth, size, branch, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), array.clone()).prop_map(Value::Array),
+            prop::collection::vec((key(), inner), object.clone())
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}

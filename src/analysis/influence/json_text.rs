@@ -52,6 +52,7 @@ pub(super) fn write_compact(v: &Json, out: &mut String, number: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::analysis::model::json_string::needs_escape;
+    use crate::analysis::testutil::{TreeShape, json_tree};
     use proptest::prelude::*;
     use serde_json::Value;
 
@@ -80,13 +81,17 @@ mod tests {
                 .prop_map(Value::from),
             string().prop_map(Value::String),
         ];
-        leaf.prop_recursive(3, 24, 5, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-                prop::collection::vec((string(), inner), 0..5)
-                    .prop_map(|e| Value::Object(e.into_iter().collect())),
-            ]
-        })
+        json_tree(
+            leaf,
+            string,
+            TreeShape {
+                depth: 3,
+                size: 24,
+                branch: 5,
+                array: 0..5,
+                object: 0..5,
+            },
+        )
     }
 
     proptest! {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::analysis::testutil::{TreeShape, json_tree};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -14,13 +15,17 @@ fn value() -> impl Strategy<Value = Value> {
         (-1e6..1e6_f64).prop_map(Value::from),
         "[a-c\u{e9}\u{1f600}\u{7}\u{202e}\"\\\\/\n\t]{0,6}".prop_map(Value::String),
     ];
-    leaf.prop_recursive(5, 64, 8, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec(("[a-c\u{e9}\"]{0,2}", inner), 0..12)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-        ]
-    })
+    json_tree(
+        leaf,
+        || "[a-c\u{e9}\"]{0,2}",
+        TreeShape {
+            depth: 5,
+            size: 64,
+            branch: 8,
+            array: 0..6,
+            object: 0..12,
+        },
+    )
 }
 
 /// JSON text with objects whose keys may repeat (more than [`SCAN_LIMIT`] entries at times).

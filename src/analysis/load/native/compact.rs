@@ -88,6 +88,7 @@ impl<'de> Visitor<'de> for Compact {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::testutil::{TreeShape, json_tree};
     use proptest::prelude::*;
 
     fn read(text: &str) -> Result<Value, String> {
@@ -106,13 +107,17 @@ mod tests {
             (-1e300..1e300_f64).prop_map(Value::from),
             "[a-c\u{e9}\"\\\\]{0,6}".prop_map(Value::String),
         ];
-        leaf.prop_recursive(4, 48, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                prop::collection::vec(("[a-c]{0,2}", inner), 0..6)
-                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-            ]
-        })
+        json_tree(
+            leaf,
+            || "[a-c]{0,2}",
+            TreeShape {
+                depth: 4,
+                size: 48,
+                branch: 6,
+                array: 0..6,
+                object: 0..6,
+            },
+        )
     }
 
     proptest! {

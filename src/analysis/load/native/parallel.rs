@@ -138,6 +138,7 @@ pub(super) fn parse(piece: &str) -> Option<RawStep> {
 pub(super) mod tests {
     use super::super::stream::step_by_step;
     use super::*;
+    use crate::analysis::testutil::{TreeShape, json_tree};
     use proptest::prelude::*;
 
     /// The parallel reader gives what the step-by-step reader gives, or leaves the file to it;
@@ -176,13 +177,17 @@ pub(super) mod tests {
             (-1e30..1e30_f64).prop_map(Value::from),
             tricky().prop_map(Value::String),
         ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::vec((tricky(), inner), 0..4)
-                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-            ]
-        })
+        json_tree(
+            leaf,
+            tricky,
+            TreeShape {
+                depth: 3,
+                size: 24,
+                branch: 4,
+                array: 0..4,
+                object: 0..4,
+            },
+        )
     }
 
     /// A step with a few of the fields a step may have, each sometimes of the wrong type, ids
