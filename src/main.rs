@@ -2,12 +2,12 @@
 
 use clap::Parser;
 use std::process::ExitCode;
+use tdn_tui::cli::{self, args::Cli};
+use tdn_tui::experiments::process::supervise;
 
 /// mimalloc, tuned by `cli::heap::tune_allocator` (docs/performance.md, "The ninth round").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use tdn_tui::cli::{self, args::Cli};
-use tdn_tui::experiments::process::supervise;
 
 fn main() -> ExitCode {
     // Started as the supervisor of a user command (process::supervise): nothing else runs.

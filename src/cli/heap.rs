@@ -20,8 +20,8 @@ mod option {
 
 /// How long freed pages are kept before they go back to the system, in milliseconds. At the
 /// default second, the pages the loader and the link index free stay resident through the rest
-/// of the analysis; at 0 every free of a page is a system call (10% more CPU); 2 ms keeps the
-/// peak at the level of glibc's with most of the time gained.
+/// of the analysis (up to 50 MB more at the peak); at 0 every free of a page is a system call
+/// (5% more CPU); 2 ms keeps the peak at the level of glibc's with most of the time gained.
 const PURGE_DELAY_MS: std::ffi::c_long = 2;
 
 /// Sets the allocator's options: pages freed are given back after 2 ms, and an arena's memory is

@@ -21,7 +21,7 @@ pub(super) fn link_lookups(run: &Run, report: &Report) -> (Graph, StepLinks) {
         .collect();
     rayon::join(
         || Graph::build(n, ends.iter().filter_map(|&(f, t)| Some((f?, t?)))),
-        || StepLinks::build(n, ends.iter().copied()),
+        || StepLinks::build(n, &ends),
     )
 }
 
@@ -36,8 +36,7 @@ pub struct StepLinks {
 
 impl StepLinks {
     /// From each link's `(from, to)` step positions, in report order (`None`: names no step).
-    fn build(n: usize, ends: impl Iterator<Item = (Option<usize>, Option<usize>)>) -> StepLinks {
-        let ends: Vec<(Option<usize>, Option<usize>)> = ends.collect();
+    fn build(n: usize, ends: &[(Option<usize>, Option<usize>)]) -> StepLinks {
         let (in_start, ins) = by_step(n, ends.iter().map(|&(_, t)| t));
         let (out_start, outs) = by_step(n, ends.iter().map(|&(f, _)| f));
         StepLinks {
