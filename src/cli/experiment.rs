@@ -127,7 +127,13 @@ pub(super) fn subject(
     let loaded = load_one(path, &common::load_options(input))?;
     let several = file_holds_several(1, input.index, loaded.source_format);
     let report = report(&loaded).map(Arc::new);
-    let subject = engine.subject(Arc::new(loaded.run.clone()), report, path, several);
+    let subject = engine.subject(
+        Arc::new(loaded.run.clone()),
+        report,
+        path,
+        several,
+        loaded.source_format,
+    );
     Ok((Arc::new(subject), loaded))
 }
 

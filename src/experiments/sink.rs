@@ -216,6 +216,7 @@ pub(crate) fn answered_sample(
             patch: None,
             seed,
             sample: seed,
+            source: None,
         },
         finished_at: "2026-08-17T10:00:00Z".to_owned(),
         outcome: SampleRecordOutcome::Answered {
@@ -256,6 +257,7 @@ mod tests {
                 patch: None,
                 seed: 0,
                 sample: 0,
+                source: None,
             },
             finished_at: utc_now(),
             outcome: SampleRecordOutcome::Answered {

@@ -22,6 +22,7 @@ fn spec(kind: ExperimentKind, remove: &[&str], restore: &[&str]) -> ExperimentSp
         patch: None,
         seed: 2,
         sample: 2,
+        source: None,
     }
 }
 
