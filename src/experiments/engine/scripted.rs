@@ -170,6 +170,7 @@ impl ExperimentPort for ScriptedPort {
                             flipped,
                             similarity: Some(if flipped { 0.2 } else { 0.97 }),
                             cost: Cost::default(),
+                            replayed_call: None,
                         },
                         saved: Saved::yes(),
                     },

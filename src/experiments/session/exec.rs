@@ -167,6 +167,7 @@ async fn sample_task(
                 flipped: j.flipped,
                 similarity: j.similarity,
                 cost: answer.cost,
+                replayed_call: answer.replayed_call,
             }),
             Err(e) => Err(e),
         },
