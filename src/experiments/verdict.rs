@@ -146,8 +146,11 @@ pub enum Scope {
 impl Scope {
     /// The scope of a probe judged against `baseline`.
     pub fn of(baseline: &Tally, probe: &Tally) -> Scope {
-        let all: BTreeSet<&Option<String>> =
-            baseline.answered_by.iter().chain(&probe.answered_by).collect();
+        let all: BTreeSet<&Option<String>> = baseline
+            .answered_by
+            .iter()
+            .chain(&probe.answered_by)
+            .collect();
         let mut it = all.into_iter();
         match (it.next(), it.next()) {
             (Some(_), Some(_)) => Scope::Mixed,

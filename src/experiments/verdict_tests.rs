@@ -285,8 +285,9 @@ fn a_runner_that_re_sent_one_call_gets_a_claim_about_that_calls_output_only() {
         "exact",
     );
     assert!(
-        t.starts_with("CAUSAL: removing 'doc-2022' changed the output of model call 's3' in 3/3 re-sends")
-            && t.contains("not about the whole run's answer"),
+        t.starts_with(
+            "CAUSAL: removing 'doc-2022' changed the output of model call 's3' in 3/3 re-sends"
+        ) && t.contains("not about the whole run's answer"),
         "{t}"
     );
     // A baseline answered by the whole agent and a probe by one call cannot be compared.

@@ -186,7 +186,11 @@ fn wire(messages: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                     }
                     content.push_str(&format!("[tool call] {}({})", c.name, c.arguments));
                 }
-                let role = if m.role == "tool" { "user" } else { m.role.as_str() };
+                let role = if m.role == "tool" {
+                    "user"
+                } else {
+                    m.role.as_str()
+                };
                 if m.role == "tool" {
                     content = format!("[tool result] {content}");
                 }

@@ -24,11 +24,19 @@ pub struct Rebuilt {
 #[derive(Clone, Debug, PartialEq)]
 enum Edit {
     /// Remove `[start, end)` (chars) of a message's content.
-    Cut { message: usize, start: usize, end: usize },
+    Cut {
+        message: usize,
+        start: usize,
+        end: usize,
+    },
     /// Remove a whole message.
     Drop { message: usize },
     /// Insert text at a char offset of a message's content.
-    Insert { message: usize, at: usize, text: String },
+    Insert {
+        message: usize,
+        at: usize,
+        text: String,
+    },
     /// Replace a message's whole content.
     Replace { message: usize, text: String },
     /// Insert a new message before position `before` (`len` appends).
@@ -53,7 +61,11 @@ fn removal(call: &Call, unit: &Unit, place: Place) -> Result<Edit, ChatError> {
         ))
     };
     let Some(m) = call.messages.get(place.message) else {
-        return Err(stale(format!("message {}, of {}", place.message, call.messages.len())));
+        return Err(stale(format!(
+            "message {}, of {}",
+            place.message,
+            call.messages.len()
+        )));
     };
     match place.range {
         None => {
@@ -155,10 +167,13 @@ pub fn put_back(rec: &Recorded, call: &Call, unit: &Unit) -> Result<Rebuilt, Cha
         .filter(|(_, p)| call.messages.get(p.message).is_some())
         .max_by_key(|(_, p)| (p.message, p.range.map_or(usize::MAX, |r| r.1)));
     let (edit, where_) = match sibling {
-        Some((s, Place {
-            message,
-            range: Some((_, end)),
-        })) => {
+        Some((
+            s,
+            Place {
+                message,
+                range: Some((_, end)),
+            },
+        )) => {
             let len = call.messages[message].content.chars().count();
             (
                 Edit::Insert {
@@ -173,10 +188,13 @@ pub fn put_back(rec: &Recorded, call: &Call, unit: &Unit) -> Result<Rebuilt, Cha
                 ),
             )
         }
-        Some((s, Place {
-            message,
-            range: None,
-        })) if matches!(call.messages[message].role.as_str(), "system" | "user") => (
+        Some((
+            s,
+            Place {
+                message,
+                range: None,
+            },
+        )) if matches!(call.messages[message].role.as_str(), "system" | "user") => (
             Edit::New {
                 before: message + 1,
                 message: Message {
@@ -403,7 +421,8 @@ fn pair_tool_calls(original: &[Message], out: &mut Vec<(usize, Message)>, notes:
     let calls_now = call_ids(&mut out.iter().map(|(_, m)| m));
     let results_now = result_ids(&mut out.iter().map(|(_, m)| m));
     let gone = |id: &Option<String>, before: &HashSet<String>, now: &HashSet<String>| {
-        id.as_ref().is_some_and(|id| before.contains(id) && !now.contains(id))
+        id.as_ref()
+            .is_some_and(|id| before.contains(id) && !now.contains(id))
     };
     let n = out.len();
     out.retain(|(_, m)| m.role != "tool" || !gone(&m.tool_call_id, &calls_before, &calls_now));

@@ -55,7 +55,11 @@ fn a_restored_document_goes_right_after_the_documents_the_call_was_sent() {
     let new = c.find("$134.9").unwrap();
     let question = c.find("Question:").unwrap();
     assert!(old < new && new < question, "{c}");
-    assert!(out.notes[0].contains("right after unit 'doc-2022'"), "{:?}", out.notes);
+    assert!(
+        out.notes[0].contains("right after unit 'doc-2022'"),
+        "{:?}",
+        out.notes
+    );
     // A unit already in the call has nothing to put back.
     let e = put_back(&r, call, r.unit("doc-2022").unwrap()).unwrap_err();
     assert!(e.to_string().contains("already in the input"), "{e}");
@@ -68,9 +72,9 @@ fn without_a_unit_of_its_kind_a_restored_unit_leads_the_last_user_message() {
     let call = r.answering_call().unwrap().clone();
     let out = put_back(&r, &call, r.unit("doc-2023").unwrap()).unwrap();
     assert!(
-        out.messages[1]
-            .content
-            .starts_with("Meta Platforms reported revenue of $134.9 billion for fiscal 2023.\n\nAnswer using"),
+        out.messages[1].content.starts_with(
+            "Meta Platforms reported revenue of $134.9 billion for fiscal 2023.\n\nAnswer using"
+        ),
         "{}",
         out.messages[1].content
     );
@@ -127,10 +131,18 @@ fn a_removed_tool_result_takes_its_call_out_of_the_assistant_turn() {
     let out = cut(&r, call, &[r.unit("r-policy").unwrap()]).unwrap();
     let roles: Vec<&str> = out.messages.iter().map(|m| m.role.as_str()).collect();
     assert_eq!(roles, ["user", "assistant", "tool"]);
-    let calls: Vec<&str> = out.messages[1].tool_calls.iter().map(|c| c.name.as_str()).collect();
+    let calls: Vec<&str> = out.messages[1]
+        .tool_calls
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
     assert_eq!(calls, ["order"]);
     assert_eq!(out.messages[2].tool_call_id.as_deref(), Some("k2"));
-    assert!(out.notes.iter().any(|n| n.contains("1 tool call(s)")), "{:?}", out.notes);
+    assert!(
+        out.notes.iter().any(|n| n.contains("1 tool call(s)")),
+        "{:?}",
+        out.notes
+    );
 }
 
 #[test]
@@ -139,7 +151,10 @@ fn a_unit_sent_only_to_an_earlier_call_is_refused_naming_that_call() {
     let call = r.answering_call().unwrap();
     let e = cut(&r, call, &[r.unit("early").unwrap()]).unwrap_err();
     let e = e.to_string();
-    assert!(e.contains("never reached the call that answered ('c2')") && e.contains("'c1'"), "{e}");
+    assert!(
+        e.contains("never reached the call that answered ('c2')") && e.contains("'c1'"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -286,17 +286,25 @@ fn message(v: &Value) -> Message {
 
 fn temperature(step: &Value) -> Option<f64> {
     let attrs = step.get("attributes")?;
-    ["gen_ai.request.temperature", "llm.temperature", "temperature"]
-        .iter()
-        .find_map(|k| attrs.get(*k).and_then(Value::as_f64))
-        .filter(|t| t.is_finite() && *t >= 0.0)
+    [
+        "gen_ai.request.temperature",
+        "llm.temperature",
+        "temperature",
+    ]
+    .iter()
+    .find_map(|k| attrs.get(*k).and_then(Value::as_f64))
+    .filter(|t| t.is_finite() && *t >= 0.0)
 }
 
 fn unit(v: &Value) -> Option<Unit> {
     let place = |p: &Value| -> Option<(String, Place)> {
         let step = id_of(p.get("step"))?;
         let message = usize::try_from(p.get("message")?.as_u64()?).ok()?;
-        let n = |k: &str| p.get(k).and_then(Value::as_u64).and_then(|x| usize::try_from(x).ok());
+        let n = |k: &str| {
+            p.get(k)
+                .and_then(Value::as_u64)
+                .and_then(|x| usize::try_from(x).ok())
+        };
         let range = match (n("start"), n("end")) {
             (None, None) => None,
             (start, end) => Some((start.unwrap_or(0), end.unwrap_or(usize::MAX))),

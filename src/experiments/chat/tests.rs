@@ -39,7 +39,11 @@ fn rag() -> Recorded {
 fn settings_need_an_endpoint_and_take_the_key_from_either_variable() {
     let e = ChatSettings::from_vars(vars(&[])).unwrap_err();
     assert!(matches!(e, ChatError::Setup(_)));
-    assert!(e.to_string().starts_with("no chat endpoint: set TDN_CHAT_URL"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("no chat endpoint: set TDN_CHAT_URL"),
+        "{e}"
+    );
     let s = ChatSettings::from_vars(vars(&[
         (URL_VAR, "http://127.0.0.1:8080/v1/"),
         (FALLBACK_KEY_VAR, "sk-fallback"),
@@ -49,7 +53,10 @@ fn settings_need_an_endpoint_and_take_the_key_from_either_variable() {
     assert_eq!(s.endpoint.url, "http://127.0.0.1:8080/v1/chat/completions");
     assert_eq!(s.endpoint.key.as_deref(), Some("sk-fallback"));
     assert_eq!(s.endpoint.timeout, Duration::from_secs(29));
-    assert!(!format!("{s:?}").contains("sk-fallback"), "the key is never shown");
+    assert!(
+        !format!("{s:?}").contains("sk-fallback"),
+        "the key is never shown"
+    );
     let s = ChatSettings::from_vars(vars(&[
         (URL_VAR, "https://x/v1"),
         (KEY_VAR, "sk-own"),
@@ -58,7 +65,10 @@ fn settings_need_an_endpoint_and_take_the_key_from_either_variable() {
     .unwrap();
     assert_eq!(s.endpoint.key.as_deref(), Some("sk-own"));
     let e = ChatSettings::from_vars(vars(&[(URL_VAR, "api.openai.com/v1")])).unwrap_err();
-    assert!(e.to_string().contains("not an http:// or https:// URL"), "{e}");
+    assert!(
+        e.to_string().contains("not an http:// or https:// URL"),
+        "{e}"
+    );
     let e = ChatSettings::from_vars(vars(&[(URL_VAR, "http://x/v1"), (TEMPERATURE_VAR, "hot")]))
         .unwrap_err();
     assert!(e.to_string().contains("TDN_CHAT_TEMPERATURE 'hot'"), "{e}");
@@ -95,10 +105,18 @@ fn each_experiment_rebuilds_the_answering_call_or_says_why_it_cannot() {
     let mut replay = spec(ExperimentKind::Replay, &[], &[]);
     replay.from_step = Some("s2".to_owned());
     let e = prepare(&r, &replay).unwrap_err();
-    assert!(e.to_string().contains("cannot re-run your agent from step 's2'"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("cannot re-run your agent from step 's2'"),
+        "{e}"
+    );
     replay.patch = Some("Revenue: $134.9 billion.".to_owned());
     let p = prepare(&r, &replay).unwrap();
-    assert!(p.rebuilt.messages[1].content.contains("Revenue: $134.9 billion."));
+    assert!(
+        p.rebuilt.messages[1]
+            .content
+            .contains("Revenue: $134.9 billion.")
+    );
     replay.from_step = Some("s3".to_owned());
     assert!(prepare(&r, &replay).is_err());
 }
@@ -114,10 +132,12 @@ fn a_run_without_recorded_messages_has_no_call_to_replay() {
         "no recorded call to replay: none of the run's 1 model call(s) records its input ('messages'); the chat runner needs the messages a call was sent"
     );
     let no_llm = Recorded::from_value(json!({"format": "tdn.run/1", "steps": []})).unwrap();
-    assert!(prepare(&no_llm, &spec(ExperimentKind::Baseline, &[], &[]))
-        .unwrap_err()
-        .to_string()
-        .contains("no step of kind 'llm'"));
+    assert!(
+        prepare(&no_llm, &spec(ExperimentKind::Baseline, &[], &[]))
+            .unwrap_err()
+            .to_string()
+            .contains("no step of kind 'llm'")
+    );
 }
 
 #[test]
@@ -129,7 +149,10 @@ fn the_request_carries_model_seed_and_temperature_and_tool_turns_that_pair() {
     assert_eq!(b["model"], "gpt-4o-mini");
     assert_eq!(b["seed"], 2);
     assert_eq!(b["temperature"], 0.7);
-    assert_eq!(b["messages"][0], json!({"role": "system", "content": call.messages[0].content}));
+    assert_eq!(
+        b["messages"][0],
+        json!({"role": "system", "content": call.messages[0].content})
+    );
     let b = body("m", &call.messages, None, 0, &mut notes);
     assert!(b.get("temperature").is_none());
     assert!(notes.is_empty());
@@ -152,21 +175,28 @@ fn the_request_carries_model_seed_and_temperature_and_tool_turns_that_pair() {
     ];
     let b = body("m", &unpaired, None, 0, &mut notes);
     assert_eq!(b["messages"][0]["content"], "[tool call] lookup({\"q\":1})");
-    assert_eq!(b["messages"][1], json!({"role": "user", "content": "[tool result] 42"}));
+    assert_eq!(
+        b["messages"][1],
+        json!({"role": "user", "content": "[tool result] 42"})
+    );
     assert_eq!(notes.len(), 1);
 }
 
 #[test]
 fn a_reply_gives_its_text_and_tokens_and_the_answer_line_names_the_call() {
-    let r = read_reply(&json!({"choices": [{"message": {"content": "It was $134.9 billion."}}],
-        "usage": {"prompt_tokens": 50, "completion_tokens": 8}}))
+    let r = read_reply(
+        &json!({"choices": [{"message": {"content": "It was $134.9 billion."}}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 8}}),
+    )
     .unwrap();
     assert_eq!(r.text, "It was $134.9 billion.");
     assert_eq!(r.tokens, Some(58.0));
     assert!(read_reply(&json!({"object": "list"})).is_err());
     assert!(read_reply(&json!({"choices": [{"message": {"content": ""}}]})).is_err());
-    let calls = read_reply(&json!({"choices": [{"message": {"content": null, "tool_calls": [
-        {"function": {"name": "f", "arguments": "{}"}}]}}]}))
+    let calls = read_reply(
+        &json!({"choices": [{"message": {"content": null, "tool_calls": [
+        {"function": {"name": "f", "arguments": "{}"}}]}}]}),
+    )
     .unwrap();
     assert_eq!(calls.text, "f({})");
     let line = answer_line(&ChatAnswer {
@@ -176,5 +206,8 @@ fn a_reply_gives_its_text_and_tokens_and_the_answer_line_names_the_call() {
         notes: Vec::new(),
     });
     let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-    assert_eq!(v, json!({"output": "x", "cost": {"tokens": 58.0}, "replayed_call": "s3"}));
+    assert_eq!(
+        v,
+        json!({"output": "x", "cost": {"tokens": 58.0}, "replayed_call": "s3"})
+    );
 }

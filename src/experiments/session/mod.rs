@@ -90,8 +90,7 @@ pub struct SessionPlan {
 impl SessionPlan {
     /// The spec one sample of `probe` sends.
     pub fn spec(&self, probe: &Probe, seed: u64) -> ExperimentSpec {
-        let mut spec =
-            ExperimentSpec::new(&self.run_path, &self.run_id, &probe.intervention, seed);
+        let mut spec = ExperimentSpec::new(&self.run_path, &self.run_id, &probe.intervention, seed);
         spec.source = Some(self.source_path.clone());
         spec
     }
