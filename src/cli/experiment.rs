@@ -56,7 +56,7 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     if let JobEnd::Cancelled(why) = &job.end {
         say(&format!(
-            "tdn-tui: cancelled ({}); the samples that finished are listed below",
+            "tdn-tui: cancelled ({}); the samples that finished are listed below. A cancelled batch concludes nothing: its samples and trials stay in the ledger, marked cancelled, and no attribution is written",
             inert_line(why)
         ));
     }
