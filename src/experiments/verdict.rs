@@ -191,14 +191,18 @@ impl Words {
     }
 }
 
-/// What a confirmed claim is about: this scenario, or only the call the runner re-sent.
-fn about(scope: &Scope) -> String {
+/// What a confirmed claim is about (before and after its flip rule and sample count): this
+/// scenario, or only the call the runner re-sent.
+fn about(scope: &Scope) -> (String, String) {
     match scope {
-        Scope::Call(step) => format!(
-            "a causal claim about the output of model call '{}' (the runner re-sent that one recorded call; no other step was re-run), not about the whole run's answer",
-            inert_line(step)
+        Scope::Call(step) => (
+            format!(
+                "a causal claim about the output of model call '{}'",
+                inert_line(step)
+            ),
+            ", not about the whole run's answer: the runner re-sent that one recorded call, and no other step was re-run".to_owned(),
         ),
-        Scope::Run | Scope::Mixed => "a causal claim about this scenario".to_owned(),
+        Scope::Run | Scope::Mixed => ("a causal claim about this scenario".to_owned(), String::new()),
     }
 }
 
@@ -252,11 +256,10 @@ pub fn claim(
         ),
         Verdict::Confirmed if baseline.is_stable_baseline() => {
             let s = similarity;
+            let (head, tail) = about(&scope);
             format!(
-                "CAUSAL: {act} changed {outcome} in {f}/{n} {reruns} (similarity to the recorded answer {:.3} ± {:.3}) against a stable baseline{errs}; {} under the flip rule '{rule}' with {n} samples",
-                s.mean,
-                s.stdev,
-                about(&scope)
+                "CAUSAL: {act} changed {outcome} in {f}/{n} {reruns} (similarity to the recorded answer {:.3} ± {:.3}) against a stable baseline{errs}; {head} under the flip rule '{rule}' with {n} samples{tail}",
+                s.mean, s.stdev
             )
         }
         Verdict::Inconclusive | Verdict::Confirmed if baseline.flips > 0 => format!(
