@@ -377,8 +377,7 @@ fn edit_text(text: &str, cuts: &mut [(usize, usize)], inserts: &mut [(usize, Str
     let mut out = String::with_capacity(text.len());
     let (mut ci, mut ii) = (0, 0);
     for (i, c) in text.chars().enumerate() {
-        while let Some((at, t)) = inserts.get(ii).filter(|(at, _)| *at <= i) {
-            let _ = at;
+        while let Some((_, t)) = inserts.get(ii).filter(|(at, _)| *at <= i) {
             out.push_str(t);
             ii += 1;
         }
