@@ -52,6 +52,7 @@ fn append(l: &Ledger, run: &Run, cohort: &str, kind: ExperimentKind, seed: u64, 
         patch: None,
         seed,
         sample: seed,
+        source: None,
     };
     l.append_sample(&NewSample {
         cohort,

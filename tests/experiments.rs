@@ -6,11 +6,14 @@
 //! Stand-in agents are small scripts written into a temporary folder per test (the run they answer
 //! about is tests/fixtures/experiments/refund-outdated-policy.json), or the stand-ins of
 //! sample-runs/ in a copy of that folder; every ledger they write stays in the temporary folder.
-//! Also: the ledger after a crash, and samples that cannot be saved.
+//! Also: the ledger after a crash, samples that cannot be saved, and the built-in chat runner
+//! against a stand-in endpoint on 127.0.0.1.
 
 #[path = "experiments/support.rs"]
 mod support;
 
+#[path = "experiments/chat.rs"]
+mod chat;
 #[path = "experiments/cli.rs"]
 mod cli;
 #[path = "experiments/durability.rs"]

@@ -82,6 +82,7 @@ impl Fixture {
             patch: None,
             seed,
             sample: seed,
+            source: None,
         }
     }
 

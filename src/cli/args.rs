@@ -131,6 +131,26 @@ pub enum Command {
     Influence(InfluenceArgs),
     /// Context that was available but never sent (JSON in, JSON out).
     Dropped(DroppedArgs),
+    /// Built-in runners for experiments (`--runner "tdn-tui runner chat"`).
+    Runner(BuiltInRunnerArgs),
+}
+
+/// `runner`.
+#[derive(Debug, Args)]
+pub struct BuiltInRunnerArgs {
+    /// Which runner.
+    #[command(subcommand)]
+    pub kind: RunnerKind,
+}
+
+/// `runner chat`.
+#[derive(Debug, Subcommand)]
+pub enum RunnerKind {
+    /// Re-send the run's recorded model call (its unit cut out, or put back) to an
+    /// OpenAI-compatible endpoint: TDN_CHAT_URL (base URL ending in /v1), TDN_CHAT_KEY (else
+    /// OPENAI_API_KEY), TDN_CHAT_MODEL (else the recorded model). Reads the experiment on stdin
+    /// (or $TDN_SPEC_FILE); prints the reply in the runner protocol (docs/experiments.md).
+    Chat,
 }
 
 /// `validate`.

@@ -56,7 +56,7 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     if let JobEnd::Cancelled(why) = &job.end {
         say(&format!(
-            "tdn-tui: cancelled ({}); the samples that finished are listed below",
+            "tdn-tui: cancelled ({}); the samples that finished are listed below. A cancelled batch concludes nothing: its samples and trials stay in the ledger, marked cancelled, and no attribution is written",
             inert_line(why)
         ));
     }
@@ -127,7 +127,13 @@ pub(super) fn subject(
     let loaded = load_one(path, &common::load_options(input))?;
     let several = file_holds_several(1, input.index, loaded.source_format);
     let report = report(&loaded).map(Arc::new);
-    let subject = engine.subject(Arc::new(loaded.run.clone()), report, path, several);
+    let subject = engine.subject(
+        Arc::new(loaded.run.clone()),
+        report,
+        path,
+        several,
+        loaded.source_format,
+    );
     Ok((Arc::new(subject), loaded))
 }
 

@@ -97,7 +97,7 @@ pub fn run(args: &LocalizeArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(JobEnd::Cancelled(why)) = job.as_ref().map(|j| &j.end) {
         say(&format!(
-            "tdn-tui: cancelled ({}); probes that did not finish have no verdict",
+            "tdn-tui: cancelled ({}); probes that did not finish have no verdict, and the batch concludes nothing: its samples and trials stay in the ledger, marked cancelled, and no attribution is written",
             inert_line(why)
         ));
     }

@@ -17,6 +17,7 @@ mod ledger;
 mod localize;
 mod open;
 mod progress_bar;
+mod runner;
 mod toolbox;
 mod validate;
 
@@ -39,5 +40,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Confidence(a)) => confidence::run(&a),
         Some(Command::Influence(a)) => influence::run(&a),
         Some(Command::Dropped(a)) => dropped::run(&a),
+        Some(Command::Runner(a)) => runner::run(&a),
     }
 }

@@ -70,6 +70,9 @@ pub struct Judged {
     pub similarity: Option<f64>,
     /// What it cost, as reported.
     pub cost: Cost,
+    /// The recorded model call the runner re-sent alone to answer (its `replayed_call`), when
+    /// it did not re-run the whole agent.
+    pub replayed_call: Option<String>,
 }
 
 /// How one sample ended.

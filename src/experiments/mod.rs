@@ -10,6 +10,7 @@
 //! [`sink::SampleSink`] is the ledger's seam; [`process`] runs commands so that nothing they start
 //! outlives the debugger.
 
+pub mod chat;
 pub mod command_embedder;
 pub mod command_judge;
 pub mod cost;

@@ -10,7 +10,8 @@ use crate::analysis::model::{Run, inert_line};
 use crate::experiments::ledger::file::LOCK_WAIT;
 use crate::experiments::ledger::store::LockWait;
 use crate::experiments::ledger::{
-    Appended, Closed, Cost, Ledger, LedgerError, Location, NewSample, Policy, SampleOutcome, Scope,
+    Appended, Cancelled, Closed, Cost, Ledger, LedgerError, Location, NewSample, Policy,
+    SampleOutcome, Scope,
 };
 use crate::experiments::sink::{
     FinishedSample, HoldBack, Receipt, SampleRecordOutcome, SampleSink, SinkError,
@@ -28,6 +29,7 @@ pub struct RunLedger {
     run: Run,
     policy: Policy,
     closed: Mutex<Option<Closed>>,
+    cancelled: Mutex<Option<Cancelled>>,
     /// How long an append waits for the lock before it says the sample is held back.
     patience: Duration,
 }
@@ -70,6 +72,7 @@ impl RunLedger {
             run: run.clone(),
             policy,
             closed: Mutex::new(None),
+            cancelled: Mutex::new(None),
             patience: LOCK_WAIT,
         })
     }
@@ -84,6 +87,14 @@ impl RunLedger {
     /// The ledger's file.
     pub fn path_buf(&self) -> std::path::PathBuf {
         self.ledger.path().to_path_buf()
+    }
+
+    /// What closing a cancelled batch appended, once it has closed.
+    pub fn cancelled(&self) -> Option<Cancelled> {
+        self.cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// What closing the batch appended, once it has closed.
@@ -140,6 +151,21 @@ impl SampleSink for RunLedger {
                 message: e.to_string(),
             })?;
         *self.closed.lock().unwrap_or_else(PoisonError::into_inner) = Some(closed);
+        Ok(())
+    }
+
+    fn cancel_cohort(&self, cohort: &str, why: &str) -> Result<(), SinkError> {
+        let cancelled = self
+            .ledger
+            .cancel_cohort(cohort, why)
+            .map_err(|e| SinkError::Write {
+                path: Some(self.ledger.path().to_path_buf()),
+                message: e.to_string(),
+            })?;
+        *self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(cancelled);
         Ok(())
     }
 }

@@ -115,8 +115,12 @@ pub trait SampleSink: Send + Sync {
         sample: &FinishedSample,
         hold: Option<&HoldBack<'_>>,
     ) -> Result<Receipt, SinkError>;
-    /// Called once when the session ends (finished or cancelled).
+    /// Called once when the session ends with every sample run: the batch concludes.
     fn close_cohort(&self, cohort: &str) -> Result<(), SinkError>;
+    /// Called once, instead of [`SampleSink::close_cohort`], when the session was cancelled
+    /// before every sample ran: the batch is closed concluding nothing (its trials stay, marked
+    /// cancelled; no attribution, now or later). `why` says what cancelled it.
+    fn cancel_cohort(&self, cohort: &str, why: &str) -> Result<(), SinkError>;
 }
 
 /// Keeps samples in memory (tests), or refuses every append with a reason (to test "not saved").
@@ -125,6 +129,7 @@ pub struct MemorySink {
     samples: Mutex<Vec<FinishedSample>>,
     refuse: Option<String>,
     closed: Mutex<Vec<String>>,
+    cancelled: Mutex<Vec<String>>,
 }
 
 impl MemorySink {
@@ -149,6 +154,11 @@ impl MemorySink {
     /// The cohorts closed so far.
     pub fn closed(&self) -> Vec<String> {
         self.closed.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+
+    /// The cohorts closed as cancelled, in order.
+    pub fn cancelled(&self) -> Vec<String> {
+        self.cancelled.lock().map(|v| v.clone()).unwrap_or_default()
     }
 }
 
@@ -178,6 +188,13 @@ impl SampleSink for MemorySink {
 
     fn close_cohort(&self, cohort: &str) -> Result<(), SinkError> {
         if let Ok(mut v) = self.closed.lock() {
+            v.push(cohort.to_owned());
+        }
+        Ok(())
+    }
+
+    fn cancel_cohort(&self, cohort: &str, _why: &str) -> Result<(), SinkError> {
+        if let Ok(mut v) = self.cancelled.lock() {
             v.push(cohort.to_owned());
         }
         Ok(())
@@ -216,6 +233,7 @@ pub(crate) fn answered_sample(
             patch: None,
             seed,
             sample: seed,
+            source: None,
         },
         finished_at: "2026-08-17T10:00:00Z".to_owned(),
         outcome: SampleRecordOutcome::Answered {
@@ -256,6 +274,7 @@ mod tests {
                 patch: None,
                 seed: 0,
                 sample: 0,
+                source: None,
             },
             finished_at: utc_now(),
             outcome: SampleRecordOutcome::Answered {

@@ -43,10 +43,12 @@ impl ExperimentKind {
     }
 }
 
-/// `{"run", "run_id", "experiment", "remove", "restore", "from_step", "patch", "seed", "sample"}`.
+/// `{"run", "run_id", "experiment", "remove", "restore", "from_step", "patch", "seed", "sample",
+/// "source"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExperimentSpec {
-    /// Absolute path of the file the run was read from.
+    /// Absolute path of the run as a `tdn.run/1` file: the file the run was read from, or for an
+    /// imported trace the run converted.
     pub run: String,
     /// The run's id.
     pub run_id: String,
@@ -64,6 +66,9 @@ pub struct ExperimentSpec {
     pub seed: u64,
     /// 0-based position of the sample in its probe.
     pub sample: u64,
+    /// Absolute path of the file the run was read from (the export, for an imported trace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl ExperimentSpec {
@@ -87,6 +92,7 @@ impl ExperimentSpec {
             patch: intervention.patch().map(str::to_owned),
             seed,
             sample: seed,
+            source: None,
         }
     }
 

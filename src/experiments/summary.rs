@@ -108,6 +108,10 @@ pub struct ExperimentSummary {
     pub class: Option<SuspectClass>,
     /// What the verdict proves, in words.
     pub claim: Option<String>,
+    /// The recorded model call the runner re-sent alone to answer every sample (the built-in
+    /// chat runner), when it did: the verdict is about that call's output, not the run's answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replayed_call: Option<String>,
     /// One entry per errored sample.
     pub errors: Vec<SampleErrorSummary>,
     /// Runner invocations.
@@ -186,6 +190,10 @@ pub fn experiment_summary(outcome: &SessionOutcome, ledger: Option<String>) -> E
         cost: probe.and_then(|p| p.result.cost),
         class: probe.and_then(|p| p.result.class),
         claim: probe.and_then(|p| p.claim.clone()),
+        replayed_call: match crate::experiments::verdict::Scope::of(&bt, &t) {
+            crate::experiments::verdict::Scope::Call(step) => Some(step),
+            _ => None,
+        },
         errors,
         runner_calls: outcome.runner_calls,
         not_saved: outcome.not_saved,

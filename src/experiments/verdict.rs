@@ -4,7 +4,9 @@
 //!
 //! Pure functions over counts; no processes, no I/O. The session feeds them.
 
+use crate::analysis::model::inert_line;
 use crate::analysis::report::{SimilarityStats, Verdict};
+use std::collections::BTreeSet;
 
 /// Samples per probe when none is set, or the setting is not a finite number.
 pub const DEFAULT_SAMPLES: usize = 3;
@@ -81,6 +83,9 @@ pub struct Tally {
     pub errors: usize,
     /// Each completed sample's similarity to the original, in seed order (when measured).
     pub similarities: Vec<f64>,
+    /// What answered its completed samples: `None` for the agent's whole run, `Some(step)` for
+    /// one recorded model call re-sent alone (the runner's `replayed_call`); one entry per kind.
+    pub answered_by: BTreeSet<Option<String>>,
 }
 
 impl Tally {
@@ -115,7 +120,7 @@ pub fn verdict(baseline: &Tally, probe: &Tally) -> Verdict {
     if probe.completed == 0 && baseline.completed == 0 {
         return Verdict::Error;
     }
-    if !baseline.is_stable_baseline() {
+    if !baseline.is_stable_baseline() || Scope::of(baseline, probe) == Scope::Mixed {
         return Verdict::Inconclusive;
     }
     if majority(probe.flips, probe.samples) {
@@ -127,9 +132,85 @@ pub fn verdict(baseline: &Tally, probe: &Tally) -> Verdict {
     Verdict::NotConfirmed
 }
 
+/// What a probe's samples and its baseline's were answers of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The agent's whole run (a runner that re-runs the agent).
+    Run,
+    /// One recorded model call, re-sent alone (the built-in chat runner).
+    Call(String),
+    /// Samples answered by different things: they cannot be compared.
+    Mixed,
+}
+
+impl Scope {
+    /// The scope of a probe judged against `baseline`.
+    pub fn of(baseline: &Tally, probe: &Tally) -> Scope {
+        let all: BTreeSet<&Option<String>> = baseline
+            .answered_by
+            .iter()
+            .chain(&probe.answered_by)
+            .collect();
+        let mut it = all.into_iter();
+        match (it.next(), it.next()) {
+            (Some(_), Some(_)) => Scope::Mixed,
+            (Some(Some(step)), None) => Scope::Call(step.clone()),
+            _ => Scope::Run,
+        }
+    }
+}
+
+/// How a claim names what changed and how often, for the scope of its samples.
+pub struct Words {
+    /// `the outcome`, or `the output of model call 's3'`.
+    pub outcome: String,
+    /// `outcome` (no article), or as `outcome`.
+    pub bare: String,
+    /// `reruns`, or `re-sends`.
+    pub reruns: &'static str,
+}
+
+impl Words {
+    /// The words for `scope`.
+    pub fn of(scope: &Scope) -> Words {
+        match scope {
+            Scope::Call(step) => {
+                let outcome = format!("the output of model call '{}'", inert_line(step));
+                Words {
+                    bare: outcome.clone(),
+                    outcome,
+                    reruns: "re-sends",
+                }
+            }
+            Scope::Run | Scope::Mixed => Words {
+                outcome: "the outcome".to_owned(),
+                bare: "outcome".to_owned(),
+                reruns: "reruns",
+            },
+        }
+    }
+}
+
+/// What a confirmed claim is about (before and after its flip rule and sample count): this
+/// scenario, or only the call the runner re-sent.
+fn about(scope: &Scope) -> (String, String) {
+    match scope {
+        Scope::Call(step) => (
+            format!(
+                "a causal claim about the output of model call '{}'",
+                inert_line(step)
+            ),
+            ", not about the whole run's answer: the runner re-sent that one recorded call, and no other step was re-run".to_owned(),
+        ),
+        Scope::Run | Scope::Mixed => ("a causal claim about this scenario".to_owned(), String::new()),
+    }
+}
+
 /// The display claim of a verdict (influence.md §7, §9): the verdict in capitals, the
 /// intervention, flips as `f/n`, and for a confirmation the mean `similarity` ± stdev; it says
 /// why when inconclusive and never claims more than the verdict holds. `rule` names the flip test.
+/// When the runner answered with one re-sent model call (`Scope::Call`), it says that call's
+/// output changed, not the run's answer.
 pub fn claim(
     verdict: Verdict,
     what: &crate::experiments::intervention::Intervention,
@@ -139,41 +220,65 @@ pub fn claim(
     rule: &str,
 ) -> String {
     let act = what.describe();
+    let scope = Scope::of(baseline, probe);
+    let Words {
+        outcome,
+        bare,
+        reruns,
+    } = Words::of(&scope);
     let f = probe.flips;
     let n = probe.samples;
     let errs = if probe.errors > 0 {
-        format!("; {} of {n} reruns errored", probe.errors)
+        format!("; {} of {n} {reruns} errored", probe.errors)
     } else {
         String::new()
     };
+    if scope == Scope::Mixed && verdict != Verdict::Error {
+        let mut kinds: Vec<String> = baseline
+            .answered_by
+            .iter()
+            .chain(&probe.answered_by)
+            .map(|a| match a {
+                None => "the agent's whole run".to_owned(),
+                Some(s) => format!("model call '{}' re-sent alone", inert_line(s)),
+            })
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        return format!(
+            "INCONCLUSIVE: the runner answered these reruns from different things ({}), so their answers cannot be compared ({act} flipped {f}/{n}{errs})",
+            kinds.join(", ")
+        );
+    }
     match verdict {
         Verdict::Error => format!(
             "ERROR: no rerun completed, the baseline's included, so nothing was measured about {act}; the errors say why (the runner, or a flip rule that is a command)"
         ),
         Verdict::Confirmed if baseline.is_stable_baseline() => {
             let s = similarity;
+            let (head, tail) = about(&scope);
             format!(
-                "CAUSAL: {act} changed the outcome in {f}/{n} reruns (similarity to the recorded answer {:.3} ± {:.3}) against a stable baseline{errs}; a causal claim about this scenario under the flip rule '{rule}' with {n} samples",
+                "CAUSAL: {act} changed {outcome} in {f}/{n} {reruns} (similarity to the recorded answer {:.3} ± {:.3}) against a stable baseline{errs}; {head} under the flip rule '{rule}' with {n} samples{tail}",
                 s.mean, s.stdev
             )
         }
         Verdict::Inconclusive | Verdict::Confirmed if baseline.flips > 0 => format!(
-            "INCONCLUSIVE: the unchanged scenario itself changed outcome in {}/{} baseline reruns, so no verdict can be trusted ({act} flipped {f}/{n}{errs})",
+            "INCONCLUSIVE: the unchanged scenario itself changed {bare} in {}/{} baseline {reruns}, so no verdict can be trusted ({act} flipped {f}/{n}{errs})",
             baseline.flips, baseline.samples
         ),
         Verdict::Inconclusive | Verdict::Confirmed if !baseline.is_stable_baseline() => format!(
-            "INCONCLUSIVE: {} of {} baseline reruns did not complete, so the unchanged outcome is not known and no verdict can be trusted ({act} flipped {f}/{n}{errs})",
+            "INCONCLUSIVE: {} of {} baseline {reruns} did not complete, so the unchanged outcome is not known and no verdict can be trusted ({act} flipped {f}/{n}{errs})",
             baseline.samples.saturating_sub(baseline.completed),
             baseline.samples
         ),
         Verdict::Inconclusive if f > 0 => format!(
-            "INCONCLUSIVE: {act} changed the outcome in {f}/{n} reruns, below a majority{errs}; raise the samples or check the baseline's stability"
+            "INCONCLUSIVE: {act} changed {outcome} in {f}/{n} {reruns}, below a majority{errs}; raise the samples or check the baseline's stability"
         ),
         Verdict::Inconclusive => format!(
-            "INCONCLUSIVE: {act} changed the outcome in {f}/{n} reruns{errs}; the reruns that did not complete could have gone either way; fix what the errors name (the runner, or a flip rule that is a command) and run again"
+            "INCONCLUSIVE: {act} changed {outcome} in {f}/{n} {reruns}{errs}; the {reruns} that did not complete could have gone either way; fix what the errors name (the runner, or a flip rule that is a command) and run again"
         ),
         Verdict::Confirmed | Verdict::NotConfirmed => format!(
-            "NOT CONFIRMED: {act} did not change the outcome in {n} reruns; its rank stays a correlational proxy, not a cause or an acquittal"
+            "NOT CONFIRMED: {act} did not change {outcome} in {n} {reruns}; its rank stays a correlational proxy, not a cause or an acquittal"
         ),
     }
 }

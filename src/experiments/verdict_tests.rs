@@ -38,6 +38,7 @@ fn stable_baseline(stable: bool, samples: usize) -> Tally {
         completed: samples,
         errors: 0,
         similarities: Vec::new(),
+        answered_by: Default::default(),
     }
 }
 
@@ -78,6 +79,7 @@ fn verdict_cases_and_their_claims() {
             completed: samples,
             errors: 0,
             similarities: Vec::new(),
+            answered_by: Default::default(),
         };
         let got = verdict(&baseline, &probe);
         assert_eq!(got.as_str(), c["expect"].as_str().unwrap(), "{c}");
@@ -256,4 +258,54 @@ fn nothing_completed_anywhere_is_an_error_verdict() {
         ..Tally::default()
     };
     assert_eq!(verdict(&nothing, &nothing), Verdict::Error);
+}
+
+#[test]
+fn a_runner_that_re_sent_one_call_gets_a_claim_about_that_calls_output_only() {
+    let ids = vec![crate::analysis::model::UnitId::from("doc-2022")];
+    let by = |c: Option<&str>| -> std::collections::BTreeSet<Option<String>> {
+        [c.map(str::to_owned)].into_iter().collect()
+    };
+    let mut base = stable_baseline(true, 3);
+    base.answered_by = by(Some("s3"));
+    let probe = Tally {
+        samples: 3,
+        flips: 3,
+        completed: 3,
+        answered_by: by(Some("s3")),
+        ..Tally::default()
+    };
+    assert_eq!(verdict(&base, &probe), Verdict::Confirmed);
+    let t = claim(
+        Verdict::Confirmed,
+        &Intervention::Ablate(ids.clone()),
+        &probe,
+        &SimilarityStats::default(),
+        &base,
+        "exact",
+    );
+    assert!(
+        t.starts_with(
+            "CAUSAL: removing 'doc-2022' changed the output of model call 's3' in 3/3 re-sends"
+        ) && t.contains("not about the whole run's answer"),
+        "{t}"
+    );
+    // A baseline answered by the whole agent and a probe by one call cannot be compared.
+    let mut whole = stable_baseline(true, 3);
+    whole.answered_by = by(None);
+    assert_eq!(verdict(&whole, &probe), Verdict::Inconclusive);
+    let t = claim(
+        Verdict::Inconclusive,
+        &Intervention::Ablate(ids),
+        &probe,
+        &SimilarityStats::default(),
+        &whole,
+        "exact",
+    );
+    assert!(
+        t.starts_with("INCONCLUSIVE: the runner answered these reruns from different things")
+            && t.contains("the agent's whole run")
+            && t.contains("model call 's3' re-sent alone"),
+        "{t}"
+    );
 }

@@ -23,7 +23,7 @@ fn ledger_verify_prints_one_line_per_problem_then_the_counts() {
     let text = stdout(&out);
     let last = text.lines().last().unwrap();
     let summary = regex::Regex::new(
-        r"^\d+ lines: \d+ verified, \d+ legacy_unverified, \d+ unbound trials, 1 torn, 0 failed$",
+        r"^\d+ lines: \d+ verified, \d+ legacy_unverified, \d+ unbound trials, \d+ cancelled trials, 1 torn, 0 failed$",
     )
     .unwrap();
     assert!(summary.is_match(last), "{text}");

@@ -60,6 +60,7 @@ fn sample(cohort: &str, kind: ExperimentKind, seed: u64, flipped: bool) -> Finis
             patch: None,
             seed,
             sample: seed,
+            source: None,
         },
         finished_at: "2026-08-17T10:00:00Z".to_owned(),
         outcome: SampleRecordOutcome::Answered {

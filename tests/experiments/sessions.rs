@@ -28,6 +28,7 @@ impl Embedder for Flat {
 fn plan(s: &Scenario, samples: usize) -> SessionPlan {
     SessionPlan {
         run_path: s.path(crate::support::RUN).display().to_string(),
+        source_path: s.path(crate::support::RUN).display().to_string(),
         run_id: "refund-outdated-policy".to_owned(),
         run_status: RunStatus::Failed,
         original: "You will be refunded $120 for order 1182.".to_owned(),

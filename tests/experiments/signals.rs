@@ -1,7 +1,8 @@
 //! No agent process outlives the debugger (runner.md "Processes"): for each stop signal (SIGTERM,
 //! SIGHUP, SIGINT, SIGQUIT) sent to `experiment` and to the screen (headless, `--render`) while a
 //! sample runs a child and a grandchild, every process is gone within a few seconds, the running
-//! sample is recorded as cancelled, the batch is closed, the exit status is 128 + the signal, and
+//! sample is recorded as cancelled, the batch is closed as cancelled (its trial kept, marked
+//! cancelled; no attribution), the exit status is 128 + the signal, and
 //! the ledger verifies. SIGKILL, which nothing can catch, is covered by the samples' supervisors:
 //! nothing survives either (no process, no experiment spec file in the temporary folder), and the next start reports (and closes) the batch the dead debugger
 //! left open. Also: the command line and the screen write the same ledger entries for the same
@@ -119,13 +120,32 @@ fn check_caught(s: &Scenario, out: &std::process::Output, sig: i32, name: &str) 
         1,
         "{name}: one sample was stopped: {records:?}"
     );
+    // The batch is closed as cancelled: its trial stays, marked cancelled, and it concludes
+    // nothing (no attribution), now or when the ledger is next read.
+    let cancels: Vec<&Value> = records.iter().filter(|r| r["type"] == "cancel").collect();
+    assert_eq!(
+        cancels.len(),
+        1,
+        "{name}: the batch was closed as cancelled: {records:?}"
+    );
     assert!(
-        records.iter().any(|r| r["type"] == "attribution"),
-        "{name}: the batch was closed"
+        cancels[0]["record"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains(name)),
+        "{name}: {:?}",
+        cancels[0]
+    );
+    assert!(
+        !records.iter().any(|r| r["type"] == "attribution"),
+        "{name}: a cancelled batch writes no attribution: {records:?}"
     );
     let (code, v) = verify(s);
     assert_eq!(code, 0, "{name}: {v}");
     assert_eq!(v["counts"]["unbound"], 0, "{name}: {v}");
+    assert_eq!(
+        v["counts"]["cancelled"], 1,
+        "{name}: the trial formed before the signal: {v}"
+    );
 }
 
 fn verify(s: &Scenario) -> (i32, Value) {

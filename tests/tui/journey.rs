@@ -154,6 +154,7 @@ fn a_sample_held_for_the_ledger_lock_is_said_to_wait_until_it_is_written() {
                     flipped: false,
                     similarity: Some(1.0),
                     cost: Default::default(),
+                    replayed_call: None,
                 },
                 saved: Saved::yes(),
             },

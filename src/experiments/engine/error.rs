@@ -69,6 +69,9 @@ pub enum EngineError {
         /// Why.
         why: String,
     },
+    /// The imported run could not be converted to the `tdn.run/1` file a runner is given.
+    #[error("cannot give the runner the run as tdn.run/1: {0}")]
+    RunFile(String),
     /// No engine here (tests, benchmarks): why.
     #[error("experiments are not available: {0}")]
     Unavailable(String),

@@ -40,6 +40,7 @@ pub struct Jobs {
     engine: Engine,
     rt: tokio::runtime::Handle,
     several: bool,
+    format: SourceFormat,
     opened: Mutex<Option<Arc<Subject>>>,
     table: Arc<Table>,
 }
@@ -54,12 +55,13 @@ impl Jobs {
         index: Option<usize>,
         format: Option<SourceFormat>,
     ) -> Jobs {
-        let several =
-            file_holds_several(runs_loaded, index, format.unwrap_or(SourceFormat::Native));
+        let format = format.unwrap_or(SourceFormat::Native);
+        let several = file_holds_several(runs_loaded, index, format);
         Jobs {
             engine,
             rt,
             several,
+            format,
             opened: Mutex::new(None),
             table: Arc::new(Table::default()),
         }
@@ -101,7 +103,9 @@ impl Jobs {
 impl ExperimentPort for Jobs {
     fn open(&self, run: Arc<Run>, report: Arc<Report>, source: Option<PathBuf>) {
         let Some(file) = source else { return };
-        let subject = self.engine.subject(run, Some(report), &file, self.several);
+        let subject = self
+            .engine
+            .subject(run, Some(report), &file, self.several, self.format);
         *self.opened.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(subject));
     }
 

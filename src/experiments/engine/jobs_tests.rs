@@ -10,6 +10,7 @@ use crate::experiments::engine::{Consent, PlanError, Target};
 use crate::experiments::event::{Event, EventKind, SampleEnd, Saved};
 use crate::experiments::intervention::Intervention;
 use crate::experiments::ledger::Disposition;
+use crate::experiments::ledger::verify::Status;
 
 const RUN: &str = r#"{"format": "tdn.run/1", "id": "r1", "status": "failed",
     "final_answer": "the recorded answer",
@@ -242,7 +243,8 @@ fn a_job_cancelled_while_it_was_starting_runs_nothing() {
 }
 
 #[test]
-fn shutting_down_cancels_a_running_job_records_its_samples_and_closes_its_batch() {
+fn shutting_down_cancels_a_running_job_records_its_samples_and_closes_its_batch_concluding_nothing()
+{
     // Seed 1 of the ablation hangs; everything else answers at once.
     let agent = format!(
         r#"if [ "$TDN_EXPERIMENT" = ablate ] && [ "$TDN_SEED" = 1 ]; then sleep 60; fi; {FLIPS_WITHOUT_U2}"#
@@ -276,17 +278,49 @@ fn shutting_down_cancels_a_running_job_records_its_samples_and_closes_its_batch(
     assert_eq!(f.jobs.running(), 0);
     let e = f.jobs.evidence().unwrap();
     assert!(e.open.is_empty(), "{e:?}");
-    assert_eq!(
-        e.ledger.as_ref().unwrap().latest.len(),
-        1,
-        "the cancelled batch was closed: {e:?}"
+    let l = e.ledger.as_ref().unwrap();
+    assert!(
+        l.latest.is_empty(),
+        "a cancelled batch writes no attribution: {e:?}"
     );
+    assert!(
+        !l.trials.is_empty() && l.trials.iter().all(|t| t.status == Status::Cancelled),
+        "its trials stay, marked cancelled: {e:?}"
+    );
+    assert_eq!(l.counts.cancelled, l.trials.len());
     let text = std::fs::read_to_string(f.ledger()).unwrap();
     // The hanging sample, and any other still running at the cancel, is recorded as cancelled.
     assert!(
         text.matches("cancelled (the debugger was quit)").count() >= 1,
         "{text}"
     );
+    assert!(
+        text.contains(r#""type":"cancel""#) && !text.contains(r#""type":"attribution""#),
+        "{text}"
+    );
     let checked = crate::experiments::ledger::verify_path(&f.ledger()).unwrap();
     assert!(checked.problems.is_empty(), "{:?}", checked.problems);
+    // No later read turns it into a conclusion: nothing is left open to aggregate, and closing
+    // the cohort by name writes nothing.
+    let cohort = text
+        .lines()
+        .find(|l| l.contains(r#""type":"cancel""#))
+        .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .and_then(|v| v["cohort"].as_str().map(str::to_owned))
+        .unwrap();
+    let ledger = crate::experiments::ledger::Ledger::open(
+        &f.ledger(),
+        crate::experiments::ledger::Scope::Run,
+        "r",
+    )
+    .unwrap();
+    let closed = ledger
+        .close_cohort(&cohort, &crate::experiments::ledger::Policy::default())
+        .unwrap();
+    assert!(closed.attributions.is_empty());
+    assert!(
+        !std::fs::read_to_string(f.ledger())
+            .unwrap()
+            .contains(r#""type":"attribution""#)
+    );
 }

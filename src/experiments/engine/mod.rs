@@ -23,6 +23,7 @@ pub mod jobs;
 mod lease;
 pub mod plan;
 pub mod port;
+pub mod run_file;
 pub mod scripted;
 
 pub use error::{EngineError, MAX_SAMPLES, PlanError};
@@ -69,6 +70,8 @@ pub struct Subject {
     pub report: Option<Arc<Report>>,
     /// The run file's absolute path.
     pub run_path: PathBuf,
+    /// The `tdn.run/1` file its runner is told about (for an import, the run converted).
+    pub run_file: Arc<run_file::RunFile>,
     /// Its attribution ledger.
     pub ledger: Location,
 }
@@ -236,23 +239,27 @@ impl Engine {
         self.timeout_s
     }
 
-    /// The run `run` read from `file` (a file of several runs when `several`), with its report:
-    /// its ledger is `[ledger] path` (or `--ledger`) when given, else beside the file.
+    /// The run `run` read from `file` in `format` (a file of several runs when `several`), with
+    /// its report: its ledger is `[ledger] path` (or `--ledger`) when given, else beside the
+    /// file. A runner gets it as `tdn.run/1`: the file itself, or the run converted.
     pub fn subject(
         &self,
         run: Arc<Run>,
         report: Option<Arc<Report>>,
         file: &Path,
         several: bool,
+        format: SourceFormat,
     ) -> Subject {
         let ledger = locate_ledger(self.ledger_path.as_deref(), file, several, &run.id);
         let run_path = std::fs::canonicalize(file)
             .or_else(|_| std::path::absolute(file))
             .unwrap_or_else(|_| file.to_path_buf());
+        let run_file = Arc::new(run_file::RunFile::new(run_path.clone(), format, &run.id));
         Subject {
             run,
             report,
             run_path,
+            run_file,
             ledger,
         }
     }
@@ -289,6 +296,10 @@ impl Engine {
     ) -> Result<Running, EngineError> {
         let ready = self.ready()?;
         let subject = &plan.subject;
+        let runner_run = subject
+            .run_file
+            .for_runner()
+            .map_err(EngineError::RunFile)?;
         let location = &subject.ledger;
         let sink = RunLedger::open(location, &subject.run, self.policy)
             .map(Arc::new)
@@ -300,7 +311,8 @@ impl Engine {
             .map_err(|e| EngineError::Stopped(format!("cannot name the batch: {e}")))?;
         let lease = lease::Lease::take(&location.path, &cohort);
         let session_plan = SessionPlan {
-            run_path: subject.run_path.display().to_string(),
+            run_path: runner_run.display().to_string(),
+            source_path: subject.run_path.display().to_string(),
             run_id: subject.run.id.clone(),
             run_status: subject.run.status,
             original: subject.run.final_answer.clone().unwrap_or_default(),

@@ -513,6 +513,9 @@ mod tests {
             run: Arc::new(run),
             report: None,
             run_path: PathBuf::from("/r.json"),
+            run_file: Arc::new(super::super::run_file::RunFile::native(PathBuf::from(
+                "/r.json",
+            ))),
             ledger: Location {
                 path: PathBuf::from("r.ledger.jsonl"),
                 scope: Scope::Run,

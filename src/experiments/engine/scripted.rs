@@ -86,6 +86,9 @@ impl ScriptedPort {
             run: Arc::new(Run::new("scripted", RunStatus::Failed)),
             report: None,
             run_path: PathBuf::from("scripted.json"),
+            run_file: Arc::new(super::run_file::RunFile::native(PathBuf::from(
+                "scripted.json",
+            ))),
             ledger: Location {
                 path: PathBuf::from("scripted.ledger.jsonl"),
                 scope: Scope::Run,
@@ -105,6 +108,7 @@ impl ExperimentPort for ScriptedPort {
         *self.opened.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(Subject {
             run,
             report: Some(report),
+            run_file: Arc::new(super::run_file::RunFile::native(file.clone())),
             run_path: file,
             ledger,
         }));
@@ -166,6 +170,7 @@ impl ExperimentPort for ScriptedPort {
                             flipped,
                             similarity: Some(if flipped { 0.2 } else { 0.97 }),
                             cost: Cost::default(),
+                            replayed_call: None,
                         },
                         saved: Saved::yes(),
                     },

@@ -118,6 +118,9 @@ pub fn open_cohorts(checked: &Checked) -> Vec<OpenCohort> {
             Record::Attribution(a) => {
                 closed.insert(&a.cohort);
             }
+            Record::Cancel(c) => {
+                closed.insert(&c.cohort);
+            }
             _ => {}
         }
     }

@@ -44,6 +44,8 @@ pub use history::{Evidence, HistoryTrial, LatestAttribution, OpenCohort, evidenc
 pub use naming::{Location, default_path, evaluator_epoch, locate, new_cohort, new_sample_id};
 pub use pair::{Refusal, RefusalCode};
 pub use record::{Cost, Disposition, EvidenceLevel, Policy, Scope, TrialExperiment};
-pub use session::{Appended, Closed, ClosedAttribution, NewSample, NewTrial, SampleOutcome};
+pub use session::{
+    Appended, Cancelled, Closed, ClosedAttribution, NewSample, NewTrial, SampleOutcome,
+};
 pub use store::Ledger;
 pub use verify::{Checked, Status, verify_path};

@@ -118,6 +118,12 @@ pub fn summary(p: &Parsed) -> String {
             }
         ),
         Record::Torn(t) => format!("seals torn line {} ({} bytes)", t.line, t.bytes),
+        Record::Cancel(c) => format!(
+            "batch '{}' cancelled ({}): its {} trial(s) conclude nothing; no attribution",
+            inert_line(&c.cohort),
+            inert_line(&c.reason),
+            c.trial_ids.len()
+        ),
     }
 }
 
@@ -144,6 +150,7 @@ pub fn show_text(c: &Checked) -> String {
             Status::Verified => "",
             Status::LegacyUnverified => "  [legacy_unverified: history, not a cause]",
             Status::Unbound => "  [unbound: cohort not aggregated]",
+            Status::Cancelled => "  [cancelled batch: concludes nothing]",
             Status::Torn => "  [torn: ignored]",
             Status::Failed => "  [FAILED verification: see 'tdn-tui ledger verify']",
         };
@@ -208,8 +215,8 @@ pub fn verify_text(c: &Checked, path: &str) -> String {
     }
     let n = c.counts();
     out.push_str(&format!(
-        "{} lines: {} verified, {} legacy_unverified, {} unbound trials, {} torn, {} failed\n",
-        n.lines, n.verified, n.legacy_unverified, n.unbound, n.torn, n.failed
+        "{} lines: {} verified, {} legacy_unverified, {} unbound trials, {} cancelled trials, {} torn, {} failed\n",
+        n.lines, n.verified, n.legacy_unverified, n.unbound, n.cancelled, n.torn, n.failed
     ));
     out
 }
@@ -230,7 +237,8 @@ pub fn verify_json(c: &Checked) -> Value {
         "format": "tdn.ledger-verify/1",
         "ok": c.ok(),
         "counts": {"lines": n.lines, "verified": n.verified, "legacy_unverified": n.legacy_unverified,
-                   "unbound": n.unbound, "torn": n.torn, "failed": n.failed},
+                   "unbound": n.unbound, "cancelled": n.cancelled, "torn": n.torn,
+                   "failed": n.failed},
         "problems": problems,
     })
 }

@@ -8,8 +8,8 @@ use super::digest::{digest, is_lower_hex, is_sha256_hex};
 use super::migrate::migrate;
 use super::naming::is_timestamp;
 use super::record::{
-    Attribution, BundleRecord, Cost, Disposition, EvidenceLevel, Header, Outcome, Policy, Record,
-    RecordType, SCHEMA, Sample, Scope, Torn, Trial, TrialExperiment,
+    Attribution, BundleRecord, CancelRecord, Cost, Disposition, EvidenceLevel, Header, Outcome,
+    Policy, Record, RecordType, SCHEMA, Sample, Scope, Torn, Trial, TrialExperiment,
 };
 use crate::analysis::model::inert_line;
 use crate::experiments::spec::ExperimentKind;
@@ -92,6 +92,12 @@ pub fn parse_record(v: &Value) -> Result<Parsed, Invalid> {
         RecordType::Sample => Record::Sample(Box::new(sample(&f).map_err(invalid)?)),
         RecordType::Trial => Record::Trial(Box::new(trial(&f, v).map_err(invalid)?)),
         RecordType::Attribution => Record::Attribution(Box::new(attribution(&f).map_err(invalid)?)),
+        RecordType::Cancel => Record::Cancel(CancelRecord {
+            cohort: f.str("cohort").map_err(invalid)?,
+            reason: f.str("reason").map_err(invalid)?,
+            trial_ids: f.strings("trial_ids").map_err(invalid)?,
+            cancelled_at: f.timestamp("cancelled_at").map_err(invalid)?,
+        }),
         RecordType::Torn => Record::Torn(Torn {
             line: f.u64("line").map_err(invalid)?,
             bytes: f.u64("bytes").map_err(invalid)?,

@@ -69,6 +69,8 @@ named_enum!(
         Attribution = "attribution",
         /// Seals a torn line.
         Torn = "torn",
+        /// Closes a cancelled batch: its trials conclude nothing.
+        Cancel = "cancel",
     }
 );
 
@@ -353,6 +355,30 @@ pub struct Torn {
     pub bytes: u64,
 }
 
+/// A `cancel` record: `{cohort, reason, trial_ids, cancelled_at}`. The batch `cohort` was
+/// cancelled before every sample ran: its trials (`trial_ids`, every trial of the cohort above,
+/// sorted) stay as history, marked cancelled; the cohort is closed with no attribution, and none
+/// may follow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CancelRecord {
+    /// The batch.
+    pub cohort: String,
+    /// Why it was cancelled (a signal, a key), one line.
+    pub reason: String,
+    /// Every trial of the cohort written before it, sorted.
+    pub trial_ids: Vec<String>,
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
+    pub cancelled_at: String,
+}
+
+impl CancelRecord {
+    /// JSON members.
+    pub fn fields(&self) -> Value {
+        json!({"cohort": self.cohort, "reason": self.reason, "trial_ids": self.trial_ids,
+               "cancelled_at": self.cancelled_at})
+    }
+}
+
 /// One parsed record.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Record {
@@ -368,6 +394,8 @@ pub enum Record {
     Attribution(Box<Attribution>),
     /// A torn seal.
     Torn(Torn),
+    /// A cancelled batch.
+    Cancel(CancelRecord),
 }
 
 impl Record {
@@ -380,6 +408,7 @@ impl Record {
             Record::Trial(_) => RecordType::Trial,
             Record::Attribution(_) => RecordType::Attribution,
             Record::Torn(_) => RecordType::Torn,
+            Record::Cancel(_) => RecordType::Cancel,
         }
     }
 
@@ -391,6 +420,7 @@ impl Record {
             Record::Sample(s) => Some(&s.sample_id),
             Record::Trial(t) => Some(&t.trial_id),
             Record::Attribution(a) => Some(&a.attribution_id),
+            Record::Cancel(c) => Some(&c.cohort),
             Record::Torn(_) => None,
         }
     }

@@ -192,7 +192,14 @@ fn write_trial(
     if tx.state.closed.contains(&trial.cohort) {
         out.refused.push(refuse(
             RefusalCode::CohortClosed,
-            format!("cohort '{}' already has attributions", trial.cohort),
+            if tx.state.cancelled.contains(&trial.cohort) {
+                format!(
+                    "batch '{}' was cancelled: it concludes nothing",
+                    trial.cohort
+                )
+            } else {
+                format!("cohort '{}' already has attributions", trial.cohort)
+            },
         ));
         return Ok(());
     }
@@ -284,6 +291,46 @@ fn one_line(e: &str) -> String {
     out
 }
 
+/// What [`super::Ledger::cancel_cohort`] wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cancelled {
+    /// The `cancel` record's 1-based line (`None`: the cohort was already closed).
+    pub line: Option<usize>,
+    /// The trials it marked cancelled.
+    pub trials: usize,
+}
+
+/// Closes `cohort` as cancelled (attribution-ledger.md §5): a `cancel` record naming every trial
+/// of the cohort; no attribution. A cohort already closed is left alone.
+pub(super) fn cancel(
+    tx: &mut Tx<'_>,
+    cohort: &str,
+    reason: &str,
+) -> Result<Cancelled, LedgerError> {
+    if tx.state.closed.contains(cohort) {
+        return Ok(Cancelled::default());
+    }
+    let mut trial_ids: Vec<String> = tx
+        .state
+        .cohort_trials
+        .get(cohort)
+        .map(|ts| ts.iter().map(|t| t.trial_id.clone()).collect())
+        .unwrap_or_default();
+    trial_ids = sorted_unique(trial_ids);
+    let record = super::record::CancelRecord {
+        cohort: cohort.to_owned(),
+        reason: one_line(reason),
+        trial_ids,
+        cancelled_at: timestamp(OffsetDateTime::now_utc()),
+    };
+    let trials = record.trial_ids.len();
+    let line = tx.push(RecordType::Cancel, record.fields())?;
+    Ok(Cancelled {
+        line: Some(line),
+        trials,
+    })
+}
+
 /// Closes `cohort` under `policy`, then appends the rest of every other cohort whose aggregation
 /// a crash cut short (§6: "the next session appends the rest"). Aggregation happens under one
 /// lock hold, so a cohort seen here with only some of its attributions is never one another
@@ -294,6 +341,11 @@ pub(super) fn close(
     cohort: &str,
     policy: &Policy,
 ) -> Result<Closed, LedgerError> {
+    if tx.state.cancelled.contains(cohort) {
+        // A cancelled batch concludes nothing (attribution-ledger.md §5).
+        complete_interrupted(tx, path, cohort);
+        return Ok(Closed::default());
+    }
     let epoch = tx.state.cohort_epoch.get(cohort).cloned();
     let closed = aggregate_rest(tx, path, cohort, epoch, policy)?;
     complete_interrupted(tx, path, cohort);

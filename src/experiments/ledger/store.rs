@@ -60,6 +60,8 @@ pub(super) struct State {
     pub(super) bundles: HashSet<String>,
     pub(super) pair_keys: HashSet<String>,
     pub(super) closed: HashSet<String>,
+    /// Cohorts closed by a `cancel` record: no attribution, ever.
+    pub(super) cancelled: HashSet<String>,
     pub(super) cohort_attributions: HashMap<String, Vec<String>>,
     pub(super) latest: HashMap<ComponentKey, String>,
     /// (cohort, seed, run id) → the first successful baseline and the successful experiments.
@@ -121,6 +123,10 @@ impl State {
                         .entry(a.cohort.clone())
                         .or_insert_with(|| (a.evaluator_epoch.clone(), a.policy));
                 }
+            }
+            Record::Cancel(c) => {
+                self.closed.insert(c.cohort.clone());
+                self.cancelled.insert(c.cohort.clone());
             }
             Record::Header(_) | Record::Torn(_) => {}
         }
@@ -236,6 +242,17 @@ impl Ledger {
     /// the cohort: later trials of it are refused.
     pub fn close_cohort(&self, cohort: &str, policy: &Policy) -> Result<Closed, LedgerError> {
         self.transact(|tx| session::close(tx, &self.path, cohort, policy))
+    }
+
+    /// Closes `cohort` as cancelled: appends a `cancel` record listing its trials, which then
+    /// conclude nothing; no attribution is written for it, now or later. A cohort already
+    /// closed (with attributions, or cancelled) is left as it is.
+    pub fn cancel_cohort(
+        &self,
+        cohort: &str,
+        reason: &str,
+    ) -> Result<session::Cancelled, LedgerError> {
+        self.transact(|tx| session::cancel(tx, cohort, reason))
     }
 
     fn transact<T>(

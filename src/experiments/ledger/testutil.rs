@@ -96,6 +96,7 @@ impl T {
             patch: None,
             seed,
             sample: seed,
+            source: None,
         };
         self.ledger
             .append_sample(&NewSample {

@@ -1,6 +1,6 @@
 //! Reading a sample's answer from its stdout (docs/experiments.md, "The answer"): the last line
 //! that parses as a JSON object, which must hold a string `output` and may hold `cost {loops,
-//! tokens}`; else, when no line parses as a JSON object, all of stdout as plain text.
+//! tokens}` and `replayed_call` (the step of the one model call it re-sent); else, when no line parses as a JSON object, all of stdout as plain text.
 //!
 //! Stdout is untrusted: any bytes at all must give an answer or a reason, never a panic.
 
@@ -19,6 +19,10 @@ pub fn parse_answer(stdout: &[u8]) -> Result<Answer, String> {
             Some(Value::String(s)) => Ok(Answer {
                 output: s.clone(),
                 cost: cost_of(obj.get("cost")),
+                replayed_call: obj
+                    .get("replayed_call")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
             }),
             Some(other) => Err(format!(
                 "the last JSON line of stdout has 'output' as {}, not a string",
@@ -47,6 +51,7 @@ pub fn parse_answer(stdout: &[u8]) -> Result<Answer, String> {
     Ok(Answer {
         output: text.to_owned(),
         cost: Cost::default(),
+        replayed_call: None,
     })
 }
 

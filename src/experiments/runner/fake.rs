@@ -74,7 +74,11 @@ impl Runner for FakeRunner {
                 v.push(spec.clone());
             }
             match (self.script)(spec) {
-                FakeOutcome::Answer(output, cost) => Ok(Answer { output, cost }),
+                FakeOutcome::Answer(output, cost) => Ok(Answer {
+                    output,
+                    cost,
+                    replayed_call: None,
+                }),
                 FakeOutcome::Error(message) => Err(SampleError {
                     kind: SampleErrorKind::Exit,
                     message,

@@ -45,6 +45,9 @@ pub struct Answer {
     pub output: String,
     /// What it cost, when reported.
     pub cost: Cost,
+    /// The recorded model call whose output this is, when the runner re-sent one call alone
+    /// instead of re-running the agent (`replayed_call`, a step id).
+    pub replayed_call: Option<String>,
 }
 
 /// Why a sample has no answer.

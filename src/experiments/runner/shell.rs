@@ -39,6 +39,10 @@ impl ShellRunner {
     pub fn spec_env(spec: &ExperimentSpec) -> Vec<(String, String)> {
         vec![
             ("TDN_RUN".to_owned(), spec.run.clone()),
+            (
+                "TDN_SOURCE".to_owned(),
+                spec.source.clone().unwrap_or_else(|| spec.run.clone()),
+            ),
             ("TDN_RUN_ID".to_owned(), spec.run_id.clone()),
             ("TDN_SEED".to_owned(), spec.seed.to_string()),
             ("TDN_SAMPLE".to_owned(), spec.sample.to_string()),
@@ -67,6 +71,10 @@ impl ShellRunner {
             stderr_tail: String::new(),
         })?;
         let mut env = Self::spec_env(spec);
+        env.push((
+            crate::experiments::chat::TIMEOUT_VAR.to_owned(),
+            self.timeout.as_secs_f64().to_string(),
+        ));
         env.push((
             SPEC_FILE_VAR.to_owned(),
             spec_file.path.display().to_string(),
@@ -152,13 +160,32 @@ pub fn is_spec_file_of(path: &Path, pid: u32) -> bool {
     in_temp && named
 }
 
+/// True when `path` is a converted run the debugger `pid` wrote for its runners: in the
+/// temporary folder, named `tdn-run-PID-HEX.json`.
+pub fn is_run_file_of(path: &Path, pid: u32) -> bool {
+    let in_temp = path.parent() == Some(std::env::temp_dir().as_path());
+    let prefix = crate::experiments::engine::run_file::run_file_prefix(pid);
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix(&prefix))
+        .and_then(|rest| rest.strip_suffix(".json"))
+        .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()));
+    in_temp && named
+}
+
 /// For a sample's supervisor once its debugger (`parent`) died: removes the spec file its
-/// environment names, when it is one that debugger wrote ([`is_spec_file_of`]).
+/// environment names, when it is one that debugger wrote ([`is_spec_file_of`]), and the
+/// converted run it names, when that debugger wrote one ([`is_run_file_of`]).
 pub fn remove_orphaned_spec_file(parent: u32) {
-    let Some(path) = std::env::var_os(SPEC_FILE_VAR).map(PathBuf::from) else {
-        return;
-    };
-    if is_spec_file_of(&path, parent) {
+    if let Some(path) = std::env::var_os(SPEC_FILE_VAR).map(PathBuf::from)
+        && is_spec_file_of(&path, parent)
+    {
+        let _ = std::fs::remove_file(&path);
+    }
+    if let Some(path) = std::env::var_os("TDN_RUN").map(PathBuf::from)
+        && is_run_file_of(&path, parent)
+    {
         let _ = std::fs::remove_file(&path);
     }
 }
@@ -210,6 +237,7 @@ mod tests {
             patch: None,
             seed: 2,
             sample: 2,
+            source: None,
         }
     }
 

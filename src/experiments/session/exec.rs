@@ -80,7 +80,14 @@ pub(super) async fn execute(
     let close_error = {
         let sink = Arc::clone(&deps.sink);
         let cohort = deps.cohort.clone();
-        match tokio::task::spawn_blocking(move || sink.close_cohort(&cohort)).await {
+        // A cancelled batch concludes nothing (attribution-ledger.md §5): closed as cancelled,
+        // its trials kept as history, no attribution.
+        let why = cancelled.then(|| cancel.reason().unwrap_or("cancelled").to_owned());
+        let close = move || match why {
+            Some(why) => sink.cancel_cohort(&cohort, &why),
+            None => sink.close_cohort(&cohort),
+        };
+        match tokio::task::spawn_blocking(close).await {
             Ok(Ok(())) => None,
             Ok(Err(e)) => Some(e),
             Err(e) => Some(SinkError::Write {
@@ -167,6 +174,7 @@ async fn sample_task(
                 flipped: j.flipped,
                 similarity: j.similarity,
                 cost: answer.cost,
+                replayed_call: answer.replayed_call,
             }),
             Err(e) => Err(e),
         },

@@ -43,6 +43,7 @@ fn baseline_session(
 ) {
     let plan = SessionPlan {
         run_path: "/runs/r1.json".to_owned(),
+        source_path: "/runs/r1.json".to_owned(),
         run_id: "r1".to_owned(),
         run_status: RunStatus::Failed,
         original: "x".to_owned(),

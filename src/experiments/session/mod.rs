@@ -71,8 +71,10 @@ impl Probe {
 /// Everything a session runs, fixed before it starts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionPlan {
-    /// Absolute path of the run file.
+    /// Absolute path of the `tdn.run/1` file the runner is told about.
     pub run_path: String,
+    /// Absolute path of the file the run was read from (the same for a native run).
+    pub source_path: String,
     /// The run's id.
     pub run_id: String,
     /// The run's status.
@@ -88,7 +90,9 @@ pub struct SessionPlan {
 impl SessionPlan {
     /// The spec one sample of `probe` sends.
     pub fn spec(&self, probe: &Probe, seed: u64) -> ExperimentSpec {
-        ExperimentSpec::new(&self.run_path, &self.run_id, &probe.intervention, seed)
+        let mut spec = ExperimentSpec::new(&self.run_path, &self.run_id, &probe.intervention, seed);
+        spec.source = Some(self.source_path.clone());
+        spec
     }
 }
 

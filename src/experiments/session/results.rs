@@ -21,6 +21,7 @@ pub(super) fn tally_of(slots: &[Option<SampleResult>], samples: usize) -> Tally 
         match &r.outcome {
             Ok(j) => {
                 t.completed += 1;
+                t.answered_by.insert(j.replayed_call.clone());
                 if j.flipped {
                     t.flips += 1;
                 }
@@ -68,16 +69,20 @@ pub fn probe_claim(
     // (influence.md §9: a dropped unit is a candidate until restoring it changes the outcome).
     if verdict == Verdict::NotConfirmed {
         let n = probe.samples;
+        let scope = verdict::Scope::of(baseline, probe);
+        let verdict::Words {
+            outcome, reruns, ..
+        } = verdict::Words::of(&scope);
         match &plan.intervention {
             Intervention::Restore(units) => {
                 return format!(
-                    "NOT CONFIRMED: restoring {} did not change the outcome in {n} reruns; a dropped unit stays a candidate, neither shown to matter nor ruled out",
+                    "NOT CONFIRMED: restoring {} did not change {outcome} in {n} {reruns}; a dropped unit stays a candidate, neither shown to matter nor ruled out",
                     quoted(units)
                 );
             }
             Intervention::Replay { from, patch } => {
                 return format!(
-                    "NOT CONFIRMED: replaying from step '{}'{} did not change the outcome in {n} reruns; the step is neither shown to matter nor ruled out",
+                    "NOT CONFIRMED: replaying from step '{}'{} did not change {outcome} in {n} {reruns}; the step is neither shown to matter nor ruled out",
                     crate::analysis::model::inert_line(from.as_str()),
                     if patch.is_some() {
                         " with the patched output"

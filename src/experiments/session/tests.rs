@@ -92,6 +92,7 @@ fn rule_of(case: &Value) -> FlipRule {
 fn plan(original: &str, samples: usize, probes: Vec<Probe>) -> SessionPlan {
     SessionPlan {
         run_path: "/runs/r.json".to_owned(),
+        source_path: "/runs/r.json".to_owned(),
         run_id: "r".to_owned(),
         run_status: RunStatus::Failed,
         original: original.to_owned(),

@@ -8,8 +8,9 @@ use super::{Status, V};
 use crate::analysis::model::inert_line;
 use crate::experiments::ledger::attribute::{attribute, component_key};
 use crate::experiments::ledger::canonical::js_number;
+use crate::experiments::ledger::digest::is_sorted_unique;
 use crate::experiments::ledger::parse::Parsed;
-use crate::experiments::ledger::record::{Attribution, Record, Trial};
+use crate::experiments::ledger::record::{Attribution, CancelRecord, Record, Trial};
 use std::collections::HashMap;
 
 impl<'f> V<'f> {
@@ -42,6 +43,17 @@ impl<'f> V<'f> {
                 ),
             );
             return;
+        }
+        if let Some(&at) = self.cancelled.get(a.cohort.as_str()) {
+            self.fail(
+                idx,
+                "cohort_cancelled",
+                format!(
+                    "cohort '{}' was cancelled at line {}: a cancelled batch concludes nothing, so no attribution may follow",
+                    inert_line(&a.cohort),
+                    at + 1
+                ),
+            );
         }
         self.closed.entry(&a.cohort).or_insert(idx);
         if a.supersedes != expected_link {
@@ -254,6 +266,58 @@ impl<'f> V<'f> {
         }
     }
 
+    /// A `cancel` record: the cohort is neither closed nor cancelled above, and `trial_ids` are
+    /// exactly the cohort's trials above it, sorted; a failed one fails it too.
+    pub(super) fn cancel(&mut self, idx: usize, c: &'f CancelRecord) {
+        let cohort = inert_line(&c.cohort).into_owned();
+        if let Some(&at) = self.cancelled.get(c.cohort.as_str()) {
+            self.fail(
+                idx,
+                "duplicate",
+                format!("cohort '{cohort}' was already cancelled at line {}", at + 1),
+            );
+        } else {
+            self.cancelled.insert(&c.cohort, idx);
+        }
+        if let Some(&at) = self.closed.get(c.cohort.as_str()) {
+            self.fail(
+                idx,
+                "cohort_closed",
+                format!(
+                    "cohort '{cohort}' was closed by the attribution at line {}; it cannot be cancelled after",
+                    at + 1
+                ),
+            );
+        }
+        let mut above: Vec<&str> = self
+            .cohort_trials
+            .get(c.cohort.as_str())
+            .cloned()
+            .unwrap_or_default();
+        above.sort_unstable();
+        above.dedup();
+        let listed: Vec<&str> = c.trial_ids.iter().map(String::as_str).collect();
+        if !is_sorted_unique(&c.trial_ids) || listed != above {
+            self.fail(
+                idx,
+                "trial_ids",
+                format!(
+                    "trial_ids ({} entries) != the {} trials of cohort '{cohort}' above it (sorted, unique)",
+                    listed.len(),
+                    above.len()
+                ),
+            );
+            return;
+        }
+        for id in &c.trial_ids {
+            if let Some(&at) = self.trials.get(id.as_str())
+                && !self.depends(idx, at)
+            {
+                return;
+            }
+        }
+    }
+
     /// The cohort check of §6, after every line was seen.
     pub(super) fn cohorts(&mut self) {
         let lines = self.lines;
@@ -324,13 +388,22 @@ impl<'f> V<'f> {
         }
     }
 
-    /// Verified trials of cohorts without attributions are unbound (a warning).
+    /// Verified trials of cohorts without attributions are unbound (a warning), unless their
+    /// batch was cancelled: then they are history that concludes nothing.
     pub(super) fn unbound(&mut self) {
         let lines = self.lines;
         for (idx, line) in lines.iter().enumerate() {
             let Some(Record::Trial(t)) = line.parsed().map(|p| &p.record) else {
                 continue;
             };
+            if self.status.get(idx) == Some(&Status::Verified)
+                && self.cancelled.contains_key(t.cohort.as_str())
+            {
+                if let Some(s) = self.status.get_mut(idx) {
+                    *s = Status::Cancelled;
+                }
+                continue;
+            }
             if self.status.get(idx) == Some(&Status::Verified)
                 && !self.closed.contains_key(t.cohort.as_str())
                 && !self.legacy_cohorts.contains(t.cohort.as_str())

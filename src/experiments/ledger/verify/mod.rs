@@ -25,6 +25,8 @@ pub enum Status {
     LegacyUnverified,
     /// A verified trial of a cohort not yet aggregated.
     Unbound,
+    /// A verified trial of a cancelled batch: history that concludes nothing.
+    Cancelled,
     /// A torn write (the tail, or a sealed line): ignored.
     Torn,
     /// Something did not reconstruct.
@@ -38,6 +40,7 @@ impl Status {
             Status::Verified => "verified",
             Status::LegacyUnverified => "legacy_unverified",
             Status::Unbound => "unbound",
+            Status::Cancelled => "cancelled",
             Status::Torn => "torn",
             Status::Failed => "failed",
         }
@@ -81,6 +84,8 @@ pub struct Counts {
     pub legacy_unverified: usize,
     /// Unbound trials.
     pub unbound: usize,
+    /// Trials of cancelled batches.
+    pub cancelled: usize,
     /// Torn lines.
     pub torn: usize,
     /// Failed.
@@ -110,6 +115,7 @@ impl Checked {
                 Status::Verified => c.verified += 1,
                 Status::LegacyUnverified => c.legacy_unverified += 1,
                 Status::Unbound => c.unbound += 1,
+                Status::Cancelled => c.cancelled += 1,
                 Status::Torn => c.torn += 1,
                 Status::Failed => c.failed += 1,
             }
@@ -221,6 +227,10 @@ struct V<'f> {
     listed: HashMap<&'f str, usize>,
     /// Cohort → its first (non-legacy) attribution line.
     closed: HashMap<&'f str, usize>,
+    /// Cohort → its `cancel` line.
+    cancelled: HashMap<&'f str, usize>,
+    /// Cohort → the ids of its trials so far, in file order.
+    cohort_trials: HashMap<&'f str, Vec<&'f str>>,
     /// Cohorts holding a legacy attribution (their trials are history, not unbound).
     legacy_cohorts: std::collections::HashSet<&'f str>,
     latest: HashMap<ComponentKey, String>,
@@ -243,6 +253,8 @@ impl<'f> V<'f> {
             pair_keys: HashMap::new(),
             listed: HashMap::new(),
             closed: HashMap::new(),
+            cancelled: HashMap::new(),
+            cohort_trials: HashMap::new(),
             legacy_cohorts: std::collections::HashSet::new(),
             latest: HashMap::new(),
         }
@@ -375,6 +387,7 @@ impl<'f> V<'f> {
             Record::Sample(s) => self.sample(idx, s),
             Record::Trial(t) => self.trial(idx, t, parsed.schema),
             Record::Attribution(a) => self.attribution(idx, a, parsed),
+            Record::Cancel(c) => self.cancel(idx, c),
         }
     }
 

@@ -207,6 +207,21 @@ impl<'f> V<'f> {
         } else {
             self.trials.insert(&t.trial_id, idx);
         }
+        self.cohort_trials
+            .entry(&t.cohort)
+            .or_default()
+            .push(&t.trial_id);
+        if let Some(&at) = self.cancelled.get(t.cohort.as_str()) {
+            self.fail(
+                idx,
+                "cohort_cancelled",
+                format!(
+                    "cohort '{}' was cancelled at line {}; no trial may follow",
+                    inert_line(&t.cohort),
+                    at + 1
+                ),
+            );
+        }
         if let Some(&closed) = self.closed.get(t.cohort.as_str()) {
             self.fail(
                 idx,

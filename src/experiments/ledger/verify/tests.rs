@@ -242,3 +242,72 @@ fn a_restoration_is_causal_and_selection_lists_it_for_restoring() {
     );
     assert!(s.components.iter().all(|c| c.included));
 }
+
+#[test]
+fn a_cancelled_batch_keeps_its_trials_as_history_and_nothing_can_conclude_from_them() {
+    let t = T::new();
+    t.add("b-1", ExperimentKind::Baseline, &[], 0, true);
+    t.add("b-1", ExperimentKind::Ablate, &["doc-a"], 0, false);
+    let c = t.ledger.cancel_cohort("b-1", "received SIGINT").unwrap();
+    assert_eq!(c.trials, 1);
+    let checked = t.check();
+    assert!(checked.problems.is_empty(), "{:?}", checked.problems);
+    assert_eq!(checked.counts().cancelled, 1);
+    assert_eq!(checked.counts().unbound, 0);
+    // Closing it afterwards, by name or as a batch left open, writes nothing; a later sample of
+    // it forms no trial.
+    assert!(
+        t.ledger
+            .close_cohort("b-1", &Policy::default())
+            .unwrap()
+            .attributions
+            .is_empty()
+    );
+    assert!(
+        t.ledger
+            .cancel_cohort("b-1", "again")
+            .unwrap()
+            .line
+            .is_none()
+    );
+    let late = t.add("b-1", ExperimentKind::Ablate, &["doc-b"], 0, false);
+    assert!(
+        late.trials.is_empty() && !late.refused.is_empty(),
+        "{late:?}"
+    );
+    assert!(crate::experiments::ledger::open_cohorts(&t.check()).is_empty());
+    assert!(
+        !t.lines()
+            .iter()
+            .any(|l| l.contains(r#""type":"attribution""#))
+    );
+
+    // An attribution forged for the cancelled batch fails; so does a cancel that leaves out a
+    // trial of its batch.
+    let trials: Vec<_> = t
+        .values()
+        .iter()
+        .filter(|v| v["type"] == "trial")
+        .map(|v| trial_from_value(v).unwrap())
+        .collect();
+    let agg = attribute(&trials, EPOCH, &Policy::default()).unwrap();
+    let mut lines = t.lines();
+    lines.push(
+        canonical(&line_value(
+            RecordType::Attribution,
+            None,
+            agg.attributions[0].fields(),
+        ))
+        .unwrap(),
+    );
+    t.write_rechained(lines.clone());
+    let codes: Vec<&str> = failures(&t.check()).iter().map(|(_, c)| *c).collect();
+    assert!(codes.contains(&"cohort_cancelled"), "{codes:?}");
+    lines.pop();
+    let at = index_of(&t, |v| v["type"] == "cancel");
+    let mut cancel: serde_json::Value = serde_json::from_str(&lines[at]).unwrap();
+    cancel["trial_ids"] = serde_json::json!([]);
+    lines[at] = canonical(&cancel).unwrap();
+    t.write_rechained(lines);
+    assert_eq!(failures(&t.check()), [(at + 1, "trial_ids")]);
+}

@@ -357,6 +357,14 @@ fn trial_lines(app: &App, tr: &HistoryTrial, width: usize) -> Vec<Line<'static>>
         Role::Text,
         width,
     ));
+    if tr.status == crate::experiments::ledger::Status::Cancelled {
+        out.extend(para(
+            app,
+            "its batch was cancelled before every sample ran, so it concludes nothing: no attribution comes from it".to_owned(),
+            Role::TextDim,
+            width,
+        ));
+    }
     out
 }
 

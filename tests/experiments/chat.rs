@@ -1,0 +1,368 @@
+//! The built-in chat runner (`tdn-tui runner chat`) against a stand-in OpenAI-compatible
+//! endpoint: a small HTTP server on 127.0.0.1, started inside the test, that answers from what
+//! the prompt holds (the revenue figure of the last document pasted into it, or "I don't know"
+//! without one) and records every request. No network. Also: its one-line errors, and the
+//! run a runner gets for an imported trace (`tdn.run/1`, converted).
+
+use crate::support::Scenario;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+
+const RAG: &str = "rag-revenue.json";
+const KEY: &str = "sk-test-5ecret-do-not-print";
+
+/// How the stand-in answers.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// A chat completion answering from the prompt.
+    Answer,
+    /// 401, as an endpoint refusing the key does (echoing part of it, as some do).
+    RefuseKey,
+    /// 200 with an HTML page (a base URL that is not the API).
+    Html,
+}
+
+/// The stand-in endpoint: its base URL and the requests it received (body and headers).
+struct Endpoint {
+    url: String,
+    seen: Arc<Mutex<Vec<(Value, String)>>>,
+}
+
+impl Endpoint {
+    fn start(mode: Mode) -> Endpoint {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let log = Arc::clone(&log);
+                std::thread::spawn(move || serve(stream, mode, &log));
+            }
+        });
+        Endpoint { url, seen }
+    }
+
+    fn requests(&self) -> Vec<(Value, String)> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// The revenue figure of the last "$N billion" in the prompt's user messages.
+fn figure(body: &Value) -> Option<String> {
+    let text: String = body["messages"]
+        .as_array()?
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let end = text.rfind(" billion")?;
+    let start = text[..end].rfind('$')?;
+    Some(text[start..end + " billion".len()].to_owned())
+}
+
+fn serve(stream: TcpStream, mode: Mode, log: &Mutex<Vec<(Value, String)>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut headers = String::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        if line == "\r\n" {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+        headers.push_str(&line);
+    }
+    let mut body = vec![0u8; length];
+    reader.read_exact(&mut body).unwrap();
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    log.lock().unwrap().push((body.clone(), headers));
+    let (status, content_type, reply) = match mode {
+        Mode::RefuseKey => (
+            "401 Unauthorized",
+            "application/json",
+            json!({"error": {"message": format!("Incorrect API key provided: {KEY}")}}).to_string(),
+        ),
+        Mode::Html => (
+            "200 OK",
+            "text/html",
+            "<html><body>Welcome</body></html>".to_owned(),
+        ),
+        Mode::Answer => {
+            let content = match figure(&body) {
+                Some(f) => format!("Meta's revenue in 2023 was {f}."),
+                None => "I don't know.".to_owned(),
+            };
+            let reply = json!({"id": "x", "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 40, "completion_tokens": 9, "total_tokens": 49}});
+            ("200 OK", "application/json", reply.to_string())
+        }
+    };
+    let mut stream = stream;
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+        reply.len()
+    );
+}
+
+/// A scenario folder holding the RAG run, with `tdn-tui` on the PATH (as a user's shell has it)
+/// and the chat runner pointed at `url`.
+fn scenario() -> Scenario {
+    let s = Scenario::new();
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/experiments");
+    std::fs::copy(fixtures.join(RAG), s.path(RAG)).unwrap();
+    s
+}
+
+fn with_chat_env(c: &mut Command, url: Option<&str>) {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_tdn-tui"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    c.env("PATH", path)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("TDN_CHAT_MODEL")
+        .env_remove("TDN_CHAT_TEMPERATURE");
+    for p in [
+        "http_proxy",
+        "https_proxy",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
+        c.env_remove(p);
+    }
+    match url {
+        Some(u) => c.env("TDN_CHAT_URL", u).env("TDN_CHAT_KEY", KEY),
+        None => c.env_remove("TDN_CHAT_URL").env_remove("TDN_CHAT_KEY"),
+    };
+}
+
+fn experiment(s: &Scenario, url: &str, args: &[&str]) -> (i32, Value, String) {
+    let mut all = vec![
+        "experiment",
+        RAG,
+        "--runner",
+        "tdn-tui runner chat",
+        "--yes",
+        "--json",
+    ];
+    all.extend_from_slice(args);
+    let mut c = s.command(&all);
+    with_chat_env(&mut c, Some(url));
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let j = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {err}"));
+    (out.status.code().unwrap_or(-1), j, err)
+}
+
+fn holds_figure(body: &Value, f: &str) -> bool {
+    body["messages"].to_string().contains(f)
+}
+
+#[test]
+fn ablating_the_document_the_answer_quotes_is_a_confirmed_cause_of_that_calls_output() {
+    let s = scenario();
+    let ep = Endpoint::start(Mode::Answer);
+    let (code, j, err) = experiment(&s, &ep.url, &["--ablate", "doc-2022"]);
+    assert_eq!(code, 0, "{err}\n{j}");
+    assert_eq!(j["verdict"], "confirmed", "{j}");
+    assert_eq!(j["baseline"]["stable"], true, "{j}");
+    assert_eq!(j["replayed_call"], "s3");
+    let claim = j["claim"].as_str().unwrap();
+    assert!(
+        claim.starts_with(
+            "CAUSAL: removing 'doc-2022' changed the output of model call 's3' in 3/3 re-sends"
+        ) && claim.contains("not about the whole run's answer"),
+        "{claim}"
+    );
+    assert_eq!(j["attributions"][0]["disposition"], "harmful", "{j}");
+    // The endpoint saw the baseline calls with the document and the ablated ones without it,
+    // each with the recorded model, the sample's seed and the key as a Bearer token.
+    let seen = ep.requests();
+    assert_eq!(seen.len(), 6);
+    let with: Vec<&Value> = seen
+        .iter()
+        .map(|(b, _)| b)
+        .filter(|b| holds_figure(b, "$116.6 billion"))
+        .collect();
+    assert_eq!(with.len(), 3, "three baseline calls hold the document");
+    let mut seeds: Vec<u64> = with.iter().map(|b| b["seed"].as_u64().unwrap()).collect();
+    seeds.sort_unstable();
+    assert_eq!(seeds, [0, 1, 2]);
+    for (b, headers) in &seen {
+        assert_eq!(b["model"], "gpt-4o-mini");
+        assert!(
+            b["messages"]
+                .to_string()
+                .contains("What was Meta's revenue in 2023?")
+        );
+        assert!(
+            headers.to_ascii_lowercase().contains(&format!(
+                "authorization: bearer {}",
+                KEY.to_ascii_lowercase()
+            )),
+            "{headers}"
+        );
+    }
+    // Restoring the dropped 2023 filing moves the answer to its figure: confirmed too, under a
+    // flip rule on the figure (the two answers differ in it alone, which the default wording
+    // similarity does not see: docs/experiments.md, "When is a sample a flip?").
+    let (code, j, err) = experiment(
+        &s,
+        &ep.url,
+        &["--restore", "doc-2023", "--flip", "contains:$116.6"],
+    );
+    assert_eq!(
+        (code, &j["verdict"]),
+        (0, &json!("confirmed")),
+        "{err}\n{j}"
+    );
+    let restored = ep.requests();
+    assert!(
+        restored[6..]
+            .iter()
+            .filter(|(b, _)| holds_figure(b, "$134.9 billion"))
+            .count()
+            == 3
+    );
+    // The ledger verifies and nowhere holds the key.
+    let out = s.tdn(&["ledger", "verify", "rag-revenue.ledger.jsonl"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let ledger = std::fs::read_to_string(s.path("rag-revenue.ledger.jsonl")).unwrap();
+    assert!(!ledger.contains(KEY) && !err.contains(KEY));
+}
+
+/// `tdn-tui runner chat` alone, as tdn-tui starts it: the spec on stdin.
+fn runner(s: &Scenario, url: Option<&str>, run: &str, kind: &str) -> Output {
+    let spec = json!({"run": s.path(run).display().to_string(), "run_id": "r", "experiment": kind,
+        "remove": if kind == "ablate" { json!(["doc-2022"]) } else { json!([]) },
+        "restore": [], "from_step": null, "patch": null, "seed": 1, "sample": 1});
+    let mut c = s.command(&["runner", "chat"]);
+    with_chat_env(&mut c, url);
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(spec.to_string().as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn one_line_error(out: &Output, code: i32, says: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert!(out.stdout.is_empty(), "no answer on an error");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("tdn-tui runner chat: ") && err.contains(says),
+        "{err}"
+    );
+    assert!(!err.contains(KEY), "the key is never printed: {err}");
+}
+
+#[test]
+fn the_chat_runner_says_in_one_line_why_it_has_no_answer() {
+    let s = scenario();
+    let ok = Endpoint::start(Mode::Answer);
+    let out = runner(&s, Some(&ok.url), RAG, "ablate");
+    assert_eq!(out.status.code(), Some(0));
+    let a: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        a,
+        json!({"output": "I don't know.", "cost": {"tokens": 49.0}, "replayed_call": "s3"})
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cut unit 'doc-2022' out of call 's3'"));
+
+    one_line_error(
+        &runner(&s, None, RAG, "baseline"),
+        2,
+        "no chat endpoint: set TDN_CHAT_URL",
+    );
+    let refused = Endpoint::start(Mode::RefuseKey);
+    one_line_error(
+        &runner(&s, Some(&refused.url), RAG, "baseline"),
+        1,
+        "refused the key (HTTP 401)",
+    );
+    let html = Endpoint::start(Mode::Html);
+    one_line_error(&runner(&s, Some(&html.url), RAG, "baseline"), 1, "not JSON");
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", l.local_addr().unwrap())
+    };
+    one_line_error(
+        &runner(&s, Some(&closed), RAG, "baseline"),
+        1,
+        "cannot reach the chat endpoint",
+    );
+    // The refund run records no call's messages: nothing to replay, whatever the endpoint.
+    one_line_error(
+        &runner(&s, Some(&ok.url), crate::support::RUN, "baseline"),
+        2,
+        "no recorded call to replay",
+    );
+}
+
+#[test]
+fn a_runner_gets_an_imported_trace_as_a_tdn_run_file_and_the_export_as_source() {
+    if !crate::support::python() {
+        eprintln!("python3 is not installed: skipping");
+        return;
+    }
+    let s = Scenario::new();
+    s.write(
+        "chat.json",
+        r#"[{"role": "user", "content": "What is 6 x 7?"}, {"role": "assistant", "content": "42"}]"#,
+    );
+    // The skeleton of docs/experiments.md: read the spec, open spec["run"], answer.
+    s.write(
+        "skeleton.py",
+        "import json, sys\nspec = json.load(sys.stdin)\nrun = json.load(open(spec['run']))\nassert run['format'] == 'tdn.run/1', run.get('format')\nassert spec['source'].endswith('chat.json'), spec['source']\nprint(json.dumps({'output': run['final_answer']}))\n",
+    );
+    let out = s.tdn(&[
+        "experiment",
+        "chat.json",
+        "--runner",
+        "python3 skeleton.py",
+        "--baseline",
+        "--json",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&j["completed"], &j["baseline"]["stable"]),
+        (&json!(3), &json!(true)),
+        "{j}"
+    );
+}
