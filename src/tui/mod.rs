@@ -83,7 +83,8 @@ enum End {
     Quit,
     /// A stop signal came: its number and name.
     Signal(i32, &'static str),
-    /// The terminal is gone (hung up, or reading or writing it failed): why. Ends as SIGHUP.
+    /// The terminal is gone (hung up, or reading or writing it failed): why, a sentence naming
+    /// the terminal. Ends as SIGHUP.
     Lost(String),
 }
 
@@ -93,7 +94,7 @@ impl End {
         match self {
             End::Quit => "the debugger was quit".to_owned(),
             End::Signal(_, name) => format!("tdn-tui received {name}"),
-            End::Lost(why) => format!("the terminal was lost ({why})"),
+            End::Lost(why) => why.clone(),
         }
     }
 }
@@ -105,7 +106,7 @@ struct Lost(String);
 
 impl From<std::io::Error> for Lost {
     fn from(e: std::io::Error) -> Lost {
-        Lost(format!("using it failed ({e})"))
+        Lost(format!("the terminal failed ({e})"))
     }
 }
 
@@ -195,7 +196,7 @@ fn finish(rt: tokio::runtime::Runtime, terminal: Term, end: End) -> Option<i32> 
         End::Quit => None,
         End::Signal(n, _) => Some(*n),
         End::Lost(why) => {
-            tracing::warn!("the terminal was lost: {why}; ending as for SIGHUP");
+            tracing::warn!("{why}: the screen ends as for SIGHUP");
             Some(libc::SIGHUP)
         }
     };
@@ -263,7 +264,7 @@ async fn loading_loop<T>(
                 }
                 Some(Input::Event(_)) => {}
                 Some(Input::Lost(why)) => return loading::Outcome::Lost(why),
-                None => return loading::Outcome::Lost("its reader stopped".to_owned()),
+                None => return loading::Outcome::Lost("the terminal's reader stopped".to_owned()),
             },
             (n, name) = signals.next() => return loading::Outcome::Signal(n, name),
             _ = tick.tick() => {
@@ -473,7 +474,7 @@ async fn event_loop(
                 ev = input.recv() => match ev {
                     Some(Input::Event(e)) => to_action(&app, e),
                     Some(Input::Lost(why)) => return Err(Lost(why)),
-                    None => return Err(Lost("its reader stopped".to_owned())),
+                    None => return Err(Lost("the terminal's reader stopped".to_owned())),
                 },
                 (n, name) = signals.next() => return Ok(End::Signal(n, name)),
                 Some(a) = act_rx.recv() => Some(a),

@@ -1,8 +1,9 @@
 //! The real binary on a pseudo-terminal of its own (issue 31): whatever the screen is doing
 //! (loading a big run, idle, with keys still unread, showing the help, the full-screen step
-//! viewer, or a pager it handed the terminal to), SIGTERM, SIGHUP and SIGINT end it with status
-//! 128 + the signal, and closing the terminal ends it as SIGHUP does (129), the pager with it;
-//! nothing it started is left running. The cases run side by side, one thread each; every wait
+//! viewer, a pager it handed the terminal to, or an experiment's samples running), SIGTERM,
+//! SIGHUP and SIGINT end it with status 128 + the signal, and closing the terminal ends it as
+//! SIGHUP does (129), the pager with it; nothing it started is left running, and running samples
+//! are recorded as cancelled in a ledger that verifies. The cases run side by side, one thread each; every wait
 //! polls for what it waits for, with a generous limit.
 
 use super::big_run::big_run;
@@ -35,6 +36,8 @@ enum State {
     Help,
     Viewer,
     Pager,
+    /// An ablation's samples running (the runner sleeps).
+    Experiment,
 }
 
 /// How it is ended.
@@ -301,16 +304,26 @@ fn marked(mark: &str) -> Vec<String> {
 fn case(state: State, ending: Ending, refund: &Path, big: &Path) -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mark = format!("{}-{state:?}-{ending:?}", std::process::id());
-    let file = match state {
-        State::Loading => big,
-        _ => refund,
+    // The ledger is written beside the run: the experiment's run is a copy in `dir`.
+    let own = dir.path().join("refund.json");
+    let args: Vec<OsString> = match state {
+        State::Loading => vec![big.into()],
+        State::Experiment => {
+            std::fs::copy(refund, &own).map_err(|e| e.to_string())?;
+            vec![
+                own.clone().into(),
+                "--runner".into(),
+                "sleep 600; cat".into(),
+            ]
+        }
+        _ => vec![refund.into()],
     };
     let pager = matches!(state, State::Pager).then_some("tail -f");
     let ctty = match ending {
         Ending::Close { ctty } => ctty,
         Ending::Signal(_) => true,
     };
-    let mut pty = Pty::start(&[file.into()], dir.path(), &mark, pager, ctty);
+    let mut pty = Pty::start(&args, dir.path(), &mark, pager, ctty);
     match state {
         State::Loading => pty.wait_for("opening")?,
         _ => pty.wait_for("? help")?,
@@ -329,6 +342,15 @@ fn case(state: State, ending: Ending, refund: &Path, big: &Path) -> Result<(), S
             pty.keys(b"O");
             wait_until("the pager to start", || {
                 marked(&mark).iter().any(|p| p.starts_with("tail"))
+            })?;
+        }
+        State::Experiment => {
+            // Ablate the top context unit; the command is confirmed first.
+            pty.keys(b"ia");
+            pty.wait_for("Run your agent?")?;
+            pty.keys(b"y");
+            wait_until("the runner to start", || {
+                marked(&mark).iter().any(|p| p.starts_with("sleep"))
             })?;
         }
     }
@@ -364,7 +386,46 @@ fn case(state: State, ending: Ending, refund: &Path, big: &Path) -> Result<(), S
         return Err("the run had finished loading before the end: the case tested nothing".into());
     }
     wait_until("everything it started to end", || marked(&mark).is_empty())
-        .map_err(|e| format!("{e}: left {:?}", marked(&mark)))
+        .map_err(|e| format!("{e}: left {:?}", marked(&mark)))?;
+    if matches!(state, State::Experiment) {
+        cancelled_and_closed(&own.with_extension("ledger.jsonl"), ending)?;
+    }
+    Ok(())
+}
+
+/// The ledger records the running samples as cancelled, for the reason the screen ended, and
+/// closes their batch.
+fn cancelled_and_closed(ledger: &Path, ending: Ending) -> Result<(), String> {
+    let text = std::fs::read_to_string(ledger).map_err(|e| format!("{}: {e}", ledger.display()))?;
+    let reasons: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_once("\"error\":\"cancelled (").map(|(_, r)| r))
+        .collect();
+    let expected = match ending {
+        Ending::Signal(n) if n == libc::SIGTERM => "tdn-tui received SIGTERM",
+        Ending::Signal(n) if n == libc::SIGHUP => "tdn-tui received SIGHUP",
+        Ending::Signal(_) => "tdn-tui received SIGINT",
+        // With the terminal as its controlling terminal, SIGHUP may be heard before the hang-up.
+        Ending::Close { ctty: true } => "",
+        Ending::Close { ctty: false } => "the terminal hung up",
+    };
+    if reasons.is_empty() || !reasons.iter().all(|r| r.starts_with(expected)) {
+        return Err(format!(
+            "the samples are not recorded as cancelled ({expected}):\n{text}"
+        ));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_tdn-tui"))
+        .args(["ledger", "verify", "--json"])
+        .arg(ledger)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    if v["counts"]["unbound"] != 0 || v["counts"]["failed"] != 0 || v["ok"] != true {
+        return Err(format!(
+            "the ledger does not verify with its batch closed: {v}"
+        ));
+    }
+    Ok(())
 }
 
 #[test]
@@ -384,6 +445,7 @@ fn every_stop_signal_and_a_closed_terminal_end_the_screen_in_every_state() {
         State::Help,
         State::Viewer,
         State::Pager,
+        State::Experiment,
     ];
     let mut cases: Vec<(State, Ending)> = Vec::new();
     for s in states {
@@ -395,6 +457,7 @@ fn every_stop_signal_and_a_closed_terminal_end_the_screen_in_every_state() {
     // Without a controlling terminal no SIGHUP comes: the hang-up alone must end it.
     cases.push((State::KeysPending, Ending::Close { ctty: false }));
     cases.push((State::Pager, Ending::Close { ctty: false }));
+    cases.push((State::Experiment, Ending::Close { ctty: false }));
 
     let failures: Vec<String> = std::thread::scope(|scope| {
         let running: Vec<_> = cases
