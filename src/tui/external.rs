@@ -236,7 +236,9 @@ pub(super) async fn hand_over(
             };
             match cut {
                 Ok(said) => {
-                    running.reclaim();
+                    if input::lost().is_none() {
+                        running.reclaim();
+                    }
                     said
                 }
                 Err(end) => {
@@ -326,7 +328,9 @@ fn wait_job(group: libc::pid_t, tty: Option<RawFd>) -> std::io::Result<ExitStatu
         unsafe {
             libc::raise(libc::SIGTSTP);
         }
-        if let Some(fd) = tty {
+        // Continued in the background (`bg`), the program stops again when it reads, and so does
+        // the debugger, until `fg`.
+        if let Some(fd) = tty.filter(|&fd| foreground_is_ours(fd)) {
             give_terminal(fd, group, None);
         }
         kill_group(group, libc::SIGCONT);
