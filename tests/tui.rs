@@ -1,8 +1,9 @@
 //! The screen: state tests of `update` (tui/state.rs), the defects users met (tui/defects.rs),
 //! the features users expect (tui/features.rs), snapshots of every pane, the help, the viewer,
 //! the confirm box, the filter, the waterfall and the too-small notice at 80x24, 100x30 and
-//! 160x50 (tests/snapshots/), cell styles that text snapshots cannot show, and the `--render`
-//! command line.
+//! 160x50 (tests/snapshots/), cell styles that text snapshots cannot show, the `--render`
+//! command line, and the real binary on a pseudo-terminal ended by signals and by closing its
+//! terminal (tui/terminal.rs).
 
 #[path = "support/big_run.rs"]
 mod big_run;
@@ -20,6 +21,8 @@ mod judge;
 mod run_switch;
 #[path = "tui/state.rs"]
 mod state;
+#[path = "tui/terminal.rs"]
+mod terminal;
 
 use fixture::{calendar, press, screen, screen_with, scripted};
 use ratatui::buffer::Buffer;

@@ -2,8 +2,8 @@
 //! taken, then redrawn ten times a second from the load's `Progress` (stage, steps, context
 //! ranked, time) until the work, on its own thread, hands over what the screen opens with
 //! (`tui::run_loading` runs the loop). The quit key (`q`, Ctrl-C, or what the keymap binds to
-//! quit) leaves at once; the work is left to end with the process. Draws; reads nothing and
-//! computes nothing about the run.
+//! quit) leaves at once, and so do a stop signal and the loss of the terminal; the work is left
+//! to end with the process. Draws; reads nothing and computes nothing about the run.
 
 use super::action::Action;
 use super::keymap::{Chord, Keymap, Scope};
@@ -40,8 +40,10 @@ pub enum Outcome<T> {
     Failed(String),
     /// The user quit.
     Quit,
-    /// A stop signal came (its number).
-    Signal(i32),
+    /// A stop signal came (its number and name).
+    Signal(i32, &'static str),
+    /// The terminal was lost (why).
+    Lost(String),
 }
 
 /// True for a chord that quits: the keymap's quit keys, Ctrl-C always.
