@@ -1,0 +1,1 @@
+//! Unit tests of the comparison on runs built step by step.
