@@ -82,18 +82,33 @@ fn by_task(
     good_index: Option<usize>,
     bad_index: Option<usize>,
 ) -> anyhow::Result<Picked> {
-    let mut runs: Vec<Loaded> = load::load_path(path, &LoadOptions { format, index: None })?;
+    let mut runs: Vec<Loaded> = load::load_path(
+        path,
+        &LoadOptions {
+            format,
+            index: None,
+        },
+    )?;
     let shown = inert_line(task).into_owned();
     let file = path.display().to_string();
     let of_task = compare::task_runs(runs.iter().map(|l| &l.run), task);
     if of_task.is_empty() {
-        let mut named: Vec<String> = runs.iter().filter_map(|l| compare::task_id(&l.run)).collect();
+        let mut named: Vec<String> = runs
+            .iter()
+            .filter_map(|l| compare::task_id(&l.run))
+            .collect();
         named.sort();
         named.dedup();
         if named.is_empty() {
-            bail!("{file}: no run in the file names its task, so --task cannot pick runs; compare two runs with 'tdn-tui diff GOOD BAD --good-index N --bad-index M'");
+            bail!(
+                "{file}: no run in the file names its task, so --task cannot pick runs; compare two runs with 'tdn-tui diff GOOD BAD --good-index N --bad-index M'"
+            );
         }
-        let listed: Vec<String> = named.iter().take(20).map(|t| inert_line(t).into_owned()).collect();
+        let listed: Vec<String> = named
+            .iter()
+            .take(20)
+            .map(|t| inert_line(t).into_owned())
+            .collect();
         let more = if named.len() > 20 { ", …" } else { "" };
         bail!(
             "{file}: no run of task '{shown}'; the file's tasks are {}{more}",
@@ -103,7 +118,10 @@ fn by_task(
     let bad = match bad_index {
         Some(i) => i,
         None => *of_task.failed.first().with_context(|| {
-            format!("{file}: task '{shown}' has no failed run to compare ({})", tally(&of_task))
+            format!(
+                "{file}: task '{shown}' has no failed run to compare ({})",
+                tally(&of_task)
+            )
         })?,
     };
     let good = match good_index {
@@ -118,7 +136,10 @@ fn by_task(
     let count = runs.len();
     for i in [good, bad] {
         if i >= count {
-            bail!("{file}: there is no run {i}; the file holds {count} (0 to {})", count.saturating_sub(1));
+            bail!(
+                "{file}: there is no run {i}; the file holds {count} (0 to {})",
+                count.saturating_sub(1)
+            );
         }
     }
     let note = format!(
@@ -126,7 +147,10 @@ fn by_task(
         tally(&of_task)
     );
     let take = |runs: &mut Vec<Loaded>, i: usize| {
-        let run = std::mem::replace(&mut runs[i].run, Run::new("", crate::analysis::model::RunStatus::Failed));
+        let run = std::mem::replace(
+            &mut runs[i].run,
+            Run::new("", crate::analysis::model::RunStatus::Failed),
+        );
         Side {
             run,
             label: format!("{file} (run {i})"),
@@ -150,7 +174,12 @@ fn by_task(
 
 /// The runs of a task by outcome: `succeeded 55; failed 5, 105, 155`.
 fn tally(t: &TaskRuns) -> String {
-    let list = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+    let list = |v: &[usize]| {
+        v.iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut parts = Vec::new();
     for (name, v) in [
         ("succeeded", &t.succeeded),

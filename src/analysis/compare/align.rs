@@ -374,7 +374,10 @@ mod tests {
         let good = vec![p(1, 0, 0, 0), p(3, 1, 0, 0), p(1, 0, 0, 1)];
         let bad = vec![p(1, 0, 0, 0), p(3, 2, 0, 0), p(1, 0, 0, 1)];
         let rows = align(&good, &bad);
-        assert_eq!(rows, vec![(Some(0), Some(0)), (Some(1), Some(1)), (Some(2), Some(2))]);
+        assert_eq!(
+            rows,
+            vec![(Some(0), Some(0)), (Some(1), Some(1)), (Some(2), Some(2))]
+        );
     }
 
     #[test]
@@ -395,7 +398,10 @@ mod tests {
         }
         let rows = align(&good, &bad);
         check_complete(&rows, good.len(), bad.len());
-        let paired = rows.iter().filter(|r| r.0.is_some() && r.1.is_some()).count();
+        let paired = rows
+            .iter()
+            .filter(|r| r.0.is_some() && r.1.is_some())
+            .count();
         assert_eq!(paired, good.len());
         assert_eq!(rows.len(), bad.len());
     }
@@ -408,7 +414,9 @@ mod tests {
         let rows = align(&good, &bad);
         check_complete(&rows, good.len(), bad.len());
         // Repeated keys on both sides, shifted: still complete.
-        let bad: Vec<Profile> = (0..70_000).map(|i| p(1 + (i + 1) % 2, 0, i % 3, 0)).collect();
+        let bad: Vec<Profile> = (0..70_000)
+            .map(|i| p(1 + (i + 1) % 2, 0, i % 3, 0))
+            .collect();
         let rows = align(&good, &bad);
         check_complete(&rows, good.len(), bad.len());
     }

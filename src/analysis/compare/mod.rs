@@ -186,7 +186,13 @@ pub struct Difference {
 }
 
 impl Difference {
-    fn new(row: Option<usize>, good: Option<usize>, bad: Option<usize>, change: Change, class: Class) -> Self {
+    fn new(
+        row: Option<usize>,
+        good: Option<usize>,
+        bad: Option<usize>,
+        change: Change,
+        class: Class,
+    ) -> Self {
         Difference {
             row,
             good,
@@ -249,8 +255,12 @@ impl Comparison {
     /// The differences on row `row` (a slice of [`Comparison::differences`]).
     pub fn differences_at(&self, row: usize) -> &[Difference] {
         // In row order, the final answer (row `None`) last.
-        let lo = self.differences.partition_point(|d| d.row.is_some_and(|r| r < row));
-        let hi = self.differences.partition_point(|d| d.row.is_some_and(|r| r <= row));
+        let lo = self
+            .differences
+            .partition_point(|d| d.row.is_some_and(|r| r < row));
+        let hi = self
+            .differences
+            .partition_point(|d| d.row.is_some_and(|r| r <= row));
         self.differences.get(lo..hi.max(lo)).unwrap_or_default()
     }
 
@@ -316,7 +326,10 @@ pub fn compare(good: &Run, bad: &Run) -> Comparison {
         .with_min_len(256)
         .map(|(r, &(g, b))| row_differences(good, bad, &gp, &bp, r, g, b))
         .collect();
-    let (good_users, bad_users) = (steps::users_since_action(&gp), steps::users_since_action(&bp));
+    let (good_users, bad_users) = (
+        steps::users_since_action(&gp),
+        steps::users_since_action(&bp),
+    );
     let mut rows: Vec<Row> = Vec::with_capacity(pairs.len());
     let mut differences: Vec<Difference> = Vec::new();
     for (r, (&(g, b), mut found)) in pairs.iter().zip(per_row).enumerate() {
@@ -332,7 +345,11 @@ pub fn compare(good: &Run, bad: &Run) -> Comparison {
             (Some(_), None) => Match::OnlyGood,
             _ => Match::OnlyBad,
         };
-        rows.push(Row { good: g, bad: b, matched });
+        rows.push(Row {
+            good: g,
+            bad: b,
+            matched,
+        });
         differences.append(&mut found);
     }
     if let Some(d) = steps::final_answer(good, bad) {
@@ -377,7 +394,12 @@ fn row_differences(
 }
 
 /// The difference a step only one run took makes (none for a container: its children tell).
-fn one_sided(row: usize, step: Option<&Step>, p: Option<&Profile>, change: Change) -> Vec<Difference> {
+fn one_sided(
+    row: usize,
+    step: Option<&Step>,
+    p: Option<&Profile>,
+    change: Change,
+) -> Vec<Difference> {
     let (Some(step), Some(p)) = (step, p) else {
         return Vec::new();
     };
@@ -443,7 +465,11 @@ pub fn parents(run: &Run, index: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let mut at = run.steps.get(index);
     while let Some(step) = at {
-        let Some(p) = step.parent.as_ref().and_then(|p| run.step_index(p.as_str())) else {
+        let Some(p) = step
+            .parent
+            .as_ref()
+            .and_then(|p| run.step_index(p.as_str()))
+        else {
             break;
         };
         if p >= step.index || out.len() >= 64 {

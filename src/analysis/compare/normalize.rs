@@ -62,7 +62,11 @@ pub fn normalize_text(text: &str) -> String {
         Some(re) => re.replace_all(text, |c: &regex::Captures<'_>| {
             let m = c.get(0).map_or("", |m| m.as_str());
             let generated = m.contains('-') || m.contains(':') || looks_generated(m);
-            if generated { VOLATILE.to_owned() } else { m.to_owned() }
+            if generated {
+                VOLATILE.to_owned()
+            } else {
+                m.to_owned()
+            }
         }),
         None => std::borrow::Cow::Borrowed(text),
     };
@@ -239,7 +243,8 @@ pub fn facts(text: &str) -> Vec<String> {
 
 /// A list marker or heading marker at the start of a line (`-`, `*`, `1.`, `##`, `**`).
 fn is_bullet(raw: &str) -> bool {
-    raw.chars().all(|c| matches!(c, '-' | '*' | '#' | '•' | '>' | '+'))
+    raw.chars()
+        .all(|c| matches!(c, '-' | '*' | '#' | '•' | '>' | '+'))
         || (raw.ends_with(['.', ')']) && raw[..raw.len() - 1].chars().all(|c| c.is_ascii_digit()))
 }
 
@@ -249,7 +254,9 @@ fn fact_form(word: &str) -> String {
         .strip_suffix("'s")
         .or_else(|| word.strip_suffix("’s"))
         .unwrap_or(word);
-    let digits_only = w.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.');
+    let digits_only = w
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == ',' || c == '.');
     let w: String = if digits_only {
         w.chars().filter(|&c| c != ',').collect()
     } else {
@@ -313,7 +320,10 @@ mod tests {
             h.finish()
         };
         assert_eq!(hash(&a), hash(&b));
-        assert_ne!(hash(&a), hash(&canon(&json!({"a": {"x": "q", "y": [2, 1]}, "b": 1}))));
+        assert_ne!(
+            hash(&a),
+            hash(&canon(&json!({"a": {"x": "q", "y": [2, 1]}, "b": 1})))
+        );
         assert_ne!(canon(&json!({"n": 1.5})), canon(&json!({"n": 1})));
     }
 
@@ -329,13 +339,19 @@ mod tests {
             facts("Your flight HAT136 on May 20 costs $1,250. Thank you, Mia!")
         );
         assert!(facts("Could you please provide your user ID? I'm here, OK").is_empty());
-        assert_eq!(facts("- Flights:\n- Payment: gift_card_1"), vec!["gift_card_1"]);
+        assert_eq!(
+            facts("- Flights:\n- Payment: gift_card_1"),
+            vec!["gift_card_1"]
+        );
         assert_eq!(facts("The capital is Paris."), vec!["paris"]);
         assert_eq!(
             facts("- **Current Flight Date:** May 23\n## Your Trip\nSure, New York it is"),
             vec!["23", "new", "york"]
         );
-        assert_ne!(facts("The capital is Paris."), facts("The capital is London."));
+        assert_ne!(
+            facts("The capital is Paris."),
+            facts("The capital is London.")
+        );
         assert!(facts("").is_empty());
     }
 

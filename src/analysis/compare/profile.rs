@@ -148,7 +148,8 @@ pub fn parts(step: &Step) -> Parts {
 /// An output shaped as a model's message that asks for tools: `{content?, tool_calls: [...]}`.
 fn asks_for_tools(m: &serde_json::Map<String, Value>) -> bool {
     m.get("tool_calls").is_some_and(Value::is_array)
-        && m.keys().all(|k| matches!(k.as_str(), "content" | "tool_calls" | "role"))
+        && m.keys()
+            .all(|k| matches!(k.as_str(), "content" | "tool_calls" | "role"))
 }
 
 /// One entry of `tool_calls`: `{name, arguments}` or `{function: {name, arguments}}`; the

@@ -29,7 +29,8 @@ pub fn pair_differences(
 ) -> Vec<Difference> {
     let acts = px.role == Role::Action || py.role == Role::Action;
     let weight = if acts { Class::Action } else { Class::Message };
-    let make = |change: Change, class: Class| Difference::new(Some(row), Some(i), Some(j), change, class);
+    let make =
+        |change: Change, class: Class| Difference::new(Some(row), Some(i), Some(j), change, class);
     let mut out = Vec::new();
     if x.kind_label() != y.kind_label() {
         let mut d = make(Change::Kind, weight);
@@ -42,7 +43,10 @@ pub fn pair_differences(
         (Change::Agent, &x.agent, &y.agent),
         (Change::Name, &x.name, &y.name),
     ] {
-        let (a, b) = (a.as_deref().map(normalize_text), b.as_deref().map(normalize_text));
+        let (a, b) = (
+            a.as_deref().map(normalize_text),
+            b.as_deref().map(normalize_text),
+        );
         if a != b {
             let mut d = make(change, weight);
             d.good_value = a.map(|s| excerpt(&s, VALUE_CHARS));
@@ -59,7 +63,11 @@ pub fn pair_differences(
         } else {
             Change::Output
         };
-        out.push(value_difference(make(change, weight), g.output.as_ref(), b.output.as_ref()));
+        out.push(value_difference(
+            make(change, weight),
+            g.output.as_ref(),
+            b.output.as_ref(),
+        ));
     }
     if g.error != b.error {
         let mut d = make(Change::Error, Class::Action);
@@ -68,7 +76,11 @@ pub fn pair_differences(
         out.push(d);
     }
     if g.documents != b.documents {
-        out.push(documents(make(Change::Document, Class::Action), &g.documents, &b.documents));
+        out.push(documents(
+            make(Change::Document, Class::Action),
+            &g.documents,
+            &b.documents,
+        ));
     }
     if g.memory != b.memory {
         let mut d = make(Change::Memory, Class::Action);
@@ -92,7 +104,11 @@ pub fn pair_differences(
         out.push(d);
     }
     if g.input != b.input {
-        out.push(value_difference(make(Change::Input, weight), g.input.as_ref(), b.input.as_ref()));
+        out.push(value_difference(
+            make(Change::Input, weight),
+            g.input.as_ref(),
+            b.input.as_ref(),
+        ));
     }
     out
 }
@@ -100,7 +116,12 @@ pub fn pair_differences(
 /// Other tools called, or the same tools with other arguments (one difference per argument
 /// path, at most [`MAX_PATHS`] a call). A long text argument (a thought, a message to send) is
 /// compared as a message is: the same facts in other words is wording.
-fn calls(g: &[Call], b: &[Call], make: &impl Fn(Change, Class) -> Difference, out: &mut Vec<Difference>) {
+fn calls(
+    g: &[Call],
+    b: &[Call],
+    make: &impl Fn(Change, Class) -> Difference,
+    out: &mut Vec<Difference>,
+) {
     let names = |c: &[Call]| {
         (!c.is_empty()).then(|| {
             let list: Vec<&str> = c.iter().map(|c| c.name.as_str()).collect();
@@ -167,7 +188,10 @@ fn said(
     if g.text == b.text {
         return;
     }
-    let (gt, bt) = (g.text.as_deref().unwrap_or(""), b.text.as_deref().unwrap_or(""));
+    let (gt, bt) = (
+        g.text.as_deref().unwrap_or(""),
+        b.text.as_deref().unwrap_or(""),
+    );
     if !(g.spoken && b.spoken) {
         let mut d = make(Change::Output, weight);
         let (ge, be) = changed_words(gt, bt);
@@ -287,9 +311,8 @@ fn documents(mut d: Difference, g: &Option<Vec<DocPart>>, b: &Option<Vec<DocPart
             .clone()
             .unwrap_or_else(|| format!("'{}'", excerpt(&x.text, 40)))
     };
-    let labels = |docs: &Option<Vec<DocPart>>| -> Vec<String> {
-        docs.iter().flatten().map(label).collect()
-    };
+    let labels =
+        |docs: &Option<Vec<DocPart>>| -> Vec<String> { docs.iter().flatten().map(label).collect() };
     let (gl, bl) = (labels(g), labels(b));
     if gl != bl {
         let only = |a: &[String], other: &[String]| {
@@ -397,7 +420,13 @@ pub fn skipped_user_turn(
     let name = x.calls.iter().find(|n| {
         good.tool(n).is_some_and(|t| t.mutates) || bad.tool(n).is_some_and(|t| t.mutates)
     })?;
-    let mut d = Difference::new(Some(row), Some(heard), Some(j), Change::SkippedUserTurn, Class::Action);
+    let mut d = Difference::new(
+        Some(row),
+        Some(heard),
+        Some(j),
+        Change::SkippedUserTurn,
+        Class::Action,
+    );
     d.tool = Some(name.clone());
     d.good_value = good.steps.get(heard).map(summary);
     Some(d)
@@ -406,8 +435,16 @@ pub fn skipped_user_turn(
 /// The runs' final answers, when they differ: a message difference when they name other facts
 /// (or only one run gave one), wording otherwise.
 pub fn final_answer(good: &Run, bad: &Run) -> Option<Difference> {
-    let g = good.final_answer.as_deref().map(normalize_text).filter(|s| !s.is_empty());
-    let b = bad.final_answer.as_deref().map(normalize_text).filter(|s| !s.is_empty());
+    let g = good
+        .final_answer
+        .as_deref()
+        .map(normalize_text)
+        .filter(|s| !s.is_empty());
+    let b = bad
+        .final_answer
+        .as_deref()
+        .map(normalize_text)
+        .filter(|s| !s.is_empty());
     if g == b {
         return None;
     }

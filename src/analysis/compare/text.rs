@@ -115,7 +115,13 @@ fn step_name(run: &Run, i: usize) -> String {
 /// The page `diff` prints: the two runs, how their steps aligned, the first divergence with the
 /// steps that hold it, and the differences in what the runs did and said (wording only is
 /// counted, not listed). `good_label` and `bad_label` say where each run came from.
-pub fn render_text(cmp: &Comparison, good: &Run, bad: &Run, good_label: &str, bad_label: &str) -> String {
+pub fn render_text(
+    cmp: &Comparison,
+    good: &Run,
+    bad: &Run,
+    good_label: &str,
+    bad_label: &str,
+) -> String {
     let mut out = String::new();
     let [same, changed, only_good, only_bad] = cmp.counts();
     let _ = writeln!(out, "good: {}", about(good, good_label));
@@ -155,7 +161,11 @@ pub fn render_text(cmp: &Comparison, good: &Run, bad: &Run, good_label: &str, ba
         }
     }
     let count = |c: Class| cmp.differences.iter().filter(|d| d.class == c).count();
-    let (acted, said, worded) = (count(Class::Action), count(Class::Message), count(Class::Wording));
+    let (acted, said, worded) = (
+        count(Class::Action),
+        count(Class::Message),
+        count(Class::Wording),
+    );
     if acted + said + worded == 0 {
         return out;
     }

@@ -86,7 +86,8 @@ pub fn word_diff(good: &str, bad: &str) -> Vec<WordChange> {
             }
             _ => false,
         };
-        if !merged && !matches!(&c, WordChange::Same(t) | WordChange::Removed(t) | WordChange::Added(t) if t.is_empty())
+        if !merged
+            && !matches!(&c, WordChange::Same(t) | WordChange::Removed(t) | WordChange::Added(t) if t.is_empty())
         {
             out.push(c);
         }
@@ -148,7 +149,10 @@ mod tests {
 
     #[test]
     fn a_changed_word_is_removed_and_added_in_place() {
-        let d = word_diff("the weather in New York today", "the weather in Newark today");
+        let d = word_diff(
+            "the weather in New York today",
+            "the weather in Newark today",
+        );
         assert_eq!(
             d,
             vec![
@@ -158,7 +162,10 @@ mod tests {
                 WordChange::Same(" today".into()),
             ]
         );
-        assert_eq!(word_diff("same", "same"), vec![WordChange::Same("same".into())]);
+        assert_eq!(
+            word_diff("same", "same"),
+            vec![WordChange::Same("same".into())]
+        );
         assert_eq!(word_diff("", "new"), vec![WordChange::Added("new".into())]);
     }
 
@@ -177,9 +184,14 @@ mod tests {
         let g: String = (0..50_000).map(|i| format!("w{i} ")).collect();
         let b: String = (0..50_000).map(|i| format!("v{i} ")).collect();
         let d = word_diff(&g, &b);
-        assert!(matches!(&d[..], [WordChange::Removed(_), WordChange::Added(_), WordChange::Same(s)] if s == " "));
+        assert!(
+            matches!(&d[..], [WordChange::Removed(_), WordChange::Added(_), WordChange::Same(s)] if s == " ")
+        );
         let (ge, be) = changed_words(&g, &b);
         assert!(ge.chars().count() < 200 && be.chars().count() < 200);
-        assert!(ge.starts_with("w0 w1") && be.starts_with("v0 v1"), "{ge} / {be}");
+        assert!(
+            ge.starts_with("w0 w1") && be.starts_with("v0 v1"),
+            "{ge} / {be}"
+        );
     }
 }
