@@ -114,8 +114,8 @@ pub fn pair_differences(
 }
 
 /// Other tools called, or the same tools with other arguments (one difference per argument
-/// path, at most [`MAX_PATHS`] a call). A long text argument (a thought, a message to send) is
-/// compared as a message is: the same facts in other words is wording.
+/// path, at most [`MAX_PATHS`] a call). Arguments are compared exactly (after the canonical
+/// form): a query in other words is another query.
 fn calls(
     g: &[Call],
     b: &[Call],
@@ -145,35 +145,11 @@ fn calls(
             let mut d = make(Change::Argument, Class::Action);
             d.tool = Some(x.name.clone());
             d.key = (!path.is_empty()).then_some(path);
-            match (gv, bv) {
-                (Some(Value::String(gs)), Some(Value::String(bs))) if prose(gs) && prose(bs) => {
-                    let (gf, bf) = (facts(gs), facts(bs));
-                    if gf == bf {
-                        d.class = Class::Wording;
-                        let (ge, be) = changed_words(gs, bs);
-                        d.good_value = Some(ge);
-                        d.bad_value = Some(be);
-                    } else {
-                        d.facts = true;
-                        (d.good_value, d.bad_value) = only_facts(&gf, &bf);
-                    }
-                }
-                _ => {
-                    d.good_value = gv.map(|v| value_excerpt(v, VALUE_CHARS));
-                    d.bad_value = bv.map(|v| value_excerpt(v, VALUE_CHARS));
-                }
-            }
+            d.good_value = gv.map(|v| value_excerpt(v, VALUE_CHARS));
+            d.bad_value = bv.map(|v| value_excerpt(v, VALUE_CHARS));
             out.push(d);
         }
     }
-}
-
-/// Words from which a text argument is prose, compared by its facts (a search query is
-/// shorter, and compared exactly).
-const PROSE_WORDS: usize = 16;
-
-fn prose(s: &str) -> bool {
-    s.split_whitespace().nth(PROSE_WORDS - 1).is_some()
 }
 
 /// The text of two steps: the same facts in other words (wording), other facts (a message), or

@@ -43,13 +43,7 @@ pub fn sentence(d: &Difference) -> String {
                 Some(k) => format!("argument '{k}'{of}"),
                 None => format!("the arguments{of}"),
             };
-            if d.class == Class::Wording {
-                format!("{what} says the same in other words: {b} here, {g} in the good run")
-            } else if d.facts {
-                names(&what, d)
-            } else {
-                format!("{what}: {b} here, {g} in the good run")
-            }
+            format!("{what}: {b} here, {g} in the good run")
         }
         Change::Input => format!("input{at}: {b} here, {g} in the good run"),
         Change::ToolResult => format!("the tool returned{at} {b} here, {g} in the good run"),
