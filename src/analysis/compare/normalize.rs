@@ -55,8 +55,8 @@ fn looks_generated(token: &str) -> bool {
     (hex && digits > 0) || (digits >= 2 && lower >= 2 && upper >= 2)
 }
 
-/// `text` with every machine-made token (see [`volatile_pattern`]) written as [`VOLATILE`] and
-/// runs of white space as one space, trimmed.
+/// `text` with every machine-made token (see [`volatile_pattern`]) written as [`VOLATILE`], each
+/// run of white space as one space (one line break when it held one), trimmed.
 pub fn normalize_text(text: &str) -> String {
     let replaced = match volatile_pattern() {
         Some(re) => re.replace_all(text, |c: &regex::Captures<'_>| {
@@ -70,12 +70,23 @@ pub fn normalize_text(text: &str) -> String {
         }),
         None => std::borrow::Cow::Borrowed(text),
     };
+    // Each run of white space becomes one space, or one line break when it held one (the
+    // facts of a message read its lines).
     let mut out = String::with_capacity(replaced.len());
-    for word in replaced.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
+    let mut gap: Option<char> = None;
+    for c in replaced.chars() {
+        if c.is_whitespace() {
+            if c == '\n' || gap.is_none() {
+                gap = Some(if c == '\n' { '\n' } else { gap.unwrap_or(' ') });
+            }
+        } else {
+            if let Some(g) = gap.take()
+                && !out.is_empty()
+            {
+                out.push(g);
+            }
+            out.push(c);
         }
-        out.push_str(word);
     }
     out
 }
@@ -265,12 +276,14 @@ fn fact_form(word: &str) -> String {
     w.to_lowercase()
 }
 
-/// Up to `max` characters of `s` (whole characters), with `…` when cut.
+/// Up to `max` characters of `s` (whole characters) on one line (line breaks as spaces), with
+/// `…` when cut.
 pub fn excerpt(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
+    let cut = match s.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &s[..cut]),
         None => s.to_owned(),
-    }
+    };
+    cut.replace(['\n', '\r'], " ")
 }
 
 /// A canonical value as short text: a string as itself, anything else as compact JSON.
@@ -307,6 +320,11 @@ mod tests {
             assert_eq!(normalize_text(kept), kept);
         }
         assert_eq!(normalize_text("t=1719619404123456"), "t=<id>");
+        assert_eq!(normalize_text("  a \t b \n\n  c\r\n"), "a b\nc");
+        assert_eq!(
+            facts(&normalize_text("IDs:\n\n- UM3OG5\n- 5RJ7UH\n\nLet me know")),
+            vec!["5rj7uh", "um3og5"]
+        );
     }
 
     #[test]

@@ -180,8 +180,8 @@ fn said(
     if gf == bf {
         let mut d = make(Change::Wording, Class::Wording);
         let (ge, be) = changed_words(gt, bt);
-        d.good_value = Some(ge);
-        d.bad_value = Some(be);
+        d.good_value = (!gt.is_empty()).then_some(ge);
+        d.bad_value = (!bt.is_empty()).then_some(be);
         out.push(d);
         return;
     }

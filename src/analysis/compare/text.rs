@@ -60,7 +60,15 @@ pub fn sentence(d: &Difference) -> String {
         Change::Memory => format!("memory{at}: {b} here, {g} in the good run"),
         Change::Decision => format!("chose {b} here; the good run chose {g}"),
         Change::Message => names("the message", d),
-        Change::Wording => format!("the same facts in other words: {b} here, {g} in the good run"),
+        Change::Wording => match (&d.good_value, &d.bad_value) {
+            (None, Some(_)) => {
+                format!("said {b} here, naming no other facts; the good run said nothing")
+            }
+            (Some(_), None) => {
+                format!("said nothing here; the good run said {g}, naming no other facts")
+            }
+            _ => format!("the same facts in other words: {b} here, {g} in the good run"),
+        },
         Change::Skipped => format!("the good run took a step here that this run did not: {g}"),
         Change::Extra => format!("this run took a step here that the good run did not: {b}"),
         Change::SkippedUserTurn => format!(

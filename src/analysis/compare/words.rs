@@ -134,7 +134,7 @@ pub fn changed_words(good: &str, bad: &str) -> (String, String) {
         if hi < t.len() {
             s.push('…');
         }
-        s
+        s.replace(['\n', '\r'], " ")
     };
     (side(&g, gx, gy), side(&b, bx, by))
 }
