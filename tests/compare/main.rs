@@ -4,6 +4,7 @@
 //! holds what the tests share: paths, the binary, and the renaming.
 
 mod cli;
+mod hostile;
 mod real;
 
 use serde_json::Value;
