@@ -292,9 +292,11 @@ fn documents(mut d: Difference, g: &Option<Vec<DocPart>>, b: &Option<Vec<DocPart
     let (gl, bl) = (labels(g), labels(b));
     if gl != bl {
         let only = |a: &[String], other: &[String]| {
+            let theirs: std::collections::HashSet<&str> =
+                other.iter().map(String::as_str).collect();
             let list: Vec<&str> = a
                 .iter()
-                .filter(|l| !other.contains(l))
+                .filter(|l| !theirs.contains(l.as_str()))
                 .take(MAX_FACTS)
                 .map(String::as_str)
                 .collect();
