@@ -6,6 +6,7 @@
 //! runs; `progress` counts how far a load and an analysis have come, for whoever shows it.
 
 pub mod claims;
+pub mod compare;
 pub mod count;
 pub mod detect;
 pub mod eval;

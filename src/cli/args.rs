@@ -119,6 +119,9 @@ pub enum Command {
     Import(ImportArgs),
     /// Measure step and agent accuracy on labelled runs, beside the baselines a guess reaches.
     Eval(EvalArgs),
+    /// Compare a failed run with a good one: their steps aligned by what each did, the first
+    /// step where the failed run does something else, and every difference.
+    Diff(DiffArgs),
     /// Re-run the agent without a unit, with a dropped unit restored, or from a step.
     Experiment(ExperimentArgs),
     /// The whole pipeline: rank, baseline, ablate the top suspects, restore dropped units.
@@ -238,6 +241,38 @@ pub struct EvalArgs {
     /// Config and consent.
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// `diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The run that went right; with --task, the file holding the task's runs.
+    #[arg(value_name = "GOOD")]
+    pub good: PathBuf,
+    /// The run that went wrong.
+    #[arg(value_name = "BAD", required_unless_present = "task")]
+    pub bad: Option<PathBuf>,
+    /// Print the comparison as JSON (docs/compare.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Compare a failed run of this task with a succeeded one, both from the file GOOD (runs
+    /// name their task as τ-bench results do).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["bad", "index"])]
+    pub task: Option<String>,
+    /// For files holding several runs: the 0-based position of the run to use in each.
+    #[arg(long, value_name = "N")]
+    pub index: Option<usize>,
+    /// The position of the good run in its file (instead of --index; with --task, instead of the
+    /// first run of the task that succeeded).
+    #[arg(long, value_name = "N")]
+    pub good_index: Option<usize>,
+    /// The position of the bad run in its file (instead of --index; with --task, instead of the
+    /// first run of the task that failed).
+    #[arg(long, value_name = "N")]
+    pub bad_index: Option<usize>,
+    /// Read the files as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = clap::builder::PossibleValuesParser::new(crate::analysis::import::SourceFormat::NAMES))]
+    pub from: Option<String>,
 }
 
 /// What one `experiment` changes.

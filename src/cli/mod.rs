@@ -7,6 +7,7 @@ mod common;
 
 mod analyze;
 mod confidence;
+mod diff;
 mod dropped;
 mod eval;
 mod experiment;
@@ -34,6 +35,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Analyze(a)) => analyze::run(&a),
         Some(Command::Import(a)) => import::run(&a),
         Some(Command::Eval(a)) => eval::run(&a),
+        Some(Command::Diff(a)) => diff::run(&a),
         Some(Command::Experiment(a)) => experiment::run(&a),
         Some(Command::Localize(a)) => localize::run(&a),
         Some(Command::Ledger(a)) => ledger::run(&a),
