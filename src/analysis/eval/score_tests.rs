@@ -97,6 +97,7 @@ fn key(set: &str) -> RunKey {
         set: set.into(),
         index: None,
         run: "r".into(),
+        ..RunKey::default()
     }
 }
 

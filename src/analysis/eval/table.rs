@@ -182,6 +182,7 @@ mod tests {
             set: set.into(),
             index: None,
             run: "r".into(),
+            ..RunKey::default()
         };
         let run = run();
         let finding = RuleFinding {
