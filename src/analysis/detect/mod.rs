@@ -15,7 +15,7 @@ mod confirmation;
 mod context_window;
 pub(crate) mod conversation;
 mod facts;
-mod final_answer;
+pub(crate) mod final_answer;
 mod grounding;
 mod hallucination;
 mod loops;
@@ -254,6 +254,24 @@ impl Category {
         Category::BlockedPage,
         Category::JudgePick,
     ];
+
+    /// True for a finding that names no fault: a step listed because of where it sits (the
+    /// first change of a failed run, the last step of a run that crashed, a neighbour of the
+    /// answer's origin, the instruction behind a stall) or because it wrote or led to the final
+    /// answer (the commit, the action before it, the plan it followed). Such a step is a *lead*,
+    /// listed apart from the suspects and never counted as one (docs/how-it-decides.md, "Leads").
+    pub fn is_lead(self) -> bool {
+        matches!(
+            self,
+            Category::PointOfNoReturn
+                | Category::RunError
+                | Category::StallInstruction
+                | Category::AnswerHandoff
+                | Category::FinalAnswer
+                | Category::AnswerBasis
+                | Category::FollowedPlan
+        )
+    }
 
     /// The name in the report and the docs.
     pub fn as_str(self) -> &'static str {

@@ -75,9 +75,10 @@ pub fn score_all(facts: &Facts<'_>, walked: Vec<Walked>) -> Vec<Scored> {
         })
         .collect();
     if facts.changed_something() {
+        // Leads name no fault: they do not cap the suspects' scores.
         let best_tool = out
             .iter()
-            .filter(|x| !x.finding.wording)
+            .filter(|x| !x.finding.wording && !x.finding.category.is_lead())
             .filter(|x| {
                 // A finding on a call, or moved from a call to the decision that made it.
                 run.steps
@@ -110,19 +111,40 @@ pub fn listed(s: &Scored) -> bool {
     !s.finding.effect_only
 }
 
-/// One suspect per step, best first (ties: earlier step first). A step that only showed a
-/// decision's effect is not listed ([`listed`]).
+/// The ranked steps of a run: the suspects, each naming a fault, best first; and the leads,
+/// steps listed only for where they sit or because they wrote the final answer
+/// ([`Category::is_lead`]), best first, apart from the suspects.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ranked {
+    /// One per step whose findings name a fault, best first.
+    pub suspects: Vec<SuspectEntry>,
+    /// One per step whose findings are all leads, best first.
+    pub leads: Vec<SuspectEntry>,
+}
+
+/// The suspects of [`rank_steps`].
 pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
+    rank_steps(scored).suspects
+}
+
+/// One entry per step, best first (ties: earlier step first). A step that only showed a
+/// decision's effect is not listed ([`listed`]). A step is a suspect when any of its findings
+/// names a fault, and that finding (its best such) gives its category; a step whose findings
+/// are all leads is a lead. The other findings on a step add their evidence.
+pub fn rank_steps(scored: Vec<Scored>) -> Ranked {
     let mut by_step: HashMap<usize, Vec<Scored>> = HashMap::new();
     for s in scored.into_iter().filter(listed) {
         by_step.entry(s.finding.step).or_default().push(s);
     }
-    let mut out: Vec<SuspectEntry> = by_step
+    let (mut suspects, mut leads): (Vec<SuspectEntry>, Vec<SuspectEntry>) = by_step
         .into_iter()
         .filter_map(|(step, mut list)| {
             list.sort_by(|a, b| {
-                b.score
-                    .total_cmp(&a.score)
+                a.finding
+                    .category
+                    .is_lead()
+                    .cmp(&b.finding.category.is_lead())
+                    .then(b.score.total_cmp(&a.score))
                     .then(b.finding.confidence.total_cmp(&a.finding.confidence))
             });
             let mut it = list.into_iter();
@@ -147,15 +169,17 @@ pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
                 evidence,
             })
         })
-        .collect();
-    out.sort_by(|a, b| {
+        .partition(|e| !e.category.is_lead());
+    let order = |a: &SuspectEntry, b: &SuspectEntry| {
         b.score
             .total_cmp(&a.score)
             .then(b.confidence.total_cmp(&a.confidence))
             .then(a.step.cmp(&b.step))
-    });
-    earliest_error_near_the_top(&mut out);
-    out
+    };
+    suspects.sort_by(order);
+    leads.sort_by(order);
+    earliest_error_near_the_top(&mut suspects);
+    Ranked { suspects, leads }
 }
 
 /// Findings that read a failure where it was sealed (the final answer, the value it gave and
@@ -284,7 +308,7 @@ mod tests {
         crate::analysis::rank::params::EMPTY_RETRIEVAL * UNUSED_READ_FACTOR;
 
     #[test]
-    fn a_wording_problem_in_a_run_that_changed_something_stays_below_the_tool_call() {
+    fn a_wording_problem_in_a_run_that_changed_something_is_scaled_and_no_lead_caps_it() {
         let run = RunBuilder::failed()
             .tool_def("issue_refund", "", json!(null), true)
             .tool_ok(
@@ -305,15 +329,27 @@ mod tests {
             )
             .answer("Refunds for annual plans are $500 per the policy.")
             .build();
-        let s = ranked(&run);
-        let tool = score_of(&s, 0);
-        assert!((tool - crate::analysis::rank::params::POINT_OF_NO_RETURN).abs() < 1e-9);
-        let claim = s
+        let texts = StepTexts::build(&run);
+        let links = LinkGraph::build(&run, &texts);
+        let claims = check_claims(&run, &texts);
+        let facts = Facts::new(&run, &texts, &links, &claims);
+        let r = rank_steps(score_all(&facts, walk_back(&facts, detect_all(&facts))));
+        // The first change of a failed run is a lead, not a suspect.
+        let first_change = r.leads.iter().find(|x| x.step == 0);
+        assert_eq!(
+            first_change.map(|x| x.category),
+            Some(Category::PointOfNoReturn)
+        );
+        assert!(r.suspects.iter().all(|x| x.step != 0));
+        // The claim is wording in a run that changed something (x0.7); the lead scored 0.5 does
+        // not cap it, since a lead names no fault.
+        let claim = r
+            .suspects
             .iter()
             .find(|x| x.category == Category::ContradictedClaim)
             .unwrap();
-        assert!(claim.score < tool, "{} !< {tool}", claim.score);
-        assert!((claim.score - (tool - WORDING_CAP_GAP)).abs() < 1e-9);
+        let want = crate::analysis::rank::params::CONTRADICTED_CLAIM * WORDING_FACTOR;
+        assert!((claim.score - want).abs() < 1e-9, "{}", claim.score);
     }
 
     fn entry(step: usize, category: Category, score: f64) -> SuspectEntry {

@@ -182,9 +182,13 @@ pub fn render_text(report: &Report) -> String {
                 }
             }
         }
+        None if failed && !report.leads.is_empty() => {
+            out.push_str("No suspect: no rule found a fault in any step.\n");
+        }
         None if failed => out.push_str("No suspect: no rule found a step to blame.\n"),
         None => out.push_str("Nothing to note: no rule flagged a step.\n"),
     }
+    leads(report, &mut out);
     let _ = writeln!(
         out,
         "Fault: {}. {}",
@@ -317,6 +321,35 @@ pub(super) fn serde_name(p: &super::Party) -> &'static str {
         super::Party::Unfinished => "unfinished",
         super::Party::None => "none",
     }
+}
+
+/// At most this many leads are listed in the text (the rest are in `--json`).
+const MAX_LEADS_SHOWN: usize = 3;
+
+/// The leads, apart from the suspects: steps listed for where they sit, not for a fault.
+fn leads(report: &Report, out: &mut String) {
+    if report.leads.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Leads (listed for where they sit or because they gave the answer; no rule found a fault in them):"
+    );
+    for l in report.leads.iter().take(MAX_LEADS_SHOWN) {
+        let _ = writeln!(
+            out,
+            "  {}. {}: {}",
+            l.rank,
+            describe_step(&l.step, l.index),
+            words(&l.category)
+        );
+        let _ = writeln!(out, "     {}", inert(&l.title));
+    }
+    let more = report.leads.len().saturating_sub(MAX_LEADS_SHOWN);
+    if more > 0 {
+        let _ = writeln!(out, "  ({more} more in --json)");
+    }
+    out.push('\n');
 }
 
 /// "and 999 similar steps: 's12', 's15', 's20', ...", for a suspect with grouped ones.
