@@ -196,6 +196,8 @@ pub enum Category {
     AnswerHandoff,
     /// The decision that committed the final answer of a failed run.
     FinalAnswer,
+    /// A decision that gave the final answer with nothing looked up, run or asked before it.
+    UnsourcedAnswer,
     /// The agent's last action before the decision that committed a failed final answer.
     AnswerBasis,
     /// The plan the agent followed to a failed final answer.
@@ -216,7 +218,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 37] = [
+    pub const ALL: [Category; 38] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -246,6 +248,7 @@ impl Category {
         Category::StallInstruction,
         Category::AnswerHandoff,
         Category::FinalAnswer,
+        Category::UnsourcedAnswer,
         Category::AnswerBasis,
         Category::FollowedPlan,
         Category::UnconfirmedAction,
@@ -313,6 +316,7 @@ impl Category {
             Category::ConflictingChange => "conflicting_change",
             Category::ReissuedInstruction => "reissued_instruction",
             Category::BlockedPage => "blocked_page",
+            Category::UnsourcedAnswer => "unsourced_answer",
             Category::JudgePick => "judge_pick",
         }
     }

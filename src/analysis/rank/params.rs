@@ -74,6 +74,8 @@ pub const CONFLICTING_CHANGE: f64 = 0.8;
 pub const REPEATED_FAILURE: f64 = 0.85;
 /// The decision that committed the final answer of a failed run (the step that sealed it).
 pub const FINAL_ANSWER: f64 = 0.55;
+/// A decision that gave the final answer with nothing looked up, run or asked before it.
+pub const UNSOURCED_ANSWER: f64 = 0.7;
 /// The agent's last action before the decision that committed a failed final answer: a weak
 /// suspect, below every rule that found a fault, to fill a short list.
 pub const ANSWER_BASIS: f64 = 0.32;
