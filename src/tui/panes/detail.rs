@@ -239,7 +239,7 @@ impl Builder<'_> {
         if let Some(tc) = &step.tool {
             self.section(&format!("Tool call: {}", clipped(&tc.name, 40)));
             if crate::analysis::detect::state_change::changes_state(&doc.run, &tc.name) {
-                self.note("this tool changes things (marked mutates, or named or described with an action verb)");
+                self.note("this tool changes things (marked so, or an action verb names it)");
             }
             self.value(&tc.arguments.to_value());
         }
