@@ -6,7 +6,7 @@
 //! Scores only put suspects in order; they are not probabilities.
 
 use super::params::{
-    EARLIEST_ERROR_SLOT, MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, SYMPTOM_FACTOR,
+    EARLIEST_SLOT, MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, STRONG, SYMPTOM_FACTOR,
     UNUSED_READ_FACTOR, WORDING_CAP_GAP, WORDING_FACTOR,
 };
 use super::walk_back::Walked;
@@ -178,73 +178,74 @@ pub fn rank_steps(scored: Vec<Scored>) -> Ranked {
     };
     suspects.sort_by(order);
     leads.sort_by(order);
-    earliest_error_near_the_top(&mut suspects);
+    earliest_strong_first(&mut suspects);
     Ranked { suspects, leads }
 }
 
-/// Findings that read a failure where it was sealed (the final answer, the value it gave and
-/// whoever handed it on, a claim of the answer, the run's crash), as opposed to a decisive
-/// error on the way.
-fn seals(c: Category) -> bool {
-    matches!(
-        c,
-        Category::FinalAnswer
-            | Category::AnswerOrigin
-            | Category::AnswerHandoff
-            | Category::UnsupportedClaim
-            | Category::ContradictedClaim
-            | Category::StaleClaim
-            | Category::ConflictingChange
-            | Category::RunError
-    )
-}
-
-/// Decisive errors read from weak evidence, which stand for the earliest one only when no other
-/// was found: an action after which a coordinator asked again (its next instruction often just
-/// goes on with the same goal, so the rule fires on most coordinated runs), and the instruction
-/// behind a stall (a companion of the stall's own suspect, listed by its score).
-fn weak(c: Category) -> bool {
-    matches!(
-        c,
-        Category::ReissuedInstruction | Category::StallInstruction
-    )
-}
-
-/// Suspects listed for want of evidence, not for any (the decisions a failed answer rested on):
-/// never the earliest decisive error.
-fn filler(c: Category) -> bool {
-    matches!(c, Category::AnswerBasis | Category::FollowedPlan)
-}
-
-/// Both readings of a failure near the top: when the earliest decisive error (the earliest
-/// suspect that is not a reading of where the failure was sealed) ranks below
-/// [`EARLIEST_ERROR_SLOT`], it moves up to that place, at the score of the suspect it displaces,
-/// and says so in its evidence.
-fn earliest_error_near_the_top(out: &mut Vec<SuspectEntry>) {
-    let earliest_of = |strong: bool| {
-        out.iter()
-            .enumerate()
-            .filter(|(_, s)| {
-                !seals(s.category) && !filler(s.category) && (!strong || !weak(s.category))
-            })
-            .min_by_key(|(_, s)| s.step)
-            .map(|(k, _)| k)
-    };
-    let earliest = earliest_of(true).or_else(|| earliest_of(false));
-    let Some(k) = earliest.filter(|&k| k > EARLIEST_ERROR_SLOT) else {
+/// The decisive error first: the earliest suspect with strong evidence ([`strong`]) leads, at the top score, and its evidence says
+/// so; then the earliest of the others, when it ranks below [`EARLIEST_SLOT`], moves up to that
+/// place at the score of the suspect it displaces. The rest keep their order by score.
+fn earliest_strong_first(out: &mut Vec<SuspectEntry>) {
+    strong_first(out);
+    let Some(k) = out
+        .iter()
+        .enumerate()
+        .skip(1)
+        .min_by_key(|(_, s)| s.step)
+        .map(|(k, _)| k)
+        .filter(|&k| k > EARLIEST_SLOT)
+    else {
         return;
     };
-    let Some(score) = out.get(EARLIEST_ERROR_SLOT).map(|s| s.score) else {
+    let Some(score) = out.get(EARLIEST_SLOT).map(|s| s.score) else {
         return;
     };
     let mut e = out.remove(k);
     e.score = e.score.max(score);
     e.evidence.truncate(MAX_EVIDENCE_LINES - 1);
     e.evidence.push(
-        "the earliest decisive error the rules found: ranked near the top beside where the failure was sealed"
+        "the earliest of the other suspects: ranked near the top, since the decisive error is the earliest one"
             .to_owned(),
     );
-    out.insert(EARLIEST_ERROR_SLOT.min(out.len()), e);
+    out.insert(EARLIEST_SLOT.min(out.len()), e);
+}
+
+/// True when a suspect's evidence is strong: its score, without the lift a root cause gets
+/// ([`ROOT_CAUSE_FACTOR`]), is above [`STRONG`] (its rule was measured more precise than the rules
+/// on average; a rule never measured weighs exactly that and is not). A symptom with a known
+/// cause (scored down, x0.8) or a read nothing used (x0.6) is not, unless its rule is far above
+/// the rest.
+fn strong(s: &SuspectEntry) -> bool {
+    let lift = if s.role == Role::RootCause {
+        ROOT_CAUSE_FACTOR
+    } else {
+        1.0
+    };
+    s.score > STRONG * lift
+}
+
+fn strong_first(out: &mut Vec<SuspectEntry>) {
+    let Some(k) = out
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| strong(s))
+        .min_by_key(|(_, s)| s.step)
+        .map(|(k, _)| k)
+    else {
+        return;
+    };
+    if k == 0 {
+        return;
+    }
+    let top = out.first().map_or(0.0, |s| s.score);
+    let mut e = out.remove(k);
+    e.score = e.score.max(top);
+    e.evidence.truncate(MAX_EVIDENCE_LINES - 1);
+    e.evidence.push(
+        "the earliest step with strong evidence: ranked first, since the decisive error is the earliest one"
+            .to_owned(),
+    );
+    out.insert(0, e);
 }
 
 fn push_line(lines: &mut Vec<String>, line: String) {
@@ -367,45 +368,39 @@ mod tests {
     }
 
     fn order(mut v: Vec<SuspectEntry>) -> Vec<usize> {
-        earliest_error_near_the_top(&mut v);
+        earliest_strong_first(&mut v);
         v.iter().map(|s| s.step).collect()
     }
 
     #[test]
-    fn the_earliest_decisive_error_moves_up_but_weak_evidence_only_when_nothing_else_is_there() {
-        let list = |early: Category| {
-            vec![
-                entry(20, Category::AnswerOrigin, 0.7),
-                entry(14, Category::ProgressStall, 0.48),
-                entry(15, Category::AnswerHandoff, 0.45),
-                entry(12, Category::BlockedPage, 0.44),
-                entry(4, early, 0.43),
-            ]
-        };
-        // A blocked page (step 12) is the earliest error with evidence of its own: the action
-        // after which the coordinator asked again (step 4) does not take its place.
-        assert_eq!(
-            order(list(Category::ReissuedInstruction)),
-            vec![20, 14, 12, 15, 4]
-        );
-        // Evidence of its own at step 4 is the earliest error and moves up.
-        assert_eq!(order(list(Category::MadeUpData)), vec![20, 14, 4, 15, 12]);
-        // Weak evidence stands in when there is no other error.
-        let only_weak = vec![
-            entry(20, Category::AnswerOrigin, 0.7),
-            entry(15, Category::AnswerHandoff, 0.45),
-            entry(13, Category::AnswerHandoff, 0.42),
-            entry(4, Category::ReissuedInstruction, 0.41),
+    fn the_earliest_strong_suspect_leads_and_the_earliest_other_moves_up_to_third() {
+        let weak = STRONG - 0.1;
+        let strong = STRONG + 0.05;
+        // By score: 20, 14, 15, 12, 4. The earliest strong suspect (12) leads; the earliest of
+        // the others (4, weak) moves up to the third place.
+        let list = vec![
+            entry(20, Category::AnswerOrigin, strong + 0.2),
+            entry(14, Category::ProgressStall, strong + 0.1),
+            entry(15, Category::UnsupportedClaim, weak),
+            entry(12, Category::BlockedPage, strong),
+            entry(4, Category::ReissuedInstruction, weak - 0.1),
         ];
-        assert_eq!(order(only_weak), vec![20, 15, 4, 13]);
-        // A step listed for want of evidence never does.
-        let filler = vec![
-            entry(20, Category::FinalAnswer, 0.55),
-            entry(15, Category::UnsupportedClaim, 0.5),
-            entry(13, Category::UnsupportedClaim, 0.5),
-            entry(4, Category::FollowedPlan, 0.3),
+        assert_eq!(order(list), vec![12, 20, 4, 14, 15]);
+        // The strong suspect already first and the earliest within the first three: no move.
+        let settled = vec![
+            entry(3, Category::MadeUpData, strong),
+            entry(9, Category::UnsupportedClaim, weak),
+            entry(1, Category::ReissuedInstruction, weak - 0.1),
         ];
-        assert_eq!(order(filler), vec![20, 15, 13, 4]);
+        assert_eq!(order(settled), vec![3, 9, 1]);
+        // No strong suspect: the order by score stands, but for the earliest moving up.
+        let none = vec![
+            entry(20, Category::UnsupportedClaim, weak),
+            entry(15, Category::UnsupportedClaim, weak - 0.01),
+            entry(13, Category::UnsupportedClaim, weak - 0.02),
+            entry(4, Category::ReissuedInstruction, weak - 0.2),
+        ];
+        assert_eq!(order(none), vec![20, 15, 4, 13]);
     }
 
     #[test]

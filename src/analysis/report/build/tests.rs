@@ -68,7 +68,15 @@ fn the_spec_friday_example_gives_the_spec_report() {
             s[0].role,
             s[0].score
         ),
-        ("s2", "tool_errors", Role::RootCause, 0.99)
+        (
+            "s2",
+            "tool_errors",
+            Role::RootCause,
+            round6(
+                crate::analysis::rank::params::WALK_BACK_NAMED
+                    * crate::analysis::rank::params::ROOT_CAUSE_FACTOR
+            )
+        )
     );
     assert_eq!(
         s[0].evidence[0],
