@@ -526,6 +526,22 @@ pub const OFFERS: &[&str] = &[
     "would it work",
 ];
 
+/// Phrases of a closing offer of more help ("Is there anything else I can help you with?"): a
+/// question that ends a finished answer and waits for nothing.
+pub const CLOSING_OFFERS: &[&str] = &[
+    "anything else",
+    "something else",
+    "anything more",
+    "any other",
+    "any further",
+    "any more questions",
+    "further help",
+    "further assistance",
+    "more help",
+    "other questions",
+    "help you with today",
+];
+
 /// Phrases of a model step proposing a plan (the judge's plan rule).
 pub const PLAN_WORDS: &[&str] = &[
     "plan",
