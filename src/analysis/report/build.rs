@@ -513,3 +513,6 @@ mod tests;
 
 #[cfg(test)]
 mod wording_tests;
+
+#[cfg(test)]
+mod real_tests;
