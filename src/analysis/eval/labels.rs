@@ -462,6 +462,50 @@ mod tests {
     }
 
     #[test]
+    fn an_annotation_with_impacts_is_read_three_ways() {
+        let v = json!({"errors": [
+            {"location": "s3", "impact": "HIGH"},
+            {"location": "s1", "impact": "LOW"},
+            {"location": "s2", "impact": "high"},
+            {"location": "gone", "impact": "HIGH"}]});
+        let label = annotation_label(&v).unwrap_or_default();
+        assert_eq!(
+            label.high,
+            Some(vec![
+                StepRef::Id("s3".into()),
+                StepRef::Id("s2".into()),
+                StepRef::Id("gone".into())
+            ])
+        );
+        let mut run = Run::new("r", RunStatus::Failed);
+        for id in ["s0", "s1", "s2", "s3"] {
+            run.steps.push(Step::new(id, StepKind::Llm));
+        }
+        run.reindex();
+        let got: Vec<(Reading, Vec<usize>)> = label
+            .readings(&run)
+            .into_iter()
+            .map(|(r, l)| (r, l.steps))
+            .collect();
+        // Any error; the earliest in run order (s1, though LOW); the earliest HIGH one (s2).
+        assert_eq!(
+            got,
+            vec![
+                (Reading::Any, vec![1, 2, 3]),
+                (Reading::Earliest, vec![1]),
+                (Reading::EarliestHigh, vec![2])
+            ]
+        );
+        // No impacts: the label as written only. No HIGH error: no such reading.
+        let plain = annotation_label(&json!({"errors": [{"location": "s1"}]})).unwrap_or_default();
+        assert_eq!(plain.readings(&run).len(), 1);
+        let low = annotation_label(&json!({"errors": [{"location": "s1", "impact": "LOW"}]}))
+            .unwrap_or_default();
+        let readings: Vec<Reading> = low.readings(&run).into_iter().map(|(r, _)| r).collect();
+        assert_eq!(readings, vec![Reading::Any, Reading::Earliest]);
+    }
+
+    #[test]
     fn a_bad_labels_file_says_what_to_fix() {
         let e = LabelFile::parse(r#"{"a.json": {"step": "x"}}"#).err();
         assert!(

@@ -418,4 +418,46 @@ mod tests {
         );
         assert!(!text.contains("moved its finding"), "{text}");
     }
+
+    #[test]
+    fn leads_are_listed_apart_from_the_suspects() {
+        let mut r = calendar();
+        let mut lead = r.suspects[0].clone();
+        lead.rank = 1;
+        lead.step = "s9".to_owned();
+        lead.index = 8;
+        lead.category = "final_answer".to_owned();
+        lead.title = "it committed the final answer of a run that failed".to_owned();
+        r.leads = vec![lead];
+        let text = render_text(&r);
+        let leads_at = text.find("Leads (").unwrap_or(usize::MAX);
+        assert!(
+            text.find("Top suspect").is_some_and(|t| t < leads_at),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  1. step 's9' (position 9): final answer\n     it committed the final answer"
+            ),
+            "{text}"
+        );
+        // With no suspect, the text says no fault was found, and still lists the lead.
+        r.suspects.clear();
+        let text = render_text(&r);
+        assert!(
+            text.contains("No suspect: no rule found a fault in any step."),
+            "{text}"
+        );
+        assert!(
+            text.contains("step 's9' (position 9): final answer"),
+            "{text}"
+        );
+        let md = crate::analysis::report::render_markdown(&r, &Default::default());
+        assert!(md.contains("## Leads"), "{md}");
+        assert!(
+            md.contains("final answer: it committed the final answer"),
+            "{md}"
+        );
+        assert!(md.contains("No rule found a fault in any step"), "{md}");
+    }
 }
