@@ -13,7 +13,7 @@
 // labelled run) weighs the prior. The counts are written beside each rule; re-measure them when
 // rules change.
 
-/// Precision of every rule's best finding together, over the development sets (203 of 493).
+/// Precision of every rule's best finding together, over the development sets (205 of 495).
 pub const PRIOR: f64 = 0.41;
 /// How many runs of the prior a rule's own counts are weighed against.
 pub const PRIOR_RUNS: f64 = 10.0;
@@ -54,12 +54,12 @@ pub const CONTEXT_FULL: f64 = PRIOR;
 pub const MEMORY_MISMATCH: f64 = PRIOR;
 /// A decision that chose an option whose required step failed. Not measured.
 pub const FAILED_PRECONDITION: f64 = PRIOR;
-/// A claim of the answer that a close source contradicts: 8 of 16.
-pub const CONTRADICTED_CLAIM: f64 = measured(8, 16);
+/// A claim of the answer that a close source contradicts: 9 of 18.
+pub const CONTRADICTED_CLAIM: f64 = measured(9, 18);
 /// A claim of the answer that only an outdated source supports. Not measured.
 pub const STALE_CLAIM: f64 = PRIOR;
-/// A claim of the answer that no source supports: 51 of 143.
-pub const UNSUPPORTED_CLAIM: f64 = measured(51, 143);
+/// A claim of the answer that no source supports: 54 of 143.
+pub const UNSUPPORTED_CLAIM: f64 = measured(54, 143);
 /// An unsupported claim first written by the run's first decision (before any source was read,
 /// when a later decision follows) and given as the answer by no later call: measured apart, 3 of
 /// 38.
@@ -68,9 +68,9 @@ pub const UNSUPPORTED_OPENING: f64 = measured(3, 38);
 pub const RUN_ERROR: f64 = PRIOR;
 /// The run opens with a model's brief that leaves out the task: 4 of 5.
 pub const TASK_DRIFT: f64 = measured(4, 5);
-/// A model step says it works from invented data ("hypothetical", "sample data", ...): 14 of 31,
+/// A model step says it works from invented data ("hypothetical", "sample data", ...): 13 of 31,
 /// both ways together.
-pub const MADE_UP_DATA: f64 = measured(14, 31);
+pub const MADE_UP_DATA: f64 = measured(13, 31);
 /// A model step says it goes on from an assumption ("let's assume", "assuming").
 pub const MADE_UP_ASSUMPTION: f64 = MADE_UP_DATA;
 /// The step that first stated the final answer's values: 32 of 87.
@@ -112,16 +112,16 @@ pub const STALL_START: f64 = measured(7, 28);
 /// (the other reading of a stall), 4 of 28.
 pub const STALL_INSTRUCTION: f64 = measured(4, 28);
 /// The first step of another agent that took up the final answer's value from its origin: a
-/// lead, 13 of 86 for both hand-offs.
-pub const HANDOFF_OUT: f64 = measured(13, 86);
+/// lead, 10 of 86 for both hand-offs.
+pub const HANDOFF_OUT: f64 = measured(10, 86);
 /// The last step of another agent before the final answer's origin: a lead.
 pub const HANDOFF_IN: f64 = HANDOFF_OUT;
 
 // ---- Walk back ------------------------------------------------------------------------------
 
 /// The model step whose value reached a failing tool, when the tool's error names that value
-/// (`wrong_value`, 9 of 25, both ways together).
-pub const WALK_BACK_NAMED: f64 = measured(9, 25);
+/// (`wrong_value`, 8 of 25, both ways together).
+pub const WALK_BACK_NAMED: f64 = measured(8, 25);
 /// The model step whose value reached a failing tool, otherwise.
 pub const WALK_BACK_UNNAMED: f64 = WALK_BACK_NAMED;
 /// The walk back's model step when the failing value is one the user gave, passed as given to a
