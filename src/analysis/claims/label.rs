@@ -386,12 +386,11 @@ fn label_by_words(
     action: bool,
     says_done: bool,
 ) -> Labelled {
-    // The agent's instructions say what it is and how it works, not facts: a figure they hold
-    // (a worked example of the prompt) supports no claim. Their ids and links (where to send
-    // the user) do.
-    let figures = ts.iter().any(|t| t.kind == TermKind::Number);
+    // The agent's instructions say what it is and how it works: they support a statement of
+    // theirs, never a bare figure (a number a worked example of the prompt holds).
+    let figures_only = !ts.is_empty() && ts.iter().all(|t| t.kind == TermKind::Number);
     let allowed = |k: SourceKind| match k {
-        SourceKind::Instruction => !says_done && !figures,
+        SourceKind::Instruction => !says_done && !figures_only,
         SourceKind::User => !says_done,
         SourceKind::FailedCall | SourceKind::EmptySearch => negated,
         _ => true,
@@ -454,7 +453,13 @@ fn label_by_words(
         // For "partial", a passage holding every number and id of the claim (the figure a
         // document gave) goes before one that holds more of its other words (the user's
         // question, which names the subject but not the figure).
-        if share >= CLAIM_PARTIAL && best_any.is_none_or(|(_, s, k)| (keys_all, share) > (k, s)) {
+        // The instructions say a claim in part only when they hold its figures too: a word in
+        // common with a long prompt ("dollars") is no source of "7.50 dollars".
+        let partial_source = pass.kind != SourceKind::Instruction || keys_all;
+        if share >= CLAIM_PARTIAL
+            && partial_source
+            && best_any.is_none_or(|(_, s, k)| (keys_all, share) > (k, s))
+        {
             best_any = Some((p, share, keys_all));
         }
     }
