@@ -189,10 +189,10 @@ const CASES: &[Case] = &[
     // happened, contradicted by the failed state-changing call (never supported by the user's
     // own request). The 409 names no argument: the service is a suspect too, but the claim's
     // rule was right far more often on the labelled runs than a service error's (never), so the
-    // claim, a symptom of that failure, leads.
+    // claim leads. The booking decision upstream is only a lead (the first change), no cause.
     Case {
         file: "room-booking-failed-passive",
-        verdict: Some(("m2", "contradicted_claim", "symptom")),
+        verdict: Some(("m2", "contradicted_claim", "suspect")),
         fault: "agent",
         claims: &["contradicted"],
     },
