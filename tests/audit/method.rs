@@ -324,7 +324,7 @@ fn the_value_rule_weighs_a_fair_look_up_of_what_the_user_gave_least() {
     let r = analyze("loyalty-unknown-member");
     let m1 = suspect(&r, "m1").unwrap();
     assert!(close(&m1["confidence"], WALK_BACK_USER_VALUE), "{m1}");
-    assert!(WALK_BACK_USER_VALUE < WALK_BACK_NAMED);
+    const { assert!(WALK_BACK_USER_VALUE < WALK_BACK_NAMED) };
     assert!(
         close(&m1["score"], WALK_BACK_USER_VALUE * ROOT_CAUSE_FACTOR),
         "{m1}"

@@ -134,11 +134,7 @@ fn unsourced(f: &Facts<'_>, m: usize) -> Option<Option<usize>> {
                     return None;
                 }
             }
-            StepKind::Retrieval | StepKind::MemoryRead => {
-                if !s.failed() {
-                    return None;
-                }
-            }
+            StepKind::Retrieval | StepKind::MemoryRead if !s.failed() => return None,
             _ if s.kind.is_model() => {
                 if s.agent != me.agent {
                     return None;
