@@ -33,7 +33,7 @@ mod retry;
 mod run_status;
 pub(crate) mod say;
 pub(crate) mod schema;
-pub(crate) mod state_change;
+pub mod state_change;
 mod task_drift;
 #[cfg(test)]
 mod tests_support;
