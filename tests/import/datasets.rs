@@ -203,8 +203,8 @@ fn tau_bench_records_become_runs_with_called_tools() {
     assert!(first.tool("cancel_reservation").is_some_and(|t| !t.mutates));
     assert!(first.tool("get_reservation_details").is_some());
     use tdn_tui::analysis::detect::state_change::changes_state;
-    assert!(changes_state(&first, "cancel_reservation"));
-    assert!(!changes_state(&first, "get_reservation_details"));
+    assert!(changes_state(first, "cancel_reservation"));
+    assert!(!changes_state(first, "get_reservation_details"));
     assert_eq!(
         first.final_answer.as_deref(),
         Some("Your reservation ABC123 is cancelled.")
