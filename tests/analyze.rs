@@ -119,7 +119,7 @@ const EXPECT: &[Expect] = &[
     },
     Expect {
         name: "label-crash",
-        verdict: Some(("s4", "run_error")),
+        verdict: None,
         fault: "agent",
         claims: &[],
     },
@@ -149,7 +149,7 @@ const EXPECT: &[Expect] = &[
     },
     Expect {
         name: "refund-wrong-order",
-        verdict: Some(("s5", "point_of_no_return")),
+        verdict: None,
         fault: "agent",
         claims: &["supported"],
     },
@@ -160,6 +160,32 @@ const EXPECT: &[Expect] = &[
         claims: &["supported"],
     },
 ];
+
+/// Samples whose only finding names no fault: the first lead (step, category) the README
+/// promises, listed apart from the suspects.
+const LEADS: &[(&str, &str, &str)] = &[
+    ("label-crash", "s4", "run_error"),
+    ("refund-wrong-order", "s5", "point_of_no_return"),
+];
+
+#[test]
+fn a_sample_whose_finding_names_no_fault_lists_it_as_a_lead_not_a_suspect() {
+    for (name, step, category) in LEADS {
+        let r = json_report(name);
+        assert!(r["verdict"].is_null(), "{name}");
+        assert_eq!(r["suspects"].as_array().map(Vec::len), Some(0), "{name}");
+        let lead = &r["leads"][0];
+        assert_eq!(
+            (
+                lead["step"].as_str(),
+                lead["category"].as_str(),
+                lead["rank"].as_u64()
+            ),
+            (Some(*step), Some(*category), Some(1)),
+            "{name}"
+        );
+    }
+}
 
 #[test]
 fn every_sample_gives_the_verdict_fault_and_claims_its_readme_promises() {
@@ -205,7 +231,8 @@ fn the_samples_cover_every_detector_label_and_party() {
     let mut evidence_lines = 0;
     for n in &names {
         let r = json_report(n);
-        for s in r["suspects"].as_array().unwrap() {
+        let leads = r["leads"].as_array().unwrap();
+        for s in r["suspects"].as_array().unwrap().iter().chain(leads) {
             detectors.insert(s["detector"].as_str().unwrap().to_owned());
             evidence_lines += s["evidence"].as_array().unwrap().len();
         }

@@ -94,11 +94,11 @@ pub struct JudgeAnswer {
     pub confidence: f64,
 }
 
-/// True when the judge should be asked: the run failed or crashed and no rule score reached
+/// True when the judge should be asked: the run failed or crashed and no rule score rose above
 /// [`JUDGE_BELOW`].
 pub fn should_ask(status: RunStatus, best_rule_score: Option<f64>) -> bool {
     matches!(status, RunStatus::Failed | RunStatus::Error)
-        && best_rule_score.is_none_or(|s| s < JUDGE_BELOW)
+        && best_rule_score.is_none_or(|s| s <= JUDGE_BELOW)
 }
 
 /// The text of one step for the transcript.

@@ -7,8 +7,8 @@
 use super::args::EvalArgs;
 use super::common::{EXIT_USAGE, settings, write_stdout};
 use crate::analysis::eval::{
-    EvalReport, FileError, Label, LabelFile, RunKey, RunResult, Unlabelled, annotation_label,
-    inline_label, predict, rule_findings, set_name,
+    EvalReport, FileError, Label, LabelFile, Reading, RunKey, RunResult, Unlabelled,
+    annotation_label, inline_label, predict, rule_findings, set_name,
 };
 use crate::analysis::load::{self, LoadOptions};
 use crate::analysis::model::inert_line;
@@ -193,20 +193,33 @@ fn eval_file(
         }
         let report = analyze(&l, opts);
         let predicted = predict(&report, &l.run);
-        let resolved = label.resolve(&l.run);
-        let rules = if resolved.has_steps {
-            rule_findings(&l.run, l.run.reference_answer.as_deref())
-        } else {
-            Vec::new()
-        };
-        let key = RunKey {
-            file: file.clone(),
-            set: set.clone(),
-            index,
-            run: l.run.id.clone(),
-        };
-        out.runs
-            .push(RunResult::new(key, &l.run, &resolved, predicted, rules));
+        let mut rules = None;
+        for (reading, resolved) in label.readings(&l.run) {
+            let found = if resolved.has_steps {
+                rules
+                    .get_or_insert_with(|| rule_findings(&l.run, l.run.reference_answer.as_deref()))
+                    .clone()
+            } else {
+                Vec::new()
+            };
+            let key = RunKey {
+                file: file.clone(),
+                set: match reading {
+                    Reading::Any => set.clone(),
+                    r => format!("{set} {}", r.suffix()),
+                },
+                reading,
+                index,
+                run: l.run.id.clone(),
+            };
+            out.runs.push(RunResult::new(
+                key,
+                &l.run,
+                &resolved,
+                predicted.clone(),
+                found,
+            ));
+        }
     }
     out
 }

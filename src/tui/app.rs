@@ -419,11 +419,12 @@ impl App {
             .influence
             .as_ref()
             .is_some_and(|i| !i.scores.is_empty());
-        self.focus = if doc.report.suspects.is_empty() && !has_influence {
-            Pane::Timeline
-        } else {
-            Pane::Suspects
-        };
+        self.focus =
+            if doc.report.suspects.is_empty() && doc.report.leads.is_empty() && !has_influence {
+                Pane::Timeline
+            } else {
+                Pane::Suspects
+            };
         self.secondary = Pane::Suspects;
         let warnings = doc.report.run.warnings.len();
         self.doc = Some(doc.clone());

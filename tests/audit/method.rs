@@ -5,6 +5,12 @@
 
 use super::support::{analyze, close, fixture, run, suspect};
 use serde_json::Value;
+use tdn_tui::analysis::rank::params::{
+    CONTEXT_FULL, CONTRADICTED_CLAIM, EMPTY_RETRIEVAL, FAILED_PRECONDITION, OUTDATED_SOURCE,
+    PROMPT_INJECTION_STRONG, REPEATED_CALL, ROOT_CAUSE_FACTOR, SERVICE_ERROR, STALE_CLAIM,
+    SYMPTOM_FACTOR, UNUSED_READ_FACTOR, WALK_BACK_NAMED, WALK_BACK_UNNAMED, WALK_BACK_USER_VALUE,
+    WORDING_FACTOR,
+};
 
 /// What the method implies for one run.
 struct Case {
@@ -20,15 +26,17 @@ struct Case {
 
 const CASES: &[Case] = &[
     // A 500 with arguments the schema accepts and an error that names none of them: the tool or
-    // its service is blamed (service_error 0.75), not the model step that issued the call.
+    // its service is blamed (service_error), not the model step that issued the call. The
+    // answer's claim no source supports weighs more (its rule was right more often on the
+    // labelled runs than a service error, never right there) and leads.
     Case {
         file: "weather-500",
-        verdict: Some(("t1", "service_error", "suspect")),
+        verdict: Some(("m2", "unsupported_claim", "suspect")),
         fault: "agent",
         claims: &["unsupported"],
     },
     // The schema rejects qty 0 and the error names no argument value: the model step that wrote
-    // the arguments is the root cause at 0.7 (x1.2 = 0.84), the failed call its symptom.
+    // the arguments is the root cause (the value rule's weight, x1.2), the failed call its symptom.
     Case {
         file: "cart-unnamed-value",
         verdict: Some(("m1", "wrong_value", "root_cause")),
@@ -36,15 +44,15 @@ const CASES: &[Case] = &[
         claims: &["supported"],
     },
     // The outdated retrieval r1 is flagged, and its warehouse id flows through m1 into the failing
-    // call: the earliest flagged upstream step is the root cause (0.7 x 1.2).
+    // call: the earliest flagged upstream step is the root cause (x1.2).
     Case {
         file: "shipping-outdated-warehouse",
         verdict: Some(("r1", "outdated_source", "root_cause")),
         fault: "agent",
         claims: &["supported"],
     },
-    // "12 days" against a tool result saying 7: contradicted (0.8); the outdated holiday list no
-    // later step used scores 0.7 x 0.6.
+    // "12 days" against a tool result saying 7: contradicted; the outdated holiday list no
+    // later step used is scored x0.6.
     Case {
         file: "leave-balance-unused-outdated",
         verdict: Some(("m2", "contradicted_claim", "suspect")),
@@ -52,25 +60,26 @@ const CASES: &[Case] = &[
         claims: &["contradicted"],
     },
     // A refund succeeded, so the wording problem (a contradicted plan detail first written at m1)
-    // is x0.7 and kept below the best finding on a call, the refund's point of no return (0.5),
-    // which is blamed on m1, the decision that made the refund call t1.
+    // is x0.7. The refund's point of no return, on m1 too (the decision that made the refund
+    // call t1), is a lead: it names no fault, so the claim gives m1 its category.
     Case {
         file: "downgrade-refund-wording",
-        verdict: Some(("m1", "point_of_no_return", "suspect")),
+        verdict: Some(("m1", "contradicted_claim", "suspect")),
         fault: "agent",
         claims: &["supported", "contradicted"],
     },
     // Memory read back as written (keys reordered, a trailing space): no memory finding. The
-    // only rule finding is the booking, the first state-changing call of a failed run, blamed on
-    // m1, the decision that made it. "Have a lovely evening!" is a pleasantry.
+    // only rule finding is the booking, the first state-changing call of a failed run, on m1,
+    // the decision that made it: a lead, so no suspect. "Have a lovely evening!" is a
+    // pleasantry.
     Case {
         file: "dinner-memory-roundtrip",
-        verdict: Some(("m1", "point_of_no_return", "suspect")),
+        verdict: None,
         fault: "agent",
         claims: &["supported", "no_claim"],
     },
     // The member number from the task matches nothing and nothing else succeeded: fault user.
-    // The error names the value m1 passed as the task gave it to a look-up: 0.4, x1.2.
+    // The error names the value m1 passed as the task gave it to a look-up: the least weight, x1.2.
     Case {
         file: "loyalty-unknown-member",
         verdict: Some(("m1", "wrong_value", "root_cause")),
@@ -94,7 +103,7 @@ const CASES: &[Case] = &[
         claims: &["supported"],
     },
     // A succeeded run: fault none whatever the rules saw; the empty first search no later step
-    // used is a suspect at 0.6 x 0.6.
+    // used is a suspect, scored x0.6.
     Case {
         file: "returns-succeeded-retry",
         verdict: Some(("r1", "empty_retrieval", "suspect")),
@@ -110,7 +119,7 @@ const CASES: &[Case] = &[
         claims: &["contradicted", "partial", "no_claim"],
     },
     // An email gives the assistant orders and a later call opens the link found only there:
-    // strong prompt injection (0.9).
+    // strong prompt injection.
     Case {
         file: "inbox-injection-link",
         verdict: Some(("t1", "prompt_injection", "suspect")),
@@ -132,7 +141,7 @@ const CASES: &[Case] = &[
         fault: "agent",
         claims: &["supported"],
     },
-    // The decision chose the option that requires the fraud check, which failed: planning (0.9).
+    // The decision chose the option that requires the fraud check, which failed: planning.
     Case {
         file: "rma-fraud-precondition",
         verdict: Some(("d1", "failed_precondition", "suspect")),
@@ -178,10 +187,12 @@ const CASES: &[Case] = &[
     },
     // The booking failed and the answer says "Room Orion is booked": a claim that the action
     // happened, contradicted by the failed state-changing call (never supported by the user's
-    // own request). The 409 names no argument: the service.
+    // own request). The 409 names no argument: the service is a suspect too, but the claim's
+    // rule was right far more often on the labelled runs than a service error's (never), so the
+    // claim leads. The booking decision upstream is only a lead (the first change), no cause.
     Case {
         file: "room-booking-failed-passive",
-        verdict: Some(("t1", "service_error", "suspect")),
+        verdict: Some(("m2", "contradicted_claim", "suspect")),
         fault: "agent",
         claims: &["contradicted"],
     },
@@ -201,7 +212,7 @@ const CASES: &[Case] = &[
         claims: &[],
     },
     // The request ("the coming days") matches the description of get_forecast, never called, on
-    // three words and that of get_weather on one: wrong tool by description (0.6), placed on the
+    // three words and that of get_weather on one: wrong tool by description, placed on the
     // model step that chose the tool.
     Case {
         file: "forecast-wrong-tool-description",
@@ -262,7 +273,7 @@ fn a_500_with_valid_arguments_blames_the_service_and_never_the_model() {
         let r = analyze(file);
         let t1 = suspect(&r, "t1").unwrap();
         assert_eq!(t1["category"], "service_error", "{file}");
-        assert!(close(&t1["score"], 0.75), "{file}: {t1}");
+        assert!(close(&t1["score"], SERVICE_ERROR), "{file}: {t1}");
         assert!(
             suspect(&r, "m1").is_none(),
             "{file}: the model step that issued a valid call is not a suspect: {}",
@@ -289,11 +300,14 @@ fn a_500_with_valid_arguments_blames_the_service_and_never_the_model() {
 }
 
 #[test]
-fn an_error_that_does_not_name_the_value_gives_0_7_and_one_that_does_gives_0_88() {
+fn the_value_rule_weighs_a_fair_look_up_of_what_the_user_gave_least() {
     let r = analyze("cart-unnamed-value");
     let m1 = suspect(&r, "m1").unwrap();
-    assert!(close(&m1["confidence"], 0.7), "{m1}");
-    assert!(close(&m1["score"], 0.84), "{m1}");
+    assert!(close(&m1["confidence"], WALK_BACK_UNNAMED), "{m1}");
+    assert!(
+        close(&m1["score"], WALK_BACK_UNNAMED * ROOT_CAUSE_FACTOR),
+        "{m1}"
+    );
     // The failed call only showed the decision's effect: not listed; m1's evidence names it.
     assert!(suspect(&r, "t1").is_none(), "{r}");
     assert!(
@@ -306,11 +320,15 @@ fn an_error_that_does_not_name_the_value_gives_0_7_and_one_that_does_gives_0_88(
 
     // The member id the error names came from the task, passed as given to a look-up that
     // matched nothing: the model's choice was fair, the user's id was wrong, so the value rule
-    // gives 0.4 (x1.2 = 0.48) instead of 0.88.
+    // weighs the least instead of its own measured weight.
     let r = analyze("loyalty-unknown-member");
     let m1 = suspect(&r, "m1").unwrap();
-    assert!(close(&m1["confidence"], 0.4), "{m1}");
-    assert!(close(&m1["score"], 0.48), "{m1}");
+    assert!(close(&m1["confidence"], WALK_BACK_USER_VALUE), "{m1}");
+    const { assert!(WALK_BACK_USER_VALUE < WALK_BACK_NAMED) };
+    assert!(
+        close(&m1["score"], WALK_BACK_USER_VALUE * ROOT_CAUSE_FACTOR),
+        "{m1}"
+    );
     assert!(
         m1["evidence"]
             .as_array()
@@ -325,7 +343,10 @@ fn an_error_that_does_not_name_the_value_gives_0_7_and_one_that_does_gives_0_88(
 fn an_earlier_flagged_step_upstream_of_the_failure_is_the_root_cause() {
     let r = analyze("shipping-outdated-warehouse");
     let r1 = suspect(&r, "r1").unwrap();
-    assert!(close(&r1["score"], 0.84), "{r1}");
+    assert!(
+        close(&r1["score"], OUTDATED_SOURCE * ROOT_CAUSE_FACTOR),
+        "{r1}"
+    );
     assert!(
         r1["evidence"][0]
             .as_str()
@@ -337,11 +358,14 @@ fn an_earlier_flagged_step_upstream_of_the_failure_is_the_root_cause() {
         suspect(&r, "t1").is_none(),
         "the failed call only showed the effect"
     );
-    // m1 made the shipment call (the first state-changing call: point of no return), but the
-    // value rule is not used when a flagged step is upstream.
-    assert_eq!(
-        suspect(&r, "m1").map(|m| m["category"].clone()),
-        Some("point_of_no_return".into()),
+    // m1 made the shipment call (the first state-changing call: point of no return, a lead),
+    // but the value rule is not used when a flagged step is upstream: m1 is no suspect.
+    assert!(suspect(&r, "m1").is_none(), "{r}");
+    let leads = r["leads"].as_array().unwrap();
+    assert!(
+        leads
+            .iter()
+            .any(|l| l["step"] == "m1" && l["category"] == "point_of_no_return"),
         "{r}"
     );
 
@@ -351,7 +375,7 @@ fn an_earlier_flagged_step_upstream_of_the_failure_is_the_root_cause() {
         (&m1["category"], &m1["cause"]),
         (&"stale_claim".into(), &"s1".into())
     );
-    assert!(close(&m1["score"], 0.56), "{m1}");
+    assert!(close(&m1["score"], STALE_CLAIM * SYMPTOM_FACTOR), "{m1}");
     assert_eq!(r["claims"][0]["evidence_step"], "s1");
     assert_eq!(r["claims"][0]["origin_step"], "m1");
 }
@@ -359,29 +383,40 @@ fn an_earlier_flagged_step_upstream_of_the_failure_is_the_root_cause() {
 #[test]
 fn a_read_no_later_step_used_is_scored_down() {
     let r = analyze("leave-balance-unused-outdated");
-    assert!(close(&suspect(&r, "r1").unwrap()["score"], 0.42));
-    assert!(close(&suspect(&r, "m2").unwrap()["score"], 0.8));
+    assert!(close(
+        &suspect(&r, "r1").unwrap()["score"],
+        OUTDATED_SOURCE * UNUSED_READ_FACTOR
+    ));
+    assert!(close(
+        &suspect(&r, "m2").unwrap()["score"],
+        CONTRADICTED_CLAIM
+    ));
     assert_eq!(r["claims"][0]["evidence_step"], "t1");
     let r = analyze("returns-succeeded-retry");
-    assert!(close(&suspect(&r, "r1").unwrap()["score"], 0.36));
+    assert!(close(
+        &suspect(&r, "r1").unwrap()["score"],
+        EMPTY_RETRIEVAL * UNUSED_READ_FACTOR
+    ));
 }
 
 #[test]
-fn a_wording_problem_in_a_run_that_refunded_stays_below_the_refund() {
+fn a_wording_problem_in_a_run_that_refunded_is_scored_down_and_the_refund_is_a_lead() {
     let r = analyze("downgrade-refund-wording");
     // The refund call t1 was decided at m1, which also wrote the contradicted plan detail: one
-    // suspect, m1. 0.8 x 0.7 = 0.56 would pass the refund's 0.5: the wording is capped just below
-    // it, so the refund decision leads and the wording adds its evidence.
+    // suspect, m1, named by the claim (x0.7: a run that changed something); the refund, a lead
+    // that names no fault, adds its evidence and caps nothing.
     assert!(suspect(&r, "t1").is_none());
     let m1 = suspect(&r, "m1").unwrap();
-    assert_eq!(m1["category"], "point_of_no_return");
-    assert!(close(&m1["score"], 0.5), "{m1}");
+    assert_eq!(m1["category"], "contradicted_claim");
     assert!(
-        m1["evidence"]
-            .as_array()
+        close(&m1["score"], CONTRADICTED_CLAIM * WORDING_FACTOR),
+        "{m1}"
+    );
+    assert!(
+        m1["evidence"].as_array().unwrap().iter().any(|e| e
+            .as_str()
             .unwrap()
-            .iter()
-            .any(|e| e.as_str().unwrap().starts_with("also: the answer says")),
+            .starts_with("also: the first state-changing call")),
         "{m1}"
     );
     assert_eq!(r["claims"][1]["evidence_step"], "r1");
@@ -394,7 +429,9 @@ fn a_memory_read_that_matches_the_write_is_no_finding() {
     for s in r["suspects"].as_array().unwrap() {
         assert_ne!(s["detector"], "memory_consistency", "{s}");
     }
-    assert_eq!(r["suspects"].as_array().unwrap().len(), 1);
+    // The booking, the only finding, is a lead.
+    assert_eq!(r["suspects"].as_array().unwrap().len(), 0);
+    assert_eq!(r["leads"].as_array().unwrap().len(), 1);
 }
 
 #[test]
@@ -420,7 +457,7 @@ fn claims_paraphrase_pleasantry_and_a_different_number() {
     assert_eq!(c[2]["origin_step"], Value::Null);
     // Only the contradicted claim is a finding; a pleasantry is not an unsupported claim.
     assert_eq!(r["suspects"].as_array().unwrap().len(), 1);
-    assert!(close(&r["suspects"][0]["score"], 0.8));
+    assert!(close(&r["suspects"][0]["score"], CONTRADICTED_CLAIM));
 }
 
 #[test]
@@ -454,7 +491,8 @@ fn strong_injection_loop_window_planning_and_budget_scores() {
     let r = analyze("inbox-injection-link");
     let t1 = suspect(&r, "t1").unwrap();
     assert!(
-        close(&t1["confidence"], 0.9) && close(&t1["score"], 0.9),
+        close(&t1["confidence"], PROMPT_INJECTION_STRONG)
+            && close(&t1["score"], PROMPT_INJECTION_STRONG),
         "{t1}"
     );
     assert!(
@@ -468,7 +506,7 @@ fn strong_injection_loop_window_planning_and_budget_scores() {
 
     let r = analyze("payment-poll-loop");
     assert_eq!(r["suspects"].as_array().unwrap().len(), 1);
-    assert!(close(&r["suspects"][0]["score"], 0.7));
+    assert!(close(&r["suspects"][0]["score"], REPEATED_CALL));
 
     let r = analyze("lease-context-96");
     assert_eq!(
@@ -476,10 +514,13 @@ fn strong_injection_loop_window_planning_and_budget_scores() {
         1,
         "94% is not full"
     );
-    assert!(close(&r["suspects"][0]["score"], 0.6));
+    assert!(close(&r["suspects"][0]["score"], CONTEXT_FULL));
 
     let r = analyze("rma-fraud-precondition");
-    assert!(close(&suspect(&r, "d1").unwrap()["score"], 0.9));
+    assert!(close(
+        &suspect(&r, "d1").unwrap()["score"],
+        FAILED_PRECONDITION
+    ));
     assert_eq!(suspect(&r, "s1").unwrap()["category"], "service_error");
     // The replacement call t2 was decided at d1: its point of no return joins d1's evidence.
     assert!(suspect(&r, "t2").is_none());

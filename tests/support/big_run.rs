@@ -153,6 +153,7 @@ pub fn big_report(run: &Run) -> Report {
             reason: "generated".to_owned(),
         },
         suspects,
+        leads: Vec::new(),
         links,
         claims: vec![Claim {
             text: "the generated answer".to_owned(),

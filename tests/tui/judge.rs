@@ -6,11 +6,15 @@
 use super::fixture::{press, refund_scored, status};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use tdn_tui::analysis::rank::params::JUDGE_BELOW;
 use tdn_tui::analysis::report::JudgeOutcome;
 use tdn_tui::experiments::engine::Unavailable;
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext, Opener};
 use tdn_tui::tui::headless::Headless;
+
+/// A top score the rules are not sure of: the judge may be asked.
+const UNSURE: f64 = JUDGE_BELOW - 0.1;
 
 /// A screen on the refund run whose judge (when `command` is set) blames the second suspect's
 /// step; `asked` counts the judge's runs.
@@ -68,7 +72,7 @@ fn top_step(h: &Headless) -> String {
 #[test]
 fn the_first_press_shows_the_command_and_the_second_asks_the_judge() {
     let asked = Arc::new(AtomicUsize::new(0));
-    let mut h = screen(0.5, Some("./judge.sh"), asked.clone());
+    let mut h = screen(UNSURE, Some("./judge.sh"), asked.clone());
     let before = top_step(&h);
     press(&mut h, "J");
     assert_eq!(
@@ -100,7 +104,7 @@ fn the_first_press_shows_the_command_and_the_second_asks_the_judge() {
 #[test]
 fn another_key_between_the_presses_cancels() {
     let asked = Arc::new(AtomicUsize::new(0));
-    let mut h = screen(0.5, Some("./judge.sh"), asked.clone());
+    let mut h = screen(UNSURE, Some("./judge.sh"), asked.clone());
     press(&mut h, "J j J");
     assert_eq!(
         asked.load(Ordering::SeqCst),
@@ -118,9 +122,13 @@ fn a_run_the_rules_are_sure_about_or_no_judge_sends_nothing() {
     let mut sure = screen(0.84, Some("./judge.sh"), asked.clone());
     press(&mut sure, "J J");
     assert_eq!(asked.load(Ordering::SeqCst), 0);
-    assert!(status(&sure).contains("under 0.8"), "{}", status(&sure));
+    assert!(
+        status(&sure).contains(&format!("no suspect scored above {JUDGE_BELOW}")),
+        "{}",
+        status(&sure)
+    );
 
-    let mut none = screen(0.5, None, asked.clone());
+    let mut none = screen(UNSURE, None, asked.clone());
     press(&mut none, "J J");
     assert_eq!(asked.load(Ordering::SeqCst), 0);
     assert!(
@@ -135,7 +143,7 @@ fn a_judge_answer_moved_by_the_rules_says_both_steps_and_why() {
     let asked = Arc::new(AtomicUsize::new(0));
     let why =
         "the plan proposed at step 's2' (position 2) was carried out at step 's4' (position 4)";
-    let mut h = screen_moved(0.5, Some("./judge.sh"), asked, Some(("s2", why)));
+    let mut h = screen_moved(UNSURE, Some("./judge.sh"), asked, Some(("s2", why)));
     press(&mut h, "J J");
     let blamed = h
         .app

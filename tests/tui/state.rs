@@ -554,3 +554,25 @@ fn the_detail_lists_a_steps_links_in_report_order() {
     assert!(at("'first-out'") < at("'second-out'"));
     assert!(!s.contains("'elsewhere'"), "{s}");
 }
+
+#[test]
+fn leads_follow_the_suspects_under_their_own_line_and_the_keys_reach_them() {
+    let doc = calendar();
+    let mut report = doc.report.as_ref().clone();
+    let mut lead = report.suspects[0].clone();
+    lead.rank = 1;
+    lead.step = "s1".to_owned();
+    lead.index = 0;
+    lead.category = "point_of_no_return".to_owned();
+    lead.title = "the first state-changing call".to_owned();
+    report.leads = vec![lead];
+    let doc = Document::new(doc.run.as_ref().clone(), report, None);
+    let mut h = screen(doc, (120, 40), none());
+    press(&mut h, "] ] ]");
+    assert_eq!(selected_id(&h), "s1", "after the three suspects, the lead");
+    let s = h.screen();
+    assert!(s.contains("Leads: listed for where they sit"), "{s}");
+    assert!(s.contains("L1"), "{s}");
+    assert!(s.contains("3, 1 lead"), "{s}");
+    assert!(s.contains("a lead: listed for where it"), "{s}");
+}

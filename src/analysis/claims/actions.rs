@@ -5,7 +5,7 @@
 
 use super::records::{KeyedNumber, json_of, records};
 use super::words::{TermKind, each_term, numbers_in, stem};
-use crate::analysis::detect::vocab::ACTION_NAME_WORDS;
+use crate::analysis::detect::state_change::changes_state;
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
 use hashbrown::HashSet;
@@ -29,11 +29,10 @@ pub struct ActionCall {
     pub(super) text: String,
 }
 
-/// The calls claims of actions are compared with: the state-changing ones when the run marks any
-/// tool as state-changing, else the calls whose tool name says it changes things
-/// (`create_event`, `issue_refund`); the latest [`MAX_ACTION_CANDIDATES`].
+/// The calls claims of actions are compared with: the calls that change things (a tool marked
+/// `mutates`, or named or described with an action verb: `create_event`, `issue_refund`); the
+/// latest [`MAX_ACTION_CANDIDATES`].
 pub fn action_calls(run: &Run, texts: &StepTexts) -> Vec<ActionCall> {
-    let any_mutating = run.tools.iter().any(|t| t.mutates);
     let mut out: Vec<ActionCall> = Vec::new();
     // The latest calls, found from the end: the run before them is not read.
     let mut picked: Vec<usize> = run
@@ -42,14 +41,7 @@ pub fn action_calls(run: &Run, texts: &StepTexts) -> Vec<ActionCall> {
         .enumerate()
         .rev()
         .filter(|(_, s)| s.kind == StepKind::Tool)
-        .filter(|(_, s)| {
-            let Some(call) = &s.tool else { return false };
-            if any_mutating {
-                run.tool(&call.name).is_some_and(|t| t.mutates)
-            } else {
-                ACTION_NAME_WORDS.contains(&first_word(&call.name).as_str())
-            }
-        })
+        .filter(|(_, s)| s.tool.as_ref().is_some_and(|c| changes_state(run, &c.name)))
         .map(|(i, _)| i)
         .take(MAX_ACTION_CANDIDATES)
         .collect();
@@ -131,21 +123,4 @@ fn name_words(name: &str) -> Vec<String> {
         .split_whitespace()
         .map(|w| stem(&w.to_lowercase()))
         .collect()
-}
-
-/// The first word of a tool name in lower case: `create` of `create_event` and `createEvent`.
-fn first_word(name: &str) -> String {
-    let mut out = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() || (prev_lower && c.is_uppercase()) {
-            if out.is_empty() {
-                continue;
-            }
-            break;
-        }
-        prev_lower = c.is_lowercase();
-        out.extend(c.to_lowercase());
-    }
-    out
 }

@@ -93,6 +93,87 @@ pub struct EvidenceIndex {
     wanted: HashSet<String>,
     ids: HashMap<String, u32>,
     postings: Vec<Vec<u32>>,
+    /// The system prompts already added, each once.
+    instructions: HashSet<String>,
+}
+
+/// At most this many distinct system prompts are read from the steps' messages.
+const MAX_INSTRUCTIONS: usize = 16;
+/// A message list read for system prompts has at most this many messages looked at.
+const MAX_MESSAGES: usize = 256;
+/// A string of a result is read as JSON itself when it is at most this long.
+const MAX_NESTED_JSON_BYTES: usize = 4 * 1024 * 1024;
+/// JSON held in a string is read this many levels deep.
+const MAX_NESTED_DEPTH: usize = 3;
+
+/// The texts of the system (or developer) messages of a chat message list, as a model step's
+/// input records them: `[{"role": "system", "content": "..."}, ...]`, alone or under `messages`.
+fn system_messages(input: &crate::analysis::model::Json) -> Vec<String> {
+    use crate::analysis::model::Json;
+    let list = match input {
+        Json::Array(a) => a,
+        Json::Object(_) => match input.get("messages") {
+            Some(Json::Array(a)) => a,
+            _ => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    list.iter()
+        .take(MAX_MESSAGES)
+        .filter(|m| {
+            m.get("role").and_then(Json::as_str).is_some_and(|r| {
+                r.eq_ignore_ascii_case("system") || r.eq_ignore_ascii_case("developer")
+            })
+        })
+        .filter_map(|m| m.get("content"))
+        .map(flat_text)
+        .filter(|t| !t.trim().is_empty())
+        .collect()
+}
+
+/// The text of a tool's result, its string and number leaves one per line, with a string that
+/// holds JSON itself (a retriever's documents sent on as a JSON string) read as that JSON, so
+/// its texts come out plain rather than escaped.
+fn result_text(out: &crate::analysis::model::Json) -> String {
+    let mut text = String::new();
+    result_leaves(out, 0, &mut text);
+    text
+}
+
+/// [`result_text`] of one value. Recursive: JSON is nested at most about 128 deep (serde_json's
+/// limit when it was read), and a string is read as JSON at most [`MAX_NESTED_DEPTH`] times.
+fn result_leaves(v: &crate::analysis::model::Json, depth: usize, out: &mut String) {
+    use crate::analysis::model::Json;
+    if out.len() >= crate::analysis::rank::params::LINK_SCAN_BYTES {
+        return;
+    }
+    match v {
+        Json::String(s) => {
+            let t = s.trim();
+            let looks = depth < MAX_NESTED_DEPTH
+                && t.len() <= MAX_NESTED_JSON_BYTES
+                && ((t.starts_with('{') && t.ends_with('}'))
+                    || (t.starts_with('[') && t.ends_with(']')));
+            match looks
+                .then(|| serde_json::from_str::<Json>(t).ok())
+                .flatten()
+                .filter(|p| matches!(p, Json::Object(_) | Json::Array(_)))
+            {
+                Some(inner) => result_leaves(&inner, depth + 1, out),
+                None => {
+                    out.push_str(s);
+                    out.push('\n');
+                }
+            }
+        }
+        Json::Number(n) => {
+            out.push_str(&n.to_string());
+            out.push('\n');
+        }
+        Json::Array(a) => a.iter().for_each(|x| result_leaves(x, depth, out)),
+        Json::Object(o) => o.values().for_each(|x| result_leaves(x, depth, out)),
+        Json::Bool(_) | Json::Null => {}
+    }
 }
 
 impl EvidenceIndex {
@@ -148,6 +229,19 @@ impl EvidenceIndex {
                 StepKind::System if last_decision.is_none_or(|d| i < d) => {
                     if let Some(out) = &step.output {
                         ix.add(Some(i), SourceKind::Instruction, false, &flat_text(out));
+                    }
+                }
+                _ if last_decision.is_some_and(|d| i <= d) => {
+                    // The system prompt a model step was sent with its messages: the agent's
+                    // instructions, once however many calls repeat it.
+                    if let Some(input) = &step.input {
+                        for text in system_messages(input) {
+                            if ix.instructions.len() < MAX_INSTRUCTIONS
+                                && ix.instructions.insert(text.clone())
+                            {
+                                ix.add(Some(i), SourceKind::Instruction, false, &text);
+                            }
+                        }
                     }
                 }
                 _ => {}
@@ -223,7 +317,7 @@ impl EvidenceIndex {
         let recs = json_of(out).map(|v| records(&v)).unwrap_or_default();
         if recs.len() != 1 {
             let whole = self.passages.len();
-            self.add(Some(i), SourceKind::ToolResult, false, &flat_text(out));
+            self.add(Some(i), SourceKind::ToolResult, false, &result_text(out));
             if !recs.is_empty() {
                 for p in self.passages.get_mut(whole..).unwrap_or(&mut []) {
                     p.contradicts = false;
@@ -246,8 +340,19 @@ impl EvidenceIndex {
         if text.len() <= WHOLE_PASSAGE_BYTES {
             self.push(step, kind, outdated, text);
         } else {
-            for s in sentences(clip(text, crate::analysis::rank::params::LINK_SCAN_BYTES)) {
+            // Each sentence, and each sentence with its neighbours when together they are
+            // short: a document gives a figure on one line and what it is on the next.
+            let all: Vec<&str> =
+                sentences(clip(text, crate::analysis::rank::params::LINK_SCAN_BYTES)).collect();
+            for (k, s) in all.iter().enumerate() {
                 self.push(step, kind, outdated, s);
+                let around = all.get(k.saturating_sub(1)..(k + 2).min(all.len()));
+                if let Some(near) = around.filter(|w| w.len() == 3) {
+                    let joined = near.join(" ");
+                    if joined.len() <= WHOLE_PASSAGE_BYTES {
+                        self.push(step, kind, outdated, &joined);
+                    }
+                }
                 if self.seen >= MAX_EVIDENCE_PASSAGES {
                     return;
                 }

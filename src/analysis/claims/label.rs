@@ -386,8 +386,12 @@ fn label_by_words(
     action: bool,
     says_done: bool,
 ) -> Labelled {
+    // The agent's instructions say what it is and how it works: they support a statement of
+    // theirs, never a bare figure (a number a worked example of the prompt holds).
+    let figures_only = !ts.is_empty() && ts.iter().all(|t| t.kind == TermKind::Number);
     let allowed = |k: SourceKind| match k {
-        SourceKind::User | SourceKind::Instruction => !says_done,
+        SourceKind::Instruction => !says_done && !figures_only,
+        SourceKind::User => !says_done,
         SourceKind::FailedCall | SourceKind::EmptySearch => negated,
         _ => true,
     };
@@ -401,7 +405,7 @@ fn label_by_words(
     let mut best_support: Option<(usize, f64)> = None;
     let mut best_stale: Option<(usize, f64)> = None;
     let mut best_contra: Option<(usize, f64)> = None;
-    let mut best_any: Option<(usize, f64)> = None;
+    let mut best_any: Option<(usize, f64, bool)> = None;
     let better = |cur: Option<(usize, f64)>, s: f64| cur.is_none_or(|(_, b)| s > b);
     for p in ix.candidates(&present) {
         let Some(pass) = ix.passage(p) else { continue };
@@ -446,8 +450,17 @@ fn label_by_words(
         {
             best_contra = Some((p, close));
         }
-        if better(best_any, share) {
-            best_any = Some((p, share));
+        // For "partial", a passage holding every number and id of the claim (the figure a
+        // document gave) goes before one that holds more of its other words (the user's
+        // question, which names the subject but not the figure).
+        // The instructions say a claim in part only when they hold its figures too: a word in
+        // common with a long prompt ("dollars") is no source of "7.50 dollars".
+        let partial_source = pass.kind != SourceKind::Instruction || keys_all;
+        if share >= CLAIM_PARTIAL
+            && partial_source
+            && best_any.is_none_or(|(_, s, k)| (keys_all, share) > (k, s))
+        {
+            best_any = Some((p, share, keys_all));
         }
     }
     let pick = |p: usize, label: SupportLabel, lead: &str| {
@@ -480,7 +493,7 @@ fn label_by_words(
             "a close source gives a different number,",
         );
     }
-    if let Some((p, s)) = best_any
+    if let Some((p, s, _)) = best_any
         && s >= CLAIM_PARTIAL
     {
         return pick(p, SupportLabel::Partial, "only partly said by");

@@ -68,6 +68,7 @@ pub fn check_claims(run: &Run, texts: &StepTexts) -> Vec<CheckedClaim> {
     let labelled: Vec<_> = parts
         .iter()
         .map(|p| match courtesy::non_claim(&p.whole) {
+            _ if p.heading => label::no_claim("a heading, not a claim"),
             Some(why) if p.whole != p.text => label::no_claim(why),
             _ => label::label_claim(&p.text, run, &ix, &actions),
         })

@@ -1,7 +1,8 @@
 //! Splitting the final answer into claims: sentences, then clauses joined by "and" or "but" when
 //! both sides are long enough to stand alone. Fenced code blocks and bare list markers ("1.")
 //! are not claims; a sentence does not end after an abbreviation ("St.", "Dr.") or an initial
-//! ("Susan L."); a clause opening with "that" stays with the one before it. Pure; bounded by
+//! ("Susan L.") or inside a parenthesis; a clause opening with "that" stays with the one before
+//! it; a short line with more under it is a heading. Pure; bounded by
 //! [`MAX_CLAIMS`] and [`MAX_ANSWER_BYTES`].
 
 use crate::analysis::links::tokens::{clip, sentences, tokens};
@@ -27,7 +28,13 @@ pub struct Part {
     pub sentence: usize,
     /// The whole sentence, when the claim is one clause of it.
     pub whole: String,
+    /// The line is a heading: short, with no sentence's end, and more of the answer under it
+    /// ("Links", "Minimal example (Python)").
+    pub heading: bool,
 }
+
+/// A heading line has at most this many words.
+const HEADING_MAX_WORDS: usize = 6;
 
 /// The claims of `answer`, in order.
 pub fn split_claims(answer: &str) -> Vec<String> {
@@ -39,7 +46,9 @@ pub fn split_parts(answer: &str) -> Vec<Part> {
     let mut out: Vec<Part> = Vec::new();
     let mut in_code = false;
     let mut k = 0usize;
-    for line in clip(answer, MAX_ANSWER_BYTES).lines() {
+    let text = clip(answer, MAX_ANSWER_BYTES);
+    let lines: Vec<&str> = text.lines().collect();
+    for (n, line) in lines.iter().enumerate() {
         let bare = line.trim();
         if bare.starts_with("```") || bare.starts_with("~~~") {
             in_code = !in_code;
@@ -48,6 +57,10 @@ pub fn split_parts(answer: &str) -> Vec<Part> {
         if in_code {
             continue;
         }
+        let more_below = lines
+            .get(n + 1..)
+            .is_some_and(|rest| rest.iter().any(|l| !l.trim().is_empty()));
+        let heading = more_below && is_heading_line(bare);
         for s in joined_sentences(line) {
             // Markdown bold markers are not part of what the answer says ("**Flight 1:** …").
             let unbolded = s.replace("**", "");
@@ -56,12 +69,17 @@ pub fn split_parts(answer: &str) -> Vec<Part> {
                 continue;
             }
             let mut clauses = Vec::new();
-            split_clauses(s, &mut clauses);
+            if heading {
+                clauses.push(s.to_owned());
+            } else {
+                split_clauses(s, &mut clauses);
+            }
             for c in clauses {
                 out.push(Part {
                     text: c,
                     sentence: k,
                     whole: s.to_owned(),
+                    heading,
                 });
             }
             k += 1;
@@ -72,6 +90,21 @@ pub fn split_parts(answer: &str) -> Vec<Part> {
         }
     }
     out
+}
+
+/// A line that reads as a heading: no list marker, at most [`HEADING_MAX_WORDS`] words, no
+/// sentence's end or lead-in colon, no comma (a list of items), no digit (a figure is a claim),
+/// and a capital letter first ("Links", "Minimal example (Python)").
+fn is_heading_line(bare: &str) -> bool {
+    let t = bare.trim_end();
+    let words = t.split_whitespace().count();
+    let starts_upper = t.chars().next().is_some_and(char::is_uppercase);
+    words > 0
+        && words <= HEADING_MAX_WORDS
+        && starts_upper
+        && !t.ends_with(['.', '!', '?', ';', ':'])
+        && !t.contains(',')
+        && !t.chars().any(|c| c.is_ascii_digit())
 }
 
 /// The sentences of one line, joined again where a full stop ended an abbreviation or an
@@ -87,9 +120,32 @@ fn joined_sentences(line: &str) -> Vec<String> {
             }
             _ => out.push(s.to_owned()),
         }
-        carry = out.last().is_some_and(|p| ends_abbreviated(p));
+        carry = out
+            .last()
+            .is_some_and(|p| ends_abbreviated(p) || open_bracket(p));
     }
     out
+}
+
+/// At most this many bytes of a sentence are kept together for a bracket left open.
+const MAX_BRACKET_BYTES: usize = 1_000;
+
+/// True when `s` leaves a parenthesis or a square bracket open: the sentence goes on after the
+/// full stop inside it ("(the SDK creates a run for you. Each run is scored.)"). Bounded: a
+/// bracket never closed does not glue a whole answer together.
+fn open_bracket(s: &str) -> bool {
+    if s.len() > MAX_BRACKET_BYTES {
+        return false;
+    }
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth > 0
 }
 
 /// True when `s` ends with an abbreviation's or an initial's full stop ("St.", "L.").

@@ -7,6 +7,7 @@
 use super::answer::{self, AnswerTrace};
 use super::phrases::PhraseSet;
 use super::prescan::Marks;
+use super::state_change::{name_says_action, tool_changes_state};
 use super::vocab::INFRASTRUCTURE;
 use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
@@ -53,6 +54,8 @@ pub struct RunFacts {
     /// call's name), looked up once: several detectors and the walk back ask it of every step,
     /// and each lookup hashes the name (issue 11).
     tool_at: Slots,
+    /// Per tool of `run.tools`: calling it changes things ([`tool_changes_state`]).
+    changes: Vec<bool>,
     last_user: Slots,
     changed: bool,
     inside: Slots,
@@ -72,7 +75,8 @@ impl RunFacts {
             }
         }
         let tool_at = tools_called(run);
-        let mutates = |i: usize| tool_of_step(run, &tool_at, i).is_some_and(|t| t.mutates);
+        let changes: Vec<bool> = run.tools.iter().map(tool_changes_state).collect();
+        let mutates = |i: usize| step_changes_state(run, &tool_at, &changes, i);
         let changed = run
             .steps
             .iter()
@@ -82,6 +86,7 @@ impl RunFacts {
         RunFacts {
             callers: callers(run, texts),
             tool_at,
+            changes,
             last_user,
             changed,
             inside: last_decision_inside(run),
@@ -183,9 +188,10 @@ impl<'a> Facts<'a> {
         self.base.state_from.get(&i).map(|(w, v)| (*w, v.as_str()))
     }
 
-    /// True when step `i` is a call to a tool the run marks as state-changing.
+    /// True when step `i` is a call to a tool that changes things: marked `mutates`, or named
+    /// or described with an action verb (docs/how-it-decides.md, "What changes state").
     pub fn mutating(&self, i: usize) -> bool {
-        self.tool(i).is_some_and(|t| t.mutates)
+        step_changes_state(self.run, &self.base.tool_at, &self.base.changes, i)
     }
 
     /// The tool step `i` called, as `run.tool` finds it by its call's name.
@@ -419,6 +425,18 @@ fn tools_called(run: &Run) -> Slots {
         );
     }
     out
+}
+
+/// True when step `i` calls a tool that changes things: a listed tool by `changes` (its entry in
+/// [`RunFacts::changes`]), any other by its name.
+fn step_changes_state(run: &Run, tool_at: &Slots, changes: &[bool], i: usize) -> bool {
+    let Some(call) = run.steps.get(i).and_then(|s| s.tool.as_ref()) else {
+        return false;
+    };
+    match tool_at.get(i) {
+        Some(at) => changes.get(at).copied().unwrap_or(false),
+        None => name_says_action(&call.name),
+    }
 }
 
 /// The tool step `i` called, read from [`tools_called`]'s table.

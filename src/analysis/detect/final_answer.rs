@@ -12,7 +12,10 @@ use super::say::{quote, step, tool_of};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::{FINAL_ANSWER, LINK_SCAN_BYTES};
+use crate::analysis::rank::params::{FINAL_ANSWER, LINK_SCAN_BYTES, UNSOURCED_ANSWER};
+
+/// At most this many containers around the answering step are followed up.
+const MAX_PARENTS: usize = 64;
 
 /// Tools whose call hands the agent's final answer back.
 pub const FINAL_ANSWER_TOOLS: &[&str] = &["final_answer", "final_result", "finish"];
@@ -60,8 +63,88 @@ impl Detector for FinalAnswer {
         );
         // In a run that changed something, the change sealed it, not the words that reported it.
         fi.wording = true;
-        vec![fi]
+        let mut out = vec![fi];
+        if let Some(first) = unsourced(f, m) {
+            out.push(
+                Finding::new(
+                    m,
+                    Category::UnsourcedAnswer,
+                    DetectorId::FinalAnswer,
+                    UNSOURCED_ANSWER,
+                    Nature::Suspect,
+                    "it gave the final answer before anything was looked up, run or asked"
+                        .to_owned(),
+                )
+                .because(format!(
+                    "{} gave the final answer as the agent's first action: no tool result, search, memory read, code output or other agent's report comes before it{}",
+                    step(run, m),
+                    first.map_or_else(String::new, |p| format!(
+                        " (before it the agent only wrote, at {})",
+                        step(run, p)
+                    ))
+                ))
+                .because(format!("the answer it gave: {}", quote(answer))),
+            );
+        }
+        out
     }
+}
+
+/// When decision `m`, which gave the final answer, had nothing from outside the model before it
+/// (no successful call other than a final-answer call, no search or memory read, no step of a
+/// loop that reported back, no message of another agent or of the user after the task): the
+/// latest earlier model step of its own (a plan, notes), or `None` inside when there is none.
+/// `None` outside when something came in before it.
+fn unsourced(f: &Facts<'_>, m: usize) -> Option<Option<usize>> {
+    let run = f.run;
+    let me = run.steps.get(m)?;
+    // The containers around `m` (its loop step, its agent's run) report what happened inside
+    // them, `m` included: they are no source of its.
+    let mut around: Vec<&str> = Vec::new();
+    let mut up = me.parent.as_ref();
+    while let Some(p) = up
+        && around.len() < MAX_PARENTS
+    {
+        around.push(p.0.as_str());
+        up = run.step(p.0.as_str()).and_then(|s| s.parent.as_ref());
+    }
+    let mut users = 0;
+    let mut own = None;
+    for (k, s) in run.steps.iter().enumerate().take(m) {
+        if s.is_container() {
+            let reported = s.failed() || !s.output_text().trim().is_empty();
+            if reported && !around.contains(&s.id.0.as_str()) {
+                return None;
+            }
+            continue;
+        }
+        match s.kind {
+            StepKind::User => {
+                users += 1;
+                if users > 1 {
+                    return None;
+                }
+            }
+            StepKind::Tool => {
+                let final_call = s
+                    .tool
+                    .as_ref()
+                    .is_some_and(|t| FINAL_ANSWER_TOOLS.contains(&t.name.as_str()));
+                if !s.failed() && !final_call {
+                    return None;
+                }
+            }
+            StepKind::Retrieval | StepKind::MemoryRead if !s.failed() => return None,
+            _ if s.kind.is_model() => {
+                if s.agent != me.agent {
+                    return None;
+                }
+                own = Some(k);
+            }
+            _ => {}
+        }
+    }
+    Some(own)
 }
 
 /// In a failed run with a final answer, the decision that committed it and the final-answer call
@@ -157,5 +240,55 @@ mod tests {
             .answer("the Danube")
             .build();
         assert!(facts_for(&ok, |f| FinalAnswer.detect(f)).is_empty());
+    }
+
+    /// A plan, then the answer committed with nothing looked up; with `looked`, a search result
+    /// comes between them.
+    fn answered(looked: bool) -> crate::analysis::model::Run {
+        let b = RunBuilder::failed()
+            .task("Which monarchies in Asia have access to the sea?")
+            .llm(
+                "m0",
+                "1. Search for the list of monarchies.\n2. Check each coast.",
+            );
+        let b = if looked {
+            b.tool_ok(
+                "t1",
+                "web_search",
+                json!({"query": "Asian monarchies"}),
+                "Bahrain, Brunei, Cambodia, Japan, Jordan, Kuwait, Malaysia, Oman, Qatar.",
+            )
+        } else {
+            b
+        };
+        b.llm("m2", "Code: final_answer(\"12\")")
+            .tool_ok("t3", "final_answer", json!({"answer": "12"}), json!(null))
+            .answer("12")
+            .build()
+    }
+
+    #[test]
+    fn an_answer_given_before_anything_was_looked_up_is_a_suspect() {
+        let run = answered(false);
+        let found = facts_for(&run, |f| FinalAnswer.detect(f));
+        let unsourced: Vec<_> = found
+            .iter()
+            .filter(|x| x.category == Category::UnsourcedAnswer)
+            .collect();
+        assert_eq!(unsourced.len(), 1, "{found:?}");
+        assert_eq!(unsourced[0].step, 1);
+        assert!(!unsourced[0].category.is_lead());
+        assert!(
+            unsourced[0].evidence[0].contains("before it the agent only wrote, at step 'm0'"),
+            "{:?}",
+            unsourced[0].evidence
+        );
+        // A search result before the answer is a source: the commit is only a lead then.
+        let run = answered(true);
+        let found = facts_for(&run, |f| FinalAnswer.detect(f));
+        assert!(
+            found.iter().all(|x| x.category == Category::FinalAnswer),
+            "{found:?}"
+        );
     }
 }

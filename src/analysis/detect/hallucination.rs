@@ -44,6 +44,8 @@ impl Detector for Hallucination {
                 .get(k + 1..)
                 .is_some_and(|rest| rest.iter().any(super::decides))
         });
+        // The decision that committed the final answer, when a call did.
+        let commit = super::final_answer::commit(f).map(|(m, _)| m);
         let mut out = Vec::new();
         for c in f.claims {
             let (category, confidence, says) = match c.label {
@@ -69,12 +71,14 @@ impl Detector for Hallucination {
                 continue;
             };
             // A claim first written by the run's first decision, before any source was read, is
-            // mostly the task or a plan in other words: a weak reading of where it came from.
+            // mostly the task or a plan in other words: a guess. The decision that gave it as
+            // the final answer without checking it is where it went wrong; with no such
+            // decision, the guess is a weak reading of where it came from.
             let opening = category == Category::UnsupportedClaim && Some(at) == first;
-            let confidence = if opening {
-                UNSUPPORTED_OPENING
-            } else {
-                confidence
+            let (at, confidence) = match commit {
+                Some(m) if opening && m > at => (m, confidence),
+                _ if opening => (at, UNSUPPORTED_OPENING),
+                _ => (at, confidence),
             };
             let mut fi = Finding::new(
                 at,
@@ -90,6 +94,11 @@ impl Detector for Hallucination {
                 c.why
             ));
             match c.origin_step {
+                Some(o) if opening && o != at => fi = fi.because(format!(
+                    "{} first wrote it, as the run's first decision, before any source was read (a guess); {} gave it as the final answer with no source that holds it",
+                    step(run, o),
+                    step(run, at)
+                )),
                 Some(o) if opening => fi = fi.because(format!(
                     "{} first wrote it, as the run's first decision, before any source was read: \
                          it may only restate the task or a plan",
@@ -195,6 +204,24 @@ mod tests {
         assert_eq!(
             found(alone),
             vec![(0, Category::UnsupportedClaim, UNSUPPORTED_CLAIM)]
+        );
+        // A guess of the opening decision that a later decision committed as the final answer
+        // (through a final-answer call), unchecked: the commit is where it went wrong.
+        let committed = RunBuilder::failed()
+            .task("When did the bridge open?")
+            .llm("s1", claim)
+            .llm("s2", format!("Code: final_answer(\"{claim}\")"))
+            .tool_ok(
+                "s3",
+                "final_answer",
+                serde_json::json!({"answer": claim}),
+                serde_json::json!(null),
+            )
+            .answer(claim)
+            .build();
+        assert_eq!(
+            found(committed),
+            vec![(1, Category::UnsupportedClaim, UNSUPPORTED_CLAIM)]
         );
     }
 }

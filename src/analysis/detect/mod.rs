@@ -15,7 +15,7 @@ mod confirmation;
 mod context_window;
 pub(crate) mod conversation;
 mod facts;
-mod final_answer;
+pub(crate) mod final_answer;
 mod grounding;
 mod hallucination;
 mod loops;
@@ -33,6 +33,7 @@ mod retry;
 mod run_status;
 pub(crate) mod say;
 pub(crate) mod schema;
+pub mod state_change;
 mod task_drift;
 #[cfg(test)]
 mod tests_support;
@@ -195,6 +196,8 @@ pub enum Category {
     AnswerHandoff,
     /// The decision that committed the final answer of a failed run.
     FinalAnswer,
+    /// A decision that gave the final answer with nothing looked up, run or asked before it.
+    UnsourcedAnswer,
     /// The agent's last action before the decision that committed a failed final answer.
     AnswerBasis,
     /// The plan the agent followed to a failed final answer.
@@ -215,7 +218,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 37] = [
+    pub const ALL: [Category; 38] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -245,6 +248,7 @@ impl Category {
         Category::StallInstruction,
         Category::AnswerHandoff,
         Category::FinalAnswer,
+        Category::UnsourcedAnswer,
         Category::AnswerBasis,
         Category::FollowedPlan,
         Category::UnconfirmedAction,
@@ -254,6 +258,24 @@ impl Category {
         Category::BlockedPage,
         Category::JudgePick,
     ];
+
+    /// True for a finding that names no fault: a step listed because of where it sits (the
+    /// first change of a failed run, the last step of a run that crashed, a neighbour of the
+    /// answer's origin, the instruction behind a stall) or because it wrote or led to the final
+    /// answer (the commit, the action before it, the plan it followed). Such a step is a *lead*,
+    /// listed apart from the suspects and never counted as one (docs/how-it-decides.md, "Leads").
+    pub fn is_lead(self) -> bool {
+        matches!(
+            self,
+            Category::PointOfNoReturn
+                | Category::RunError
+                | Category::StallInstruction
+                | Category::AnswerHandoff
+                | Category::FinalAnswer
+                | Category::AnswerBasis
+                | Category::FollowedPlan
+        )
+    }
 
     /// The name in the report and the docs.
     pub fn as_str(self) -> &'static str {
@@ -294,6 +316,7 @@ impl Category {
             Category::ConflictingChange => "conflicting_change",
             Category::ReissuedInstruction => "reissued_instruction",
             Category::BlockedPage => "blocked_page",
+            Category::UnsourcedAnswer => "unsourced_answer",
             Category::JudgePick => "judge_pick",
         }
     }

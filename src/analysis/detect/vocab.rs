@@ -377,12 +377,10 @@ pub const INFRASTRUCTURE: &[&str] = &[
     "permission denied",
 ];
 
-/// Phrases of an error rejecting the request's content by a business rule ("payment amount does
-/// not add up", "gift card balance is not enough"): about the request when the error also names
-/// one of its keys or the kind of one of its values.
+/// Phrases of an error rejecting the request's content by a business rule ("balance is not
+/// enough", "amount exceeds the limit"): about the request when the error also names one of its
+/// keys or the kind of one of its values.
 pub const REJECTIONS: &[&str] = &[
-    "does not add up",
-    "doesn't add up",
     "not enough",
     "insufficient",
     "exceeds",
@@ -423,9 +421,9 @@ pub const REJECTIONS: &[&str] = &[
     "wrong",
 ];
 
-/// Phrases of an error refusing the request outright by a rule of the service ("non-delivered
-/// order cannot be exchanged", "gift card balance is not enough"): enough on their own to say the
-/// request, not the service, was at fault. Narrower than [`REJECTIONS`], whose generic words
+/// Phrases of an error refusing the request outright by a rule of the service ("this order
+/// cannot be changed", "balance is not enough", a rule the request "must" or "should" follow):
+/// enough on their own to say the request, not the service, was at fault. Narrower than [`REJECTIONS`], whose generic words
 /// ("wrong", "limit") need a key or kind of the request beside them.
 pub const REFUSALS: &[&str] = &[
     "cannot be",
@@ -437,15 +435,11 @@ pub const REFUSALS: &[&str] = &[
     "ineligible",
     "not enough",
     "insufficient",
-    "does not add up",
-    "doesn't add up",
-    "not available on",
     "no longer available",
     "not supported",
     "already",
-    "should match",
-    "should be",
-    "must match",
+    "should",
+    "must",
 ];
 
 /// Phrases of an error that says the details given matched nothing.
@@ -530,6 +524,22 @@ pub const OFFERS: &[&str] = &[
     "do you accept",
     "for a fee",
     "would it work",
+];
+
+/// Phrases of a closing offer of more help ("Is there anything else I can help you with?"): a
+/// question that ends a finished answer and waits for nothing.
+pub const CLOSING_OFFERS: &[&str] = &[
+    "anything else",
+    "something else",
+    "anything more",
+    "any other",
+    "any further",
+    "any more questions",
+    "further help",
+    "further assistance",
+    "more help",
+    "other questions",
+    "help you with today",
 ];
 
 /// Phrases of a model step proposing a plan (the judge's plan rule).

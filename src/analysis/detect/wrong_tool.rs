@@ -11,6 +11,7 @@
 
 use super::say::{quote, step};
 use super::schema::{has_properties, keys_declared, validate};
+use super::state_change::{changes_state, tool_changes_state};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, count};
 use crate::analysis::claims::words::{each_term, terms};
 use crate::analysis::model::{Run, StepKind};
@@ -166,7 +167,7 @@ impl Detector for WrongTool {
             let offered = |name: &&str| {
                 *name != x.name
                     && !called.contains(name)
-                    && (x.mutates || !run.tool(name).is_some_and(|y| y.mutates))
+                    && (tool_changes_state(x) || !changes_state(run, name))
             };
             if !described.keys().any(offered) {
                 // No tool to offer: the request's words cannot matter.

@@ -1,7 +1,8 @@
 //! Guesses that read no evidence, scored beside the rules so that what the rules add is visible:
 //! a uniform random step (its expected hit rate, computed exactly, not sampled) and trivial
 //! positional picks (the first steps, the first model steps, the decisions behind the first
-//! state-changing calls, the first failed steps, the last model steps).
+//! state-changing calls, the first failed steps, the last model steps, and the model call that
+//! gave the final answer).
 //!
 //! Every guess picks among the steps a suspect may be: containers (a wrapper around other steps)
 //! are left out, as the blame leaves them out. Each trivial baseline ranks up to [`TOP_K`] steps,
@@ -21,6 +22,7 @@ pub const BASELINES: &[(&str, &str)] = &[
     ),
     ("first_failure", "the first failed steps"),
     ("last_model", "the last model steps, latest first"),
+    ("answer_call", "the model call that gave the final answer"),
 ];
 
 /// The name of the random baseline.
@@ -46,8 +48,7 @@ pub fn decision_of(run: &Run, i: usize) -> usize {
 fn state_changing(run: &Run, s: &Step) -> bool {
     s.tool
         .as_ref()
-        .and_then(|c| run.tool(&c.name))
-        .is_some_and(|t| t.mutates)
+        .is_some_and(|c| crate::analysis::detect::state_change::changes_state(run, &c.name))
 }
 
 fn push(out: &mut Vec<usize>, i: usize) {
@@ -78,6 +79,11 @@ pub fn pick(name: &str, run: &Run) -> Vec<usize> {
             .filter(|s| s.failed())
             .take(TOP_K)
             .for_each(|s| push(&mut out, s.index)),
+        "answer_call" => {
+            if let Some(i) = answer_call(run) {
+                push(&mut out, i);
+            }
+        }
         "last_model" => run
             .steps
             .iter()
@@ -88,6 +94,30 @@ pub fn pick(name: &str, run: &Run) -> Vec<usize> {
         _ => {}
     }
     out
+}
+
+/// The model call that gave the final answer, the one pick that reads nothing but where the run
+/// ended: the decision behind the last successful call to a final-answer tool (`final_answer`,
+/// `final_result`, `finish`), else the last model step.
+pub fn answer_call(run: &Run) -> Option<usize> {
+    use crate::analysis::detect::final_answer::FINAL_ANSWER_TOOLS;
+    let call = run.steps.iter().rposition(|s| {
+        candidate(s)
+            && !s.failed()
+            && s.tool
+                .as_ref()
+                .is_some_and(|t| FINAL_ANSWER_TOOLS.contains(&t.name.as_str()))
+    });
+    match call {
+        Some(c) => {
+            let d = decision_of(run, c);
+            (d != c).then_some(d)
+        }
+        None => run
+            .steps
+            .iter()
+            .rposition(|s| candidate(s) && s.kind.is_model()),
+    }
 }
 
 /// The chance that a uniform random pick of distinct candidate steps hits the label: with one
@@ -177,9 +207,22 @@ mod tests {
         r.reindex();
         // the calls at 4 and 5 were both decided at 3.
         assert_eq!(pick("first_change", &r), vec![3]);
-        assert_eq!(pick("first_model", &r), vec![1, 3]);
+        // no final-answer call: the last model step gave the answer.
+        assert_eq!(pick("answer_call", &r), vec![3]);
+        r.steps[5].tool = Some(Box::new(ToolCall {
+            name: "final_answer".into(),
+            ..ToolCall::default()
+        }));
+        r.steps.push(Step::new("s6", Llm));
+        r.reindex();
+        // the decision before the final-answer call, not the model step after it.
+        assert_eq!(pick("answer_call", &r), vec![3]);
+        r.steps[5].error = Some("bad".into());
+        // a failed final-answer call gave no answer: the last model step did.
+        assert_eq!(pick("answer_call", &r), vec![6]);
+        assert_eq!(pick("first_model", &r), vec![1, 3, 6]);
         r.steps[2].error = Some("boom".into());
-        assert_eq!(pick("first_failure", &r), vec![2]);
+        assert_eq!(pick("first_failure", &r), vec![2, 5]);
         assert_eq!(pick("nope", &r), Vec::<usize>::new());
     }
 

@@ -7,8 +7,14 @@
 //! named by 0-based index or by step id; indices are compared as integers: "1" is step 1, "01" is
 //! step 1, "12" is never step 1, and a value that is not a whole non-negative number is no label
 //! at all.
+//!
+//! An annotation file that gives each error an impact (`LOW`, `MEDIUM`, `HIGH`, as TRAIL's do) is
+//! read three ways ([`Reading`]): any annotated error counts; only the earliest annotated error
+//! (the first step, in run order, where something went wrong); only the earliest HIGH-impact
+//! error (the decisive one a user needs to find).
 
 use crate::analysis::model::Run;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -29,6 +35,35 @@ pub struct Label {
     pub steps: Vec<StepRef>,
     /// The agent that made the mistake.
     pub agent: Option<String>,
+    /// When the label gives each error an impact: the steps of its HIGH-impact errors (empty when
+    /// none is HIGH). `None` when it gives no impacts: only [`Reading::Any`] is scored.
+    pub high: Option<Vec<StepRef>>,
+}
+
+/// How a label is read: which of its steps count.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Reading {
+    /// Any labelled step counts (the label as written).
+    #[default]
+    Any,
+    /// Only the earliest labelled step, in run order.
+    Earliest,
+    /// Only the earliest step of a HIGH-impact error.
+    EarliestHigh,
+}
+
+impl Reading {
+    /// The words added to a set's name for this reading (none for [`Reading::Any`]).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Reading::Any => "",
+            Reading::Earliest => "earliest",
+            Reading::EarliestHigh => "earliest HIGH",
+        }
+    }
 }
 
 /// A label with its steps found in one run.
@@ -51,6 +86,7 @@ impl Label {
         Label {
             steps: vec![StepRef::Index(step)],
             agent: None,
+            high: None,
         }
     }
 
@@ -61,26 +97,57 @@ impl Label {
 
     /// The label's steps found in `run`.
     pub fn resolve(&self, run: &Run) -> Resolved {
-        let mut steps = Vec::with_capacity(self.steps.len());
-        let mut missing = 0;
-        for r in &self.steps {
-            let found = match r {
-                StepRef::Index(i) => (*i < run.steps.len()).then_some(*i),
-                StepRef::Id(id) => run.step_index(id),
+        resolve_steps(&self.steps, self.agent.clone(), run)
+    }
+
+    /// Every reading of the label that can be scored on `run`, each with its steps found: the
+    /// label as written; and, when it gives impacts, its earliest step found in the run and the
+    /// earliest step of a HIGH-impact error (when one is found). A derived reading has one step
+    /// and no agent.
+    pub fn readings(&self, run: &Run) -> Vec<(Reading, Resolved)> {
+        let all = self.resolve(run);
+        let mut out = Vec::with_capacity(3);
+        if let Some(high) = &self.high {
+            let earliest = |r: &Resolved| {
+                r.steps.first().map(|&i| Resolved {
+                    steps: vec![i],
+                    has_steps: true,
+                    missing: 0,
+                    agent: None,
+                })
             };
-            match found {
-                Some(i) => steps.push(i),
-                None => missing += 1,
+            if let Some(e) = earliest(&all) {
+                out.push((Reading::Earliest, e));
+            }
+            if let Some(e) = earliest(&resolve_steps(high, None, run)) {
+                out.push((Reading::EarliestHigh, e));
             }
         }
-        steps.sort_unstable();
-        steps.dedup();
-        Resolved {
-            steps,
-            has_steps: !self.steps.is_empty(),
-            missing,
-            agent: self.agent.clone(),
+        out.insert(0, (Reading::Any, all));
+        out
+    }
+}
+
+fn resolve_steps(refs: &[StepRef], agent: Option<String>, run: &Run) -> Resolved {
+    let mut steps = Vec::with_capacity(refs.len());
+    let mut missing = 0;
+    for r in refs {
+        let found = match r {
+            StepRef::Index(i) => (*i < run.steps.len()).then_some(*i),
+            StepRef::Id(id) => run.step_index(id),
+        };
+        match found {
+            Some(i) => steps.push(i),
+            None => missing += 1,
         }
+    }
+    steps.sort_unstable();
+    steps.dedup();
+    Resolved {
+        steps,
+        has_steps: !refs.is_empty(),
+        missing,
+        agent,
     }
 }
 
@@ -147,27 +214,40 @@ pub fn inline_label(run: &Run) -> Option<Label> {
             .map(|i| vec![StepRef::Index(i)])
             .unwrap_or_default(),
         agent: w.get("mistake_agent").and_then(parse_agent),
+        high: None,
     };
     (!label.is_empty()).then_some(label)
 }
 
-/// The steps of an annotation file: `{"errors": [{"location": "<step id>", ...}, ...]}`, as the
-/// TRAIL benchmark writes one per trace. `None` when it names no error (the trace is not
-/// scored), or is not such an object.
+/// The steps of an annotation file: `{"errors": [{"location": "<step id>", "impact": "HIGH",
+/// ...}, ...]}`, as the TRAIL benchmark writes one per trace. `None` when it names no error (the
+/// trace is not scored), or is not such an object. When any error gives an `impact`, the steps
+/// of the `HIGH` ones (any case) are kept apart too.
 pub fn annotation_label(v: &Value) -> Option<Label> {
     let errors = v.get("errors")?.as_array()?;
     let mut steps: Vec<StepRef> = Vec::new();
+    let mut high: Vec<StepRef> = Vec::new();
+    let mut impacts = false;
     for e in errors {
         if let Some(id) = e.get("location").and_then(Value::as_str).map(str::trim)
             && !id.is_empty()
         {
             let r = StepRef::Id(id.to_owned());
+            let impact = e.get("impact").and_then(Value::as_str).map(str::trim);
+            impacts |= impact.is_some();
+            if impact.is_some_and(|i| i.eq_ignore_ascii_case("high")) && !high.contains(&r) {
+                high.push(r.clone());
+            }
             if !steps.contains(&r) {
                 steps.push(r);
             }
         }
     }
-    (!steps.is_empty()).then_some(Label { steps, agent: None })
+    (!steps.is_empty()).then_some(Label {
+        steps,
+        agent: None,
+        high: impacts.then_some(high),
+    })
 }
 
 /// Labels by key: `{"<key>": {"step": N, "agent": "..."}}`. `step` is a 0-based index (or a
@@ -215,6 +295,7 @@ impl LabelFile {
             let label = Label {
                 steps,
                 agent: pick("agent", "mistake_agent").and_then(parse_agent),
+                high: None,
             };
             if label.is_empty() {
                 return Err(bad());
@@ -320,7 +401,8 @@ mod tests {
             inline_label(&run),
             Some(Label {
                 steps: vec![StepRef::Index(14)],
-                agent: Some("Orchestrator".into())
+                agent: Some("Orchestrator".into()),
+                high: None,
             })
         );
     }
@@ -377,6 +459,50 @@ mod tests {
         );
         assert_eq!(annotation_label(&json!({"errors": []})), None);
         assert_eq!(annotation_label(&json!([1])), None);
+    }
+
+    #[test]
+    fn an_annotation_with_impacts_is_read_three_ways() {
+        let v = json!({"errors": [
+            {"location": "s3", "impact": "HIGH"},
+            {"location": "s1", "impact": "LOW"},
+            {"location": "s2", "impact": "high"},
+            {"location": "gone", "impact": "HIGH"}]});
+        let label = annotation_label(&v).unwrap_or_default();
+        assert_eq!(
+            label.high,
+            Some(vec![
+                StepRef::Id("s3".into()),
+                StepRef::Id("s2".into()),
+                StepRef::Id("gone".into())
+            ])
+        );
+        let mut run = Run::new("r", RunStatus::Failed);
+        for id in ["s0", "s1", "s2", "s3"] {
+            run.steps.push(Step::new(id, StepKind::Llm));
+        }
+        run.reindex();
+        let got: Vec<(Reading, Vec<usize>)> = label
+            .readings(&run)
+            .into_iter()
+            .map(|(r, l)| (r, l.steps))
+            .collect();
+        // Any error; the earliest in run order (s1, though LOW); the earliest HIGH one (s2).
+        assert_eq!(
+            got,
+            vec![
+                (Reading::Any, vec![1, 2, 3]),
+                (Reading::Earliest, vec![1]),
+                (Reading::EarliestHigh, vec![2])
+            ]
+        );
+        // No impacts: the label as written only. No HIGH error: no such reading.
+        let plain = annotation_label(&json!({"errors": [{"location": "s1"}]})).unwrap_or_default();
+        assert_eq!(plain.readings(&run).len(), 1);
+        let low = annotation_label(&json!({"errors": [{"location": "s1", "impact": "LOW"}]}))
+            .unwrap_or_default();
+        let readings: Vec<Reading> = low.readings(&run).into_iter().map(|(r, _)| r).collect();
+        assert_eq!(readings, vec![Reading::Any, Reading::Earliest]);
     }
 
     #[test]

@@ -15,8 +15,8 @@ mod table;
 
 pub use baselines::{BASELINES, RANDOM, candidate, random_expectation};
 pub use labels::{
-    Label, LabelError, LabelFile, Resolved, StepRef, annotation_label, inline_label, label_keys,
-    parse_step, set_name,
+    Label, LabelError, LabelFile, Reading, Resolved, StepRef, annotation_label, inline_label,
+    label_keys, parse_step, set_name,
 };
 pub use rules::rule_findings;
 pub use score::{
@@ -77,7 +77,7 @@ impl EvalReport {
         mut unlabelled: Vec<Unlabelled>,
         mut errors: Vec<FileError>,
     ) -> Self {
-        runs.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
+        runs.sort_by(|a, b| (&a.file, a.index, a.reading).cmp(&(&b.file, b.index, b.reading)));
         unlabelled.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
         errors.sort_by(|a, b| a.file.cmp(&b.file));
         let (sets, total) = summarize(&runs);

@@ -4,7 +4,7 @@
 //! tallies per set and over all sets.
 
 use super::baselines::{BASELINES, RANDOM, pick, random_expectation};
-use super::labels::Resolved;
+use super::labels::{Reading, Resolved};
 use crate::analysis::model::Run;
 use crate::analysis::report::Report;
 use serde::{Deserialize, Serialize};
@@ -128,6 +128,10 @@ pub struct RunResult {
     pub index: Option<usize>,
     /// The run's id.
     pub run: String,
+    /// How the label was read (`any`; for a label giving impacts also `earliest` and
+    /// `earliest_high`, each scored in a set of its own and left out of the total).
+    #[serde(default)]
+    pub reading: Reading,
     /// How many steps a suspect may be (containers left out).
     pub candidates: usize,
     /// The label: `{"steps", "missing", "agent"}`.
@@ -172,8 +176,10 @@ impl From<&Resolved> for LabelOut {
 pub struct RunKey {
     /// The file, as found.
     pub file: String,
-    /// Its set.
+    /// Its set (for a derived reading, the set's name and the reading's).
     pub set: String,
+    /// How its label is read.
+    pub reading: Reading,
     /// The run's position in a file holding several.
     pub index: Option<usize>,
     /// The run's id.
@@ -227,6 +233,7 @@ impl RunResult {
             set: key.set,
             index: key.index,
             run: key.run,
+            reading: key.reading,
             candidates: run
                 .steps
                 .iter()
@@ -426,7 +433,8 @@ impl SetScore {
     }
 }
 
-/// Per set (by name) and in total.
+/// Per set (by name) and in total. The total counts each run once, as its label is written: a
+/// derived reading (the earliest error, the earliest HIGH-impact one) has its own set only.
 pub fn summarize(results: &[RunResult]) -> (Vec<SetScore>, SetScore) {
     let mut sets: BTreeMap<&str, SetScore> = BTreeMap::new();
     let mut total = SetScore::named("all");
@@ -434,7 +442,9 @@ pub fn summarize(results: &[RunResult]) -> (Vec<SetScore>, SetScore) {
         sets.entry(r.set.as_str())
             .or_insert_with(|| SetScore::named(&r.set))
             .add(r);
-        total.add(r);
+        if r.reading == Reading::Any {
+            total.add(r);
+        }
     }
     (
         sets.into_values().map(SetScore::finish).collect(),

@@ -97,6 +97,7 @@ fn key(set: &str) -> RunKey {
         set: set.into(),
         index: None,
         run: "r".into(),
+        ..RunKey::default()
     }
 }
 
@@ -188,4 +189,43 @@ fn grouped_suspects_count_at_their_own_ranks() {
     ]);
     let r = report(serde_json::json!([lead, suspect(2, 4), suspect(4, 2)]));
     assert_eq!(predict(&r, &run).steps, vec![7, 4, 9]);
+}
+
+#[test]
+fn leads_are_never_predicted() {
+    let run = run_of(&["A", "B", "C"]);
+    let mut r = report(serde_json::json!([suspect(1, 2)]));
+    r.leads = vec![serde_json::from_value(suspect(1, 0)).unwrap_or_else(|e| panic!("{e}"))];
+    assert_eq!(predict(&r, &run).steps, vec![2]);
+    r.suspects.clear();
+    assert_eq!(predict(&r, &run), Prediction::default());
+}
+
+#[test]
+fn a_derived_reading_is_a_set_of_its_own_and_stays_out_of_the_total() {
+    let run = run_of(&["a", "b", "c", "d"]);
+    let any = RunResult::new(
+        key("trail"),
+        &run,
+        &label(&[1, 3], None),
+        pred(&[3], None, None),
+        Vec::new(),
+    );
+    let earliest = RunResult::new(
+        RunKey {
+            reading: Reading::Earliest,
+            ..key("trail earliest")
+        },
+        &run,
+        &label(&[1], None),
+        pred(&[3], None, None),
+        Vec::new(),
+    );
+    let (sets, total) = summarize(&[any, earliest]);
+    let names: Vec<_> = sets
+        .iter()
+        .map(|s| (s.set.as_str(), s.step_top1.hits))
+        .collect();
+    assert_eq!(names, [("trail", 1), ("trail earliest", 0)]);
+    assert_eq!((total.runs, total.step_top1.hits), (1, 1));
 }

@@ -104,7 +104,7 @@ pub fn render_rules(r: &EvalReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "rule precision: its own best finding is a labelled step (fired = runs where it found something)"
+        "rule precision: its own best finding is a labelled step (fired = runs where it found something; a rule marked (lead) lists leads, never counted as suspects)"
     );
     let all: Vec<&SetScore> = r
         .sets
@@ -129,10 +129,18 @@ pub fn render_rules(r: &EvalReport) -> String {
             let p = x
                 .precision
                 .map_or_else(|| "-".to_owned(), |p| format!("{:.1}%", p * 100.0));
+            let lead = crate::analysis::detect::Category::ALL
+                .iter()
+                .any(|c| c.as_str() == x.rule && c.is_lead());
+            let name = if lead {
+                format!("{} (lead)", inert_line(&x.rule))
+            } else {
+                inert_line(&x.rule).into_owned()
+            };
             let _ = writeln!(
                 out,
                 "  {:<22} {:<20} {:>5} {:>5} {:>9} {:>5} {:>9}",
-                inert_line(&x.rule),
+                name,
                 inert_line(&x.detector),
                 x.fired,
                 x.hits,
@@ -182,6 +190,7 @@ mod tests {
             set: set.into(),
             index: None,
             run: "r".into(),
+            ..RunKey::default()
         };
         let run = run();
         let finding = RuleFinding {

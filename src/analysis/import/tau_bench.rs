@@ -16,23 +16,6 @@ use std::collections::{HashMap, HashSet};
 /// The τ-bench importer.
 pub struct TauBench;
 
-/// Tools that change the world (airline and retail domains): imported with `mutates: true`.
-pub const WRITE_TOOLS: &[&str] = &[
-    "book_reservation",
-    "cancel_reservation",
-    "update_reservation_baggages",
-    "update_reservation_flights",
-    "update_reservation_passengers",
-    "send_certificate",
-    "cancel_pending_order",
-    "exchange_delivered_order_items",
-    "modify_pending_order_address",
-    "modify_pending_order_items",
-    "modify_pending_order_payment",
-    "modify_user_address",
-    "return_delivered_order_items",
-];
-
 fn is_record(v: &Value) -> bool {
     v.get("traj").is_some_and(Value::is_array)
 }
@@ -277,15 +260,11 @@ fn build_run(position: usize, r: &Value) -> ImportedRun {
     if !outputs.is_empty() {
         run.insert("reference_answer".to_owned(), json!(outputs.join("\n")));
     }
+    // Which of them change things is read from their names by the analysis (an action verb
+    // first: `cancel_pending_order`), not from a list of this benchmark's tools.
     let tools: Vec<Value> = tool_order
         .iter()
-        .map(|name| {
-            if WRITE_TOOLS.contains(&name.as_str()) {
-                json!({"name": name, "mutates": true})
-            } else {
-                json!({"name": name})
-            }
-        })
+        .map(|name| json!({"name": name}))
         .collect();
     if !tools.is_empty() {
         run.insert("tools".to_owned(), Value::Array(tools));

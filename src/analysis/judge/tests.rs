@@ -8,10 +8,11 @@ use crate::analysis::testutil::RunBuilder;
 use serde_json::json;
 
 #[test]
-fn asked_only_for_failed_or_crashed_runs_whose_best_rule_score_is_under_0_8() {
+fn asked_only_for_failed_or_crashed_runs_with_no_strong_suspect() {
+    use crate::analysis::rank::params::STRONG;
     assert!(should_ask(RunStatus::Failed, None));
-    assert!(should_ask(RunStatus::Error, Some(0.79)));
-    assert!(!should_ask(RunStatus::Failed, Some(0.8)));
+    assert!(should_ask(RunStatus::Error, Some(STRONG)));
+    assert!(!should_ask(RunStatus::Failed, Some(STRONG + 0.01)));
     assert!(!should_ask(RunStatus::Succeeded, None));
     assert!(!should_ask(RunStatus::Unfinished, Some(0.1)));
 }

@@ -7,7 +7,7 @@
 //! latest decision inside it). Linear in the run; no I/O.
 
 use super::walk_back::Walked;
-use crate::analysis::detect::say::{quote, step as step_name, tool_of};
+use crate::analysis::detect::say::{step as step_name, tool_of};
 use crate::analysis::detect::{Category, Facts, decides};
 use crate::analysis::model::{Step, StepKind};
 use crate::analysis::report::Role;
@@ -51,24 +51,6 @@ fn decider(facts: &Facts<'_>, i: usize) -> Option<usize> {
         .or_else(|| run.steps.get(..i)?.iter().rposition(decides))
 }
 
-/// For a coordinator's review of the team's work (a step with `attributes.review`), the step
-/// that carried its decision out: the coordinator's very next step, when it is an instruction to
-/// an agent (`attributes.to`). The review reasons; the instruction is what the team acted on. A
-/// review followed by anything else (the end of the work, a new plan, another agent) keeps its
-/// findings: nobody acted on it but the coordinator.
-fn carried_out_by(run: &crate::analysis::model::Run, i: usize) -> Option<usize> {
-    let s = run.steps.get(i)?;
-    s.attributes().get("review")?.as_object()?;
-    let next = run.steps.get(i + 1)?;
-    let same_agent = s.agent.is_some() && next.agent == s.agent;
-    let instructs = next
-        .attributes()
-        .get("to")
-        .and_then(serde_json::Value::as_str)
-        .is_some_and(|t| !t.trim().is_empty());
-    (same_agent && instructs && decides(next) && !next.is_container()).then_some(i + 1)
-}
-
 /// Moves every finding to the decision behind it (see the module doc); findings on containers
 /// with no model step inside them are dropped.
 pub fn to_decisions(facts: &Facts<'_>, items: Vec<Walked>) -> Vec<Walked> {
@@ -90,21 +72,6 @@ pub fn to_decisions(facts: &Facts<'_>, items: Vec<Walked>) -> Vec<Walked> {
             continue;
         }
         if stays(w.finding.category, w.role) {
-            out.push(w);
-            continue;
-        }
-        if let Some(m) = carried_out_by(run, at) {
-            w.finding.evidence.insert(
-                0,
-                format!(
-                    "{} is the review in which the coordinator decided this; {} carried the decision out: {}",
-                    step_name(run, at),
-                    step_name(run, m),
-                    quote(&run.steps.get(m).map(Step::output_text).unwrap_or_default())
-                ),
-            );
-            w.finding.shown_at = Some(at);
-            w.finding.step = m;
             out.push(w);
             continue;
         }
@@ -228,15 +195,14 @@ mod tests {
     }
 
     #[test]
-    fn a_finding_on_a_coordinators_review_moves_to_the_instruction_that_carried_it_out() {
-        // The surfer first named the gym (answer origin); the review took it up (a hand-off),
-        // and the instruction right after it is what the team acted on.
-        let v = moved(&coordinated(true));
-        assert!(v.contains(&(3, "answer_handoff")), "{v:?}");
-        assert!(v.iter().all(|(s, _)| *s != 2), "{v:?}");
-        // A review followed by no instruction (the coordinator ended the work) keeps it.
-        let v = moved(&coordinated(false));
-        assert!(v.contains(&(2, "answer_handoff")), "{v:?}");
+    fn a_finding_on_a_coordinators_review_stays_on_the_review() {
+        // The surfer first named the gym (answer origin); the review took it up (a hand-off).
+        // Whatever the coordinator did next, the finding stays where the evidence is.
+        for next_is_instruction in [true, false] {
+            let v = moved(&coordinated(next_is_instruction));
+            assert!(v.contains(&(2, "answer_handoff")), "{v:?}");
+            assert!(v.iter().all(|(s, _)| *s != 3), "{v:?}");
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use super::ranking::SuspectEntry;
 use crate::analysis::detect::say::{quote, step as step_name, tool_phrase};
-use crate::analysis::detect::vocab::{DECLINES, NOT_FOUND, OFFERS, find_phrase};
+use crate::analysis::detect::vocab::{CLOSING_OFFERS, DECLINES, NOT_FOUND, OFFERS, find_phrase};
 use crate::analysis::detect::{Category, Facts};
 use crate::analysis::links::tokens::{clip, tokens};
 use crate::analysis::model::{RunStatus, StepKind};
@@ -51,7 +51,7 @@ pub fn fault(facts: &Facts<'_>, suspects: &[SuspectEntry]) -> Fault {
             why,
         };
     }
-    if let Some(why) = stopped_on_question(facts) {
+    if let Some(why) = stopped_on_question(facts, suspects) {
         return Fault {
             party: Party::Unfinished,
             why,
@@ -110,14 +110,30 @@ fn service_failure(facts: &Facts<'_>, top: &SuspectEntry, suspects: &[SuspectEnt
     format!("{failed}; {part}")
 }
 
-/// The agent's last question to the user, when the run ends on one.
+/// The agent's last question to the user, when the run ends on one. A closing offer of more
+/// help ("Is there anything else I can help you with?") ends a finished answer: it waits for
+/// nothing.
 fn waiting_on(facts: &Facts<'_>) -> Option<String> {
     let run = facts.run;
     let (i, last) = run.steps.iter().enumerate().next_back()?;
     let text = facts.texts.produced(i);
     let text = text.trim();
-    (last.kind.is_model() && text.ends_with('?'))
-        .then(|| format!("{} asked the user {}", step_name(run, i), quote(text)))
+    if !last.kind.is_model() || !text.ends_with('?') {
+        return None;
+    }
+    let question = crate::analysis::links::tokens::sentences(clip(text, LINK_SCAN_BYTES))
+        .last()
+        .unwrap_or(text)
+        .to_lowercase()
+        .replace('\u{2019}', "'");
+    if find_phrase(&question, CLOSING_OFFERS).is_some() {
+        return None;
+    }
+    Some(format!(
+        "{} asked the user {}",
+        step_name(run, i),
+        quote(text)
+    ))
 }
 
 fn details_never_matched(facts: &Facts<'_>) -> Option<String> {
@@ -187,9 +203,11 @@ fn declined_offer(facts: &Facts<'_>) -> Option<String> {
     ))
 }
 
-fn stopped_on_question(facts: &Facts<'_>) -> Option<String> {
+/// Nothing went wrong yet: no step failed, nothing changed, no rule found a suspect, and the
+/// run stopped on the agent's question to the user.
+fn stopped_on_question(facts: &Facts<'_>, suspects: &[SuspectEntry]) -> Option<String> {
     let run = facts.run;
-    if facts.changed_something() || run.steps.iter().any(|s| s.failed()) {
+    if !suspects.is_empty() || facts.changed_something() || run.steps.iter().any(|s| s.failed()) {
         return None;
     }
     waiting_on(facts).map(|w| {

@@ -10,7 +10,7 @@ mod walk_back;
 
 pub use decision::is_container;
 pub use fault::fault;
-pub use ranking::{Scored, SuspectEntry, listed, score_all, suspects};
+pub use ranking::{Ranked, Scored, SuspectEntry, listed, rank_steps, score_all, suspects};
 pub use walk_back::{Walked, walk_back};
 
 use crate::analysis::detect::{Facts, Finding};

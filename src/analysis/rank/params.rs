@@ -4,106 +4,133 @@
 //! changes verdicts, so each change needs a test that shows why. Holds constants only.
 
 // ---- Detector confidences (before the ranking multipliers) --------------------------------
+//
+// One derivation for every rule (docs/how-it-decides.md, "Weights"): a rule's confidence is its
+// measured precision over every labelled development set it fires on (how often its own best
+// finding was a labelled step, `tdn-tui eval --rules`, the `all` table), pulled towards the
+// precision of all rules together by [`PRIOR_RUNS`] runs' worth of that prior, so that a rule
+// measured on a handful of runs stays near the prior. A rule never measured (it fired on no
+// labelled run) weighs the prior. The counts are written beside each rule; re-measure them when
+// rules change.
 
-/// A tool call that failed (`error` set): where a failure surfaced.
-pub const TOOL_ERROR: f64 = 0.9;
-/// A failed step that is not a tool call (a model, retrieval or memory step).
-pub const STEP_ERROR: f64 = 0.8;
-/// A tool call whose arguments its schema rejects, though the call did not fail.
-pub const INVALID_ARGUMENTS: f64 = 0.7;
-/// Wrong tool: the arguments fail the called tool's schema but fit another tool's.
-pub const WRONG_TOOL_SCHEMA: f64 = 0.8;
+/// Precision of every rule's best finding together, over the development sets (204 of 497).
+pub const PRIOR: f64 = 0.41;
+/// How many runs of the prior a rule's own counts are weighed against.
+pub const PRIOR_RUNS: f64 = 10.0;
+
+/// A rule's confidence from its counts: `(hits + PRIOR_RUNS * PRIOR) / (fired + PRIOR_RUNS)`.
+pub const fn measured(hits: u32, fired: u32) -> f64 {
+    (hits as f64 + PRIOR_RUNS * PRIOR) / (fired as f64 + PRIOR_RUNS)
+}
+
+/// A tool call that failed (`error` set): where a failure surfaced. Not measured.
+pub const TOOL_ERROR: f64 = PRIOR;
+/// A failed step that is not a tool call (a model, retrieval or memory step): 3 of 4.
+pub const STEP_ERROR: f64 = measured(3, 4);
+/// A tool call whose arguments its schema rejects, though the call did not fail. Not measured.
+pub const INVALID_ARGUMENTS: f64 = PRIOR;
+/// Wrong tool: the arguments fail the called tool's schema but fit another tool's (1 of 4, both
+/// ways together).
+pub const WRONG_TOOL_SCHEMA: f64 = measured(1, 4);
 /// Wrong tool: the request matches another tool's description far better.
-pub const WRONG_TOOL_DESCRIPTION: f64 = 0.6;
-/// The first state-changing call of a failed run: a prime suspect, not proof.
-pub const POINT_OF_NO_RETURN: f64 = 0.5;
-/// The same call made three or more times with identical arguments.
-pub const REPEATED_CALL: f64 = 0.7;
-/// The run used up or exceeded its step budget.
-pub const STEP_BUDGET: f64 = 0.6;
-/// A retrieval that found nothing.
-pub const EMPTY_RETRIEVAL: f64 = 0.6;
-/// A retrieval that returned a source marked outdated.
-pub const OUTDATED_SOURCE: f64 = 0.7;
-/// Retrieved text or a tool result that gives the model orders.
-pub const PROMPT_INJECTION: f64 = 0.6;
+pub const WRONG_TOOL_DESCRIPTION: f64 = WRONG_TOOL_SCHEMA;
+/// The first state-changing call of a failed run: a lead, 4 of 14.
+pub const POINT_OF_NO_RETURN: f64 = measured(4, 14);
+/// The same call made three or more times with identical arguments: 7 of 8.
+pub const REPEATED_CALL: f64 = measured(7, 8);
+/// The run used up or exceeded its step budget. Not measured.
+pub const STEP_BUDGET: f64 = PRIOR;
+/// A retrieval that found nothing. Not measured.
+pub const EMPTY_RETRIEVAL: f64 = PRIOR;
+/// A retrieval that returned a source marked outdated. Not measured.
+pub const OUTDATED_SOURCE: f64 = PRIOR;
+/// Retrieved text or a tool result that gives the model orders. Not measured.
+pub const PROMPT_INJECTION: f64 = PRIOR;
 /// ... and a later tool call uses an address or link found only in that text.
-pub const PROMPT_INJECTION_STRONG: f64 = 0.9;
-/// A prompt that filled [`CONTEXT_FULL_SHARE`] or more of the model's window.
-pub const CONTEXT_FULL: f64 = 0.6;
-/// A memory read that returned something other than what was written.
-pub const MEMORY_MISMATCH: f64 = 0.8;
-/// A decision that chose an option whose required step failed.
-pub const FAILED_PRECONDITION: f64 = 0.9;
-/// A claim of the answer that a close source contradicts.
-pub const CONTRADICTED_CLAIM: f64 = 0.8;
-/// A claim of the answer that only an outdated source supports.
-pub const STALE_CLAIM: f64 = 0.7;
-/// A claim of the answer that no source supports.
-pub const UNSUPPORTED_CLAIM: f64 = 0.5;
+pub const PROMPT_INJECTION_STRONG: f64 = PROMPT_INJECTION;
+/// A prompt that filled [`CONTEXT_FULL_SHARE`] or more of the model's window. Not measured.
+pub const CONTEXT_FULL: f64 = PRIOR;
+/// A memory read that returned something other than what was written. Not measured.
+pub const MEMORY_MISMATCH: f64 = PRIOR;
+/// A decision that chose an option whose required step failed. Not measured.
+pub const FAILED_PRECONDITION: f64 = PRIOR;
+/// A claim of the answer that a close source contradicts: 10 of 20.
+pub const CONTRADICTED_CLAIM: f64 = measured(10, 20);
+/// A claim of the answer that only an outdated source supports. Not measured.
+pub const STALE_CLAIM: f64 = PRIOR;
+/// A claim of the answer that no source supports: 52 of 143.
+pub const UNSUPPORTED_CLAIM: f64 = measured(52, 143);
 /// An unsupported claim first written by the run's first decision (before any source was read,
-/// when a later decision follows): below the weak suspects that fill a short list.
-pub const UNSUPPORTED_OPENING: f64 = 0.28;
-/// The run ended in an error and no step failed.
-pub const RUN_ERROR: f64 = 0.5;
-/// The run opens with a model's brief that leaves out the task.
-pub const TASK_DRIFT: f64 = 0.99;
-/// A model step says it works from invented data ("hypothetical", "sample data", ...).
-pub const MADE_UP_DATA: f64 = 0.99;
+/// when a later decision follows) and given as the answer by no later call: measured apart, 3 of
+/// 38.
+pub const UNSUPPORTED_OPENING: f64 = measured(3, 38);
+/// The run ended in an error and no step failed: a lead. Not measured.
+pub const RUN_ERROR: f64 = PRIOR;
+/// The run opens with a model's brief that leaves out the task: 4 of 5.
+pub const TASK_DRIFT: f64 = measured(4, 5);
+/// A model step says it works from invented data ("hypothetical", "sample data", ...): 13 of 31,
+/// both ways together.
+pub const MADE_UP_DATA: f64 = measured(13, 31);
 /// A model step says it goes on from an assumption ("let's assume", "assuming").
-pub const MADE_UP_ASSUMPTION: f64 = 0.65;
-/// The step that first stated the final answer's values.
-pub const ANSWER_ORIGIN: f64 = 0.7;
-/// The step that wrote the code of the first code run that failed.
-pub const CODE_FAILURE: f64 = 0.75;
-/// A fetched page that was a bot check or an access block.
-pub const BLOCKED_PAGE: f64 = 0.6;
-/// An agent's action after which its coordinator asked it again for much the same thing.
-pub const REISSUED_INSTRUCTION: f64 = 0.46;
+pub const MADE_UP_ASSUMPTION: f64 = MADE_UP_DATA;
+/// The step that first stated the final answer's values: 32 of 87.
+pub const ANSWER_ORIGIN: f64 = measured(32, 87);
+/// The step that wrote the code of the first code run that failed: 17 of 36.
+pub const CODE_FAILURE: f64 = measured(17, 36);
+/// A fetched page that was a bot check or an access block: 3 of 6.
+pub const BLOCKED_PAGE: f64 = measured(3, 6);
+/// An agent's action after which its coordinator asked it again for much the same thing: 7 of 38.
+pub const REISSUED_INSTRUCTION: f64 = measured(7, 38);
 /// ... when the new instruction holds at least this share of the previous one's content words
 pub const REISSUE_SHARE: f64 = 0.4;
 /// ... and the previous one had at least this many.
 pub const REISSUE_MIN_TERMS: usize = 5;
-/// A change made in a conversation before the user confirmed it.
-pub const UNCONFIRMED_ACTION: f64 = 0.8;
-/// A number the agent stated, or passed to a change, that nothing before it gives.
-pub const UNGROUNDED_NUMBER: f64 = 0.75;
-/// The earlier change that made a later call on the same thing fail.
-pub const CONFLICTING_CHANGE: f64 = 0.8;
-/// A decision right after a failure of its agent whose own action failed again.
-pub const REPEATED_FAILURE: f64 = 0.85;
-/// The decision that committed the final answer of a failed run (the step that sealed it).
-pub const FINAL_ANSWER: f64 = 0.55;
-/// The agent's last action before the decision that committed a failed final answer: a weak
-/// suspect, below every rule that found a fault, to fill a short list.
-pub const ANSWER_BASIS: f64 = 0.32;
-/// The plan the agent followed to a failed final answer: weaker still.
-pub const FOLLOWED_PLAN: f64 = 0.3;
-/// A step of the agent loop (a container) that failed on its own: the latest decision inside it.
-pub const EXECUTION_ERROR: f64 = 0.52;
+/// A change made in a conversation before the user confirmed it: 3 of 6.
+pub const UNCONFIRMED_ACTION: f64 = measured(3, 6);
+/// A number the agent stated, or passed to a change, that nothing before it gives: 2 of 2.
+pub const UNGROUNDED_NUMBER: f64 = measured(2, 2);
+/// The earlier change that made a later call on the same thing fail: 1 of 1.
+pub const CONFLICTING_CHANGE: f64 = measured(1, 1);
+/// A decision right after a failure of its agent whose own action failed again: 10 of 14.
+pub const REPEATED_FAILURE: f64 = measured(10, 14);
+/// The decision that committed the final answer of a failed run: a lead, 42 of 71.
+pub const FINAL_ANSWER: f64 = measured(42, 71);
+/// A decision that gave the final answer with nothing looked up, run or asked before it: 19 of 22.
+pub const UNSOURCED_ANSWER: f64 = measured(19, 22);
+/// The agent's last action before the decision that committed a failed final answer: a lead,
+/// 16 of 47.
+pub const ANSWER_BASIS: f64 = measured(16, 47);
+/// The plan the agent followed to a failed final answer: a lead, 20 of 63.
+pub const FOLLOWED_PLAN: f64 = measured(20, 63);
+/// A step of the agent loop (a container) that failed on its own: the latest decision inside it,
+/// 5 of 14.
+pub const EXECUTION_ERROR: f64 = measured(5, 14);
 /// The step that opened the page the team was stuck on when its coordinator first saw no
-/// progress (or, without a page, the step that review judged).
-pub const STALL_START: f64 = 0.48;
-/// The coordinator's instruction that sent the agent to the page the team got stuck on: the
-/// other reading of a stall (was the instruction wrong, or what the agent did with it?).
-pub const STALL_INSTRUCTION: f64 = 0.43;
-/// The first step of another agent that took up the final answer's value from its origin.
-pub const HANDOFF_OUT: f64 = 0.45;
-/// The last step of another agent before the final answer's origin.
-pub const HANDOFF_IN: f64 = 0.42;
+/// progress (or, without a page, the step that review judged): 7 of 28.
+pub const STALL_START: f64 = measured(7, 28);
+/// The coordinator's instruction that sent the agent to the page the team got stuck on: a lead
+/// (the other reading of a stall), 4 of 28.
+pub const STALL_INSTRUCTION: f64 = measured(4, 28);
+/// The first step of another agent that took up the final answer's value from its origin: a
+/// lead, 10 of 86 for both hand-offs.
+pub const HANDOFF_OUT: f64 = measured(10, 86);
+/// The last step of another agent before the final answer's origin: a lead.
+pub const HANDOFF_IN: f64 = HANDOFF_OUT;
 
 // ---- Walk back ------------------------------------------------------------------------------
 
-/// The model step whose value reached a failing tool, when the tool's error names that value.
-pub const WALK_BACK_NAMED: f64 = 0.88;
+/// The model step whose value reached a failing tool, when the tool's error names that value
+/// (`wrong_value`, 8 of 25, both ways together).
+pub const WALK_BACK_NAMED: f64 = measured(8, 25);
 /// The model step whose value reached a failing tool, otherwise.
-pub const WALK_BACK_UNNAMED: f64 = 0.7;
+pub const WALK_BACK_UNNAMED: f64 = WALK_BACK_NAMED;
 /// The walk back's model step when the failing value is one the user gave, passed as given to a
-/// call that changes nothing and matched nothing (a look-up of what the user said).
-pub const WALK_BACK_USER_VALUE: f64 = 0.4;
+/// call that changes nothing and matched nothing (a look-up of what the user said): the evidence
+/// says the decision was fair, so it weighs what a guess written before any source weighs.
+pub const WALK_BACK_USER_VALUE: f64 = UNSUPPORTED_OPENING;
 /// A failing tool with valid arguments and an error that does not mention them: the tool or the
-/// service behind it is blamed (the finding stays on the tool step as `service_error`).
-pub const SERVICE_ERROR: f64 = 0.75;
+/// service behind it is blamed (the finding stays on the tool step as `service_error`): 0 of 3.
+pub const SERVICE_ERROR: f64 = measured(0, 3);
 
 // ---- Ranking multipliers --------------------------------------------------------------------
 
@@ -119,13 +146,17 @@ pub const WORDING_FACTOR: f64 = 0.7;
 pub const WORDING_CAP_GAP: f64 = 0.01;
 /// No score goes above this.
 pub const SCORE_CAP: f64 = 0.99;
-/// The 0-based place the earliest decisive error moves up to when it ranks below it.
-pub const EARLIEST_ERROR_SLOT: usize = 2;
+/// A suspect scoring above this has strong evidence (its rule was measured more precise than the
+/// rules on average): the earliest such suspect leads the ranking.
+pub const STRONG: f64 = PRIOR;
+/// The 0-based place the earliest of the other suspects moves up to when it ranks below it.
+pub const EARLIEST_SLOT: usize = 2;
 
 // ---- The judge ------------------------------------------------------------------------------
 
-/// The judge is asked only when the best rule score is under this.
-pub const JUDGE_BELOW: f64 = 0.8;
+/// The judge is asked only when the best rule score is at most this: no suspect has strong
+/// evidence.
+pub const JUDGE_BELOW: f64 = STRONG;
 /// The judge's finding never scores above this (and takes it when it gives no confidence).
 pub const JUDGE_CAP: f64 = 0.9;
 /// Each transcript text sent to the judge is cut to this many characters.
@@ -230,13 +261,28 @@ pub const MAX_SUSPECTS: usize = 1_000;
 mod tests {
     use crate::analysis::detect::{ALL, Category};
 
+    #[test]
+    fn a_rule_weighs_its_shrunk_precision_and_an_unmeasured_one_the_prior() {
+        use super::*;
+        // No runs: the prior. Many runs: close to the rule's own precision.
+        assert!((measured(0, 0) - PRIOR).abs() < 1e-12);
+        assert!((measured(900, 1000) - 0.9).abs() < 0.01);
+        // A handful of runs moves it only part of the way: 2 of 2 is not 100%.
+        assert!(measured(2, 2) < 0.6 && measured(2, 2) > PRIOR);
+        assert!(measured(0, 3) < PRIOR && measured(0, 3) > 0.25);
+        // More evidence of the same precision moves it further from the prior.
+        assert!(measured(20, 22) > measured(10, 11));
+    }
+
     const DOC: &str = include_str!("../../../docs/how-it-decides.md");
     const SRC: &str = include_str!("params.rs");
 
     #[test]
     fn every_number_detector_and_category_is_in_the_docs() {
         for line in SRC.lines() {
-            if let Some(rest) = line.trim().strip_prefix("pub const ") {
+            if let Some(rest) = line.trim().strip_prefix("pub const ")
+                && !rest.starts_with("fn ")
+            {
                 let name = rest.split(':').next().unwrap_or("");
                 assert!(
                     DOC.contains(&format!("`{name}`")),

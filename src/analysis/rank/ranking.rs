@@ -6,7 +6,7 @@
 //! Scores only put suspects in order; they are not probabilities.
 
 use super::params::{
-    EARLIEST_ERROR_SLOT, MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, SYMPTOM_FACTOR,
+    EARLIEST_SLOT, MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, STRONG, SYMPTOM_FACTOR,
     UNUSED_READ_FACTOR, WORDING_CAP_GAP, WORDING_FACTOR,
 };
 use super::walk_back::Walked;
@@ -75,9 +75,10 @@ pub fn score_all(facts: &Facts<'_>, walked: Vec<Walked>) -> Vec<Scored> {
         })
         .collect();
     if facts.changed_something() {
+        // Leads name no fault: they do not cap the suspects' scores.
         let best_tool = out
             .iter()
-            .filter(|x| !x.finding.wording)
+            .filter(|x| !x.finding.wording && !x.finding.category.is_lead())
             .filter(|x| {
                 // A finding on a call, or moved from a call to the decision that made it.
                 run.steps
@@ -110,19 +111,40 @@ pub fn listed(s: &Scored) -> bool {
     !s.finding.effect_only
 }
 
-/// One suspect per step, best first (ties: earlier step first). A step that only showed a
-/// decision's effect is not listed ([`listed`]).
+/// The ranked steps of a run: the suspects, each naming a fault, best first; and the leads,
+/// steps listed only for where they sit or because they wrote the final answer
+/// ([`Category::is_lead`]), best first, apart from the suspects.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ranked {
+    /// One per step whose findings name a fault, best first.
+    pub suspects: Vec<SuspectEntry>,
+    /// One per step whose findings are all leads, best first.
+    pub leads: Vec<SuspectEntry>,
+}
+
+/// The suspects of [`rank_steps`].
 pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
+    rank_steps(scored).suspects
+}
+
+/// One entry per step, best first (ties: earlier step first). A step that only showed a
+/// decision's effect is not listed ([`listed`]). A step is a suspect when any of its findings
+/// names a fault, and that finding (its best such) gives its category; a step whose findings
+/// are all leads is a lead. The other findings on a step add their evidence.
+pub fn rank_steps(scored: Vec<Scored>) -> Ranked {
     let mut by_step: HashMap<usize, Vec<Scored>> = HashMap::new();
     for s in scored.into_iter().filter(listed) {
         by_step.entry(s.finding.step).or_default().push(s);
     }
-    let mut out: Vec<SuspectEntry> = by_step
+    let (mut suspects, mut leads): (Vec<SuspectEntry>, Vec<SuspectEntry>) = by_step
         .into_iter()
         .filter_map(|(step, mut list)| {
             list.sort_by(|a, b| {
-                b.score
-                    .total_cmp(&a.score)
+                a.finding
+                    .category
+                    .is_lead()
+                    .cmp(&b.finding.category.is_lead())
+                    .then(b.score.total_cmp(&a.score))
                     .then(b.finding.confidence.total_cmp(&a.finding.confidence))
             });
             let mut it = list.into_iter();
@@ -147,80 +169,83 @@ pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
                 evidence,
             })
         })
-        .collect();
-    out.sort_by(|a, b| {
+        .partition(|e| !e.category.is_lead());
+    let order = |a: &SuspectEntry, b: &SuspectEntry| {
         b.score
             .total_cmp(&a.score)
             .then(b.confidence.total_cmp(&a.confidence))
             .then(a.step.cmp(&b.step))
-    });
-    earliest_error_near_the_top(&mut out);
-    out
-}
-
-/// Findings that read a failure where it was sealed (the final answer, the value it gave and
-/// whoever handed it on, a claim of the answer, the run's crash), as opposed to a decisive
-/// error on the way.
-fn seals(c: Category) -> bool {
-    matches!(
-        c,
-        Category::FinalAnswer
-            | Category::AnswerOrigin
-            | Category::AnswerHandoff
-            | Category::UnsupportedClaim
-            | Category::ContradictedClaim
-            | Category::StaleClaim
-            | Category::ConflictingChange
-            | Category::RunError
-    )
-}
-
-/// Decisive errors read from weak evidence, which stand for the earliest one only when no other
-/// was found: an action after which a coordinator asked again (its next instruction often just
-/// goes on with the same goal, so the rule fires on most coordinated runs), and the instruction
-/// behind a stall (a companion of the stall's own suspect, listed by its score).
-fn weak(c: Category) -> bool {
-    matches!(
-        c,
-        Category::ReissuedInstruction | Category::StallInstruction
-    )
-}
-
-/// Suspects listed for want of evidence, not for any (the decisions a failed answer rested on):
-/// never the earliest decisive error.
-fn filler(c: Category) -> bool {
-    matches!(c, Category::AnswerBasis | Category::FollowedPlan)
-}
-
-/// Both readings of a failure near the top: when the earliest decisive error (the earliest
-/// suspect that is not a reading of where the failure was sealed) ranks below
-/// [`EARLIEST_ERROR_SLOT`], it moves up to that place, at the score of the suspect it displaces,
-/// and says so in its evidence.
-fn earliest_error_near_the_top(out: &mut Vec<SuspectEntry>) {
-    let earliest_of = |strong: bool| {
-        out.iter()
-            .enumerate()
-            .filter(|(_, s)| {
-                !seals(s.category) && !filler(s.category) && (!strong || !weak(s.category))
-            })
-            .min_by_key(|(_, s)| s.step)
-            .map(|(k, _)| k)
     };
-    let earliest = earliest_of(true).or_else(|| earliest_of(false));
-    let Some(k) = earliest.filter(|&k| k > EARLIEST_ERROR_SLOT) else {
+    suspects.sort_by(order);
+    leads.sort_by(order);
+    earliest_strong_first(&mut suspects);
+    Ranked { suspects, leads }
+}
+
+/// The decisive error first: the earliest suspect with strong evidence ([`strong`]) leads, at the top score, and its evidence says
+/// so; then the earliest of the others, when it ranks below [`EARLIEST_SLOT`], moves up to that
+/// place at the score of the suspect it displaces. The rest keep their order by score.
+fn earliest_strong_first(out: &mut Vec<SuspectEntry>) {
+    strong_first(out);
+    let Some(k) = out
+        .iter()
+        .enumerate()
+        .skip(1)
+        .min_by_key(|(_, s)| s.step)
+        .map(|(k, _)| k)
+        .filter(|&k| k > EARLIEST_SLOT)
+    else {
         return;
     };
-    let Some(score) = out.get(EARLIEST_ERROR_SLOT).map(|s| s.score) else {
+    let Some(score) = out.get(EARLIEST_SLOT).map(|s| s.score) else {
         return;
     };
     let mut e = out.remove(k);
     e.score = e.score.max(score);
     e.evidence.truncate(MAX_EVIDENCE_LINES - 1);
     e.evidence.push(
-        "the earliest decisive error the rules found: ranked near the top beside where the failure was sealed"
+        "the earliest of the other suspects: ranked near the top, since the decisive error is the earliest one"
             .to_owned(),
     );
-    out.insert(EARLIEST_ERROR_SLOT.min(out.len()), e);
+    out.insert(EARLIEST_SLOT.min(out.len()), e);
+}
+
+/// True when a suspect's evidence is strong: its score, without the lift a root cause gets
+/// ([`ROOT_CAUSE_FACTOR`]), is above [`STRONG`] (its rule was measured more precise than the rules
+/// on average; a rule never measured weighs exactly that and is not). A symptom with a known
+/// cause (scored down, x0.8) or a read nothing used (x0.6) is not, unless its rule is far above
+/// the rest.
+fn strong(s: &SuspectEntry) -> bool {
+    let lift = if s.role == Role::RootCause {
+        ROOT_CAUSE_FACTOR
+    } else {
+        1.0
+    };
+    s.score > STRONG * lift
+}
+
+fn strong_first(out: &mut Vec<SuspectEntry>) {
+    let Some(k) = out
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| strong(s))
+        .min_by_key(|(_, s)| s.step)
+        .map(|(k, _)| k)
+    else {
+        return;
+    };
+    if k == 0 {
+        return;
+    }
+    let top = out.first().map_or(0.0, |s| s.score);
+    let mut e = out.remove(k);
+    e.score = e.score.max(top);
+    e.evidence.truncate(MAX_EVIDENCE_LINES - 1);
+    e.evidence.push(
+        "the earliest step with strong evidence: ranked first, since the decisive error is the earliest one"
+            .to_owned(),
+    );
+    out.insert(0, e);
 }
 
 fn push_line(lines: &mut Vec<String>, line: String) {
@@ -284,7 +309,7 @@ mod tests {
         crate::analysis::rank::params::EMPTY_RETRIEVAL * UNUSED_READ_FACTOR;
 
     #[test]
-    fn a_wording_problem_in_a_run_that_changed_something_stays_below_the_tool_call() {
+    fn a_wording_problem_in_a_run_that_changed_something_is_scaled_and_no_lead_caps_it() {
         let run = RunBuilder::failed()
             .tool_def("issue_refund", "", json!(null), true)
             .tool_ok(
@@ -305,15 +330,27 @@ mod tests {
             )
             .answer("Refunds for annual plans are $500 per the policy.")
             .build();
-        let s = ranked(&run);
-        let tool = score_of(&s, 0);
-        assert!((tool - crate::analysis::rank::params::POINT_OF_NO_RETURN).abs() < 1e-9);
-        let claim = s
+        let texts = StepTexts::build(&run);
+        let links = LinkGraph::build(&run, &texts);
+        let claims = check_claims(&run, &texts);
+        let facts = Facts::new(&run, &texts, &links, &claims);
+        let r = rank_steps(score_all(&facts, walk_back(&facts, detect_all(&facts))));
+        // The first change of a failed run is a lead, not a suspect.
+        let first_change = r.leads.iter().find(|x| x.step == 0);
+        assert_eq!(
+            first_change.map(|x| x.category),
+            Some(Category::PointOfNoReturn)
+        );
+        assert!(r.suspects.iter().all(|x| x.step != 0));
+        // The claim is wording in a run that changed something (x0.7); the lead scored 0.5 does
+        // not cap it, since a lead names no fault.
+        let claim = r
+            .suspects
             .iter()
             .find(|x| x.category == Category::ContradictedClaim)
             .unwrap();
-        assert!(claim.score < tool, "{} !< {tool}", claim.score);
-        assert!((claim.score - (tool - WORDING_CAP_GAP)).abs() < 1e-9);
+        let want = crate::analysis::rank::params::CONTRADICTED_CLAIM * WORDING_FACTOR;
+        assert!((claim.score - want).abs() < 1e-9, "{}", claim.score);
     }
 
     fn entry(step: usize, category: Category, score: f64) -> SuspectEntry {
@@ -331,45 +368,39 @@ mod tests {
     }
 
     fn order(mut v: Vec<SuspectEntry>) -> Vec<usize> {
-        earliest_error_near_the_top(&mut v);
+        earliest_strong_first(&mut v);
         v.iter().map(|s| s.step).collect()
     }
 
     #[test]
-    fn the_earliest_decisive_error_moves_up_but_weak_evidence_only_when_nothing_else_is_there() {
-        let list = |early: Category| {
-            vec![
-                entry(20, Category::AnswerOrigin, 0.7),
-                entry(14, Category::ProgressStall, 0.48),
-                entry(15, Category::AnswerHandoff, 0.45),
-                entry(12, Category::BlockedPage, 0.44),
-                entry(4, early, 0.43),
-            ]
-        };
-        // A blocked page (step 12) is the earliest error with evidence of its own: the action
-        // after which the coordinator asked again (step 4) does not take its place.
-        assert_eq!(
-            order(list(Category::ReissuedInstruction)),
-            vec![20, 14, 12, 15, 4]
-        );
-        // Evidence of its own at step 4 is the earliest error and moves up.
-        assert_eq!(order(list(Category::MadeUpData)), vec![20, 14, 4, 15, 12]);
-        // Weak evidence stands in when there is no other error.
-        let only_weak = vec![
-            entry(20, Category::AnswerOrigin, 0.7),
-            entry(15, Category::AnswerHandoff, 0.45),
-            entry(13, Category::AnswerHandoff, 0.42),
-            entry(4, Category::ReissuedInstruction, 0.41),
+    fn the_earliest_strong_suspect_leads_and_the_earliest_other_moves_up_to_third() {
+        let weak = STRONG - 0.1;
+        let strong = STRONG + 0.05;
+        // By score: 20, 14, 15, 12, 4. The earliest strong suspect (12) leads; the earliest of
+        // the others (4, weak) moves up to the third place.
+        let list = vec![
+            entry(20, Category::AnswerOrigin, strong + 0.2),
+            entry(14, Category::ProgressStall, strong + 0.1),
+            entry(15, Category::UnsupportedClaim, weak),
+            entry(12, Category::BlockedPage, strong),
+            entry(4, Category::ReissuedInstruction, weak - 0.1),
         ];
-        assert_eq!(order(only_weak), vec![20, 15, 4, 13]);
-        // A step listed for want of evidence never does.
-        let filler = vec![
-            entry(20, Category::FinalAnswer, 0.55),
-            entry(15, Category::UnsupportedClaim, 0.5),
-            entry(13, Category::UnsupportedClaim, 0.5),
-            entry(4, Category::FollowedPlan, 0.3),
+        assert_eq!(order(list), vec![12, 20, 4, 14, 15]);
+        // The strong suspect already first and the earliest within the first three: no move.
+        let settled = vec![
+            entry(3, Category::MadeUpData, strong),
+            entry(9, Category::UnsupportedClaim, weak),
+            entry(1, Category::ReissuedInstruction, weak - 0.1),
         ];
-        assert_eq!(order(filler), vec![20, 15, 13, 4]);
+        assert_eq!(order(settled), vec![3, 9, 1]);
+        // No strong suspect: the order by score stands, but for the earliest moving up.
+        let none = vec![
+            entry(20, Category::UnsupportedClaim, weak),
+            entry(15, Category::UnsupportedClaim, weak - 0.01),
+            entry(13, Category::UnsupportedClaim, weak - 0.02),
+            entry(4, Category::ReissuedInstruction, weak - 0.2),
+        ];
+        assert_eq!(order(none), vec![20, 15, 4, 13]);
     }
 
     #[test]

@@ -60,20 +60,10 @@ pub fn walk_back(facts: &Facts<'_>, findings: Vec<Finding>) -> Vec<Walked> {
     let mut symptoms_at: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (k, w) in items.iter().enumerate() {
         match w.finding.nature {
-            // A reading of where the failure was sealed (the final answer, a hand-off of its
-            // value) explains no failure on the way, nor does a step listed for want of
-            // evidence (the decisions the answer rested on) or as another reading of a stall
-            // (the instruction behind it): none is a cause to walk back to.
-            Nature::Suspect
-                if !matches!(
-                    w.finding.category,
-                    Category::AnswerHandoff
-                        | Category::FinalAnswer
-                        | Category::AnswerBasis
-                        | Category::FollowedPlan
-                        | Category::StallInstruction
-                ) =>
-            {
+            // A lead names no fault (the final answer, a hand-off of its value, the decisions the
+            // answer rested on, the instruction behind a stall, the first change): none is a
+            // cause to walk back to.
+            Nature::Suspect if !w.finding.category.is_lead() => {
                 if let Some(f) = flagged.get_mut(w.finding.step) {
                     *f = true;
                 }

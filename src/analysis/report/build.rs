@@ -22,7 +22,9 @@ use crate::analysis::load::{Loaded, Warning};
 use crate::analysis::model::{Run, RunStatus};
 use crate::analysis::progress::{Progress, Stage};
 use crate::analysis::rank::params::{MAX_SUSPECTS, QUOTE_CHARS, SCORE_CAP};
-use crate::analysis::rank::{Scored, SuspectEntry, fault, score_all, suspects, walk_back};
+use crate::analysis::rank::{
+    Ranked, Scored, SuspectEntry, fault, rank_steps, score_all, walk_back,
+};
 use crate::analysis::report::Role;
 use rayon::prelude::*;
 
@@ -181,11 +183,11 @@ fn rules_report(
             } else {
                 std::mem::take(&mut scored)
             };
-            (scored, suspects(to_rank))
+            (scored, rank_steps(to_rank))
         },
         || take_links(&links),
     );
-    let fault = fault(&facts, &rule_suspects);
+    let fault = fault(&facts, &rule_suspects.suspects);
     let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
     // Nothing below reads the graph or the texts: both are freed before the report is put
     // together.
@@ -195,8 +197,9 @@ fn rules_report(
     // The report's links are made beside its suspects.
     let (links, (confidence, suspects_out, verdict)) = rayon::join(
         || links_out(run, taken),
-        || ranked_out(run, &ranked, opts, &mut warnings),
+        || ranked_out(run, &ranked.suspects, opts, &mut warnings),
     );
+    let leads_out = leads_out(run, &ranked.leads);
     progress.stage(Stage::Report, 0);
     Report {
         format: REPORT_FORMAT.to_owned(),
@@ -213,6 +216,7 @@ fn rules_report(
             why: fault.why,
         },
         suspects: suspects_out,
+        leads: leads_out,
         confidence,
         links,
         claims: checked.iter().map(|c| to_claim(run, c)).collect(),
@@ -296,6 +300,16 @@ fn ranked_out(
     (confidence, suspects_out, verdict)
 }
 
+/// The leads as the report lists them (at most [`MAX_SUSPECTS`]), each ranked among the leads.
+fn leads_out(run: &Run, leads: &[SuspectEntry]) -> Vec<Suspect> {
+    leads
+        .iter()
+        .take(MAX_SUSPECTS)
+        .enumerate()
+        .map(|(k, s)| to_suspect(run, k, s))
+        .collect()
+}
+
 /// Puts the influence ranking into the report (or a warning when the embedder failed).
 fn finish(
     mut report: Report,
@@ -323,20 +337,27 @@ fn ask_judge(
     facts: &Facts<'_>,
     judge: Option<&dyn Judge>,
     scored: Vec<Scored>,
-    rule_suspects: Vec<SuspectEntry>,
-) -> (Option<JudgeOutcome>, Vec<SuspectEntry>) {
+    rule_suspects: Ranked,
+) -> (Option<JudgeOutcome>, Ranked) {
     let run = facts.run;
     let Some(judge) = judge else {
         return (None, rule_suspects);
     };
-    if !should_ask(run.status, rule_suspects.first().map(|s| s.score)) {
+    if !should_ask(run.status, rule_suspects.suspects.first().map(|s| s.score)) {
         return (None, rule_suspects);
     }
-    let request = build_request(facts, &rule_suspects);
+    // The judge reads every rule finding: the suspects first, then the leads.
+    let listed: Vec<SuspectEntry> = rule_suspects
+        .suspects
+        .iter()
+        .chain(&rule_suspects.leads)
+        .cloned()
+        .collect();
+    let request = build_request(facts, &listed);
     let answer = judge.ask(&request).and_then(|v| read_answer(run, &v));
     match answer {
         Ok(a) => {
-            let f = finding_from(facts, &a, rule_suspects.first());
+            let f = finding_from(facts, &a, rule_suspects.suspects.first());
             let step = run.steps.get(f.step).map(|s| s.id.0.clone());
             // The plan rule (how-it-decides.md) moves a pick of the step that proposed a plan to
             // the step that carried it out: both are said.
@@ -368,7 +389,7 @@ fn ask_judge(
                     named,
                     moved_because,
                 }),
-                suspects(all),
+                rank_steps(all),
             )
         }
         Err(e) => (
@@ -492,3 +513,6 @@ mod tests;
 
 #[cfg(test)]
 mod wording_tests;
+
+#[cfg(test)]
+mod real_tests;

@@ -333,6 +333,7 @@ fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
         verdict,
         fault,
         suspects,
+        leads,
         confidence,
         links,
         claims,
@@ -353,6 +354,8 @@ fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
         Piece::Layout(",\"suspects\":"),
     ];
     list(suspects, per_piece, &mut p);
+    p.push(Piece::Layout(",\"leads\":"));
+    list(leads, per_piece, &mut p);
     p.push(Piece::Layout(",\"confidence\":"));
     p.push(Piece::Value(confidence));
     p.push(Piece::Layout(",\"links\":["));

@@ -131,6 +131,7 @@ pub fn render_markdown(report: &Report, extras: &MarkdownExtras) -> String {
     }
     out.push('\n');
     suspects(report, failed, &mut out);
+    leads(report, &mut out);
     claims(report, &mut out);
     context(report, &mut out);
     verdicts(extras, &mut out);
@@ -171,7 +172,9 @@ fn suspects(report: &Report, failed: bool, out: &mut String) {
         let _ = writeln!(
             out,
             "## Suspects\n\n{}\n",
-            if failed {
+            if failed && !report.leads.is_empty() {
+                "No rule found a fault in any step; the leads below are where to look."
+            } else if failed {
                 "No rule found a step to blame."
             } else {
                 "No rule flagged a step."
@@ -242,6 +245,35 @@ fn suspects(report: &Report, failed: bool, out: &mut String) {
         );
     }
     let more = report.suspects.len().saturating_sub(1 + MAX_OTHER_SUSPECTS);
+    if more > 0 {
+        let _ = writeln!(
+            out,
+            "\nand {more} more (`tdn-tui analyze --json` lists them all)."
+        );
+    }
+    out.push('\n');
+}
+
+/// The leads, apart from the suspects: steps listed for where they sit or because they gave
+/// the answer, with no fault found in them.
+fn leads(report: &Report, out: &mut String) {
+    if report.leads.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Leads\n\nListed for where they sit or because they gave the final answer; no rule found a fault in them.\n\n| # | step | what |\n|---|---|---|\n",
+    );
+    for l in report.leads.iter().take(MAX_OTHER_SUSPECTS) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {}: {} |",
+            l.rank,
+            md(&describe_step(&l.step, l.index), 80),
+            words(&l.category),
+            md(&l.title, 160)
+        );
+    }
+    let more = report.leads.len().saturating_sub(MAX_OTHER_SUSPECTS);
     if more > 0 {
         let _ = writeln!(
             out,

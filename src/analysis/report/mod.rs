@@ -38,8 +38,14 @@ pub struct Report {
     pub verdict: Option<VerdictStep>,
     /// Who was at fault.
     pub fault: Fault,
-    /// Ranked, best first, one per step.
+    /// Ranked, best first, one per step: steps where a rule found a fault.
     pub suspects: Vec<Suspect>,
+    /// Steps listed only because of where they sit or because they wrote the final answer (the
+    /// commit of a failed answer, the action and plan before it, the first change of a failed
+    /// run, ...): places to look, not faults. Same shape as a suspect, ranked among themselves;
+    /// never the verdict. Empty in reports written before it existed.
+    #[serde(default)]
+    pub leads: Vec<Suspect>,
     /// How far the suspect ranking can be trusted.
     pub confidence: RankingConfidence,
     /// Which step used which earlier step's output (verbatim value reuse).

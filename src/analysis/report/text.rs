@@ -182,9 +182,13 @@ pub fn render_text(report: &Report) -> String {
                 }
             }
         }
+        None if failed && !report.leads.is_empty() => {
+            out.push_str("No suspect: no rule found a fault in any step.\n");
+        }
         None if failed => out.push_str("No suspect: no rule found a step to blame.\n"),
         None => out.push_str("Nothing to note: no rule flagged a step.\n"),
     }
+    leads(report, &mut out);
     let _ = writeln!(
         out,
         "Fault: {}. {}",
@@ -319,6 +323,35 @@ pub(super) fn serde_name(p: &super::Party) -> &'static str {
     }
 }
 
+/// At most this many leads are listed in the text (the rest are in `--json`).
+const MAX_LEADS_SHOWN: usize = 3;
+
+/// The leads, apart from the suspects: steps listed for where they sit, not for a fault.
+fn leads(report: &Report, out: &mut String) {
+    if report.leads.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Leads (listed for where they sit or because they gave the answer; no rule found a fault in them):"
+    );
+    for l in report.leads.iter().take(MAX_LEADS_SHOWN) {
+        let _ = writeln!(
+            out,
+            "  {}. {}: {}",
+            l.rank,
+            describe_step(&l.step, l.index),
+            words(&l.category)
+        );
+        let _ = writeln!(out, "     {}", inert(&l.title));
+    }
+    let more = report.leads.len().saturating_sub(MAX_LEADS_SHOWN);
+    if more > 0 {
+        let _ = writeln!(out, "  ({more} more in --json)");
+    }
+    out.push('\n');
+}
+
 /// "and 999 similar steps: 's12', 's15', 's20', ...", for a suspect with grouped ones.
 fn similar_line(s: &super::Suspect) -> Option<String> {
     let n = s.similar.len();
@@ -384,5 +417,47 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("moved its finding"), "{text}");
+    }
+
+    #[test]
+    fn leads_are_listed_apart_from_the_suspects() {
+        let mut r = calendar();
+        let mut lead = r.suspects[0].clone();
+        lead.rank = 1;
+        lead.step = "s9".to_owned();
+        lead.index = 8;
+        lead.category = "final_answer".to_owned();
+        lead.title = "it committed the final answer of a run that failed".to_owned();
+        r.leads = vec![lead];
+        let text = render_text(&r);
+        let leads_at = text.find("Leads (").unwrap_or(usize::MAX);
+        assert!(
+            text.find("Top suspect").is_some_and(|t| t < leads_at),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  1. step 's9' (position 9): final answer\n     it committed the final answer"
+            ),
+            "{text}"
+        );
+        // With no suspect, the text says no fault was found, and still lists the lead.
+        r.suspects.clear();
+        let text = render_text(&r);
+        assert!(
+            text.contains("No suspect: no rule found a fault in any step."),
+            "{text}"
+        );
+        assert!(
+            text.contains("step 's9' (position 9): final answer"),
+            "{text}"
+        );
+        let md = crate::analysis::report::render_markdown(&r, &Default::default());
+        assert!(md.contains("## Leads"), "{md}");
+        assert!(
+            md.contains("final answer: it committed the final answer"),
+            "{md}"
+        );
+        assert!(md.contains("No rule found a fault in any step"), "{md}");
     }
 }

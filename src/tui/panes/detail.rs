@@ -238,10 +238,8 @@ impl Builder<'_> {
         }
         if let Some(tc) = &step.tool {
             self.section(&format!("Tool call: {}", clipped(&tc.name, 40)));
-            if let Some(tool) = doc.run.tool(&tc.name)
-                && tool.mutates
-            {
-                self.note("this tool changes the world (mutates)");
+            if crate::analysis::detect::state_change::changes_state(&doc.run, &tc.name) {
+                self.note("this tool changes things (marked so, or an action verb names it)");
             }
             self.value(&tc.arguments.to_value());
         }

@@ -41,7 +41,7 @@ pub(super) fn ask(app: &mut App, fx: &mut Vec<Effect>) {
     let best = doc.report.suspects.first().map(|s| s.score);
     if !should_ask(doc.run.status, best) {
         app.message(format!(
-            "the judge is asked only about a run that failed or errored whose best rule score is under {JUDGE_BELOW}: the rules' verdict stands"
+            "the judge is asked only about a run that failed or errored where no suspect scored above {JUDGE_BELOW}: the rules' verdict stands"
         ));
         return;
     }

@@ -99,7 +99,7 @@ pub(super) fn toggle_influence(app: &mut App) {
 
 pub(super) fn step_suspect(app: &mut App, forward: bool) {
     let Some(doc) = app.doc.clone() else { return };
-    let n = doc.report.suspects.len();
+    let n = doc.report.suspects.len() + doc.report.leads.len();
     if n == 0 {
         app.problem("this run has no suspects");
         return;

@@ -218,10 +218,7 @@ pub(super) fn reloaded(app: &mut App, run: usize, doc: Arc<Document>, fx: &mut V
         .collect();
     let (focus_was, zoom) = (app.focus, app.zoom);
     let view = app.suspects.view;
-    let suspect = old
-        .report
-        .suspects
-        .get(app.suspects.cursor)
+    let suspect = super::super::panes::suspects::ranked_step(&old, app.suspects.cursor)
         .map(|s| s.step.clone());
     let unit = super::super::panes::suspects::influence_entries(&old)
         .get(app.suspects.context)
@@ -229,7 +226,13 @@ pub(super) fn reloaded(app: &mut App, run: usize, doc: Arc<Document>, fx: &mut V
     app.replace_report(doc.clone());
     // The suspects pane keeps its list and its selected item when the new report still has it.
     app.suspects.view = view;
-    if let Some(k) = suspect.and_then(|id| doc.report.suspects.iter().position(|s| s.step == id)) {
+    if let Some(k) = suspect.and_then(|id| {
+        doc.report
+            .suspects
+            .iter()
+            .chain(&doc.report.leads)
+            .position(|s| s.step == id)
+    }) {
         app.suspects.cursor = k;
     }
     if let Some(k) = unit.and_then(|id| {

@@ -326,9 +326,11 @@ fn a_root_behind_many_failures_describes_three_and_counts_the_rest() {
 fn retried_change(mutates: bool) -> Run {
     let first = json!({"order_id": "#W1845024", "item_ids": ["1340995114", "7493556126"], "new_item_ids": []});
     let retry = json!({"order_id": "#W1845024", "item_ids": ["1340995114", "7493556126"], "new_item_ids": ["1340995114", "7493556126"]});
+    // Unmarked, the tool's name says nothing of a change either.
+    let tool = if mutates { "modify_items" } else { "items" };
     RunBuilder::failed()
         .tool_def(
-            "modify_items",
+            tool,
             "Swap items of a pending order.",
             serde_json::Value::Null,
             mutates,
@@ -339,21 +341,21 @@ fn retried_change(mutates: bool) -> Run {
         )
         .llm(
             "m1",
-            json!({"tool_calls": [{"name": "modify_items", "arguments": first.clone()}]}),
+            json!({"tool_calls": [{"name": tool, "arguments": first.clone()}]}),
         )
         .tool_err(
             "t1",
-            "modify_items",
+            tool,
             first,
             "Error: the number of items to be exchanged should match",
         )
         .llm(
             "m2",
-            json!({"tool_calls": [{"name": "modify_items", "arguments": retry.clone()}]}),
+            json!({"tool_calls": [{"name": tool, "arguments": retry.clone()}]}),
         )
         .tool_err(
             "t2",
-            "modify_items",
+            tool,
             retry,
             "Error: new item 1340995114 not found or available",
         )

@@ -22,7 +22,7 @@ use ratatui::text::Line;
 const SIMILAR_SHOWN: usize = 5;
 
 impl ItemLines<'_> {
-    pub(super) fn step_evidence(&self, s: &Suspect) -> Vec<Line<'static>> {
+    pub(super) fn step_evidence(&self, s: &Suspect, lead: bool) -> Vec<Line<'static>> {
         let t = &self.app.theme;
         let ind = " ".repeat(EVIDENCE_INDENT);
         let mut out = Vec::new();
@@ -62,6 +62,7 @@ impl ItemLines<'_> {
             ));
         }
         let how = match s.role {
+            _ if lead => "a lead: listed for where it sits, no fault found in it",
             SuspectRole::RootCause => "walking back from where the failure showed",
             SuspectRole::Symptom => "where the failure showed",
             SuspectRole::Suspect => "it looks wrong on its own",

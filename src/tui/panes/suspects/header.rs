@@ -54,7 +54,15 @@ pub fn fixed(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
     };
     let tabs = vec![
         tab(
-            format!("Suspect steps ({})", group(doc.report.suspects.len())),
+            match doc.report.leads.len() {
+                0 => format!("Suspect steps ({})", group(doc.report.suspects.len())),
+                n => format!(
+                    "Suspect steps ({}, {} lead{})",
+                    group(doc.report.suspects.len()),
+                    group(n),
+                    if n == 1 { "" } else { "s" }
+                ),
+            },
             view == View::Steps,
         ),
         Span::styled("│", t.style(Role::TextDim)),

@@ -11,7 +11,7 @@ use super::super::super::theme::Role;
 use super::super::super::widgets::inert_text::{clipped, wrap_spans};
 use super::super::experiments::verdict_mark;
 use super::header::{nothing_to_blame, reason_lines};
-use super::{Item, View, item};
+use super::{Item, View, is_lead, item};
 use crate::analysis::model::{StepId, UnitId};
 use crate::analysis::report::{InfluenceEntry, ProbeResult, Role as SuspectRole, Suspect};
 use crate::experiments::engine::Target;
@@ -179,8 +179,20 @@ impl ItemLines<'_> {
             }
             _ => {}
         }
+        if let Item::Step(k, _) = it
+            && k == self.doc.report.suspects.len()
+        {
+            out.extend(wrap_spans(
+                vec![(
+                    "Leads: listed for where they sit or because they gave the answer; no rule found a fault in them".to_owned(),
+                    t.style(Role::TextDim),
+                )],
+                self.width,
+                "  ",
+            ));
+        }
         let mut row = match it {
-            Item::Step(_, s) => self.step_row(s),
+            Item::Step(k, s) => self.step_row(s, is_lead(self.doc, k)),
             Item::Context(pos, e) => self.context_row(pos, e),
         };
         if selected && let Some(first) = row.first_mut() {
@@ -195,7 +207,7 @@ impl ItemLines<'_> {
         out.push(row);
         if selected {
             match it {
-                Item::Step(_, s) => out.extend(self.step_evidence(s)),
+                Item::Step(k, s) => out.extend(self.step_evidence(s, is_lead(self.doc, k))),
                 Item::Context(_, e) => out.extend(self.context_evidence(e)),
             }
         }
@@ -281,10 +293,10 @@ impl ItemLines<'_> {
         )
     }
 
-    fn step_row(&self, s: &Suspect) -> Vec<Span<'static>> {
+    fn step_row(&self, s: &Suspect, lead: bool) -> Vec<Span<'static>> {
         let t = &self.app.theme;
         let c = self.step_columns();
-        let top = s.rank == 1;
+        let top = s.rank == 1 && !lead;
         let short = self
             .doc
             .index_of(&s.step)
@@ -299,8 +311,19 @@ impl ItemLines<'_> {
         };
         let mut spans = vec![
             Span::styled(
-                format!(" #{:<w$}", s.rank, w = self.doc.rank_digits),
-                t.style(if top { Role::SuspectTop } else { Role::Suspect }),
+                format!(
+                    " {}{:<w$}",
+                    if lead { "L" } else { "#" },
+                    s.rank,
+                    w = self.doc.rank_digits
+                ),
+                t.style(if top {
+                    Role::SuspectTop
+                } else if lead {
+                    Role::TextDim
+                } else {
+                    Role::Suspect
+                }),
             ),
             Span::styled(
                 if short { marks::SHORTLIST } else { " " },
@@ -320,7 +343,7 @@ impl ItemLines<'_> {
         }
         if c.role {
             spans.push(Span::styled(
-                format!("{:<11}", role_name(s.role)),
+                format!("{:<11}", if lead { "lead" } else { role_name(s.role) }),
                 t.style(Role::Text),
             ));
         }

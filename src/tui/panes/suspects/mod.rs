@@ -1,5 +1,6 @@
 //! The suspects pane, in two views switched by a key: the report's ranked suspect steps (rank,
-//! role, category, evidence), and the context-influence ranking (every piece of context that
+//! role, category, evidence), followed by its leads under a line of their own (steps listed for
+//! where they sit or because they gave the answer, not for a fault), and the context-influence ranking (every piece of context that
 //! reached the model, ranked by resemblance to the answer, labelled as correlation, not a
 //! cause). Each view has its own cursor and a header that says whether there is a clear winner
 //! or it is too close to call, with the margin, the shortlist and the strategy. Scores order the
@@ -61,7 +62,10 @@ impl SuspectsState {
     /// The pane for a document: the steps when there are suspects, else the influence ranking
     /// when there is one.
     pub fn for_document(doc: &Document) -> SuspectsState {
-        let view = if doc.report.suspects.is_empty() && !influence_entries(doc).is_empty() {
+        let view = if doc.report.suspects.is_empty()
+            && doc.report.leads.is_empty()
+            && !influence_entries(doc).is_empty()
+        {
             View::Context
         } else {
             View::Steps
@@ -92,7 +96,7 @@ impl SuspectsState {
 /// One selectable item.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Item<'a> {
-    /// A ranked step (its position in the suspects).
+    /// A ranked step (its position in the steps view: the suspects, then the leads).
     Step(usize, &'a Suspect),
     /// A scored piece of context (its position in the ranking).
     Context(usize, &'a InfluenceEntry),
@@ -101,9 +105,23 @@ pub enum Item<'a> {
 /// How many items a view lists.
 pub fn item_count(doc: &Document, view: View) -> usize {
     match view {
-        View::Steps => doc.report.suspects.len(),
+        View::Steps => doc.report.suspects.len() + doc.report.leads.len(),
         View::Context => influence_entries(doc).len(),
     }
+}
+
+/// The step at `i` of the steps view: the suspects in rank order, then the leads.
+pub fn ranked_step(doc: &Document, i: usize) -> Option<&Suspect> {
+    let r = &doc.report;
+    match i.checked_sub(r.suspects.len()) {
+        None => r.suspects.get(i),
+        Some(k) => r.leads.get(k),
+    }
+}
+
+/// True when position `i` of the steps view is a lead, not a suspect.
+pub fn is_lead(doc: &Document, i: usize) -> bool {
+    i >= doc.report.suspects.len()
 }
 
 /// The influence ranking's entries (none without a ranking).
@@ -118,7 +136,7 @@ pub fn influence_entries(doc: &Document) -> &[InfluenceEntry] {
 /// The item at `i` of a view.
 pub fn item(doc: &Document, view: View, i: usize) -> Option<Item<'_>> {
     match view {
-        View::Steps => doc.report.suspects.get(i).map(|s| Item::Step(i, s)),
+        View::Steps => ranked_step(doc, i).map(|s| Item::Step(i, s)),
         View::Context => influence_entries(doc).get(i).map(|e| Item::Context(i, e)),
     }
 }
