@@ -1,6 +1,7 @@
 //! The top level of a run: status, task, answers, tools, context units and steps.
 
 use super::ids::{StepId, UnitId};
+use super::message::UnitAt;
 use super::step::Step;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,52 @@ impl RunStatus {
             "unfinished" => RunStatus::Unfinished,
             _ => return None,
         })
+    }
+}
+
+/// Where a run's `status` came from (`status_from`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StatusFrom {
+    /// The recording states it (a recorder's `status`, a trace's error status, success flag,
+    /// score or reward).
+    #[default]
+    Recorded,
+    /// Nothing recorded whether the outcome was right: the run is taken as failed so that it can
+    /// be diagnosed.
+    Assumed,
+    /// The user stated it (`--outcome`, or the screen's key).
+    Given,
+    /// The final answer equals the reference answer.
+    Reference,
+}
+
+impl StatusFrom {
+    /// The spec's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StatusFrom::Recorded => "recorded",
+            StatusFrom::Assumed => "assumed",
+            StatusFrom::Given => "given",
+            StatusFrom::Reference => "reference",
+        }
+    }
+
+    /// Parses a spec name.
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            StatusFrom::Recorded,
+            StatusFrom::Assumed,
+            StatusFrom::Given,
+            StatusFrom::Reference,
+        ]
+        .into_iter()
+        .find(|f| f.as_str() == s)
+    }
+
+    /// True for the default, which is not written.
+    pub fn is_recorded(&self) -> bool {
+        *self == StatusFrom::Recorded
     }
 }
 
@@ -95,6 +142,9 @@ pub struct ContextUnit {
     /// The step that produced it, when it names an existing step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub produced_by: Option<StepId>,
+    /// Every place its text sits in a recorded call's `messages`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at: Vec<UnitAt>,
     /// Fields this project does not know, kept and shown.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -113,6 +163,12 @@ pub struct Run {
     pub title: Option<String>,
     /// How it ended.
     pub status: RunStatus,
+    /// Where `status` came from.
+    #[serde(skip_serializing_if = "StatusFrom::is_recorded")]
+    pub status_from: StatusFrom,
+    /// What `status` was read from, in words, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_why: Option<String>,
     /// The run-level error, when status is `error`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -164,6 +220,8 @@ impl Run {
             id: id.into(),
             title: None,
             status,
+            status_from: StatusFrom::Recorded,
+            status_why: None,
             error: None,
             task: None,
             final_answer: None,
@@ -365,6 +423,7 @@ mod tests {
             text: text.to_owned(),
             tokens: None,
             produced_by: None,
+            at: Vec::new(),
             extra: Map::new(),
         };
         for n in [3, 5_000] {
