@@ -21,6 +21,7 @@ mod span_rows;
 mod spans;
 mod tau_bench;
 mod tree;
+mod units;
 mod who_when;
 
 use crate::analysis::load::{Document, Warning};

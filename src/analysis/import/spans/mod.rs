@@ -326,11 +326,24 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
             warnings.push(outcome::status_guess());
         }
     }
-    if let Some(t) = view.task() {
-        run.insert("task".to_owned(), Value::String(t));
-    }
+    let stated = view.stated_task();
+    let guessed = if stated.is_none() {
+        view.model_task()
+    } else {
+        None
+    };
     if let Some(a) = view.final_answer() {
         run.insert("final_answer".to_owned(), Value::String(a));
+    }
+    // The model calls' messages and context units, once the task and answer are read from
+    // the inputs as recorded.
+    let attached = super::units::attach(&mut steps);
+    let asked = attached.asked.as_deref().and_then(super::run_text::prose);
+    if let Some(t) = stated.or(asked).or(guessed) {
+        run.insert("task".to_owned(), Value::String(t));
+    }
+    if !attached.units.is_empty() {
+        run.insert("context_units".to_owned(), Value::Array(attached.units));
     }
     if let Some(m) = model {
         let mut mo = Map::new();

@@ -94,7 +94,14 @@ impl View<'_> {
     }
 
     /// See the module documentation.
+    #[cfg(test)]
     pub fn task(&self) -> Option<String> {
+        self.stated_task().or_else(|| self.model_task())
+    }
+
+    /// The task a root or agent step's input states, else the text after `New task:` in a model
+    /// input (what the user asked, as the trace states it).
+    pub fn stated_task(&self) -> Option<String> {
         let input = |s: &Map<String, Value>| s.get("input").and_then(task_text);
         let from_top = self
             .steps
@@ -102,12 +109,17 @@ impl View<'_> {
             .enumerate()
             .filter(|(i, _)| self.is_root(*i) || self.kind(*i) == "agent")
             .find_map(|(_, s)| input(s));
-        from_top
-            .or_else(|| {
-                self.model_steps()
-                    .find_map(|s| s.get("input").and_then(new_task))
-            })
-            .or_else(|| self.model_steps().find_map(input))
+        from_top.or_else(|| {
+            self.model_steps()
+                .find_map(|s| s.get("input").and_then(new_task))
+        })
+    }
+
+    /// The last user message of the first model call that states one: the last resort, which
+    /// may be a filled prompt template (the units pass cuts the documents out first).
+    pub fn model_task(&self) -> Option<String> {
+        self.model_steps()
+            .find_map(|s| s.get("input").and_then(task_text))
     }
 
     fn model_steps(&self) -> impl DoubleEndedIterator<Item = &Map<String, Value>> {
