@@ -218,7 +218,7 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
         };
         run.insert("title".to_owned(), Value::String(title));
     }
-    run.insert("status".to_owned(), json!("failed"));
+    super::outcome::assume_failed(&mut run);
     if let Some(t) = task {
         run.insert("task".to_owned(), Value::String(t));
     }

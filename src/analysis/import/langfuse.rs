@@ -9,7 +9,7 @@
 
 use super::spans::{self, Parts, Span, StatusCode};
 use super::{
-    ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields, run_text,
+    ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields, outcome, run_text,
 };
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
@@ -368,10 +368,19 @@ fn build_run(decoded: Decoded) -> ImportedRun {
         r.insert("final_answer".to_owned(), Value::String(answer));
         if r.get("status").and_then(Value::as_str) == Some("error") {
             // It answered: the run finished, whatever failed on the way.
-            r.insert("status".to_owned(), Value::String("failed".to_owned()));
             r.remove("error");
+            outcome::assume_failed(r);
             run.warnings.push(spans::status_guess());
         }
+    }
+    // A score the trace carries that says whether the answer was right decides what nothing
+    // else recorded.
+    if outcome::is_assumed(r)
+        && let Some(said) = t.get("scores").and_then(outcome::from_scores)
+    {
+        said.write(r);
+        run.warnings
+            .retain(|w| w.field.as_deref() != Some("status"));
     }
     let mut attributes = match r.remove("attributes") {
         Some(Value::Object(a)) => a,

@@ -12,6 +12,7 @@ mod messages;
 mod openai_agents;
 mod otel_console;
 mod otlp;
+mod outcome;
 mod phoenix;
 mod pyliteral;
 mod roles;

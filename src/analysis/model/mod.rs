@@ -17,7 +17,9 @@ pub use ids::{StepId, UnitId};
 pub(crate) use json::last_value_first_place;
 pub use json::{Json, JsonMap, JsonSeed};
 pub use message::{Message, MessageCall, ModelCall, UnitAt, char_to_byte};
-pub use run::{ContextUnit, Limits, ModelInfo, Run, RunStatus, StatusFrom, Tool};
+pub use run::{
+    ContextUnit, Limits, ModelInfo, Run, RunStatus, SAME_ANSWER, StatusFrom, Tool, same_answer,
+};
 pub use step::{
     Decision, DecisionOption, Document, LazyMap, MemoryOp, Step, StepContext, StepExtras, StepKind,
     Timestamp, ToolCall, Usage, describe_step,

@@ -299,6 +299,62 @@ impl Run {
     pub fn went_wrong(&self) -> bool {
         matches!(self.status, RunStatus::Failed | RunStatus::Error)
     }
+
+    /// The outcome as the user states it (`--outcome`, the screen's key): it replaces what the
+    /// recording says. `how` says where the user said it, for `status_why`.
+    pub fn give_outcome(&mut self, status: RunStatus, how: &str) {
+        self.status = status;
+        self.status_from = StatusFrom::Given;
+        self.status_why = Some(format!("{how} {}", status.as_str()));
+        if status != RunStatus::Error {
+            self.error = None;
+        }
+    }
+
+    /// When nothing recorded the outcome (`status_from: assumed`) and the final answer equals
+    /// `reference` ([`same_answer`]), the run succeeded. True when that changed the status.
+    pub fn settle_by_reference(&mut self, reference: Option<&str>) -> bool {
+        let same = match (self.final_answer.as_deref(), reference) {
+            (Some(a), Some(r)) => same_answer(a, r),
+            _ => false,
+        };
+        if self.status_from != StatusFrom::Assumed || !same {
+            return false;
+        }
+        self.status = RunStatus::Succeeded;
+        self.status_from = StatusFrom::Reference;
+        self.status_why = Some(SAME_ANSWER.to_owned());
+        true
+    }
+}
+
+/// What [`same_answer`] compares, in words.
+pub const SAME_ANSWER: &str = "the final answer equals the reference answer (compared ignoring case, runs of spaces and line breaks, quotes around it and a full stop at its end)";
+
+/// True when two answers say the same: equal once each is lower-cased, its runs of whitespace
+/// made one space, and the quotes around it and the full stop, exclamation mark or whitespace at
+/// its ends taken off. Numbers are compared as written (`2` is not `2.0`). Empty answers are
+/// never the same.
+pub fn same_answer(a: &str, b: &str) -> bool {
+    fn norm(s: &str) -> String {
+        let one = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut t = one.as_str();
+        loop {
+            let before = t;
+            t = t.trim_end_matches(['.', '!']).trim();
+            for (open, close) in [('"', '"'), ('\'', '\''), ('`', '`'), ('“', '”')] {
+                if t.len() >= 2 && t.starts_with(open) && t.ends_with(close) {
+                    t = t[open.len_utf8()..t.len() - close.len_utf8()].trim();
+                }
+            }
+            if t == before {
+                break;
+            }
+        }
+        t.to_lowercase()
+    }
+    let (x, y) = (norm(a), norm(b));
+    !x.is_empty() && x == y
 }
 
 fn step_id(s: &Step) -> &str {
@@ -365,6 +421,40 @@ impl IdIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answers_are_the_same_ignoring_case_spacing_quotes_and_a_final_stop() {
+        assert!(same_answer("2", " 2 "));
+        assert!(same_answer("Paris.", "paris"));
+        assert!(same_answer("\"The  Eiffel\nTower\"", "the eiffel tower!"));
+        assert!(!same_answer("2", "2.0"));
+        assert!(!same_answer("", ""));
+        assert!(!same_answer("Paris", "Paris, France"));
+    }
+
+    #[test]
+    fn a_reference_settles_only_an_assumed_outcome_and_the_user_s_word_wins() {
+        let mut run = Run::new("r", RunStatus::Failed);
+        run.final_answer = Some("2".to_owned());
+        assert!(
+            !run.settle_by_reference(Some("2")),
+            "a recorded failure stands"
+        );
+        run.status_from = StatusFrom::Assumed;
+        assert!(!run.settle_by_reference(Some("3")));
+        assert!(!run.settle_by_reference(None));
+        assert!(run.settle_by_reference(Some("2.")));
+        assert_eq!(
+            (run.status, run.status_from),
+            (RunStatus::Succeeded, StatusFrom::Reference)
+        );
+        run.give_outcome(RunStatus::Failed, "--outcome");
+        assert_eq!(
+            (run.status, run.status_from),
+            (RunStatus::Failed, StatusFrom::Given)
+        );
+        assert_eq!(run.status_why.as_deref(), Some("--outcome failed"));
+    }
 
     fn tool(name: &str, mutates: bool) -> Tool {
         Tool {

@@ -20,6 +20,7 @@ pub(crate) mod step;
 pub mod time;
 mod vercel;
 
+use super::outcome::Said;
 use super::{ImportedRun, tree};
 use crate::analysis::load::Warning;
 use crate::analysis::model::RUN_FORMAT;
@@ -316,13 +317,14 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
         steps: &steps,
         facts: &facts,
     };
-    match view.root_error() {
-        Some(e) => {
-            run.insert("status".to_owned(), Value::String("error".to_owned()));
+    match (view.root_error(), view.root_flag()) {
+        (Some(e), _) => {
+            Said::new("error", format!("a root {noun} failed")).write(&mut run);
             run.insert("error".to_owned(), Value::String(e.to_owned()));
         }
-        None => {
-            run.insert("status".to_owned(), Value::String("failed".to_owned()));
+        (None, Some(said)) => said.write(&mut run),
+        (None, None) => {
+            super::outcome::assume_failed(&mut run);
             warnings.push(outcome::status_guess());
         }
     }
