@@ -289,7 +289,7 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
 
 /// The fields of a trace object that the run reads (the object may be the whole file, with its
 /// observations, so it is not copied whole).
-const TRACE_FIELDS: [&str; 10] = [
+const TRACE_FIELDS: [&str; 11] = [
     "id",
     "name",
     "input",
@@ -300,6 +300,7 @@ const TRACE_FIELDS: [&str; 10] = [
     "sessionId",
     "release",
     "version",
+    "scores",
 ];
 
 /// One trace's observations decoded, owning everything it needs from the parsed file.

@@ -16,9 +16,10 @@ use std::borrow::Cow;
 const MAX_DEPTH: usize = 6;
 
 /// Keys of an input object that hold the task, in the order they are tried.
-const TASK_KEYS: [&str; 12] = [
+const TASK_KEYS: [&str; 13] = [
     "task",
     "input",
+    "inputs",
     "question",
     "query",
     "prompt",
@@ -32,10 +33,11 @@ const TASK_KEYS: [&str; 12] = [
 ];
 
 /// Keys of an output object that hold the answer, in the order they are tried.
-const ANSWER_KEYS: [&str; 11] = [
+const ANSWER_KEYS: [&str; 12] = [
     "final_answer",
     "answer",
     "output",
+    "outputs",
     "result",
     "response",
     "content",
@@ -298,6 +300,18 @@ mod tests {
             {"type": "ai", "content": "Order 7 refunded."}]});
         assert_eq!(task_text(&graph).as_deref(), Some("Refund order 7"));
         assert_eq!(answer_text(&graph).as_deref(), Some("Order 7 refunded."));
+        // OpenLLMetry writes a LangChain chain's input and output in an envelope.
+        let entity_in = json!({"inputs": {"question": "What was Meta's revenue in 2023?"},
+            "tags": [], "metadata": {"ls_run": 1}, "kwargs": {"name": "RetrievalQA"}});
+        assert_eq!(
+            task_text(&entity_in).as_deref(),
+            Some("What was Meta's revenue in 2023?")
+        );
+        let entity_out = json!({"outputs": {"result": "134.90 billion dollars."}, "kwargs": {}});
+        assert_eq!(
+            answer_text(&entity_out).as_deref(),
+            Some("134.90 billion dollars.")
+        );
         let msgs = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]);
         assert_eq!(task_text(&msgs).as_deref(), Some("q"));
         assert_eq!(answer_text(&json!("plain")).as_deref(), Some("plain"));

@@ -3,16 +3,15 @@
 //!
 //! One Aho-Corasick automaton over an anchor of each source (its first [`ANCHOR`] bytes), so the
 //! automaton stays small however long the documents are; each anchor hit is checked against the
-//! sources that start with it, longest first, and a match is taken when it does not overlap one
-//! taken before. Each distinct message text is searched once (a conversation sends its history
+//! sources that start with it, longest first, and the search goes on after a match. Each distinct message text is searched once (a conversation sends its history
 //! again in every call), in time linear in the text; the checks of one text have a budget, so
 //! hostile near-duplicates cannot make it quadratic.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use std::collections::HashMap;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
+use hashbrown::HashMap;
 
 /// Bytes of a source's text its anchor holds (cut back to a `char` boundary).
-const ANCHOR: usize = 64;
+const ANCHOR: usize = 32;
 
 /// Sources shorter than this (in bytes, once trimmed) are only found as a message's whole text:
 /// a short text ("OK", "42", a date) would be found in places that never came from it.
@@ -34,10 +33,6 @@ pub struct Finder<'a> {
     by_anchor: Vec<Vec<usize>>,
     /// Each source's position by its whole text (the first source of a text).
     whole: HashMap<&'a str, usize>,
-    /// An automaton over one probe of each source long enough to have one, and the source of
-    /// each probe.
-    probes: Option<AhoCorasick>,
-    probe_source: Vec<usize>,
 }
 
 /// A source found in a text: its byte range and the source's position.
@@ -77,56 +72,12 @@ impl<'a> Finder<'a> {
             list.sort_by_key(|&i| std::cmp::Reverse(texts.get(i).map_or(0, |t| t.len())));
             list.dedup_by_key(|i| texts.get(*i).copied());
         }
-        let anchors = if anchors.is_empty() {
-            None
-        } else {
-            AhoCorasickBuilder::new()
-                .match_kind(MatchKind::Standard)
-                .build(&anchors)
-                .ok()
-        };
-        let mut probe_texts: Vec<&'a str> = Vec::new();
-        let mut probe_source = Vec::new();
-        let mut seen_probe: HashMap<&'a str, ()> = HashMap::new();
-        for (i, t) in texts.iter().enumerate() {
-            if let Some(p) = probe(t)
-                && seen_probe.insert(p, ()).is_none()
-            {
-                probe_texts.push(p);
-                probe_source.push(i);
-            }
-        }
-        let probes = if probe_texts.is_empty() {
-            None
-        } else {
-            AhoCorasickBuilder::new()
-                .match_kind(MatchKind::Standard)
-                .build(&probe_texts)
-                .ok()
-        };
         Finder {
+            anchors: automaton(&anchors),
             texts,
-            anchors,
             by_anchor,
             whole,
-            probes,
-            probe_source,
         }
-    }
-
-    /// The sources a probe of which occurs in `text`: text that holds the source, perhaps written
-    /// again in another form (indented, escaped otherwise). Sorted, each once.
-    pub fn seen(&self, text: &str) -> Vec<usize> {
-        let Some(ac) = &self.probes else {
-            return Vec::new();
-        };
-        let mut out: Vec<usize> = ac
-            .find_overlapping_iter(text)
-            .filter_map(|m| self.probe_source.get(m.pattern().as_usize()).copied())
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
     }
 
     /// The source whose whole text is `text`.
@@ -135,35 +86,34 @@ impl<'a> Finder<'a> {
     }
 
     /// The sources found in `text`, in order, none overlapping: at each place the longest
-    /// source that starts there, the earlier place first.
+    /// source that starts there, the earlier place first. The automaton finds the leftmost
+    /// anchor; a source found there is taken and the search goes on after it, else the search
+    /// goes on one byte later (so an anchor inside a failed one is still seen).
     pub fn find(&self, text: &str) -> Vec<Found> {
         let Some(ac) = &self.anchors else {
             return Vec::new();
         };
-        let mut hits: Vec<(usize, usize)> = ac
-            .find_overlapping_iter(text)
-            .map(|m| (m.start(), m.pattern().as_usize()))
-            .collect();
-        hits.sort_unstable();
         let mut budget = text.len().saturating_mul(CHECK_BUDGET_PER_BYTE);
         let mut out: Vec<Found> = Vec::new();
-        let mut taken_to = 0;
-        for (start, anchor) in hits {
-            if start < taken_to {
-                continue;
-            }
-            let Some(rest) = text.get(start..) else {
-                continue;
+        let mut from = 0;
+        while from < text.len() && budget > 0 {
+            let Some(m) = ac.find(Input::new(text).span(from..text.len())) else {
+                break;
             };
-            for &s in self.by_anchor.get(anchor).into_iter().flatten() {
+            let start = m.start();
+            let rest = text.get(start..).unwrap_or_default();
+            let mut taken = None;
+            for &s in self
+                .by_anchor
+                .get(m.pattern().as_usize())
+                .into_iter()
+                .flatten()
+            {
                 let Some(src) = self.texts.get(s) else {
                     continue;
                 };
                 if src.len() > rest.len() {
                     continue;
-                }
-                if budget == 0 {
-                    return out;
                 }
                 // What comparing costs is what it reads: up to the first difference.
                 let same = rest
@@ -173,19 +123,75 @@ impl<'a> Finder<'a> {
                     .count();
                 budget = budget.saturating_sub(same + 1);
                 if same == src.len() {
-                    let end = start + src.len();
-                    out.push(Found {
-                        start,
-                        end,
-                        source: s,
-                    });
-                    taken_to = end;
+                    taken = Some((s, start + src.len()));
                     break;
+                }
+                if budget == 0 {
+                    break;
+                }
+            }
+            match taken {
+                Some((source, end)) => {
+                    out.push(Found { start, end, source });
+                    from = end;
+                }
+                None => {
+                    from = start + 1;
+                    while !text.is_char_boundary(from) {
+                        from += 1;
+                    }
                 }
             }
         }
         out
     }
+}
+
+/// Sources that may sit in a text in another form, by a window of their plain text.
+pub struct Prober {
+    probes: Option<AhoCorasick>,
+    source: Vec<usize>,
+}
+
+impl Prober {
+    /// Probes of the sources `which` of `texts` (those long enough to have one).
+    pub fn new(texts: &[&str], which: &[usize]) -> Prober {
+        let mut probe_texts: Vec<&str> = Vec::new();
+        let mut source = Vec::new();
+        let mut seen_probe: HashMap<&str, ()> = HashMap::new();
+        for &i in which {
+            if let Some(p) = texts.get(i).and_then(|t| probe(t))
+                && seen_probe.insert(p, ()).is_none()
+            {
+                probe_texts.push(p);
+                source.push(i);
+            }
+        }
+        Prober {
+            probes: automaton(&probe_texts),
+            source,
+        }
+    }
+
+    /// The sources a probe of which occurs in `text`: text that holds the source, perhaps
+    /// written again in another form (indented, escaped otherwise).
+    pub fn seen<'p>(&'p self, text: &'p str) -> impl Iterator<Item = usize> + 'p {
+        self.probes
+            .iter()
+            .flat_map(move |ac| ac.find_iter(text))
+            .filter_map(|m| self.source.get(m.pattern().as_usize()).copied())
+    }
+}
+
+/// One automaton for `patterns` (leftmost-first, so a search can skip what it has passed).
+fn automaton(patterns: &[&str]) -> Option<AhoCorasick> {
+    if patterns.is_empty() {
+        return None;
+    }
+    AhoCorasickBuilder::new()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(patterns)
+        .ok()
 }
 
 /// A source's probe: [`PROBE`] bytes from the middle of its longest run of plain text (ASCII
@@ -306,8 +312,9 @@ mod tests {
         let f = Finder::new(vec![tool, "short"]);
         let fed_back = "Function Output: [{\"description\": \"Barcelona is a city on the northeastern coast of Spain, the capital of Catalonia.\"}]";
         assert!(f.find(fed_back).is_empty(), "not verbatim");
-        assert_eq!(f.seen(fed_back), vec![0]);
-        assert!(f.seen("Barcelona is a city").is_empty());
+        let p = Prober::new(&[tool, "short"], &[0, 1]);
+        assert_eq!(p.seen(fed_back).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(p.seen("Barcelona is a city").count(), 0);
         assert_eq!(probe("short"), None);
     }
 }

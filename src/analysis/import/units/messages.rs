@@ -218,7 +218,24 @@ fn item_messages(item: &Value, out: &mut Vec<Msg>, depth: usize) {
         Some("reasoning") => return,
         _ => {}
     }
-    let role = message_role(item).unwrap_or("user");
+    let mut role = message_role(item).unwrap_or("user");
+    // Langfuse lists the tools offered among the messages, as `tool` messages holding a
+    // definition: a tool offered, not a message sent.
+    if role == "tool"
+        && let Some(c) = item.get("content").filter(|c| c.is_object())
+        && c.get("function").is_some_and(|f| f.get("name").is_some())
+    {
+        return;
+    }
+    // Koog writes an assistant's calls as a tool message whose text is the JSON list of calls.
+    let call_list = item
+        .get("content")
+        .and_then(Value::as_str)
+        .is_some_and(|c| c.trim_start().starts_with("[{"))
+        && !chat::message_calls(item).is_empty();
+    if call_list && role == "tool" {
+        role = "assistant";
+    }
     let mut msg = Msg::new(role, String::new());
     msg.name = str_at(item, "name").and_then(chat::non_empty);
     let mut results: Vec<Msg> = Vec::new();
@@ -228,6 +245,7 @@ fn item_messages(item: &Value, out: &mut Vec<Msg>, depth: usize) {
         .or_else(|| item.get("contents"))
         .or_else(|| item.get("text"));
     msg.content = match body {
+        Some(Value::String(_)) if call_list => String::new(),
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => parts_of(parts, &mut results, depth),
         Some(Value::Null) | None => String::new(),
@@ -592,6 +610,33 @@ mod tests {
             ("64F", Some("v1"), Some("w"))
         );
         assert_eq!(m[2].content, "{\"t\":1}");
+    }
+
+    #[test]
+    fn an_assistant_s_calls_written_as_a_tool_message_are_the_assistant_s() {
+        let koog = json!([{"role": "tool", "content": "[{\"function\":{\"name\":\"HelloTool\",\"arguments\":\"{\\\"name\\\": \\\"Bob\\\"}\"},\"id\":\"call_1\",\"type\":\"function\"}]"},
+            {"role": "tool", "content": "Hello my darling Bob!"}]);
+        let m = messages_of(&koog).unwrap_or_default();
+        assert_eq!(
+            (m[0].role.as_str(), m[0].content.as_str()),
+            ("assistant", "")
+        );
+        assert_eq!(
+            m[0].calls,
+            vec![(
+                Some("call_1".into()),
+                "HelloTool".into(),
+                "{\"name\": \"Bob\"}".into()
+            )]
+        );
+        assert_eq!((m[1].role.as_str(), m[1].kind), ("tool", "tool_result"));
+        let offered = json!([{"role": "user", "content": "q"},
+            {"role": "tool", "content": {"type": "function", "function": {"name": "Web-Search", "parameters": {}}}}]);
+        assert_eq!(
+            roles(offered),
+            vec![r("user", "user", "q")],
+            "a tool offered is no message"
+        );
     }
 
     #[test]

@@ -28,10 +28,10 @@ pub use messages::{Msg, messages_of};
 
 use super::chat;
 use crate::analysis::model::value_text;
-use find::{Finder, MIN_FOUND};
+use find::{Finder, MIN_FOUND, Prober};
+use hashbrown::{HashMap, HashSet};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
 
 /// What [`attach`] made besides the changes to the steps.
 #[derive(Debug, Default)]
@@ -71,9 +71,6 @@ struct Split {
     pieces: Vec<Piece>,
     /// The tool whose result a tool-result message holds inside it (found by content).
     tool: Option<usize>,
-    /// The sources the text holds, perhaps written again in another form (see
-    /// [`Finder::seen`]).
-    seen: Vec<usize>,
 }
 
 /// A unit being made.
@@ -154,7 +151,7 @@ fn str_of<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
 /// The texts a tool step's output is fed back as: the output as text; the `content` of a
 /// LangChain tool message; the value an OpenInference `{"output": ...}` wraps; a structured
 /// value also as Python's `json.dumps` writes it (`", "` and `": "` between items, non-ASCII
-/// escaped, and not).
+/// escaped, and not), and indented by two.
 fn tool_texts(output: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let mut add = |v: &Value| {
@@ -165,6 +162,11 @@ fn tool_texts(output: &Value) -> Vec<String> {
         if v.is_object() || v.is_array() {
             out.push(python_json(v, true));
             out.push(python_json(v, false));
+            // Indented by two, as `json.dumps(indent=2)` and JavaScript's `JSON.stringify(v,
+            // null, 2)` write it.
+            if let Ok(pretty) = serde_json::to_string_pretty(v) {
+                out.push(pretty);
+            }
         }
     };
     add(output);
@@ -263,20 +265,9 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
         return Attached::default();
     }
 
-    // What retrievers and tools returned.
+    // What retrievers and tools returned, each text of a kind once (the first producer's).
     let mut sources: Vec<Source> = Vec::new();
-    let mut seen_source: HashSet<(&'static str, String)> = HashSet::new();
     let mut tool_by_call: HashMap<String, usize> = HashMap::new();
-    let mut add = |sources: &mut Vec<Source>, kind, text: String, own_id, producer| {
-        if !text.is_empty() && seen_source.insert((kind, text.clone())) {
-            sources.push(Source {
-                kind,
-                text,
-                own_id,
-                producer,
-            });
-        }
-    };
     for (i, s) in steps.iter().enumerate() {
         for d in s
             .get("documents")
@@ -287,12 +278,17 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
             let Some(text) = d.get("text").and_then(Value::as_str) else {
                 continue;
             };
-            let own = d.get("id").and_then(|v| match v {
+            let own_id = d.get("id").and_then(|v| match v {
                 Value::String(s) => Some(s.clone()),
                 Value::Number(n) => Some(n.to_string()),
                 _ => None,
             });
-            add(&mut sources, "document", text.trim().to_owned(), own, i);
+            sources.push(Source {
+                kind: "document",
+                text: text.trim().to_owned(),
+                own_id,
+                producer: i,
+            });
         }
         if str_of(s, "kind") == Some("tool") {
             if let Some(id) = s
@@ -303,12 +299,26 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
                 tool_by_call.entry(id.to_owned()).or_insert(i);
             }
             if let Some(out) = s.get("output").filter(|o| !o.is_null()) {
-                for t in tool_texts(out) {
-                    add(&mut sources, "tool_result", t, None, i);
+                for text in tool_texts(out) {
+                    sources.push(Source {
+                        kind: "tool_result",
+                        text,
+                        own_id: None,
+                        producer: i,
+                    });
                 }
             }
         }
     }
+    let keep: Vec<bool> = {
+        let mut seen: HashSet<(&str, &str)> = HashSet::with_capacity(sources.len());
+        sources
+            .iter()
+            .map(|s| !s.text.is_empty() && seen.insert((s.kind, s.text.as_str())))
+            .collect()
+    };
+    let mut keep = keep.into_iter();
+    sources.retain(|_| keep.next().unwrap_or(false));
     let finder = Finder::new(sources.iter().map(|s| s.text.as_str()).collect());
 
     // The text each assistant turn was written as, to name the step that wrote it.
@@ -323,7 +333,6 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
 
     let mut units = Units::default();
     let mut source_sent = vec![false; sources.len()];
-    let mut source_seen = vec![false; sources.len()];
     let mut tool_sent: HashSet<usize> = HashSet::new();
     // Each distinct (text, kind) split once.
     let mut split: HashMap<(&str, &'static str), Split> = HashMap::new();
@@ -350,11 +359,6 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
                     )
                 });
             let pieces = &cut.pieces;
-            for &x in &cut.seen {
-                if let Some(slot) = source_seen.get_mut(x) {
-                    *slot = true;
-                }
-            }
             let mut traced = false;
             for p in pieces {
                 if let Some(s) = p.source {
@@ -429,6 +433,23 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
         out
     };
     let (later_fed_back, later_unattributed) = (later(&fed_back), later(&unattributed));
+    // Sources not sent verbatim may have been sent in another form: each distinct text is
+    // searched once more, for a window of the plain text of those only.
+    let unsent: Vec<usize> = (0..sources.len())
+        .filter(|&s| !source_sent.get(s).copied().unwrap_or(true))
+        .collect();
+    let mut source_seen = vec![false; sources.len()];
+    if !unsent.is_empty() {
+        let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
+        let prober = Prober::new(&texts, &unsent);
+        for (content, _) in split.keys() {
+            for x in prober.seen(content) {
+                if let Some(slot) = source_seen.get_mut(x) {
+                    *slot = true;
+                }
+            }
+        }
+    }
     let mut available: Vec<Vec<usize>> = vec![Vec::new(); calls.len()];
     for (s, src) in sources.iter().enumerate() {
         if source_sent.get(s).copied().unwrap_or(true)
@@ -458,6 +479,8 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
         }
     }
 
+    // The split texts borrow the calls' messages, which are written into the steps next.
+    drop(split);
     // Write it all into the steps.
     let ids: Vec<Value> = units
         .list
@@ -528,7 +551,6 @@ fn pieces_of(
         return Split {
             pieces: Vec::new(),
             tool: None,
-            seen: Vec::new(),
         };
     }
     let mut found = finder.find(content);
@@ -604,11 +626,7 @@ fn pieces_of(
             }
         })
         .collect();
-    Split {
-        pieces,
-        tool,
-        seen: finder.seen(content),
-    }
+    Split { pieces, tool }
 }
 
 /// The char offsets of byte ranges given in order (one pass over the text).
