@@ -1,17 +1,18 @@
 //! Finding retrieved documents and tool results inside the text of the messages a model was
 //! sent, by content: each source's text occurring verbatim in a message.
 //!
-//! One Aho-Corasick automaton over an anchor of each source (its first [`ANCHOR`] bytes), so the
-//! automaton stays small however long the documents are; each anchor hit is checked against the
-//! sources that start with it, longest first, and the search goes on after a match. Each distinct message text is searched once (a conversation sends its history
-//! again in every call), in time linear in the text; the checks of one text have a budget, so
-//! hostile near-duplicates cannot make it quadratic.
+//! Each source is indexed by its first [`ANCHOR`] bytes (`window.rs`: a rolling hash, so the
+//! index stays small however many and however long the documents are); a place whose window
+//! may start one is checked against the sources that start alike, longest first, and the search
+//! goes on after a match. Each distinct message text is searched once (a conversation sends its
+//! history again in every call), in time linear in the text; the checks of one text have a
+//! budget, so hostile near-duplicates cannot make it quadratic.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
+use super::window::Windows;
 use hashbrown::HashMap;
 
-/// Bytes of a source's text its anchor holds (cut back to a `char` boundary).
-const ANCHOR: usize = 32;
+/// Bytes of a source's text its window holds.
+const ANCHOR: usize = 16;
 
 /// Sources shorter than this (in bytes, once trimmed) are only found as a message's whole text:
 /// a short text ("OK", "42", a date) would be found in places that never came from it.
@@ -27,10 +28,8 @@ const PROBE: usize = 40;
 /// The sources' texts, searchable.
 pub struct Finder<'a> {
     texts: Vec<&'a str>,
-    /// The automaton over the distinct anchors; `None` when no source is long enough.
-    anchors: Option<AhoCorasick>,
-    /// For each anchor, the sources that start with it, longest first.
-    by_anchor: Vec<Vec<usize>>,
+    /// The sources long enough to be searched for, by their first bytes.
+    index: Windows,
     /// Each source's position by its whole text (the first source of a text).
     whole: HashMap<&'a str, usize>,
 }
@@ -50,32 +49,20 @@ impl<'a> Finder<'a> {
     /// A finder over `texts` (a source's position is its index here).
     pub fn new(texts: Vec<&'a str>) -> Finder<'a> {
         let mut whole = HashMap::with_capacity(texts.len());
-        let mut anchor_of: HashMap<&'a str, usize> = HashMap::new();
-        let mut anchors: Vec<&'a str> = Vec::new();
-        let mut by_anchor: Vec<Vec<usize>> = Vec::new();
         for (i, t) in texts.iter().enumerate() {
             whole.entry(*t).or_insert(i);
-            if t.trim().len() < MIN_FOUND {
-                continue;
-            }
-            let a = anchor(t);
-            let slot = *anchor_of.entry(a).or_insert_with(|| {
-                anchors.push(a);
-                by_anchor.push(Vec::new());
-                anchors.len() - 1
-            });
-            if let Some(list) = by_anchor.get_mut(slot) {
-                list.push(i);
-            }
         }
-        for list in &mut by_anchor {
-            list.sort_by_key(|&i| std::cmp::Reverse(texts.get(i).map_or(0, |t| t.len())));
-            list.dedup_by_key(|i| texts.get(*i).copied());
-        }
+        let index = Windows::new(
+            ANCHOR,
+            texts
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.trim().len() >= MIN_FOUND)
+                .filter_map(|(i, t)| Some((t.as_bytes(), u32::try_from(i).ok()?))),
+        );
         Finder {
-            anchors: automaton(&anchors),
             texts,
-            by_anchor,
+            index,
             whole,
         }
     }
@@ -86,29 +73,21 @@ impl<'a> Finder<'a> {
     }
 
     /// The sources found in `text`, in order, none overlapping: at each place the longest
-    /// source that starts there, the earlier place first. The automaton finds the leftmost
-    /// anchor; a source found there is taken and the search goes on after it, else the search
-    /// goes on one byte later (so an anchor inside a failed one is still seen).
+    /// source that starts there, the earlier place first.
     pub fn find(&self, text: &str) -> Vec<Found> {
-        let Some(ac) = &self.anchors else {
-            return Vec::new();
-        };
         let mut budget = text.len().saturating_mul(CHECK_BUDGET_PER_BYTE);
         let mut out: Vec<Found> = Vec::new();
-        let mut from = 0;
-        while from < text.len() && budget > 0 {
-            let Some(m) = ac.find(Input::new(text).span(from..text.len())) else {
-                break;
-            };
-            let start = m.start();
-            let rest = text.get(start..).unwrap_or_default();
-            let mut taken = None;
-            for &s in self
-                .by_anchor
-                .get(m.pattern().as_usize())
-                .into_iter()
-                .flatten()
-            {
+        let bytes = text.as_bytes();
+        let mut candidates: Vec<usize> = Vec::new();
+        self.index.scan(bytes, |start, numbers| {
+            let rest = bytes.get(start..).unwrap_or_default();
+            candidates.clear();
+            for n in numbers {
+                candidates.push(n as usize);
+            }
+            candidates
+                .sort_by_key(|&i| std::cmp::Reverse(self.texts.get(i).map_or(0, |t| t.len())));
+            for &s in &candidates {
                 let Some(src) = self.texts.get(s) else {
                     continue;
                 };
@@ -117,81 +96,83 @@ impl<'a> Finder<'a> {
                 }
                 // What comparing costs is what it reads: up to the first difference.
                 let same = rest
-                    .bytes()
-                    .zip(src.bytes())
+                    .iter()
+                    .zip(src.as_bytes())
                     .take_while(|(a, b)| a == b)
                     .count();
                 budget = budget.saturating_sub(same + 1);
                 if same == src.len() {
-                    taken = Some((s, start + src.len()));
-                    break;
+                    let end = start + src.len();
+                    out.push(Found {
+                        start,
+                        end,
+                        source: s,
+                    });
+                    return Some(end);
                 }
                 if budget == 0 {
-                    break;
+                    return None;
                 }
             }
-            match taken {
-                Some((source, end)) => {
-                    out.push(Found { start, end, source });
-                    from = end;
-                }
-                None => {
-                    from = start + 1;
-                    while !text.is_char_boundary(from) {
-                        from += 1;
-                    }
-                }
-            }
-        }
+            Some(start + 1)
+        });
         out
     }
 }
 
 /// Sources that may sit in a text in another form, by a window of their plain text.
-pub struct Prober {
-    probes: Option<AhoCorasick>,
+pub struct Prober<'a> {
+    probes: Vec<&'a str>,
     source: Vec<usize>,
+    index: Windows,
 }
 
-impl Prober {
+impl<'a> Prober<'a> {
     /// Probes of the sources `which` of `texts` (those long enough to have one).
-    pub fn new(texts: &[&str], which: &[usize]) -> Prober {
-        let mut probe_texts: Vec<&str> = Vec::new();
+    pub fn new(texts: &[&'a str], which: &[usize]) -> Prober<'a> {
+        let mut probes: Vec<&'a str> = Vec::new();
         let mut source = Vec::new();
-        let mut seen_probe: HashMap<&str, ()> = HashMap::new();
         for &i in which {
-            if let Some(p) = texts.get(i).and_then(|t| probe(t))
-                && seen_probe.insert(p, ()).is_none()
-            {
-                probe_texts.push(p);
+            if let Some(p) = texts.get(i).and_then(|t| probe(t)) {
+                probes.push(p);
                 source.push(i);
             }
         }
+        let index = Windows::new(
+            PROBE,
+            probes
+                .iter()
+                .enumerate()
+                .filter_map(|(k, p)| Some((p.as_bytes(), u32::try_from(k).ok()?))),
+        );
         Prober {
-            probes: automaton(&probe_texts),
+            probes,
             source,
+            index,
         }
     }
 
     /// The sources a probe of which occurs in `text`: text that holds the source, perhaps
     /// written again in another form (indented, escaped otherwise).
-    pub fn seen<'p>(&'p self, text: &'p str) -> impl Iterator<Item = usize> + 'p {
-        self.probes
-            .iter()
-            .flat_map(move |ac| ac.find_iter(text))
-            .filter_map(|m| self.source.get(m.pattern().as_usize()).copied())
+    pub fn seen(&self, text: &str) -> Vec<usize> {
+        let bytes = text.as_bytes();
+        let mut out = Vec::new();
+        self.index.scan(bytes, |at, numbers| {
+            let window = bytes.get(at..at + PROBE);
+            for k in numbers {
+                let k = k as usize;
+                if self.probes.get(k).map(|p| p.as_bytes()) == window
+                    && let Some(&s) = self.source.get(k)
+                {
+                    out.push(s);
+                }
+            }
+            Some(at + 1)
+        });
+        out.sort_unstable();
+        out.dedup();
+        out
     }
-}
-
-/// One automaton for `patterns` (leftmost-first, so a search can skip what it has passed).
-fn automaton(patterns: &[&str]) -> Option<AhoCorasick> {
-    if patterns.is_empty() {
-        return None;
-    }
-    AhoCorasickBuilder::new()
-        .match_kind(MatchKind::LeftmostFirst)
-        .build(patterns)
-        .ok()
 }
 
 /// A source's probe: [`PROBE`] bytes from the middle of its longest run of plain text (ASCII
@@ -242,15 +223,6 @@ fn probe(t: &str) -> Option<&str> {
     }
     let to = (from + PROBE).min(e);
     t.get(from..to).filter(|p| p.trim().len() >= PROBE / 2)
-}
-
-/// A text's anchor: its first [`ANCHOR`] bytes, cut back to a `char` boundary.
-fn anchor(t: &str) -> &str {
-    let mut end = t.len().min(ANCHOR);
-    while !t.is_char_boundary(end) {
-        end -= 1;
-    }
-    t.get(..end).unwrap_or(t)
 }
 
 #[cfg(test)]
@@ -313,8 +285,8 @@ mod tests {
         let fed_back = "Function Output: [{\"description\": \"Barcelona is a city on the northeastern coast of Spain, the capital of Catalonia.\"}]";
         assert!(f.find(fed_back).is_empty(), "not verbatim");
         let p = Prober::new(&[tool, "short"], &[0, 1]);
-        assert_eq!(p.seen(fed_back).collect::<Vec<_>>(), vec![0]);
-        assert_eq!(p.seen("Barcelona is a city").count(), 0);
+        assert_eq!(p.seen(fed_back), vec![0]);
+        assert!(p.seen("Barcelona is a city").is_empty());
         assert_eq!(probe("short"), None);
     }
 }

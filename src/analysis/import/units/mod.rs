@@ -23,6 +23,7 @@
 
 mod find;
 mod messages;
+mod window;
 
 pub use messages::{Msg, messages_of};
 
