@@ -47,9 +47,7 @@ const EXPECTED: &[Expect] = &[
         ..expect("atif/Arize-ai__harbor_openhands.json", SourceFormat::Atif)
     },
     Expect {
-        task: Some(
-            "You are an AI assistant tasked with solving command-line tasks in a Linux environment. ...",
-        ),
+        task: Some("Create a file called hello.txt with \"Hello, world!\" as the content."),
         kinds: &[(User, 1), (Llm, 3), (Tool, 3)],
         tools: &["bash_command", "bash_command", "bash_command"],
         ..expect(

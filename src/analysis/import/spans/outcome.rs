@@ -123,6 +123,7 @@ impl View<'_> {
     pub fn model_task(&self) -> Option<String> {
         self.model_steps()
             .find_map(|s| s.get("input").and_then(task_text))
+            .map(|t| crate::analysis::import::run_text::labelled_task(&t).unwrap_or(t))
     }
 
     fn model_steps(&self) -> impl DoubleEndedIterator<Item = &Map<String, Value>> {
