@@ -23,16 +23,21 @@
 
 mod find;
 mod messages;
+mod pieces;
+mod tool_text;
 mod window;
 
 pub use messages::{Msg, messages_of};
 
 use super::chat;
-use crate::analysis::model::value_text;
-use find::{Finder, MIN_FOUND, Prober};
+use find::{Finder, Prober};
 use hashbrown::{HashMap, HashSet};
+use pieces::{Piece, Split, pieces_of};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+#[cfg(test)]
+use tool_text::python_json;
+use tool_text::tool_texts;
 
 /// What [`attach`] made besides the changes to the steps.
 #[derive(Debug, Default)]
@@ -53,25 +58,6 @@ struct Source {
     own_id: Option<String>,
     /// The step that produced it.
     producer: usize,
-}
-
-/// One piece of a message's text: a byte range and the unit it is.
-#[derive(Clone, Copy)]
-struct Piece {
-    start: usize,
-    end: usize,
-    /// Its place in chars, when it is not the whole text.
-    chars: Option<(usize, usize)>,
-    unit: usize,
-    /// The source it is, when it is one.
-    source: Option<usize>,
-}
-
-/// A message text cut into pieces, once per distinct (text, kind).
-struct Split {
-    pieces: Vec<Piece>,
-    /// The tool whose result a tool-result message holds inside it (found by content).
-    tool: Option<usize>,
 }
 
 /// A unit being made.
@@ -131,119 +117,8 @@ pub fn hashed_id(kind: &str, text: &str) -> String {
     out
 }
 
-/// A text between two sources found in a message is a unit of its own when it says something:
-/// at least this many words, or [`GAP_CHARS`] characters (labels such as `Document 2:` are not).
-const GAP_WORDS: usize = 3;
-/// See [`GAP_WORDS`].
-const GAP_CHARS: usize = 24;
-
-fn says_something(t: &str) -> bool {
-    t.split_whitespace()
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .count()
-        >= GAP_WORDS
-        || t.chars().count() >= GAP_CHARS
-}
-
 fn str_of<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     m.get(key).and_then(Value::as_str)
-}
-
-/// The texts a tool step's output is fed back as: the output as text; the `content` of a
-/// LangChain tool message; the value an OpenInference `{"output": ...}` wraps; a structured
-/// value also as Python's `json.dumps` writes it (`", "` and `": "` between items, non-ASCII
-/// escaped, and not), and indented by two.
-fn tool_texts(output: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut add = |v: &Value| {
-        if let Some(c) = v.get("content").and_then(Value::as_str) {
-            out.push(c.trim().to_owned());
-        }
-        out.push(value_text(v).trim().to_owned());
-        if v.is_object() || v.is_array() {
-            out.push(python_json(v, true));
-            out.push(python_json(v, false));
-            // Indented by two, as `json.dumps(indent=2)` and JavaScript's `JSON.stringify(v,
-            // null, 2)` write it.
-            if let Ok(pretty) = serde_json::to_string_pretty(v) {
-                out.push(pretty);
-            }
-        }
-    };
-    add(output);
-    if let Some(inner) = output
-        .as_object()
-        .filter(|o| o.len() == 1)
-        .and_then(|o| o.get("output"))
-    {
-        add(inner);
-    }
-    out.retain(|t| !t.is_empty());
-    let mut seen = HashSet::new();
-    out.retain(|t| seen.insert(t.clone()));
-    out
-}
-
-/// A value as Python's `json.dumps` writes it by default (`ascii`: with `ensure_ascii`).
-fn python_json(v: &Value, ascii: bool) -> String {
-    let mut out = String::new();
-    write_python_json(v, ascii, &mut out, 0);
-    out
-}
-
-fn write_python_json(v: &Value, ascii: bool, out: &mut String, depth: usize) {
-    if depth > 64 {
-        return;
-    }
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
-        Value::String(s) => {
-            out.push('"');
-            for c in s.chars() {
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    '\u{8}' => out.push_str("\\b"),
-                    '\u{c}' => out.push_str("\\f"),
-                    c if (c as u32) < 0x20 || (ascii && !c.is_ascii()) => {
-                        let mut buf = [0u16; 2];
-                        for unit in c.encode_utf16(&mut buf) {
-                            out.push_str(&format!("\\u{unit:04x}"));
-                        }
-                    }
-                    c => out.push(c),
-                }
-            }
-            out.push('"');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, x) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_python_json(x, ascii, out, depth + 1);
-            }
-            out.push(']');
-        }
-        Value::Object(o) => {
-            out.push('{');
-            for (i, (k, x)) in o.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_python_json(&Value::String(k.clone()), ascii, out, depth + 1);
-                out.push_str(": ");
-                write_python_json(x, ascii, out, depth + 1);
-            }
-            out.push('}');
-        }
-    }
 }
 
 /// Makes `messages`, `context` and the units for the model steps of `steps` (the run JSON an
@@ -534,128 +409,6 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
         })
         .collect();
     Attached { units, asked }
-}
-
-/// The pieces of one message text of one kind: the sources found in it (documents anywhere;
-/// tool results only in a message that is not itself a tool result) and the text around them
-/// that says something, or the whole text as one unit.
-fn pieces_of(
-    content: &str,
-    kind: &'static str,
-    finder: &Finder<'_>,
-    sources: &[Source],
-    units: &mut Units,
-    written_by: &HashMap<String, usize>,
-) -> Split {
-    let trimmed = content.trim();
-    if trimmed.is_empty() {
-        return Split {
-            pieces: Vec::new(),
-            tool: None,
-        };
-    }
-    let mut found = finder.find(content);
-    let mut tool = None;
-    if kind == "tool_result" {
-        // A tool result fed back is one unit, whatever tool output it holds; the documents
-        // inside it are units of their own.
-        tool = found
-            .iter()
-            .filter_map(|f| sources.get(f.source))
-            .find(|s| s.kind == "tool_result")
-            .map(|s| s.producer);
-        found.retain(|f| sources.get(f.source).is_some_and(|s| s.kind == "document"));
-    }
-    let mut ranges: Vec<(usize, usize, Option<usize>)> = Vec::new();
-    if found.is_empty() {
-        let start = content.len() - content.trim_start().len();
-        let source = finder.whole(trimmed).filter(|&s| {
-            trimmed.len() >= MIN_FOUND || sources.get(s).is_some_and(|x| x.kind == kind)
-        });
-        ranges.push((start, start + trimmed.len(), source));
-    } else {
-        let mut cursor = 0;
-        let gap = |from: usize, to: usize, ranges: &mut Vec<(usize, usize, Option<usize>)>| {
-            let Some(g) = content.get(from..to) else {
-                return;
-            };
-            let t = g.trim();
-            if says_something(t) {
-                let a = from + (g.len() - g.trim_start().len());
-                ranges.push((a, a + t.len(), None));
-            }
-        };
-        for f in &found {
-            gap(cursor, f.start, &mut ranges);
-            ranges.push((f.start, f.end, Some(f.source)));
-            cursor = f.end;
-        }
-        gap(cursor, content.len(), &mut ranges);
-    }
-    let chars = char_offsets(content, &ranges);
-    let pieces = ranges
-        .iter()
-        .zip(chars)
-        .map(|(&(start, end, source), chars)| {
-            let text = content.get(start..end).unwrap_or_default();
-            let unit = match source.and_then(|s| sources.get(s)) {
-                Some(src) => {
-                    let u = units.get(src.kind, &src.text, src.own_id.as_deref());
-                    if let Some(unit) = units.list.get_mut(u) {
-                        unit.produced_by.get_or_insert(src.producer);
-                    }
-                    u
-                }
-                None => {
-                    let u = units.get(kind, text, None);
-                    if kind == "message"
-                        && let Some(&w) = written_by.get(text)
-                        && let Some(unit) = units.list.get_mut(u)
-                    {
-                        unit.produced_by.get_or_insert(w);
-                    }
-                    u
-                }
-            };
-            let whole = start == 0 && end == content.len();
-            Piece {
-                start,
-                end,
-                chars: (!whole).then_some(chars),
-                unit,
-                source,
-            }
-        })
-        .collect();
-    Split { pieces, tool }
-}
-
-/// The char offsets of byte ranges given in order (one pass over the text).
-fn char_offsets(content: &str, ranges: &[(usize, usize, Option<usize>)]) -> Vec<(usize, usize)> {
-    let mut bounds: Vec<usize> = ranges.iter().flat_map(|&(a, b, _)| [a, b]).collect();
-    bounds.sort_unstable();
-    bounds.dedup();
-    let mut at: HashMap<usize, usize> = HashMap::with_capacity(bounds.len());
-    let mut next = bounds.iter().peekable();
-    let ends = content.char_indices().map(|(b, _)| b);
-    for (count, byte) in ends.chain(std::iter::once(content.len())).enumerate() {
-        while let Some(&&b) = next.peek() {
-            if b > byte {
-                break;
-            }
-            at.insert(b, count);
-            next.next();
-        }
-    }
-    ranges
-        .iter()
-        .map(|&(a, b, _)| {
-            (
-                at.get(&a).copied().unwrap_or(0),
-                at.get(&b).copied().unwrap_or(0),
-            )
-        })
-        .collect()
 }
 
 /// What the first call's last user turn asks (see [`Attached::asked`]).
