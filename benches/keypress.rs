@@ -49,6 +49,7 @@ fn screen(doc: Document) -> Headless {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = EffectContext {
         judged: None,
+        outcome: None,
         theme: app.theme.clone(),
         port: Arc::new(Unavailable {
             reason: "benchmark".to_owned(),

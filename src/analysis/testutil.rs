@@ -114,6 +114,7 @@ impl RunBuilder {
             text: text.to_owned(),
             tokens: None,
             produced_by: produced_by.map(StepId::from),
+            at: Vec::new(),
             extra: Default::default(),
         });
         self

@@ -48,6 +48,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     for (k, loaded) in runs.into_iter().enumerate() {
         let mut loaded = loaded;
         loaded.warnings.extend(notes.iter().cloned());
+        super::common::settle_outcome(&mut loaded, &args.outcome, &reference);
         let opts = AnalyzeOptions {
             reference: reference.clone(),
             embedder: embedder.as_ref(),

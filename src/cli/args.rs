@@ -60,6 +60,24 @@ pub struct ReferenceArgs {
     pub no_reference: bool,
 }
 
+/// The outcome the user states.
+#[derive(Debug, Args, Clone, Default)]
+pub struct OutcomeArgs {
+    /// Whether the run's answer was right, when the recording does not say (or says wrong):
+    /// failed or succeeded. A run that succeeded gets no verdict and no fault.
+    #[arg(long, value_enum, value_name = "O")]
+    pub outcome: Option<OutcomeArg>,
+}
+
+/// `--outcome`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum OutcomeArg {
+    /// The answer was wrong: diagnose it.
+    Failed,
+    /// The answer was right: no verdict, no fault.
+    Succeeded,
+}
+
 /// `tdn-tui RUN`: the screen.
 #[derive(Debug, Args, Clone, Default)]
 pub struct OpenArgs {
@@ -72,6 +90,9 @@ pub struct OpenArgs {
     /// Which reference answer.
     #[command(flatten)]
     pub reference: ReferenceArgs,
+    /// The outcome, when the recording does not say.
+    #[command(flatten)]
+    pub outcome: OutcomeArgs,
     /// Theme: dark, light, mono, or the path of a theme file.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
@@ -184,6 +205,9 @@ pub struct AnalyzeArgs {
     /// Which reference answer.
     #[command(flatten)]
     pub reference: ReferenceArgs,
+    /// The outcome, when the recording does not say.
+    #[command(flatten)]
+    pub outcome: OutcomeArgs,
     /// Embedder for the influence ranking: hashed, mock, lexical or cmd:COMMAND.
     #[arg(long, value_name = "E")]
     pub embedder: Option<String>,
@@ -341,6 +365,9 @@ pub struct ExperimentArgs {
     /// Which run and format.
     #[command(flatten)]
     pub input: InputArgs,
+    /// The outcome, when the recording does not say.
+    #[command(flatten)]
+    pub outcome: OutcomeArgs,
     /// Config and consent.
     #[command(flatten)]
     pub config: ConfigArgs,
@@ -360,6 +387,9 @@ pub struct LocalizeArgs {
     /// Which reference answer.
     #[command(flatten)]
     pub reference: ReferenceArgs,
+    /// The outcome, when the recording does not say.
+    #[command(flatten)]
+    pub outcome: OutcomeArgs,
     /// Config and consent.
     #[command(flatten)]
     pub config: ConfigArgs,

@@ -1,9 +1,11 @@
-//! What several subcommands share: settings from flags, load options, the reference choice, and
+//! What several subcommands share: settings from flags, load options, the reference choice, the
+//! outcome, and
 //! writing to stdout so that a closed pipe ends the program quietly.
 
-use super::args::{ConfigArgs, InputArgs, ReferenceArgs};
+use super::args::{ConfigArgs, InputArgs, OutcomeArg, OutcomeArgs, ReferenceArgs};
 use crate::analysis::import::SourceFormat;
-use crate::analysis::load::LoadOptions;
+use crate::analysis::load::{LoadOptions, Loaded};
+use crate::analysis::model::{Run, RunStatus, StatusFrom};
 use crate::analysis::report::ReferenceChoice;
 use crate::config::{Overrides, Settings};
 use anyhow::Context;
@@ -57,6 +59,42 @@ pub fn reference_choice(r: &ReferenceArgs) -> anyhow::Result<ReferenceChoice> {
         return Ok(ReferenceChoice::Given(t));
     }
     Ok(ReferenceChoice::FromRun)
+}
+
+/// Settles the run's outcome before it is analysed: `--outcome` replaces what the recording
+/// says; else a run whose outcome nothing recorded succeeded when its final answer equals the
+/// reference answer in force (docs/run-format.md, "Where the status came from").
+pub fn settle_outcome(loaded: &mut Loaded, outcome: &OutcomeArgs, reference: &ReferenceChoice) {
+    let run = &mut loaded.run;
+    settle_run(run, outcome, reference);
+    // The importer's warning that the outcome was assumed no longer holds.
+    if run.status_from != StatusFrom::Assumed {
+        loaded
+            .warnings
+            .retain(|w| !(w.file && w.field.as_deref() == Some("status")));
+    }
+}
+
+fn settle_run(run: &mut Run, outcome: &OutcomeArgs, reference: &ReferenceChoice) {
+    match outcome.outcome {
+        Some(o) => run.give_outcome(outcome_status(o), "stated with --outcome"),
+        None => {
+            let r = match reference {
+                ReferenceChoice::FromRun => run.reference_answer.clone(),
+                ReferenceChoice::Ignore => None,
+                ReferenceChoice::Given(t) => Some(t.clone()),
+            };
+            run.settle_by_reference(r.as_deref());
+        }
+    }
+}
+
+/// The status `--outcome` names.
+pub fn outcome_status(o: OutcomeArg) -> RunStatus {
+    match o {
+        OutcomeArg::Failed => RunStatus::Failed,
+        OutcomeArg::Succeeded => RunStatus::Succeeded,
+    }
 }
 
 /// Leaves out a `cmd:` embedder found in a `tdn.toml` of the current folder when the user did

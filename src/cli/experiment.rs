@@ -29,7 +29,16 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
         super::localize::runner_overrides(&args.runner, o)
     })?;
     let engine = engine(&settings)?;
-    let (subject, _) = subject(&engine, &args.run, &args.input, |_| None)?;
+    let (subject, _) = subject(
+        &engine,
+        &args.run,
+        &args.input,
+        |l| {
+            let reference = crate::analysis::report::ReferenceChoice::FromRun;
+            common::settle_outcome(l, &args.outcome, &reference);
+        },
+        |_| None,
+    )?;
     let request = request(args)?;
     let plan = engine
         .plan(&subject, request)
@@ -122,9 +131,11 @@ pub(super) fn subject(
     engine: &Engine,
     path: &Path,
     input: &InputArgs,
+    settle: impl FnOnce(&mut Loaded),
     report: impl FnOnce(&Loaded) -> Option<crate::analysis::report::Report>,
 ) -> anyhow::Result<(Arc<Subject>, Loaded)> {
-    let loaded = load_one(path, &common::load_options(input))?;
+    let mut loaded = load_one(path, &common::load_options(input))?;
+    settle(&mut loaded);
     let several = file_holds_several(1, input.index, loaded.source_format);
     let report = report(&loaded).map(Arc::new);
     let subject = engine.subject(

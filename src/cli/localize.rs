@@ -57,7 +57,10 @@ pub fn run(args: &LocalizeArgs) -> anyhow::Result<ExitCode> {
     let judge = judge(&settings)?;
     let reference = common::reference_choice(&args.reference)?;
     let embedder = engine.embedder();
-    let (subject, _) = subject(&engine, &args.run, &args.input, |loaded| {
+    let settle = |l: &mut crate::analysis::load::Loaded| {
+        common::settle_outcome(l, &args.outcome, &reference);
+    };
+    let (subject, _) = subject(&engine, &args.run, &args.input, settle, |loaded| {
         Some(analyze(
             loaded,
             &AnalyzeOptions {

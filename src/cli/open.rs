@@ -6,19 +6,19 @@
 
 mod reports;
 
-use super::args::{Color as ColorArg, InputArgs, OpenArgs};
-use super::common::{load_options, reference_choice, write_stdout};
+use super::args::{Color as ColorArg, InputArgs, OpenArgs, OutcomeArgs};
+use super::common::{load_options, reference_choice, settle_outcome, write_stdout};
 use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{ConfidenceOptions, Embedder};
 use crate::analysis::judge::Judge;
 use crate::analysis::load;
-use crate::analysis::model::Run;
+use crate::analysis::model::{Run, RunStatus};
 use crate::analysis::progress::Progress;
 use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, Report, analyze_run};
 use crate::config::{ColorChoice, Overrides, Settings};
 use crate::experiments::command_judge::CommandJudge;
 use crate::tui::app::Document;
-use crate::tui::effects::Opener;
+use crate::tui::effects::{Opener, OutcomeSetter};
 use crate::tui::headless::{parse_keys, parse_size};
 use crate::tui::start::{Ended, Ready, Start, StartLoading, choice, start, start_loading};
 use anyhow::bail;
@@ -83,6 +83,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         input: args.input.clone(),
         report: args.report.clone(),
         reference,
+        outcome: args.outcome.clone(),
         embedder,
         confidence: settings.confidence,
         // Asking the judge analyses the run again with it; the screen shows the command and
@@ -123,6 +124,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
                 opener: ready.opener,
                 judged: ready.judged,
                 reloader: ready.reloader,
+                outcome: ready.outcome,
                 messages,
                 render: Some(size),
                 keys,
@@ -155,6 +157,7 @@ struct Work {
     input: InputArgs,
     report: Option<std::path::PathBuf>,
     reference: ReferenceChoice,
+    outcome: OutcomeArgs,
     embedder: Arc<dyn Embedder>,
     confidence: ConfidenceOptions,
     judge: Option<CommandJudge>,
@@ -169,11 +172,15 @@ impl Work {
             input,
             report,
             reference,
+            outcome,
             embedder,
             confidence,
             judge,
         } = self;
-        let loaded = load::load_path_with_progress(&path, &load_options(&input), progress)?;
+        let mut loaded = load::load_path_with_progress(&path, &load_options(&input), progress)?;
+        for l in &mut loaded {
+            settle_outcome(l, &outcome, &reference);
+        }
         if loaded.is_empty() {
             bail!("{}: the file holds no run", path.display());
         }
@@ -197,6 +204,7 @@ impl Work {
             confidence,
             source: std::path::absolute(&path).unwrap_or_else(|_| path.clone()),
             saved: report.clone(),
+            given: std::sync::Mutex::new(std::collections::HashMap::new()),
         });
         let opener: Arc<Opener> = {
             let analysis = analysis.clone();
@@ -216,10 +224,14 @@ impl Work {
             Arc::new(move |i: usize| {
                 let runs =
                     load::load_path(&path, &load_options(&input)).map_err(|e| e.to_string())?;
-                let loaded = runs
+                let mut loaded = runs
                     .into_iter()
                     .nth(i)
                     .ok_or_else(|| format!("the file no longer holds a run at position {i}"))?;
+                settle_outcome(&mut loaded, &outcome, &analysis.reference);
+                if let Some(status) = analysis.given(i) {
+                    loaded.run.give_outcome(status, SET_IN_SCREEN);
+                }
                 analysis.open_loaded(loaded)
             })
         };
@@ -233,6 +245,18 @@ impl Work {
         } else {
             None
         };
+        // The outcome the user sets with the screen's key is kept for the run: opening it again,
+        // asking the judge and reloading the file use it too. Not for a saved report.
+        let outcome: Option<Arc<OutcomeSetter>> = match reports {
+            Some(_) => None,
+            None => {
+                let analysis = analysis.clone();
+                Some(Arc::new(move |i: usize, status: RunStatus| {
+                    analysis.set_given(i, status);
+                    analysis.open(i, None, &Progress::new())
+                }))
+            }
+        };
         let judged: Option<Arc<Opener>> = judge.map(|judge| {
             Arc::new(move |i: usize| analysis.open(i, Some(&judge), &Progress::new()))
                 as Arc<Opener>
@@ -243,6 +267,7 @@ impl Work {
             opener,
             judged,
             reloader: Some(reloader),
+            outcome,
             index,
         })
     }
@@ -264,7 +289,12 @@ struct Analysis {
     source: std::path::PathBuf,
     /// `--report`: the file the reports were read from.
     saved: Option<std::path::PathBuf>,
+    /// The outcome set with the screen's key, by position in the file.
+    given: std::sync::Mutex<std::collections::HashMap<usize, RunStatus>>,
 }
+
+/// How `status_why` says the outcome was set with the screen's key.
+const SET_IN_SCREEN: &str = "set in the screen to";
 
 impl Analysis {
     fn run(&self, i: usize) -> Result<&OpenRun, String> {
@@ -299,7 +329,20 @@ impl Analysis {
         ))
     }
 
-    /// Analyses the run at `i` (asking `judge` when given) and opens it.
+    /// The outcome set with the screen's key for the run at `i`.
+    fn given(&self, i: usize) -> Option<RunStatus> {
+        self.given.lock().ok().and_then(|g| g.get(&i).copied())
+    }
+
+    /// Keeps the outcome set with the screen's key for the run at `i`.
+    fn set_given(&self, i: usize, status: RunStatus) {
+        if let Ok(mut g) = self.given.lock() {
+            g.insert(i, status);
+        }
+    }
+
+    /// Analyses the run at `i` (asking `judge` when given) and opens it. A run whose outcome was
+    /// set with the screen's key is analysed as a copy with that outcome.
     fn open(
         &self,
         i: usize,
@@ -307,14 +350,24 @@ impl Analysis {
         progress: &Progress,
     ) -> Result<Document, String> {
         let r = self.run(i)?;
+        let run = match self.given(i) {
+            Some(status) => {
+                let mut copy = (*r.run).clone();
+                copy.give_outcome(status, SET_IN_SCREEN);
+                Arc::new(copy)
+            }
+            None => r.run.clone(),
+        };
         let report = analyze_run(
-            &r.run,
+            &run,
             &r.warnings,
             r.source_format,
             &self.options(judge),
             progress,
         );
-        self.with_report(i, report)
+        let mut doc = Document::from_shared(run, report, Some(self.source.clone()));
+        doc.saved_report.clone_from(&self.saved);
+        Ok(doc)
     }
 
     /// Opens the run at `i` with a report already made (the run is shared, not copied).

@@ -118,6 +118,9 @@ pub enum Action {
     /// Ask the configured judge about the open run (pressed twice: the first press shows the
     /// command).
     AskJudge,
+    /// Say whether the open run's answer was right (succeeded and failed in turn) and analyse it
+    /// again.
+    SetOutcome,
     /// Filter the timeline (failed steps, suspects, a kind, an agent, text).
     Filter,
     /// Sort the timeline by position, duration or tokens, in turn.
@@ -184,6 +187,10 @@ pub enum Action {
     Judged(usize, Arc<Document>),
     /// The run at this position could not be analysed again with the judge: why.
     JudgeFailed(usize, String),
+    /// The run at this position analysed again with the outcome the user set.
+    OutcomeSet(usize, Arc<Document>),
+    /// The run at this position could not be analysed again with the outcome set: why.
+    OutcomeFailed(usize, String),
 }
 
 impl Action {
@@ -240,6 +247,7 @@ impl Action {
         Action::ToggleInfluence,
         Action::ToggleMouse,
         Action::AskJudge,
+        Action::SetOutcome,
         Action::Filter,
         Action::Sort,
         Action::GoTo,
@@ -306,6 +314,7 @@ impl Action {
             Action::ToggleInfluence => "toggle-influence",
             Action::ToggleMouse => "toggle-mouse",
             Action::AskJudge => "ask-judge",
+            Action::SetOutcome => "set-outcome",
             Action::Filter => "filter",
             Action::Sort => "sort",
             Action::GoTo => "go-to",
@@ -338,6 +347,8 @@ impl Action {
             Action::ExternalDone(_) => "external-done",
             Action::Judged(..) => "judged",
             Action::JudgeFailed(..) => "judge-failed",
+            Action::OutcomeSet(..) => "outcome-set",
+            Action::OutcomeFailed(..) => "outcome-failed",
         }
     }
 
@@ -395,6 +406,7 @@ impl Action {
             Action::ToggleInfluence => "switch list",
             Action::ToggleMouse => "mouse",
             Action::AskJudge => "ask the judge",
+            Action::SetOutcome => "outcome",
             Action::Filter => "filter",
             Action::Sort => "sort",
             Action::GoTo => "go to step",
@@ -475,6 +487,9 @@ impl Action {
             Action::AskJudge => {
                 "ask the configured judge which step to blame (press twice: the first shows the command)"
             }
+            Action::SetOutcome => {
+                "say whether the run's answer was right: succeeded (no verdict, no fault) or failed, in turn; the run is analysed again"
+            }
             Action::Filter => {
                 "filter the timeline: is:failed, is:suspect, kind:KIND, agent:NAME or text in the steps"
             }
@@ -509,6 +524,8 @@ impl Action {
             Action::ExternalDone(_) => "a pager or editor ended",
             Action::Judged(..) => "the judge answered",
             Action::JudgeFailed(..) => "the judge could not be asked",
+            Action::OutcomeSet(..) => "the run was analysed again with the outcome set",
+            Action::OutcomeFailed(..) => "the outcome could not be set",
         }
     }
 

@@ -10,6 +10,7 @@ use super::app::Document;
 use super::find::{self, SearchHits};
 use super::panes::detail;
 use super::theme::Theme;
+use crate::analysis::model::RunStatus;
 use crate::config::ViewerCommand;
 use crate::experiments::engine::port::ExperimentPort;
 use crate::experiments::engine::{Plan, Request};
@@ -113,6 +114,8 @@ pub enum Effect {
     OpenRun(usize),
     /// Analyse the run at this position again, asking the judge.
     Judge(usize),
+    /// Analyse the run at this position again with this outcome.
+    Outcome(usize, RunStatus),
     /// Experiments from now on use this document's report (the open run, judged).
     Reopen(Arc<Document>),
     /// Ask the engine what a request would run (off the UI task: plans read the whole run).
@@ -149,6 +152,7 @@ impl std::fmt::Debug for Effect {
             Effect::Copy { step, what, .. } => write!(f, "Copy({step}, {what:?})"),
             Effect::OpenRun(i) => write!(f, "OpenRun({i})"),
             Effect::Judge(i) => write!(f, "Judge({i})"),
+            Effect::Outcome(i, s) => write!(f, "Outcome({i}, {})", s.as_str()),
             Effect::Reopen(d) => write!(f, "Reopen({:?})", d.run.id),
             Effect::Plan(r) => write!(f, "Plan({r:?})"),
             Effect::Launch { job, plan } => write!(f, "Launch({job:?}, {:?})", plan.request),
@@ -161,6 +165,10 @@ impl std::fmt::Debug for Effect {
 
 /// Opens the run at a position of the file (analysing it).
 pub type Opener = dyn Fn(usize) -> Result<Document, String> + Send + Sync;
+
+/// Analyses the run at a position of the file again with the outcome the user set (and keeps
+/// that outcome for the run from then on: the judge and a reload use it too).
+pub type OutcomeSetter = dyn Fn(usize, RunStatus) -> Result<Document, String> + Send + Sync;
 
 /// Where copies go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -181,6 +189,9 @@ pub struct EffectContext {
     pub opener: Arc<Opener>,
     /// Analyses a run again asking the configured judge (`None` without a judge).
     pub judged: Option<Arc<Opener>>,
+    /// Analyses a run again with the outcome the user set (`None`: not possible, e.g. a saved
+    /// report is shown).
+    pub outcome: Option<Arc<OutcomeSetter>>,
     /// Where experiment events go.
     pub events: EventSender,
     /// Where copies go.
@@ -241,6 +252,14 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
             Some(Ok(d)) => vec![Action::Judged(i, Arc::new(d))],
             Some(Err(e)) => vec![Action::JudgeFailed(i, e)],
             None => vec![Action::JudgeFailed(i, "no judge is configured".to_owned())],
+        },
+        Effect::Outcome(i, status) => match ctx.outcome.as_ref().map(|o| o(i, status)) {
+            Some(Ok(d)) => vec![Action::OutcomeSet(i, Arc::new(d))],
+            Some(Err(e)) => vec![Action::OutcomeFailed(i, e)],
+            None => vec![Action::OutcomeFailed(
+                i,
+                "a saved report is shown: analyse the run again to set its outcome".to_owned(),
+            )],
         },
         Effect::Reopen(d) => {
             ctx.port

@@ -293,6 +293,16 @@ fn visit_step<'a>(step: &'a Step, f: &mut dyn FnMut(std::borrow::Cow<'a, str>) -
             return;
         }
     }
+    for m in step.messages() {
+        if f(Cow::Borrowed(m.content.as_str())) {
+            return;
+        }
+        for c in &m.tool_calls {
+            if f(Cow::Borrowed(c.arguments.as_str())) {
+                return;
+            }
+        }
+    }
     for d in step.documents.iter().flatten() {
         for t in [d.id.as_deref(), d.source.as_deref(), Some(d.text.as_str())]
             .into_iter()

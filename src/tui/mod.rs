@@ -70,6 +70,8 @@ pub struct Screen {
     pub judged: Option<Arc<Opener>>,
     /// Reads the run's file again and analyses the run at a position (when the file changes).
     pub reloader: Option<Arc<Opener>>,
+    /// Analyses a run again with the outcome the user set.
+    pub outcome: Option<Arc<effects::OutcomeSetter>>,
     /// Where copies are also saved.
     pub copy_dir: PathBuf,
 }
@@ -379,6 +381,7 @@ async fn event_loop(
         opener,
         judged,
         reloader,
+        outcome,
         copy_dir,
     } = screen;
     let (exp_tx, mut exp_rx): (UnboundedSender<JobEvent>, UnboundedReceiver<JobEvent>) =
@@ -389,6 +392,7 @@ async fn event_loop(
         port,
         opener,
         judged,
+        outcome,
         events: exp_tx,
         clipboard: Clipboard::Terminal(copy_dir),
     });

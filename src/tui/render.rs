@@ -287,8 +287,14 @@ fn header_text(doc: &Document, width: usize, warnings_key: &str) -> String {
         .then(|| party_name(r.fault.party));
     let warnings = r.run.warnings.len();
     let build = |id_max: usize, short: bool, category: bool| {
+        // A status nothing recorded is said to be assumed wherever the verdict is shown.
+        let assumed = if r.run.status_from == crate::analysis::model::StatusFrom::Assumed {
+            " (assumed)"
+        } else {
+            ""
+        };
         let mut out = format!(
-            " {} · {} · {} steps",
+            " {} · {}{assumed} · {} steps",
             clipped(&r.run.id, id_max),
             r.run.status.as_str(),
             group(r.run.steps)

@@ -6,7 +6,7 @@
 //! 11). Reads the keymap and theme files; prints nothing.
 
 use super::app::{App, AppOptions, Document};
-use super::effects::{Clipboard, EffectContext, Opener};
+use super::effects::{Clipboard, EffectContext, Opener, OutcomeSetter};
 use super::headless::Headless;
 use super::keymap::{Chord, Keymap};
 use super::loading::View;
@@ -37,6 +37,8 @@ pub struct Start {
     pub judged: Option<Arc<Opener>>,
     /// Reads the file again and analyses the run at a position (when the file changes).
     pub reloader: Option<Arc<Opener>>,
+    /// Analyses the run at a position again with the outcome the user set.
+    pub outcome: Option<Arc<OutcomeSetter>>,
     /// Messages for the status bar besides the config's own warnings.
     pub messages: Vec<String>,
     /// `--render WxH`: draw once without a terminal, after pressing `keys`.
@@ -65,6 +67,7 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
         opener,
         judged,
         reloader,
+        outcome,
         messages: extra,
         render,
         keys,
@@ -87,6 +90,7 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
             port,
             opener,
             judged,
+            outcome,
             events: tx,
             clipboard: Clipboard::None,
         };
@@ -113,6 +117,7 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
             opener,
             judged,
             reloader,
+            outcome,
             copy_dir: state_dir,
         },
     )?;
@@ -132,6 +137,8 @@ pub struct Ready {
     pub judged: Option<Arc<Opener>>,
     /// Reads the file again and analyses the run at a position (when the file changes).
     pub reloader: Option<Arc<Opener>>,
+    /// Analyses the run at a position again with the outcome the user set.
+    pub outcome: Option<Arc<OutcomeSetter>>,
     /// `--index`, and the format of the file, when one run was picked out of a file.
     pub index: Option<(usize, SourceFormat)>,
 }
@@ -198,6 +205,7 @@ pub fn start_loading(s: StartLoading) -> anyhow::Result<Ended> {
                 opener: ready.opener,
                 judged,
                 reloader: ready.reloader,
+                outcome: ready.outcome,
                 copy_dir: state_dir,
             })
         },

@@ -58,6 +58,7 @@ fn screen(run: tdn_tui::analysis::model::Run, report: Report) -> String {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = EffectContext {
         judged: None,
+        outcome: None,
         theme: app.theme.clone(),
         port: Arc::new(Unavailable {
             reason: "no runner in this test".to_owned(),

@@ -3,7 +3,7 @@
 //! hand from docs/how-it-decides.md before the code ran on it; the comment on each case gives the
 //! reasoning, so a disagreement can be settled by reading the method, not the code.
 
-use super::support::{analyze, close, fixture, run, suspect};
+use super::support::{analyze, close, fixture, report_of, run, suspect};
 use serde_json::Value;
 use tdn_tui::analysis::rank::params::{
     CONTEXT_FULL, CONTRADICTED_CLAIM, EMPTY_RETRIEVAL, FAILED_PRECONDITION, OUTDATED_SOURCE,
@@ -102,11 +102,11 @@ const CASES: &[Case] = &[
         fault: "none",
         claims: &["supported"],
     },
-    // A succeeded run: fault none whatever the rules saw; the empty first search no later step
-    // used is a suspect, scored x0.6.
+    // A succeeded run: no failure to explain, so no verdict and fault none, whatever the rules
+    // saw (the same run said to have failed is below).
     Case {
         file: "returns-succeeded-retry",
-        verdict: Some(("r1", "empty_retrieval", "suspect")),
+        verdict: None,
         fault: "none",
         claims: &["supported"],
     },
@@ -392,11 +392,23 @@ fn a_read_no_later_step_used_is_scored_down() {
         CONTRADICTED_CLAIM
     ));
     assert_eq!(r["claims"][0]["evidence_step"], "t1");
-    let r = analyze("returns-succeeded-retry");
-    assert!(close(
-        &suspect(&r, "r1").unwrap()["score"],
-        EMPTY_RETRIEVAL * UNUSED_READ_FACTOR
-    ));
+    // The same run said to have failed: the empty first search no later step used is a suspect,
+    // scored x0.6.
+    let r = report_of(&run(&[
+        "analyze",
+        "--json",
+        "--outcome",
+        "failed",
+        &fixture("returns-succeeded-retry"),
+    ]));
+    assert_eq!(r["run"]["status_from"], "given");
+    assert!(
+        close(
+            &suspect(&r, "r1").unwrap()["score"],
+            EMPTY_RETRIEVAL * UNUSED_READ_FACTOR
+        ),
+        "{r}"
+    );
 }
 
 #[test]
@@ -436,9 +448,14 @@ fn a_memory_read_that_matches_the_write_is_no_finding() {
 
 #[test]
 fn succeeded_runs_blame_nothing_as_the_failure() {
+    for file in ["booking-succeeded-clean", "returns-succeeded-retry"] {
+        let r = analyze(file);
+        assert_eq!(r["suspects"], serde_json::json!([]), "{file}");
+        assert_eq!(r["verdict"], Value::Null, "{file}");
+        assert_eq!(r["fault"]["party"], "none", "{file}");
+        assert_eq!(r["run"]["status_from"], "recorded", "{file}");
+    }
     let r = analyze("booking-succeeded-clean");
-    assert_eq!(r["suspects"], serde_json::json!([]));
-    assert_eq!(r["verdict"], Value::Null);
     // The claim that the room is booked rests on the booking call, not the user's request.
     assert_eq!(r["claims"][0]["evidence_step"], "t1");
     let out = run(&["analyze", &fixture("returns-succeeded-retry")]);

@@ -199,6 +199,7 @@ fn screen(ready: bool) -> (Headless, Arc<Mutex<Calls>>) {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = EffectContext {
         judged: None,
+        outcome: None,
         theme: app.theme.clone(),
         port,
         opener: Arc::new(|_| Err("no other run".to_owned())),
@@ -316,6 +317,7 @@ fn scripted_screen(file: &str, port: ScriptedPort, size: (u16, u16)) -> Headless
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = EffectContext {
         judged: None,
+        outcome: None,
         theme: app.theme.clone(),
         port: Arc::new(port),
         opener: Arc::new(|_| Err("no other run".to_owned())),

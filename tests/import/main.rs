@@ -8,6 +8,7 @@ mod commands;
 mod datasets;
 mod otlp;
 mod real;
+mod units;
 
 pub use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 
 use super::*;
 use serde_json::json;
+use tdn_tui::analysis::model::Message;
 
 #[test]
 fn otlp_genai_trace_orders_spans_and_maps_calls_errors_and_tools() {
@@ -53,9 +54,10 @@ fn otlp_genai_trace_orders_spans_and_maps_calls_errors_and_tools() {
         ).map(tdn_tui::analysis::model::Json::from)
     );
     assert_eq!(
-        call.input.as_ref().map(|i| i[0]["role"].clone()),
-        Some(json!("system")).map(tdn_tui::analysis::model::Json::from)
+        call.messages().first().map(|m| m.role.as_str()),
+        Some("system")
     );
+    assert!(call.input.is_none(), "the recorded input became messages");
 
     let tool = &run.steps[2];
     let t = tool.tool.as_ref().unwrap_or_else(|| panic!("no tool call"));
@@ -168,12 +170,11 @@ fn openinference_trace_gives_documents_messages_and_tool_calls() {
     assert_eq!(docs[1].text, "Shipping takes 5 days.");
     let llm = &run.steps[2];
     assert_eq!(
-        llm.input,
-        Some(json!([
-            {"role": "system", "content": "You are a support agent."},
-            {"role": "user", "content": "Can I get a refund for order 7?"}
-        ]))
-        .map(tdn_tui::analysis::model::Json::from)
+        llm.messages(),
+        [
+            Message::new("system", "You are a support agent."),
+            Message::new("user", "Can I get a refund for order 7?")
+        ]
     );
     assert_eq!(
         llm.output,
@@ -219,9 +220,11 @@ fn indexed_gen_ai_prompt_form_is_read() {
         Some(json!("Sydney")).map(tdn_tui::analysis::model::Json::from)
     );
     assert_eq!(
-        run.steps[1].input.as_ref().map(|i| i[2].clone()),
-        Some(json!({"role": "tool", "content": "Canberra is the capital city of Australia."}))
-            .map(tdn_tui::analysis::model::Json::from)
+        run.steps[1].messages().get(2),
+        Some(&Message::new(
+            "tool",
+            "Canberra is the capital city of Australia."
+        ))
     );
     let usage = run.steps[1].usage().unwrap_or_else(|| panic!("no usage"));
     assert_eq!(

@@ -129,6 +129,8 @@ pub fn big_report(run: &Run) -> Report {
         run: RunSummary {
             id: run.id.clone(),
             status: run.status,
+            status_from: run.status_from,
+            status_why: run.status_why.clone(),
             steps: n,
             source_format: "tdn.run/1".to_owned(),
             warnings: Vec::new(),

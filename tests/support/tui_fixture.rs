@@ -71,6 +71,7 @@ pub fn headless(app: App, port: Arc<dyn ExperimentPort>) -> Headless {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = EffectContext {
         judged: None,
+        outcome: None,
         theme: app.theme.clone(),
         port,
         opener: Arc::new(|_| Err("no runs to open in this test".to_owned())),

@@ -198,6 +198,7 @@ fn picker() -> Headless {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = EffectContext {
         judged: None,
+        outcome: None,
         theme: app.theme.clone(),
         port: port(),
         opener: Arc::new(|i| {

@@ -59,6 +59,7 @@ fn screen_moved(
         }),
         opener: Arc::new(|_| Err("no other run".to_owned())),
         judged,
+        outcome: None,
         events: tx,
         clipboard: Clipboard::None,
     };

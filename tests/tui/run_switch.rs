@@ -101,6 +101,7 @@ fn two_runs(port: Arc<Recording>) -> Headless {
         port,
         opener: Arc::new(|i| Ok(refund(i))),
         judged: Some(judged),
+        outcome: None,
         events: tx,
         clipboard: Clipboard::None,
     };

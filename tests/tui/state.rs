@@ -429,6 +429,7 @@ fn the_picker_opens_the_chosen_run() {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = tdn_tui::tui::effects::EffectContext {
         judged: None,
+        outcome: None,
         theme: app.theme.clone(),
         port: none(),
         opener: Arc::new(|i| {

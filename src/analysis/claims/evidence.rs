@@ -285,7 +285,11 @@ impl EvidenceIndex {
                     || (s.kind == StepKind::Tool && s.output.is_some())
                     || s.memory.is_some()
             });
-            if recorded {
+            // A unit known only from the messages a model was sent, with no step that produced
+            // it (an observation no tool span records, a system prompt an importer found), is
+            // no source of its own: the agent's own words fed back would support its claims.
+            let only_in_messages = producer.is_none() && !unit.at.is_empty();
+            if recorded || only_in_messages {
                 continue;
             }
             let outdated = unit

@@ -584,6 +584,7 @@ mod tests {
             text: String::new(),
             tokens: None,
             produced_by: Some(StepId(format!("s{by}"))),
+            at: Vec::new(),
             extra: serde_json::Map::new(),
         };
         // u1 made by step 10, sent at 4,000 (later: used); u2 made by 4,500, sent at 4,100

@@ -98,7 +98,9 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
         };
         let message = text(s, "message");
         if kind == "user" && task.is_none() {
-            task = message.as_deref().and_then(run_text::prose);
+            task = message
+                .as_deref()
+                .and_then(|m| run_text::labelled_task(m).or_else(|| run_text::prose(m)));
         }
         let calls: Vec<chat::CallPart> = s
             .get("tool_calls")
@@ -218,7 +220,7 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
         };
         run.insert("title".to_owned(), Value::String(title));
     }
-    run.insert("status".to_owned(), json!("failed"));
+    super::outcome::assume_failed(&mut run);
     if let Some(t) = task {
         run.insert("task".to_owned(), Value::String(t));
     }

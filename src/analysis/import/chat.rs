@@ -21,6 +21,8 @@ pub struct CallPart {
     pub name: String,
     /// The arguments, parsed when they were a string holding JSON or a Python literal.
     pub arguments: Value,
+    /// The arguments as the model wrote them, when they were recorded as text.
+    pub written: Option<String>,
 }
 
 /// A string holding a JSON object or array, parsed; `None` for anything else.
@@ -281,9 +283,11 @@ pub fn call_from(v: &Value) -> Option<CallPart> {
         .iter()
         .find_map(|k| str_at(f, k).or_else(|| str_at(e, k)))
         .and_then(non_empty)?;
-    let arguments = ["arguments", "input", "args", "parameters"]
+    let raw = ["arguments", "input", "args", "parameters"]
         .iter()
-        .find_map(|k| f.get(*k))
+        .find_map(|k| f.get(*k));
+    let written = raw.and_then(Value::as_str).map(str::to_owned);
+    let arguments = raw
         .cloned()
         .map(call_arguments)
         .unwrap_or(Value::Object(Map::new()));
@@ -295,6 +299,7 @@ pub fn call_from(v: &Value) -> Option<CallPart> {
         id,
         name,
         arguments,
+        written,
     })
 }
 
@@ -472,7 +477,8 @@ mod tests {
             vec![CallPart {
                 id: Some("c1".into()),
                 name: "get".into(),
-                arguments: json!({"id": 7})
+                arguments: json!({"id": 7}),
+                written: Some("{\"id\": 7}".into()),
             }]
         );
         let genai = json!({"parts": [{"type": "tool_call", "name": "f", "arguments": {"a": 1}}]});
@@ -496,6 +502,7 @@ mod tests {
             id: None,
             name: "f".into(),
             arguments: json!({}),
+            written: None,
         };
         assert_eq!(
             assistant_output(None, &[call]),

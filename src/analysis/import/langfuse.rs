@@ -9,7 +9,7 @@
 
 use super::spans::{self, Parts, Span, StatusCode};
 use super::{
-    ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields, run_text,
+    ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields, outcome, run_text,
 };
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
@@ -289,7 +289,7 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
 
 /// The fields of a trace object that the run reads (the object may be the whole file, with its
 /// observations, so it is not copied whole).
-const TRACE_FIELDS: [&str; 10] = [
+const TRACE_FIELDS: [&str; 11] = [
     "id",
     "name",
     "input",
@@ -300,6 +300,7 @@ const TRACE_FIELDS: [&str; 10] = [
     "sessionId",
     "release",
     "version",
+    "scores",
 ];
 
 /// One trace's observations decoded, owning everything it needs from the parsed file.
@@ -368,10 +369,19 @@ fn build_run(decoded: Decoded) -> ImportedRun {
         r.insert("final_answer".to_owned(), Value::String(answer));
         if r.get("status").and_then(Value::as_str) == Some("error") {
             // It answered: the run finished, whatever failed on the way.
-            r.insert("status".to_owned(), Value::String("failed".to_owned()));
             r.remove("error");
+            outcome::assume_failed(r);
             run.warnings.push(spans::status_guess());
         }
+    }
+    // A score the trace carries that says whether the answer was right decides what nothing
+    // else recorded.
+    if outcome::is_assumed(r)
+        && let Some(said) = t.get("scores").and_then(outcome::from_scores)
+    {
+        said.write(r);
+        run.warnings
+            .retain(|w| w.field.as_deref() != Some("status"));
     }
     let mut attributes = match r.remove("attributes") {
         Some(Value::Object(a)) => a,

@@ -65,11 +65,14 @@ impl Importer for Messages {
                 Some("system" | "user" | "assistant" | "tool")
             )
         });
-        let (value, mut warnings) = if conversation {
+        let (mut value, mut warnings) = if conversation {
             conversation_run(items)
         } else {
             (who_when::history_run(items, "messages"), Vec::new())
         };
+        if let Some(run) = value.as_object_mut() {
+            super::outcome::assume_failed(run);
+        }
         warnings.push(status_guess());
         Ok(vec![ImportedRun { value, warnings }])
     }

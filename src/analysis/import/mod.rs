@@ -12,6 +12,7 @@ mod messages;
 mod openai_agents;
 mod otel_console;
 mod otlp;
+mod outcome;
 mod phoenix;
 mod pyliteral;
 mod roles;
@@ -21,6 +22,7 @@ mod span_rows;
 mod spans;
 mod tau_bench;
 mod tree;
+mod units;
 mod who_when;
 
 use crate::analysis::load::{Document, Warning};

@@ -16,9 +16,10 @@ use std::borrow::Cow;
 const MAX_DEPTH: usize = 6;
 
 /// Keys of an input object that hold the task, in the order they are tried.
-const TASK_KEYS: [&str; 12] = [
+const TASK_KEYS: [&str; 13] = [
     "task",
     "input",
+    "inputs",
     "question",
     "query",
     "prompt",
@@ -32,10 +33,11 @@ const TASK_KEYS: [&str; 12] = [
 ];
 
 /// Keys of an output object that hold the answer, in the order they are tried.
-const ANSWER_KEYS: [&str; 11] = [
+const ANSWER_KEYS: [&str; 12] = [
     "final_answer",
     "answer",
     "output",
+    "outputs",
     "result",
     "response",
     "content",
@@ -45,6 +47,53 @@ const ANSWER_KEYS: [&str; 11] = [
     "summary",
     "args",
 ];
+
+/// A prompt template this long or longer may hold the user's task under a label.
+const TEMPLATE_CHARS: usize = 400;
+
+/// Labels under which a filled prompt template puts what the user asked, as agent harnesses
+/// write them (compared without case, at the start of a line).
+const TASK_LABELS: [&str; 7] = [
+    "new task:",
+    "task description:",
+    "task:",
+    "user request:",
+    "user question:",
+    "question:",
+    "request:",
+];
+
+/// The user's task in a filled prompt template: the text under the last line that opens with a
+/// task label (`Task Description:`, `Task:`, `Question:`, ...), up to the next blank line. Only
+/// for a long text (a short one is the task itself); `None` when no line holds such a label.
+pub fn labelled_task(text: &str) -> Option<String> {
+    if text.chars().count() < TEMPLATE_CHARS {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let (at, rest) = lines.iter().enumerate().rev().find_map(|(i, line)| {
+        let t = line.trim_start();
+        let lower = t.to_lowercase();
+        TASK_LABELS
+            .iter()
+            .find(|l| lower.starts_with(*l))
+            .map(|l| (i, t.get(l.len()..).unwrap_or("").trim().to_owned()))
+    })?;
+    let mut out = rest;
+    for line in lines.iter().skip(at + 1) {
+        if line.trim().is_empty() {
+            if out.is_empty() {
+                continue;
+            }
+            break;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line.trim_end());
+    }
+    prose(&out)
+}
 
 /// Text that reads as prose: non-empty, and not a serialised structure.
 pub fn prose(text: &str) -> Option<String> {
@@ -298,9 +347,43 @@ mod tests {
             {"type": "ai", "content": "Order 7 refunded."}]});
         assert_eq!(task_text(&graph).as_deref(), Some("Refund order 7"));
         assert_eq!(answer_text(&graph).as_deref(), Some("Order 7 refunded."));
+        // OpenLLMetry writes a LangChain chain's input and output in an envelope.
+        let entity_in = json!({"inputs": {"question": "What was Meta's revenue in 2023?"},
+            "tags": [], "metadata": {"ls_run": 1}, "kwargs": {"name": "RetrievalQA"}});
+        assert_eq!(
+            task_text(&entity_in).as_deref(),
+            Some("What was Meta's revenue in 2023?")
+        );
+        let entity_out = json!({"outputs": {"result": "134.90 billion dollars."}, "kwargs": {}});
+        assert_eq!(
+            answer_text(&entity_out).as_deref(),
+            Some("134.90 billion dollars.")
+        );
         let msgs = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]);
         assert_eq!(task_text(&msgs).as_deref(), Some("q"));
         assert_eq!(answer_text(&json!("plain")).as_deref(), Some("plain"));
+    }
+
+    #[test]
+    fn a_filled_template_gives_the_task_under_its_label() {
+        let template = format!(
+            "You are an AI assistant tasked with solving command-line tasks.\n{}\n\nTask Description:\nCreate a file called hello.txt.\n\nCurrent terminal state:\n$",
+            "Format your response as JSON. ".repeat(20)
+        );
+        assert_eq!(
+            labelled_task(&template).as_deref(),
+            Some("Create a file called hello.txt.")
+        );
+        let inline = format!(
+            "{}\nQuestion: What was the revenue?",
+            "Context. ".repeat(60)
+        );
+        assert_eq!(
+            labelled_task(&inline).as_deref(),
+            Some("What was the revenue?")
+        );
+        assert_eq!(labelled_task("Task: short, so it is the task itself"), None);
+        assert_eq!(labelled_task(&"no label here. ".repeat(40)), None);
     }
 
     #[test]

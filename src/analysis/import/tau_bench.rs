@@ -223,18 +223,19 @@ fn build_run(position: usize, r: &Value) -> ImportedRun {
         run.insert("title".to_owned(), json!(title));
     }
     let reward = r.get("reward").and_then(Value::as_f64);
-    let status = match reward {
-        Some(x) if x >= 1.0 => "succeeded",
-        Some(_) => "failed",
+    match reward {
+        Some(x) => {
+            let status = if x >= 1.0 { "succeeded" } else { "failed" };
+            super::outcome::Said::new(status, format!("τ-bench reward {x}")).write(&mut run);
+        }
         None => {
             warnings.push(Warning::run(
                 Some("status"),
-                "the record has no numeric \"reward\"; the run is taken as failed",
+                "the record has no numeric \"reward\"; the run is taken as failed (give --outcome succeeded, or a reference answer, if it was right)",
             ));
-            "failed"
+            super::outcome::assume_failed(&mut run);
         }
-    };
-    run.insert("status".to_owned(), json!(status));
+    }
     let instruction = task_info
         .and_then(|t| t.get("instruction"))
         .map(value_text)

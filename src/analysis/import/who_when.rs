@@ -281,7 +281,11 @@ fn build_run(v: &Value, history: &[Value]) -> Value {
         }
         run.insert("title".to_owned(), Value::String(title));
     }
-    run.insert("status".to_owned(), Value::String("failed".to_owned()));
+    let why = match v.get("is_correct").and_then(Value::as_bool) {
+        Some(false) => "the record says is_correct: false",
+        _ => "every run of the Who&When benchmark failed",
+    };
+    super::outcome::Said::new("failed", why).write(&mut run);
     if let Some(q) = question {
         run.insert("task".to_owned(), Value::String(q));
     }

@@ -445,6 +445,16 @@ fn consumed_text<'a>(run: &'a Run, step: &'a Step, out: &mut Lines<'a, '_>) {
     {
         flat_lines(v, out);
     }
+    // A model call's recorded messages: their text and the arguments of their calls. The units
+    // found in them are in that text already; a unit sent without a place in any messages is
+    // read from the unit below.
+    let messages = step.messages();
+    for m in messages {
+        out.push(&m.content);
+        for c in &m.tool_calls {
+            out.push(&c.arguments);
+        }
+    }
     if let Some(t) = &step.tool {
         flat_lines(&t.arguments, out);
     }
@@ -456,7 +466,9 @@ fn consumed_text<'a>(run: &'a Run, step: &'a Step, out: &mut Lines<'a, '_>) {
     }
     if let Some(ctx) = &step.context {
         for id in &ctx.sent {
-            if let Some(unit) = run.unit(id.as_str()) {
+            if let Some(unit) = run.unit(id.as_str())
+                && (messages.is_empty() || unit.at.is_empty())
+            {
                 out.push(&unit.text);
             }
         }

@@ -225,4 +225,6 @@ fn line_col_of_byte(bytes: &[u8], at: usize) -> (usize, usize) {
 }
 
 #[cfg(test)]
+mod call_tests;
+#[cfg(test)]
 mod tests;

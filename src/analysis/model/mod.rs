@@ -8,6 +8,7 @@ mod ids;
 mod json;
 mod json_keys;
 pub(crate) mod json_string;
+mod message;
 mod run;
 mod step;
 mod text;
@@ -15,7 +16,10 @@ mod text;
 pub use ids::{StepId, UnitId};
 pub(crate) use json::last_value_first_place;
 pub use json::{Json, JsonMap, JsonSeed};
-pub use run::{ContextUnit, Limits, ModelInfo, Run, RunStatus, Tool};
+pub use message::{Message, MessageCall, ModelCall, UnitAt, char_to_byte};
+pub use run::{
+    ContextUnit, Limits, ModelInfo, Run, RunStatus, SAME_ANSWER, StatusFrom, Tool, same_answer,
+};
 pub use step::{
     Decision, DecisionOption, Document, LazyMap, MemoryOp, Step, StepContext, StepExtras, StepKind,
     Timestamp, ToolCall, Usage, describe_step,

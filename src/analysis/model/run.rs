@@ -1,6 +1,7 @@
 //! The top level of a run: status, task, answers, tools, context units and steps.
 
 use super::ids::{StepId, UnitId};
+use super::message::UnitAt;
 use super::step::Step;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,52 @@ impl RunStatus {
             "unfinished" => RunStatus::Unfinished,
             _ => return None,
         })
+    }
+}
+
+/// Where a run's `status` came from (`status_from`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StatusFrom {
+    /// The recording states it (a recorder's `status`, a trace's error status, success flag,
+    /// score or reward).
+    #[default]
+    Recorded,
+    /// Nothing recorded whether the outcome was right: the run is taken as failed so that it can
+    /// be diagnosed.
+    Assumed,
+    /// The user stated it (`--outcome`, or the screen's key).
+    Given,
+    /// The final answer equals the reference answer.
+    Reference,
+}
+
+impl StatusFrom {
+    /// The spec's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StatusFrom::Recorded => "recorded",
+            StatusFrom::Assumed => "assumed",
+            StatusFrom::Given => "given",
+            StatusFrom::Reference => "reference",
+        }
+    }
+
+    /// Parses a spec name.
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            StatusFrom::Recorded,
+            StatusFrom::Assumed,
+            StatusFrom::Given,
+            StatusFrom::Reference,
+        ]
+        .into_iter()
+        .find(|f| f.as_str() == s)
+    }
+
+    /// True for the default, which is not written.
+    pub fn is_recorded(&self) -> bool {
+        *self == StatusFrom::Recorded
     }
 }
 
@@ -95,6 +142,9 @@ pub struct ContextUnit {
     /// The step that produced it, when it names an existing step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub produced_by: Option<StepId>,
+    /// Every place its text sits in a recorded call's `messages`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at: Vec<UnitAt>,
     /// Fields this project does not know, kept and shown.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -113,6 +163,12 @@ pub struct Run {
     pub title: Option<String>,
     /// How it ended.
     pub status: RunStatus,
+    /// Where `status` came from.
+    #[serde(skip_serializing_if = "StatusFrom::is_recorded")]
+    pub status_from: StatusFrom,
+    /// What `status` was read from, in words, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_why: Option<String>,
     /// The run-level error, when status is `error`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -164,6 +220,8 @@ impl Run {
             id: id.into(),
             title: None,
             status,
+            status_from: StatusFrom::Recorded,
+            status_why: None,
             error: None,
             task: None,
             final_answer: None,
@@ -241,6 +299,62 @@ impl Run {
     pub fn went_wrong(&self) -> bool {
         matches!(self.status, RunStatus::Failed | RunStatus::Error)
     }
+
+    /// The outcome as the user states it (`--outcome`, the screen's key): it replaces what the
+    /// recording says. `how` says where the user said it, for `status_why`.
+    pub fn give_outcome(&mut self, status: RunStatus, how: &str) {
+        self.status = status;
+        self.status_from = StatusFrom::Given;
+        self.status_why = Some(format!("{how} {}", status.as_str()));
+        if status != RunStatus::Error {
+            self.error = None;
+        }
+    }
+
+    /// When nothing recorded the outcome (`status_from: assumed`) and the final answer equals
+    /// `reference` ([`same_answer`]), the run succeeded. True when that changed the status.
+    pub fn settle_by_reference(&mut self, reference: Option<&str>) -> bool {
+        let same = match (self.final_answer.as_deref(), reference) {
+            (Some(a), Some(r)) => same_answer(a, r),
+            _ => false,
+        };
+        if self.status_from != StatusFrom::Assumed || !same {
+            return false;
+        }
+        self.status = RunStatus::Succeeded;
+        self.status_from = StatusFrom::Reference;
+        self.status_why = Some(SAME_ANSWER.to_owned());
+        true
+    }
+}
+
+/// What [`same_answer`] compares, in words.
+pub const SAME_ANSWER: &str = "the final answer equals the reference answer (compared ignoring case, runs of spaces and line breaks, quotes around it and a full stop at its end)";
+
+/// True when two answers say the same: equal once each is lower-cased, its runs of whitespace
+/// made one space, and the quotes around it and the full stop, exclamation mark or whitespace at
+/// its ends taken off. Numbers are compared as written (`2` is not `2.0`). Empty answers are
+/// never the same.
+pub fn same_answer(a: &str, b: &str) -> bool {
+    fn norm(s: &str) -> String {
+        let one = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut t = one.as_str();
+        loop {
+            let before = t;
+            t = t.trim_end_matches(['.', '!']).trim();
+            for (open, close) in [('"', '"'), ('\'', '\''), ('`', '`'), ('“', '”')] {
+                if t.len() >= 2 && t.starts_with(open) && t.ends_with(close) {
+                    t = t[open.len_utf8()..t.len() - close.len_utf8()].trim();
+                }
+            }
+            if t == before {
+                break;
+            }
+        }
+        t.to_lowercase()
+    }
+    let (x, y) = (norm(a), norm(b));
+    !x.is_empty() && x == y
 }
 
 fn step_id(s: &Step) -> &str {
@@ -308,6 +422,40 @@ impl IdIndex {
 mod tests {
     use super::*;
 
+    #[test]
+    fn answers_are_the_same_ignoring_case_spacing_quotes_and_a_final_stop() {
+        assert!(same_answer("2", " 2 "));
+        assert!(same_answer("Paris.", "paris"));
+        assert!(same_answer("\"The  Eiffel\nTower\"", "the eiffel tower!"));
+        assert!(!same_answer("2", "2.0"));
+        assert!(!same_answer("", ""));
+        assert!(!same_answer("Paris", "Paris, France"));
+    }
+
+    #[test]
+    fn a_reference_settles_only_an_assumed_outcome_and_the_user_s_word_wins() {
+        let mut run = Run::new("r", RunStatus::Failed);
+        run.final_answer = Some("2".to_owned());
+        assert!(
+            !run.settle_by_reference(Some("2")),
+            "a recorded failure stands"
+        );
+        run.status_from = StatusFrom::Assumed;
+        assert!(!run.settle_by_reference(Some("3")));
+        assert!(!run.settle_by_reference(None));
+        assert!(run.settle_by_reference(Some("2.")));
+        assert_eq!(
+            (run.status, run.status_from),
+            (RunStatus::Succeeded, StatusFrom::Reference)
+        );
+        run.give_outcome(RunStatus::Failed, "--outcome");
+        assert_eq!(
+            (run.status, run.status_from),
+            (RunStatus::Failed, StatusFrom::Given)
+        );
+        assert_eq!(run.status_why.as_deref(), Some("--outcome failed"));
+    }
+
     fn tool(name: &str, mutates: bool) -> Tool {
         Tool {
             name: name.to_owned(),
@@ -365,6 +513,7 @@ mod tests {
             text: text.to_owned(),
             tokens: None,
             produced_by: None,
+            at: Vec::new(),
             extra: Map::new(),
         };
         for n in [3, 5_000] {

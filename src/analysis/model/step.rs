@@ -2,6 +2,7 @@
 
 use super::ids::{StepId, UnitId};
 use super::json::Json;
+use super::message::{Message, ModelCall};
 use super::text::{inert_line, value_text};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -222,7 +223,11 @@ pub struct Step {
 pub struct StepExtras {
     /// The kind as recorded, when it was not one of the spec's (the step is analysed as `event`).
     #[serde(skip)]
-    pub kind_name: Option<String>,
+    pub kind_name: Option<Box<str>>,
+    /// For a model call: the model it asked for and its input messages (`model`, `messages`),
+    /// when recorded.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub call: Option<Box<ModelCall>>,
     /// Token counts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
@@ -347,6 +352,26 @@ impl Step {
         self.extras.0.as_ref()?.kind_name.as_deref()
     }
 
+    /// For a model call: the model it asked for and its input messages, when recorded.
+    pub fn call(&self) -> Option<&ModelCall> {
+        self.extras.0.as_ref()?.call.as_deref()
+    }
+
+    /// The model call's input messages as recorded (`messages`); empty when not recorded.
+    pub fn messages(&self) -> &[Message] {
+        self.call().map_or(&[], |c| c.messages.as_slice())
+    }
+
+    /// The model the call asked for (`model`), when recorded.
+    pub fn request_model(&self) -> Option<&str> {
+        self.call()?.model.as_deref()
+    }
+
+    /// The model call's recorded parts, to change them (made, empty, on first use).
+    pub fn call_mut(&mut self) -> &mut ModelCall {
+        self.extras_mut().call.get_or_insert_with(Box::default)
+    }
+
     /// Token counts.
     pub fn usage(&self) -> Option<&Usage> {
         self.extras.0.as_ref()?.usage.as_ref()
@@ -440,7 +465,7 @@ mod tests {
         let mut s = Step::new("s1", StepKind::Llm);
         s.output = Some(Json::from("ok"));
         let x = s.extras_mut();
-        x.kind_name = Some("not written".to_owned());
+        x.kind_name = Some("not written".into());
         x.extra.insert("zz_custom".to_owned(), json!(1));
         x.attributes.insert("a".to_owned(), json!("b"));
         x.ended_at = Some(Timestamp(20));
@@ -467,7 +492,7 @@ mod tests {
         touched.extras_mut();
         assert_eq!(plain, touched);
         assert!(touched.attributes().is_empty() && plain.extra().is_empty());
-        touched.extras_mut().kind_name = Some("odd".to_owned());
+        touched.extras_mut().kind_name = Some("odd".into());
         touched.extras_mut().started_at = Some(Timestamp(3));
         touched.extras_mut().ended_at = Some(Timestamp(10));
         assert_ne!(plain, touched);

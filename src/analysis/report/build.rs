@@ -188,7 +188,13 @@ fn rules_report(
         || take_links(&links),
     );
     let fault = fault(&facts, &rule_suspects.suspects);
-    let (judge, ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
+    let (judge, mut ranked) = ask_judge(&facts, opts.judge, scored, rule_suspects);
+    // A run that succeeded has no failure to explain: no verdict, no suspects and no leads (its
+    // timeline, claims and influence are still shown).
+    if run.status == RunStatus::Succeeded {
+        ranked.suspects.clear();
+        ranked.leads.clear();
+    }
     // Nothing below reads the graph or the texts: both are freed before the report is put
     // together.
     drop(facts);
@@ -206,6 +212,8 @@ fn rules_report(
         run: RunSummary {
             id: run.id.clone(),
             status: run.status,
+            status_from: run.status_from,
+            status_why: run.status_why.clone(),
             steps: run.steps.len(),
             source_format: loaded.source_format.name().to_owned(),
             warnings,

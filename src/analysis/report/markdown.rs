@@ -106,6 +106,11 @@ pub fn render_markdown(report: &Report, extras: &MarkdownExtras) -> String {
     );
     let _ = writeln!(
         out,
+        "- **Outcome**: {}",
+        md(&super::text::outcome_sentence(report), 600)
+    );
+    let _ = writeln!(
+        out,
         "- **Fault**: {}. {}",
         serde_name(&report.fault.party),
         sentence(&md(&report.fault.why, QUOTE_CHARS))
@@ -176,6 +181,8 @@ fn suspects(report: &Report, failed: bool, out: &mut String) {
                 "No rule found a fault in any step; the leads below are where to look."
             } else if failed {
                 "No rule found a step to blame."
+            } else if report.run.status == RunStatus::Succeeded {
+                "None: the run succeeded, so there is no failure to explain."
             } else {
                 "No rule flagged a step."
             }

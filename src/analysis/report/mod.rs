@@ -17,7 +17,7 @@ pub use probe::{
     CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
     Verdict,
 };
-pub use text::render_text;
+pub use text::{outcome_sentence, render_text};
 
 use crate::analysis::influence::{RankingConfidence, Signals, Weights};
 use crate::analysis::load::Warning;
@@ -71,6 +71,14 @@ pub struct RunSummary {
     pub id: String,
     /// `failed`, `succeeded`, `error` or `unfinished`.
     pub status: crate::analysis::model::RunStatus,
+    /// Where the status came from: `recorded`, `assumed` (nothing recorded whether the outcome
+    /// was right: the run is diagnosed as failed), `given` (`--outcome`, the screen's key) or
+    /// `reference` (the final answer equals the reference answer).
+    #[serde(default)]
+    pub status_from: crate::analysis::model::StatusFrom,
+    /// What the status was read from, in words (null when the recording does not say).
+    #[serde(default)]
+    pub status_why: Option<String>,
     /// Number of steps.
     pub steps: usize,
     /// `tdn.run/1` or an importer's name.

@@ -5,7 +5,7 @@
 //! made inert here, whatever the report already did.
 
 use super::{Report, SupportLabel, Suspect};
-use crate::analysis::model::{RunStatus, describe_step, inert_line};
+use crate::analysis::model::{RunStatus, SAME_ANSWER, StatusFrom, describe_step, inert_line};
 use std::fmt::Write as _;
 
 /// Claims longer than this are shortened in the text.
@@ -86,6 +86,33 @@ pub(super) fn role_words(report: &Report, s: &Suspect) -> String {
     }
 }
 
+/// Where the run's outcome came from, in one sentence (made inert): said wherever the verdict
+/// is shown, so a diagnosis of a run taken as failed says so.
+pub fn outcome_sentence(report: &Report) -> String {
+    let r = &report.run;
+    let status = r.status.as_str();
+    let why = r.status_why.as_deref().map(inert);
+    match r.status_from {
+        StatusFrom::Assumed => format!(
+            "taken as {status}: nothing in the recording says whether the answer was right, so the run is diagnosed as if it failed; if it was right, say so with --outcome succeeded (or give the reference answer)"
+        ),
+        StatusFrom::Given => format!(
+            "{status}, as you said ({})",
+            why.unwrap_or_else(|| "--outcome".to_owned())
+        ),
+        StatusFrom::Reference => {
+            format!(
+                "{status}: {}",
+                why.unwrap_or_else(|| SAME_ANSWER.to_owned())
+            )
+        }
+        StatusFrom::Recorded => match why {
+            Some(w) => format!("{status}: {w}"),
+            None => format!("{status}, as the run records"),
+        },
+    }
+}
+
 /// The report as text.
 pub fn render_text(report: &Report) -> String {
     let mut out = String::new();
@@ -98,6 +125,7 @@ pub fn render_text(report: &Report) -> String {
         r.steps,
         inert(&r.source_format)
     );
+    let _ = writeln!(out, "Outcome: {}.", outcome_sentence(report));
     out.push('\n');
     let failed = run_failed(report);
     if !failed && !report.suspects.is_empty() {
@@ -186,6 +214,9 @@ pub fn render_text(report: &Report) -> String {
             out.push_str("No suspect: no rule found a fault in any step.\n");
         }
         None if failed => out.push_str("No suspect: no rule found a step to blame.\n"),
+        None if r.status == RunStatus::Succeeded => out.push_str(
+            "No verdict: the run succeeded, so there is no failure to explain and no step is blamed.\n",
+        ),
         None => out.push_str("Nothing to note: no rule flagged a step.\n"),
     }
     leads(report, &mut out);
@@ -302,9 +333,9 @@ pub fn render_text(report: &Report) -> String {
              caused the failure.\n"
         }
         RunStatus::Succeeded => {
-            "\nThe run succeeded, so nothing here is blamed for a failure. What the rules noticed \
-             is a correlation from the recording; a re-run without a step (tdn-tui experiment) \
-             shows whether it matters.\n"
+            "\nThe run succeeded, so nothing here is blamed for a failure. The context most like \
+             the answer is a correlation from the recording; a re-run without a unit (tdn-tui \
+             experiment) shows whether it matters.\n"
         }
         RunStatus::Unfinished => {
             "\nThe run has not finished, so nothing here is blamed for a failure yet. What the \

@@ -153,6 +153,7 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Global, "Y", A::CopyStep, false),
     (S::Global, "M", A::ToggleMouse, false),
     (S::Global, "J", A::AskJudge, false),
+    (S::Global, "V", A::SetOutcome, false),
     (S::Global, "f", A::Filter, true),
     (S::Global, ":", A::GoTo, true),
     (S::Global, "z", A::Zoom, true),

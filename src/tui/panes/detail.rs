@@ -247,6 +247,34 @@ impl Builder<'_> {
             self.section("Input");
             self.value(&v.to_value());
         }
+        let messages = step.messages();
+        if !messages.is_empty() {
+            let model = step
+                .request_model()
+                .map(|m| format!(" to {}", clipped(m, 40)))
+                .unwrap_or_default();
+            self.section(&format!("Messages ({}){model}", messages.len()));
+            for (n, m) in messages.iter().enumerate() {
+                let mut h = format!("#{n} {}", clipped(&m.role, 20));
+                if let Some(name) = &m.name {
+                    h.push_str(&format!(" ({})", clipped(name, 30)));
+                }
+                if let Some(id) = &m.tool_call_id {
+                    h.push_str(&format!(" · answers {}", clipped(id, 40)));
+                }
+                self.lines.push(Line::styled(h, self.style(Role::TextDim)));
+                if !m.content.is_empty() {
+                    self.text(&m.content, Role::Text);
+                }
+                for c in &m.tool_calls {
+                    self.note(&format!(
+                        "calls {}({})",
+                        clipped(&c.name, 40),
+                        clipped(&c.arguments, 200)
+                    ));
+                }
+            }
+        }
         if let Some(v) = &step.output {
             self.section("Output");
             self.value(&v.to_value());

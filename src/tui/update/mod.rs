@@ -8,6 +8,7 @@ mod find;
 mod judge;
 mod jump;
 mod moving;
+mod outcome;
 mod picker;
 mod view;
 
@@ -190,6 +191,9 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::AskJudge => judge::ask(app, fx),
         Action::Judged(i, doc) => judge::answered(app, i, doc, fx),
         Action::JudgeFailed(i, why) => judge::failed(app, i, &why),
+        Action::SetOutcome => outcome::set(app, fx),
+        Action::OutcomeSet(i, doc) => outcome::done(app, i, doc, fx),
+        Action::OutcomeFailed(i, why) => outcome::failed(app, i, &why),
         Action::Cancel => cancel(app, fx),
         Action::ConfirmYes => match app.overlay.take() {
             Some(Overlay::Confirm(ConfirmState::Run(plan))) => {

@@ -20,6 +20,7 @@ pub(crate) mod step;
 pub mod time;
 mod vercel;
 
+use super::outcome::Said;
 use super::{ImportedRun, tree};
 use crate::analysis::load::Warning;
 use crate::analysis::model::RUN_FORMAT;
@@ -316,21 +317,35 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
         steps: &steps,
         facts: &facts,
     };
-    match view.root_error() {
-        Some(e) => {
-            run.insert("status".to_owned(), Value::String("error".to_owned()));
+    match (view.root_error(), view.root_flag()) {
+        (Some(e), _) => {
+            Said::new("error", format!("a root {noun} failed")).write(&mut run);
             run.insert("error".to_owned(), Value::String(e.to_owned()));
         }
-        None => {
-            run.insert("status".to_owned(), Value::String("failed".to_owned()));
+        (None, Some(said)) => said.write(&mut run),
+        (None, None) => {
+            super::outcome::assume_failed(&mut run);
             warnings.push(outcome::status_guess());
         }
     }
-    if let Some(t) = view.task() {
-        run.insert("task".to_owned(), Value::String(t));
-    }
+    let stated = view.stated_task();
+    let guessed = if stated.is_none() {
+        view.model_task()
+    } else {
+        None
+    };
     if let Some(a) = view.final_answer() {
         run.insert("final_answer".to_owned(), Value::String(a));
+    }
+    // The model calls' messages and context units, once the task and answer are read from
+    // the inputs as recorded.
+    let attached = super::units::attach(&mut steps);
+    let asked = attached.asked.as_deref().and_then(super::run_text::prose);
+    if let Some(t) = stated.or(asked).or(guessed) {
+        run.insert("task".to_owned(), Value::String(t));
+    }
+    if !attached.units.is_empty() {
+        run.insert("context_units".to_owned(), Value::Array(attached.units));
     }
     if let Some(m) = model {
         let mut mo = Map::new();

@@ -11,15 +11,14 @@
 //!   the last top-level agent's last model output (smolagents' CodeAgent); else the answer of the
 //!   last model output. Several top-level agents are stages of a pipeline: the last speaks last.
 //!   Serialised structures are never taken (`run_text::prose`).
-//! - **Status**: `error` with the root's error when a root step failed, else `failed`, with a
-//!   warning: a trace does not record whether its outcome was right.
+//! - **Status**: `error` with the root's error when a root step failed; else what a root's output
+//!   says (`{"success": true}`, `import::outcome`); else `failed`, assumed, with a warning.
 //!
 //! Pure; linear in the number of steps.
 
 use super::container::Facts;
 use crate::analysis::import::chat;
 use crate::analysis::import::run_text::{answer_text, call_answer, code_final_answer, task_text};
-use crate::analysis::load::Warning;
 use serde_json::{Map, Value};
 
 /// Tools through which agent frameworks hand over their final answer: smolagents'
@@ -29,14 +28,7 @@ pub const FINAL_ANSWER_TOOLS: [&str; 3] = ["final_answer", "final_result", "fini
 /// The prefix smolagents puts before the task in the prompt it sends the model.
 const NEW_TASK: &str = "New task:";
 
-/// The warning every run of a format that records no outcome carries: the outcome is a guess. It
-/// concerns the file (said once for all its runs).
-pub fn status_guess() -> Warning {
-    Warning::file(
-        Some("status"),
-        "the file does not record whether the outcome was right; the run is taken as failed so it can be diagnosed",
-    )
-}
+pub use crate::analysis::import::outcome::status_guess;
 
 /// The built steps and what is known about each.
 pub struct View<'a> {
@@ -53,6 +45,17 @@ impl View<'_> {
 
     fn is_root(&self, i: usize) -> bool {
         self.facts.get(i).is_some_and(|f| f.parent.is_none())
+    }
+
+    /// What the first root output that holds a success flag says (see
+    /// [`crate::analysis::import::outcome::success_flag`]).
+    pub fn root_flag(&self) -> Option<crate::analysis::import::outcome::Said> {
+        self.steps
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.is_root(*i))
+            .filter_map(|(_, s)| s.get("output"))
+            .find_map(crate::analysis::import::outcome::success_flag)
     }
 
     /// The error of the first root step that failed.
@@ -94,7 +97,14 @@ impl View<'_> {
     }
 
     /// See the module documentation.
+    #[cfg(test)]
     pub fn task(&self) -> Option<String> {
+        self.stated_task().or_else(|| self.model_task())
+    }
+
+    /// The task a root or agent step's input states, else the text after `New task:` in a model
+    /// input (what the user asked, as the trace states it).
+    pub fn stated_task(&self) -> Option<String> {
         let input = |s: &Map<String, Value>| s.get("input").and_then(task_text);
         let from_top = self
             .steps
@@ -102,12 +112,18 @@ impl View<'_> {
             .enumerate()
             .filter(|(i, _)| self.is_root(*i) || self.kind(*i) == "agent")
             .find_map(|(_, s)| input(s));
-        from_top
-            .or_else(|| {
-                self.model_steps()
-                    .find_map(|s| s.get("input").and_then(new_task))
-            })
-            .or_else(|| self.model_steps().find_map(input))
+        from_top.or_else(|| {
+            self.model_steps()
+                .find_map(|s| s.get("input").and_then(new_task))
+        })
+    }
+
+    /// The last user message of the first model call that states one: the last resort, which
+    /// may be a filled prompt template (the units pass cuts the documents out first).
+    pub fn model_task(&self) -> Option<String> {
+        self.model_steps()
+            .find_map(|s| s.get("input").and_then(task_text))
+            .map(|t| crate::analysis::import::run_text::labelled_task(&t).unwrap_or(t))
     }
 
     fn model_steps(&self) -> impl DoubleEndedIterator<Item = &Map<String, Value>> {

@@ -217,6 +217,9 @@ pub fn build(span: &Span) -> Built {
             step.insert(k.to_owned(), v);
         }
     };
+    if kind == "llm" {
+        put("model", request_model(span, &parts).map(Value::String));
+    }
     put("input", parts.input);
     put("output", parts.output);
     put("error", error(span).map(Value::String));
@@ -239,6 +242,21 @@ pub fn build(span: &Span) -> Built {
         model: parts.model,
         tool_named_by_span: parts.tool_named_by_span,
     }
+}
+
+/// The model a model call asked for: the request model a convention records, else the model
+/// the conventions read (a response's, the format's).
+fn request_model(span: &Span, parts: &Parts) -> Option<String> {
+    [
+        "gen_ai.request.model",
+        "ai.model.id",
+        "llm.model_name",
+        "langfuse.observation.model.name",
+    ]
+    .iter()
+    .find_map(|k| span.attrs.get(*k).and_then(Value::as_str))
+    .and_then(chat::non_empty)
+    .or_else(|| parts.model.clone())
 }
 
 fn ms(ns: u64) -> Option<Value> {

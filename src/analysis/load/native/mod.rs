@@ -10,6 +10,7 @@
 mod bubbled;
 mod compact;
 mod file;
+mod messages;
 mod parallel;
 mod payload;
 mod refs;
@@ -23,7 +24,7 @@ mod units;
 use super::error::{RunError, json_type, quoted};
 use super::warning::Warning;
 use crate::analysis::import::SourceFormat;
-use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, Step};
+use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, StatusFrom, Step};
 pub use file::{SIZES, run_from_file};
 use hashbrown::{HashMap, HashSet};
 use payload::RawStep;
@@ -40,6 +41,8 @@ const TOP_FIELDS: &[&str] = &[
     "id",
     "title",
     "status",
+    "status_from",
+    "status_why",
     "error",
     "task",
     "final_answer",
@@ -126,6 +129,24 @@ pub(super) fn head(obj: &mut Map<String, Value>) -> Result<(Run, Vec<Value>), Ru
 /// The optional top-level fields, each with a warning when it is of the wrong type.
 pub(super) fn top_fields(mut run: Run, obj: &mut Map<String, Value>, w: &mut Vec<Warning>) -> Run {
     run.title = opt_string(obj, "title", w);
+    match obj.remove("status_from") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => match StatusFrom::parse(&s) {
+            Some(f) => run.status_from = f,
+            None => w.push(Warning::run(
+                Some("status_from"),
+                format!(
+                    "\"status_from\" is '{}', not one of \"recorded\", \"assumed\", \"given\", \"reference\"; it was ignored",
+                    quoted(&s)
+                ),
+            )),
+        },
+        Some(other) => w.push(Warning::run(
+            Some("status_from"),
+            ignored("status_from", &other, "a string"),
+        )),
+    }
+    run.status_why = opt_string(obj, "status_why", w);
     run.error = opt_string(obj, "error", w);
     run.task = opt_string(obj, "task", w);
     run.final_answer = opt_string(obj, "final_answer", w);
@@ -275,6 +296,7 @@ fn finish(
     drop(pending);
     w.extend(warned.into_iter().flatten());
     drop(unit_ids);
+    messages::check_places(&mut run.context_units, &steps, &seen, &mut w);
     bubbled::one_failure_per_fault(&mut steps, &seen);
     // A string per step: freed on the thread pool rather than before the run is handed on
     // (issue 11: 8 ms on one core at 100,000 steps).

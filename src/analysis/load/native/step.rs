@@ -26,6 +26,8 @@ pub(super) const STEP_FIELDS: &[&str] = &[
     "memory",
     "decision",
     "context",
+    "model",
+    "messages",
     "usage",
     "context_window",
     "started_at",
@@ -150,7 +152,7 @@ fn step_from_fields<F: Fields>(
                     quoted(&kind_raw)
                 ),
             ));
-            step.extras_mut().kind_name = Some(kind_raw);
+            step.extras_mut().kind_name = Some(kind_raw.into_boxed_str());
         }
     }
     let mut refs = Refs::default();
@@ -288,6 +290,22 @@ fn step_from_fields<F: Fields>(
         .filter(|v| !v.is_null())
         .map(Json::from);
     refs.context = o.remove("context").filter(|v| !v.is_null()).map(Json::from);
+    match o.remove("model") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => step.call_mut().model = Some(s),
+        Some(other) => w.push(wrong("model", &other, "a string")),
+    }
+    match o.remove("messages") {
+        None | Some(Value::Null) => {}
+        Some(v) => {
+            let warn = |msg: String| here("messages", msg);
+            if let Some(list) = super::messages::read_messages(v, &describe, &warn, w)
+                && !list.is_empty()
+            {
+                step.call_mut().messages = list;
+            }
+        }
+    }
     match o.remove("usage") {
         None | Some(Value::Null) => {}
         Some(Value::Object(u)) => {

@@ -106,6 +106,10 @@ pub(super) fn read_units(obj: &mut Map<String, Value>) -> PendingUnits {
                 n
             }
         };
+        let at = match u.remove("at") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => super::messages::read_at(v, &id, &mut warn),
+        };
         let by = match u.remove("produced_by") {
             None | Some(Value::Null) => None,
             Some(v) => Some(v),
@@ -117,6 +121,7 @@ pub(super) fn read_units(obj: &mut Map<String, Value>) -> PendingUnits {
             text,
             tokens,
             produced_by: None,
+            at,
             extra: leftover(u),
         });
     }

@@ -12,7 +12,7 @@ use super::super::super::widgets::marks;
 use super::super::claims::label_mark;
 use super::{Item, View, influence_entries, item_target, selected};
 use crate::analysis::influence::RankingConfidence;
-use crate::analysis::model::RunStatus;
+use crate::analysis::model::{RunStatus, StatusFrom};
 use crate::analysis::report::{Party, SupportLabel};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -76,6 +76,7 @@ pub fn fixed(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
         Span::styled(format!(" · {key} switches"), t.style(Role::TextDim)),
     ];
     let mut out = vec![Line::from(tabs)];
+    out.extend(outcome_lines(app, doc, width));
     let confidence = match view {
         View::Steps if !doc.report.suspects.is_empty() => Some((&doc.report.confidence, "suspect")),
         View::Context => doc
@@ -104,6 +105,44 @@ pub fn fixed(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
     out.extend(prove_lines(app, doc, width));
     out.extend(claims_line(app, doc, width));
     out
+}
+
+/// Where the run's outcome came from, when it is not simply what the run records: assumed (the
+/// diagnosis takes it as failed), or set by the user or by the reference answer; with the key
+/// that sets it.
+fn outcome_lines(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let r = &doc.report.run;
+    let key = app.key(Action::SetOutcome);
+    let (head, rest) = match r.status_from {
+        StatusFrom::Assumed => (
+            "Outcome assumed",
+            format!(
+                ": nothing in the recording says whether the answer was right, so it is diagnosed as {}; {key} marks it succeeded",
+                r.status.as_str()
+            ),
+        ),
+        StatusFrom::Given => (
+            "Outcome",
+            format!(": {}, as you said; {key} changes it", r.status.as_str()),
+        ),
+        StatusFrom::Reference => (
+            "Outcome",
+            format!(
+                ": {}, the final answer equals the reference answer; {key} changes it",
+                r.status.as_str()
+            ),
+        ),
+        StatusFrom::Recorded => return Vec::new(),
+    };
+    wrap_spans(
+        vec![
+            (head.to_owned(), t.style(Role::Heading)),
+            (rest, t.style(Role::Text)),
+        ],
+        width,
+        "  ",
+    )
 }
 
 /// The verdict of a ranking: `what` is "suspect" or "unit".
