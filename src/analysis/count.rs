@@ -16,9 +16,22 @@ pub fn group(n: usize) -> String {
     out
 }
 
+/// `n` grouped with its noun in the number it takes: `1 step`, `2 steps`, `1,000 steps` (issue
+/// 26: "1 steps" read as a slip).
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", group(n), if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::group;
+    use super::{counted, group};
+
+    #[test]
+    fn a_count_takes_its_noun_in_the_singular_only_for_one() {
+        assert_eq!(counted(1, "step", "steps"), "1 step");
+        assert_eq!(counted(0, "step", "steps"), "0 steps");
+        assert_eq!(counted(1000, "item", "items"), "1,000 items");
+    }
 
     #[test]
     fn counts_are_grouped_by_thousands() {
