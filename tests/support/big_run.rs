@@ -128,6 +128,8 @@ pub fn big_report(run: &Run) -> Report {
         format: REPORT_FORMAT.to_owned(),
         run: RunSummary {
             id: run.id.clone(),
+            title: None,
+            task: None,
             status: run.status,
             steps: n,
             source_format: "tdn.run/1".to_owned(),

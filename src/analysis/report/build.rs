@@ -202,6 +202,8 @@ fn rules_report(
         format: REPORT_FORMAT.to_owned(),
         run: RunSummary {
             id: run.id.clone(),
+            title: run.title.clone().filter(|t| !t.trim().is_empty()),
+            task: run.task.clone().filter(|t| !t.trim().is_empty()),
             status: run.status,
             steps: run.steps.len(),
             source_format: loaded.source_format.name().to_owned(),

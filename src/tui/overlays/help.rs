@@ -238,7 +238,7 @@ fn all_lines(app: &App, width: usize) -> Vec<(bool, Line<'static>)> {
 
 /// The help's length in lines and its page height, at the screen's size.
 pub fn extent(app: &App) -> (usize, usize) {
-    let body = Rect::new(0, 1, app.size.0, app.size.1.saturating_sub(2));
+    let body = super::super::render::layout(app, Rect::new(0, 0, app.size.0, app.size.1)).body;
     let inner = Block::default()
         .borders(Borders::ALL)
         .inner(centered(body, 100, 100));
