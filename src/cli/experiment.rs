@@ -165,6 +165,9 @@ pub(super) fn explain(e: EngineError, run: &Path) -> anyhow::Error {
             PlanError::NoStep(_) => format!("--replay {p}"),
             other => other.to_string(),
         },
+        EngineError::NotCovered { .. } => format!(
+            "{e} ([runner] runs in tdn.toml); give a runner that can re-run it with --runner 'CMD'"
+        ),
         EngineError::Ledger { .. } => format!(
             "{e}; choose another file with --ledger PATH (or [ledger] path in tdn.toml)"
         ),

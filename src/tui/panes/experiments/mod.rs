@@ -12,7 +12,9 @@ pub mod ledger;
 mod state;
 
 pub use jobs::{HELD, LEGEND, verdict_line, verdict_mark};
-pub use state::{Counts, ExperimentsState, Job, JobState, ProbeRun, SampleState, plan_label};
+pub use state::{
+    Counts, ExperimentsState, Job, JobState, ProbeRun, RunnerReach, SampleState, plan_label,
+};
 
 use crate::tui::action::Action;
 use crate::tui::app::{App, Pane};

@@ -43,6 +43,18 @@ pub fn plan_label(p: &Plan) -> String {
     }
 }
 
+/// Which runs the configured runner re-runs, as the settings say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum RunnerReach {
+    /// No runner is configured.
+    #[default]
+    None,
+    /// A runner re-runs any run.
+    Any,
+    /// A runner re-runs only these runs (`[runner] runs`).
+    Only(Vec<String>),
+}
+
 /// Most samples per probe the pane keeps track of (a runner reporting more is ignored beyond).
 const MAX_SAMPLES: usize = 1000;
 
@@ -212,6 +224,8 @@ pub struct ExperimentsState {
     pub claims: HashMap<Target, String>,
     /// The runner in one line (its command and origin, or why there is none).
     pub runner_note: String,
+    /// Which runs the runner re-runs.
+    pub runner: RunnerReach,
     /// The last job number used.
     pub last_job: u64,
     /// A plan was asked for this run and has not arrived: a plan that arrives otherwise (the run
@@ -236,6 +250,46 @@ impl ExperimentsState {
         self.cursor = 0;
         self.detail_scroll = 0;
         id
+    }
+
+    /// Why re-running run `run` from here cannot work, when it cannot (issue 26: a hint must
+    /// not promise what cannot work): no runner is configured, the runner re-runs only other
+    /// runs, or the last job on this run ended with an error on every sample. `None` when an
+    /// experiment can run.
+    pub fn cannot_run(&self, run: &str) -> Option<String> {
+        match &self.runner {
+            RunnerReach::None => {
+                return Some(
+                    "no runner is configured: start with --runner 'CMD' or set [runner] command in tdn.toml"
+                        .to_owned(),
+                );
+            }
+            RunnerReach::Only(runs) if !runs.iter().any(|r| r == run) => {
+                return Some(format!(
+                    "the runner re-runs only {} ([runner] runs in tdn.toml), not this one: start with --runner 'CMD' to use an agent that can",
+                    crate::analysis::count::counted(runs.len(), "other run", "other runs")
+                ));
+            }
+            _ => {}
+        }
+        let last = self.jobs.iter().rev().find(|j| !j.is_running())?;
+        let mut errors = last
+            .probes
+            .iter()
+            .flat_map(|p| &p.samples)
+            .map(|s| match s {
+                SampleState::Done(SampleEnd::Errored { error, .. }) => Some(error),
+                _ => None,
+            });
+        let first = errors.next()??;
+        if errors.all(|e| e.is_some()) {
+            return Some(format!(
+                "the runner failed on every sample of job #{} ({}): fix it before re-running",
+                last.id.0,
+                super::super::super::widgets::inert_text::clipped(&first.message, 160)
+            ));
+        }
+        None
     }
 
     /// Jobs still starting or running.
