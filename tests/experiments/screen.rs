@@ -69,6 +69,7 @@ fn sample(cohort: &str, kind: ExperimentKind, seed: u64, flipped: bool) -> Finis
             similarity: None,
         },
         cost: None,
+        duration_ms: None,
     }
 }
 

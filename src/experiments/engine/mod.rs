@@ -437,6 +437,7 @@ impl Running {
                 };
                 JobOutcome {
                     end,
+                    spent: Some(o.spent),
                     session: Some(o),
                     closed: sink.closed(),
                     ledger: Some(sink.path_buf()),
@@ -447,6 +448,7 @@ impl Running {
                 session: None,
                 closed: sink.closed(),
                 ledger: Some(sink.path_buf()),
+                spent: None,
             },
         };
         drop(lease);

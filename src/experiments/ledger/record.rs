@@ -40,6 +40,21 @@ named_enum!(
     }
 );
 
+impl EvidenceLevel {
+    /// What the level proves, in plain words, to be shown beside its name.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            EvidenceLevel::CausalAblation => {
+                "isolated: each pair of re-runs differed in this unit only"
+            }
+            EvidenceLevel::PairedShadow => {
+                "not isolated: each pair of re-runs differed in more than this unit (units changed together, or a replay)"
+            }
+            EvidenceLevel::ComponentCorrelated => "a score, not a re-run: correlation, not a cause",
+        }
+    }
+}
+
 named_enum!(
     /// What an attribution concludes about its unit (§5).
     Disposition {
@@ -53,6 +68,24 @@ named_enum!(
         Uncertain = "uncertain",
     }
 );
+
+impl Disposition {
+    /// What the disposition means, in plain words, to be shown beside its name.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Disposition::Harmful => {
+                "the outcome was good less often with the unit than without it (for a failed run: with it, the run stays on its recorded failure)"
+            }
+            Disposition::Retained => {
+                "the outcome was good more often with the unit than without it (for a failed run: with it, the run moves off its recorded failure)"
+            }
+            Disposition::DemotionCandidate => {
+                "nothing measured changed with or without it, and it costs many tokens"
+            }
+            Disposition::Uncertain => "nothing measured changed with or without it",
+        }
+    }
+}
 
 named_enum!(
     /// The `type` of a line.
@@ -124,6 +157,51 @@ pub struct Cost {
     pub loops: Option<f64>,
     /// Tokens.
     pub tokens: Option<f64>,
+    /// Dollars (`usd`; absent in lines written before it was recorded).
+    pub usd: Option<f64>,
+}
+
+impl Cost {
+    /// The members reported, as JSON.
+    pub fn fields(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        for (k, v) in [("loops", self.loops), ("tokens", self.tokens), ("usd", self.usd)] {
+            if let Some(x) = v {
+                m.insert(k.to_owned(), json!(x));
+            }
+        }
+        m
+    }
+}
+
+/// What one sample of a trial spent, copied from the sample record (`with_spent`,
+/// `without_spent`): the runner's time and what the agent reported. Absent in trials written
+/// before it was recorded; when present, verification checks it against the sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spent {
+    /// The sample's `duration_ms`.
+    pub duration_ms: Option<u64>,
+    /// The sample's `cost`.
+    pub cost: Cost,
+}
+
+impl Spent {
+    /// What sample `s` spent, as its record says (`None` when it records neither time nor cost).
+    pub fn of(s: &Sample) -> Option<Spent> {
+        (s.duration_ms.is_some() || s.cost.is_some()).then(|| Spent {
+            duration_ms: s.duration_ms,
+            cost: s.cost.unwrap_or_default(),
+        })
+    }
+
+    /// JSON members: `duration_ms` and the cost's members, each when present.
+    pub fn fields(&self) -> Value {
+        let mut m = self.cost.fields();
+        if let Some(d) = self.duration_ms {
+            m.insert("duration_ms".to_owned(), json!(d));
+        }
+        Value::Object(m)
+    }
 }
 
 /// A sample record (§4).
@@ -165,6 +243,9 @@ pub struct Sample {
     pub error: Option<String>,
     /// What the runner reported.
     pub cost: Option<Cost>,
+    /// How long the runner took, in milliseconds (absent in lines written before it was
+    /// recorded).
+    pub duration_ms: Option<u64>,
 }
 
 /// The score rule of §4: for a `failed` run 0 if reproduced else 1 ("departs from the recorded
@@ -277,6 +358,10 @@ pub struct Trial {
     pub tested_at: String,
     /// Other changes of the diff.
     pub interactions: Vec<String>,
+    /// What the sample with the component spent.
+    pub with_spent: Option<Spent>,
+    /// What the sample without it spent.
+    pub without_spent: Option<Spent>,
     /// `digest` of the line as stored (every member, `schema`, `type` and `prev` included).
     pub source_digest: String,
 }
@@ -466,17 +551,11 @@ impl Sample {
         if let Some(e) = &self.error {
             put("error", json!(e));
         }
-        let cost = self.cost.map(|c| {
-            let mut cm = Map::new();
-            if let Some(l) = c.loops {
-                cm.insert("loops".to_owned(), json!(l));
-            }
-            if let Some(t) = c.tokens {
-                cm.insert("tokens".to_owned(), json!(t));
-            }
-            Value::Object(cm)
-        });
+        let cost = self.cost.map(|c| Value::Object(c.fields()));
         put("cost", cost.unwrap_or(Value::Null));
+        if let Some(d) = self.duration_ms {
+            put("duration_ms", json!(d));
+        }
         Value::Object(m)
     }
 }
@@ -484,7 +563,7 @@ impl Sample {
 impl Trial {
     /// JSON members.
     pub fn fields(&self) -> Value {
-        json!({
+        let mut v = json!({
             "trial_id": self.trial_id,
             "component_kind": self.component_kind,
             "component_id": self.component_id,
@@ -506,7 +585,18 @@ impl Trial {
             "token_cost": self.token_cost,
             "tested_at": self.tested_at,
             "interactions": self.interactions,
-        })
+        });
+        if let Value::Object(m) = &mut v {
+            for (k, spent) in [
+                ("with_spent", &self.with_spent),
+                ("without_spent", &self.without_spent),
+            ] {
+                if let Some(sp) = spent {
+                    m.insert(k.to_owned(), sp.fields());
+                }
+            }
+        }
+        v
     }
 }
 
