@@ -262,6 +262,7 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
                         session: None,
                         closed: None,
                         ledger,
+                        spent: None,
                     })),
                 }))],
             }
