@@ -188,6 +188,7 @@ fn a_sample_held_for_the_ledger_lock_is_said_to_wait_until_it_is_written() {
                 },
                 saved: Saved::yes(),
             },
+            spent: Default::default(),
         },
     })));
     assert!(matches!(

@@ -13,7 +13,7 @@ use crate::experiments::event::{JobEnd, SampleEnd, Saved};
 use crate::experiments::intervention::Intervention;
 use crate::tui::app::App;
 use crate::tui::theme::Role;
-use super::words::{job_verdict, spent_words};
+use super::words::{disposition_words, job_verdict, level_words, spent_words};
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
 use crate::tui::widgets::marks;
 use ratatui::style::Style;
@@ -220,9 +220,10 @@ fn doing(i: &Intervention) -> String {
     i.describe()
 }
 
-/// `n answered (k changed), e errored, c cancelled, r running, w waiting`, leaving out what is
-/// zero (issue 26: samples shown running are never counted "not run").
-fn counts_text(c: Counts) -> String {
+/// `n answered (k changed), e errored, c cancelled, r running, w waiting` (`never ran` once the
+/// job ended), leaving out what is zero (issue 26: samples shown running are never counted "not
+/// run").
+fn counts_text(c: Counts, ended: bool) -> String {
     let mut parts = vec![format!("{} answered ({} changed)", c.answered, c.changed)];
     if c.errors > 0 {
         parts.push(format!("{} errored", c.errors));
@@ -237,7 +238,12 @@ fn counts_text(c: Counts) -> String {
         parts.push(format!("{} running", c.running));
     }
     if c.not_run > 0 {
-        parts.push(format!("{} waiting", c.not_run));
+        // Not started: waiting while the job runs, never run once it ended.
+        parts.push(format!(
+            "{} {}",
+            c.not_run,
+            if ended { "never ran" } else { "waiting" }
+        ));
     }
     parts.join(", ")
 }
@@ -286,6 +292,50 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
             "  ",
         ));
     }
+    // What closing its batch concluded in the ledger, each word with its meaning.
+    for a in job
+        .outcome
+        .as_ref()
+        .and_then(|o| o.closed.as_ref())
+        .map_or(&[][..], |c| c.attributions.as_slice())
+    {
+        let tried = job
+            .probes
+            .iter()
+            .find(|p| {
+                p.info.intervention.units().iter().any(|u| u.as_str() == a.component_id)
+                    || p.info.intervention.from_step().map(|s| s.as_str())
+                        == Some(a.component_id.as_str())
+            })
+            .map(|p| &p.info.intervention);
+        let (glyph, role) = super::ledger::disposition_mark(a.disposition.as_str());
+        out.extend(wrap_spans(
+            vec![
+                (
+                    format!("ledger: '{}' ", clipped(&a.component_id, 200)),
+                    t.style(Role::Text),
+                ),
+                (
+                    format!(
+                        "{glyph} {}",
+                        disposition_words(a.disposition, tried, super::ledger::failed_run(app))
+                    ),
+                    t.style(role),
+                ),
+                (
+                    format!(
+                        ", {}, effect {} (line {})",
+                        level_words(a.evidence_level),
+                        crate::analysis::influence::js_number(a.effect),
+                        a.line
+                    ),
+                    t.style(Role::TextDim),
+                ),
+            ],
+            width,
+            "  ",
+        ));
+    }
     let held = job
         .probes
         .iter()
@@ -323,7 +373,7 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
                 app,
                 format!(
                     "  the unchanged run: {}{}",
-                    counts_text(counts),
+                    counts_text(counts, !job.is_running()),
                     if counts.cancelled + counts.not_run == 0 {
                         "; a stable baseline changes none"
                     } else {
@@ -358,7 +408,10 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
             }
             _ if counts.answered + counts.errors + counts.cancelled > 0 => out.extend(para(
                 app,
-                format!("  no verdict yet: {}", counts_text(counts)),
+                format!(
+                    "  no verdict yet: {}",
+                    counts_text(counts, !job.is_running())
+                ),
                 Role::TextDim,
                 width,
                 "    ",

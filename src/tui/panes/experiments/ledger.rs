@@ -211,7 +211,7 @@ pub fn row_spans(
 }
 
 /// The open run failed (its ledger scores read "departed from the recorded failure").
-fn failed_run(app: &App) -> bool {
+pub(super) fn failed_run(app: &App) -> bool {
     app.doc.as_ref().is_some_and(|d| d.run.went_wrong())
 }
 

@@ -73,10 +73,7 @@ pub fn job_verdict(job: &Job) -> Option<(Option<Verdict>, String)> {
     };
     parts.push(match causes.len() {
         0 => format!("no confirmed cause among {n} probes"),
-        k => format!(
-            "{k} of {n} probes a confirmed cause ({})",
-            causes.join("; ")
-        ),
+        k => format!("{k} of {n} probes confirmed a cause ({})", causes.join("; ")),
     });
     for (v, words) in [
         (Verdict::NotConfirmed, "changed nothing"),
