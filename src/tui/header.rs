@@ -107,7 +107,8 @@ fn ending(doc: &Document) -> (String, Option<String>) {
     (status, said)
 }
 
-/// Everything after the name, in fewer words at each `level` (0: all).
+/// Everything after the name, in fewer words at each `level` (0: all; then without the source
+/// format, the suspect's category, the suspect, and the warnings' word).
 fn tail(doc: &Document, level: usize, warnings_key: &str) -> String {
     let r = &doc.report;
     let mut out = format!(" · {}", counted(r.run.steps, "step", "steps"));
@@ -133,15 +134,18 @@ fn tail(doc: &Document, level: usize, warnings_key: &str) -> String {
             clipped(&step_words(doc, v.index), 24)
         )),
         (Some(_), _) => {}
-        (None, _) => out.push_str(" · no suspect"),
+        (None, 0 | 1) => out.push_str(" · no suspect"),
+        (None, _) => {}
     }
     let warnings = r.run.warnings.len();
-    if warnings > 0 {
+    if warnings > 0 && level < 4 {
         out.push_str(&format!(
             " · {} {} ({warnings_key})",
             marks::WARNING,
             counted(warnings, "warning", "warnings")
         ));
+    } else if warnings > 0 {
+        out.push_str(&format!(" · {} {warnings} ({warnings_key})", marks::WARNING));
     }
     out
 }
@@ -156,7 +160,7 @@ fn outcome_line(doc: &Document, width: usize, warnings_key: &str) -> String {
         .as_deref()
         .map_or(0, |s| width_of(s).min(WANTED_ANSWER));
     let mut best: Option<(usize, String)> = None;
-    for level in 0..4 {
+    for level in 0..5 {
         let tail = tail(doc, level, warnings_key);
         // The leading space, the status, " · " before the name.
         let fixed = 1 + width_of(&status) + 3 + width_of(&tail);
@@ -187,7 +191,7 @@ fn outcome_line(doc: &Document, width: usize, warnings_key: &str) -> String {
         }
     }
     best.map(|(_, line)| line).unwrap_or_else(|| {
-        let tail = tail(doc, 3, warnings_key);
+        let tail = tail(doc, 4, warnings_key);
         clipped(&format!(" {status} · {name}{tail}"), width).into_owned()
     })
 }

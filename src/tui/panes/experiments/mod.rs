@@ -10,6 +10,8 @@
 mod jobs;
 pub mod ledger;
 mod state;
+#[cfg(test)]
+mod state_tests;
 pub mod words;
 
 pub use jobs::{HELD, LEGEND, verdict_line, verdict_mark};
