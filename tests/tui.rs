@@ -16,12 +16,12 @@ mod features;
 mod fixture;
 #[path = "tui/journey.rs"]
 mod journey;
+#[path = "tui/judge.rs"]
+mod judge;
 #[path = "tui/readable.rs"]
 mod readable;
 #[path = "tui/real.rs"]
 mod real;
-#[path = "tui/judge.rs"]
-mod judge;
 #[path = "tui/run_switch.rs"]
 mod run_switch;
 #[path = "tui/state.rs"]

@@ -79,8 +79,12 @@ fn the_runs_a_runner_covers_belong_to_its_file() {
         runner: Some("./my-agent.sh".to_owned()),
         ..Overrides::default()
     };
-    let s = Settings::resolve_with(&o, &MapEnv(HashMap::new()), Some((p, ConfigOrigin::UserDir)))
-        .unwrap();
+    let s = Settings::resolve_with(
+        &o,
+        &MapEnv(HashMap::new()),
+        Some((p, ConfigOrigin::UserDir)),
+    )
+    .unwrap();
     assert_eq!(s.runner_runs, None);
     let (_d, s) = with_file("[runner]\nruns = \"refund\"\n", ConfigOrigin::UserDir);
     assert_eq!(s.runner_runs, None);

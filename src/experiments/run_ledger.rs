@@ -284,7 +284,9 @@ mod tests {
             .unwrap();
         assert_eq!(
             r.trials,
-            ["formed a causal_ablation trial (isolated: each pair of re-runs differed in this unit only) for 'u1' (seed 0, effect -1)"]
+            [
+                "formed a causal_ablation trial (isolated: each pair of re-runs differed in this unit only) for 'u1' (seed 0, effect -1)"
+            ]
         );
         // 'u2' was never sent: removing it changes no bundle, so the ledger admits no trial.
         let r = l

@@ -145,7 +145,10 @@ fn tail(doc: &Document, level: usize, warnings_key: &str) -> String {
             counted(warnings, "warning", "warnings")
         ));
     } else if warnings > 0 {
-        out.push_str(&format!(" · {} {warnings} ({warnings_key})", marks::WARNING));
+        out.push_str(&format!(
+            " · {} {warnings} ({warnings_key})",
+            marks::WARNING
+        ));
     }
     out
 }

@@ -6,11 +6,11 @@
 //! 11). Reads the keymap and theme files; prints nothing.
 
 use super::app::{App, AppOptions, Document};
-use super::panes::experiments::RunnerReach;
 use super::effects::{Clipboard, EffectContext, Opener};
 use super::headless::Headless;
 use super::keymap::{Chord, Keymap};
 use super::loading::View;
+use super::panes::experiments::RunnerReach;
 use super::picker::RunChoice;
 use super::theme::Theme;
 use super::{Screen, run, run_loading};
@@ -303,10 +303,7 @@ fn runner_note(settings: &Settings) -> String {
             settings
                 .runner_runs
                 .as_deref()
-                .map(|r| format!(
-                    ", re-runs only {}",
-                    crate::experiments::engine::covered(r)
-                ))
+                .map(|r| format!(", re-runs only {}", crate::experiments::engine::covered(r)))
                 .unwrap_or_default()
         ),
         None => "no runner configured: start with --runner 'CMD' to re-run your agent from here"

@@ -487,7 +487,7 @@ fn the_time_and_cost_of_the_job_and_each_sample_are_in_the_json_and_the_ledger()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let of = |t: &str| lines.iter().filter(move |v| v["type"] == t);
+    let of = |t: &'static str| lines.iter().filter(move |v| v["type"] == t);
     assert_eq!(of("sample").count(), 6);
     for v in of("sample") {
         assert!(v["duration_ms"].as_u64().is_some(), "{v}");
@@ -496,7 +496,10 @@ fn the_time_and_cost_of_the_job_and_each_sample_are_in_the_json_and_the_ledger()
     let by_id = |id: &Value| of("sample").find(|v| v["sample_id"] == *id).unwrap();
     assert_eq!(of("trial").count(), 3);
     for t in of("trial") {
-        for (side, sample) in [("with_spent", "with_sample"), ("without_spent", "without_sample")] {
+        for (side, sample) in [
+            ("with_spent", "with_sample"),
+            ("without_spent", "without_sample"),
+        ] {
             let sm = by_id(&t[sample]);
             assert_eq!(t[side]["duration_ms"], sm["duration_ms"], "{t}");
             assert_eq!(t[side]["tokens"], sm["cost"]["tokens"], "{t}");
@@ -504,5 +507,10 @@ fn the_time_and_cost_of_the_job_and_each_sample_are_in_the_json_and_the_ledger()
         }
     }
     let out = s.tdn(&["ledger", "verify", "refund-outdated-policy.ledger.jsonl"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

@@ -280,7 +280,13 @@ fn the_ledger_verifies_after_experiments_and_localize() {
 #[test]
 fn a_run_the_sample_runner_does_not_cover_is_refused_before_anything_runs() {
     let s = SampleRuns::new();
-    let out = s.tdn(&["experiment", "calendar-friday.json", "--yes", "--replay", "s4"]);
+    let out = s.tdn(&[
+        "experiment",
+        "calendar-friday.json",
+        "--yes",
+        "--replay",
+        "s4",
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("the runner re-runs only runs"), "{err}");
@@ -308,7 +314,12 @@ fn an_older_ledger_verifies_and_takes_new_batches_with_their_time_and_cost() {
     let before = std::fs::read_to_string(&ledger).unwrap();
     assert!(!before.contains("duration_ms") && !before.contains("with_spent"));
     let verify = |s: &SampleRuns| {
-        let out = s.tdn(&["ledger", "verify", "refund-outdated-policy.ledger.jsonl", "--json"]);
+        let out = s.tdn(&[
+            "ledger",
+            "verify",
+            "refund-outdated-policy.ledger.jsonl",
+            "--json",
+        ]);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(out.status.code(), Some(0), "{v}");
         assert_eq!(v["counts"]["failed"], 0, "{v}");

@@ -227,7 +227,9 @@ fn the_pane_shows_each_units_recorded_disposition_and_evidence_level() {
         "{s}"
     );
     assert!(
-        s.contains("2026-08-17 10:00 batch left open, 1 trial: left open by a tdn-tui that stopped"),
+        s.contains(
+            "2026-08-17 10:00 batch left open, 1 trial: left open by a tdn-tui that stopped"
+        ),
         "{s}"
     );
     assert!(!s.contains("trial(s)"), "{s}");
@@ -235,7 +237,9 @@ fn the_pane_shows_each_units_recorded_disposition_and_evidence_level() {
     press(&mut h, "j");
     let s = h.screen();
     assert!(
-        s.contains("evidence: causal_ablation (isolated: each pair of re-runs differed in this unit"),
+        s.contains(
+            "evidence: causal_ablation (isolated: each pair of re-runs differed in this unit"
+        ),
         "{s}"
     );
     assert!(

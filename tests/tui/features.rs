@@ -161,11 +161,7 @@ fn the_waterfall_draws_steps_on_the_clock_with_containers_folded_and_unfolded() 
             .find(|l| l.contains(&format!(" {name}")))
             .unwrap_or_default()
     };
-    assert!(
-        row(&h, "choose").contains('█'),
-        "{}",
-        row(&h, "choose")
-    );
+    assert!(row(&h, "choose").contains('█'), "{}", row(&h, "choose"));
     assert!(
         row(&h, "plan the").contains('├'),
         "an unfolded container is a bracket"
@@ -175,10 +171,7 @@ fn the_waterfall_draws_steps_on_the_clock_with_containers_folded_and_unfolded() 
         row(&h, "plan the").contains('▓'),
         "a folded one is one bar for all"
     );
-    assert!(
-        row(&h, "choose").is_empty(),
-        "its nested steps are hidden"
-    );
+    assert!(row(&h, "choose").is_empty(), "its nested steps are hidden");
     press(&mut h, "w");
     assert!(!h.screen().contains('▓'));
 }

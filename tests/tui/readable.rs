@@ -350,7 +350,11 @@ fn a_finished_jobs_verdict_and_cost_lead_the_experiments_pane() {
                 .collect::<String>()
         })
         .collect();
-    let first = pane.join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
+    let first = pane
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         first.contains("✔ removing 'u-cal-doc' changed the answer in 3 of 3"),
         "{s}"

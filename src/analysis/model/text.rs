@@ -119,7 +119,10 @@ mod tests {
     #[test]
     fn line_breaks_become_spaces_on_one_line() {
         assert_eq!(inert_line("x\ny"), "x y");
-        assert_eq!(inert_line("type: text\r\ntext: Berlin\tsunny"), "type: text text: Berlin sunny");
+        assert_eq!(
+            inert_line("type: text\r\ntext: Berlin\tsunny"),
+            "type: text text: Berlin sunny"
+        );
         assert_eq!(inert_line("a\rb"), "a b");
         assert_eq!(inert_line("a\n\u{1b}[2J\u{b}"), "a \\u{1b}[2J\\u{b}");
         // On several lines a line break is one: `\r\n` and a lone `\r` too.

@@ -2,6 +2,7 @@
 //! spec gives them, and their JSON members as the writer emits them. Reading a line into these
 //! types is `parse.rs`; checking them against each other is `verify`. No I/O.
 
+pub use super::spent::{Cost, Spent};
 use crate::experiments::spec::ExperimentKind;
 use serde_json::{Map, Value, json};
 
@@ -40,21 +41,6 @@ named_enum!(
     }
 );
 
-impl EvidenceLevel {
-    /// What the level proves, in plain words, to be shown beside its name.
-    pub fn meaning(self) -> &'static str {
-        match self {
-            EvidenceLevel::CausalAblation => {
-                "isolated: each pair of re-runs differed in this unit only"
-            }
-            EvidenceLevel::PairedShadow => {
-                "not isolated: each pair of re-runs differed in more than this unit (units changed together, or a replay)"
-            }
-            EvidenceLevel::ComponentCorrelated => "a score, not a re-run: correlation, not a cause",
-        }
-    }
-}
-
 named_enum!(
     /// What an attribution concludes about its unit (§5).
     Disposition {
@@ -68,24 +54,6 @@ named_enum!(
         Uncertain = "uncertain",
     }
 );
-
-impl Disposition {
-    /// What the disposition means, in plain words, to be shown beside its name.
-    pub fn meaning(self) -> &'static str {
-        match self {
-            Disposition::Harmful => {
-                "the outcome was good less often with the unit than without it (for a failed run: with it, the run stays on its recorded failure)"
-            }
-            Disposition::Retained => {
-                "the outcome was good more often with the unit than without it (for a failed run: with it, the run moves off its recorded failure)"
-            }
-            Disposition::DemotionCandidate => {
-                "nothing measured changed with or without it, and it costs many tokens"
-            }
-            Disposition::Uncertain => "nothing measured changed with or without it",
-        }
-    }
-}
 
 named_enum!(
     /// The `type` of a line.
@@ -148,60 +116,6 @@ pub struct Outcome {
     pub reproduced: bool,
     /// 0 or 1 by the score rule; none for runs that have no score.
     pub score: Option<f64>,
-}
-
-/// `cost`: what the runner reported.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Cost {
-    /// Agent loops.
-    pub loops: Option<f64>,
-    /// Tokens.
-    pub tokens: Option<f64>,
-    /// Dollars (`usd`; absent in lines written before it was recorded).
-    pub usd: Option<f64>,
-}
-
-impl Cost {
-    /// The members reported, as JSON.
-    pub fn fields(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        for (k, v) in [("loops", self.loops), ("tokens", self.tokens), ("usd", self.usd)] {
-            if let Some(x) = v {
-                m.insert(k.to_owned(), json!(x));
-            }
-        }
-        m
-    }
-}
-
-/// What one sample of a trial spent, copied from the sample record (`with_spent`,
-/// `without_spent`): the runner's time and what the agent reported. Absent in trials written
-/// before it was recorded; when present, verification checks it against the sample.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Spent {
-    /// The sample's `duration_ms`.
-    pub duration_ms: Option<u64>,
-    /// The sample's `cost`.
-    pub cost: Cost,
-}
-
-impl Spent {
-    /// What sample `s` spent, as its record says (`None` when it records neither time nor cost).
-    pub fn of(s: &Sample) -> Option<Spent> {
-        (s.duration_ms.is_some() || s.cost.is_some()).then(|| Spent {
-            duration_ms: s.duration_ms,
-            cost: s.cost.unwrap_or_default(),
-        })
-    }
-
-    /// JSON members: `duration_ms` and the cost's members, each when present.
-    pub fn fields(&self) -> Value {
-        let mut m = self.cost.fields();
-        if let Some(d) = self.duration_ms {
-            m.insert("duration_ms".to_owned(), json!(d));
-        }
-        Value::Object(m)
-    }
 }
 
 /// A sample record (§4).

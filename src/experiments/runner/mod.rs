@@ -68,7 +68,10 @@ impl Spent {
     pub fn words(&self) -> String {
         let mut parts = vec![crate::analysis::count::duration(self.duration_ms)];
         if let Some(t) = self.tokens {
-            parts.push(format!("{} tokens", crate::analysis::count::group(whole(t))));
+            parts.push(format!(
+                "{} tokens",
+                crate::analysis::count::group(whole(t))
+            ));
         }
         if let Some(u) = self.usd {
             parts.push(crate::analysis::count::dollars(u));

@@ -249,34 +249,31 @@ fn ledger_words(app: &App, width: usize) -> Vec<(bool, Line<'static>)> {
             Line::styled("Words of the attribution ledger", t.style(Role::Heading)),
         ),
     ];
-    let words: Vec<(&str, &str)> = [
-        EvidenceLevel::CausalAblation,
-        EvidenceLevel::PairedShadow,
-    ]
-    .iter()
-    .map(|l| (l.as_str(), l.meaning()))
-    .chain(
-        [
-            Disposition::Harmful,
-            Disposition::Retained,
-            Disposition::DemotionCandidate,
-            Disposition::Uncertain,
-        ]
+    let words: Vec<(&str, &str)> = [EvidenceLevel::CausalAblation, EvidenceLevel::PairedShadow]
         .iter()
-        .map(|d| (d.as_str(), d.meaning())),
-    )
-    .chain(
-        [
-            Status::LegacyUnverified,
-            Status::Unbound,
-            Status::Cancelled,
-            Status::Torn,
-            Status::Failed,
-        ]
-        .iter()
-        .map(|s| (s.as_str(), s.meaning())),
-    )
-    .collect();
+        .map(|l| (l.as_str(), l.meaning()))
+        .chain(
+            [
+                Disposition::Harmful,
+                Disposition::Retained,
+                Disposition::DemotionCandidate,
+                Disposition::Uncertain,
+            ]
+            .iter()
+            .map(|d| (d.as_str(), d.meaning())),
+        )
+        .chain(
+            [
+                Status::LegacyUnverified,
+                Status::Unbound,
+                Status::Cancelled,
+                Status::Torn,
+                Status::Failed,
+            ]
+            .iter()
+            .map(|s| (s.as_str(), s.meaning())),
+        )
+        .collect();
     let indent = " ".repeat(2 + KEY_COL + NAME_COL);
     for (word, meaning) in words {
         out.extend(

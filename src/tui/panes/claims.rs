@@ -79,10 +79,7 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         app,
         Pane::Claims,
         focused,
-        &format!(
-            "{}",
-            crate::analysis::count::counted(claims.len(), "claim", "claims")
-        ),
+        &crate::analysis::count::counted(claims.len(), "claim", "claims"),
         area.width,
     );
     let inner = block.inner(area);
@@ -101,10 +98,7 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         );
         if asked.len() > TASK_LINES {
             asked.truncate(TASK_LINES);
-            asked.push(Line::styled(
-                "  … (cut here)",
-                t.style(Role::TextDim),
-            ));
+            asked.push(Line::styled("  … (cut here)", t.style(Role::TextDim)));
         }
         lines.extend(asked);
     }

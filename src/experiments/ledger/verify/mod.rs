@@ -54,7 +54,9 @@ impl Status {
                 "written by an older tdn-tui without the bindings that can be checked: kept as history, never counted as a cause"
             }
             Status::Unbound => "its batch was never closed (a crash or a kill): no conclusion yet",
-            Status::Cancelled => "its batch was cancelled before every sample ran: it concludes nothing",
+            Status::Cancelled => {
+                "its batch was cancelled before every sample ran: it concludes nothing"
+            }
             Status::Torn => "a line a crash cut short: ignored",
             Status::Failed => "it does not recompute from the lines above: never used",
         }

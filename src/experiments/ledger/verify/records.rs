@@ -333,7 +333,10 @@ impl<'f> V<'f> {
                 self.fail(
                     idx,
                     field,
-                    format!("{field} is not what its sample {} records", id8(&s.sample_id)),
+                    format!(
+                        "{field} is not what its sample {} records",
+                        id8(&s.sample_id)
+                    ),
                 );
             }
         }

@@ -8,12 +8,12 @@
 //! the verdicts are the engine's.
 
 use super::state::{Counts, Job, JobState, ProbeRun, SampleState};
+use super::words::{disposition_words, job_verdict, level_words, spent_words};
 use crate::analysis::report::{ProbeResult, Verdict};
 use crate::experiments::event::{JobEnd, SampleEnd, Saved};
 use crate::experiments::intervention::Intervention;
 use crate::tui::app::App;
 use crate::tui::theme::Role;
-use super::words::{disposition_words, job_verdict, level_words, spent_words};
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
 use crate::tui::widgets::marks;
 use ratatui::style::Style;
@@ -303,7 +303,11 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
             .probes
             .iter()
             .find(|p| {
-                p.info.intervention.units().iter().any(|u| u.as_str() == a.component_id)
+                p.info
+                    .intervention
+                    .units()
+                    .iter()
+                    .any(|u| u.as_str() == a.component_id)
                     || p.info.intervention.from_step().map(|s| s.as_str())
                         == Some(a.component_id.as_str())
             })

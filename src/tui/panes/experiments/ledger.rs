@@ -42,7 +42,14 @@ pub fn batches(h: &RunEvidence, ours: &HashSet<&str>) -> Vec<Batch> {
     let entries = trials(h)
         .iter()
         .enumerate()
-        .map(|(i, tr)| (tr.trial.cohort.as_str(), tr.trial.tested_at.as_str(), Some(i), None))
+        .map(|(i, tr)| {
+            (
+                tr.trial.cohort.as_str(),
+                tr.trial.tested_at.as_str(),
+                Some(i),
+                None,
+            )
+        })
         .chain(latest(h).iter().enumerate().map(|(i, l)| {
             let a = &l.attribution;
             (a.cohort.as_str(), a.tested_at.as_str(), None, Some(i))
@@ -217,9 +224,11 @@ pub(super) fn failed_run(app: &App) -> bool {
 
 /// What a batch tried: its first trial's experiment, or its attribution's.
 fn batch_tried(h: &RunEvidence, b: &Batch) -> String {
-    let from_trial = b.trials.first().and_then(|&i| trials(h).get(i)).map(|tr| {
-        tried(tr.tried.as_ref(), tr.trial.experiment.as_str())
-    });
+    let from_trial = b
+        .trials
+        .first()
+        .and_then(|&i| trials(h).get(i))
+        .map(|tr| tried(tr.tried.as_ref(), tr.trial.experiment.as_str()));
     let from_attribution = || {
         b.attributions
             .first()

@@ -336,8 +336,11 @@ impl ExperimentsState {
             }
         }
         self.ledger_note = evidence.note.clone();
-        let ours: std::collections::HashSet<&str> =
-            self.jobs.iter().filter_map(|j| j.cohort.as_deref()).collect();
+        let ours: std::collections::HashSet<&str> = self
+            .jobs
+            .iter()
+            .filter_map(|j| j.cohort.as_deref())
+            .collect();
         self.history = ledger::batches(&evidence, &ours);
         self.ledger = evidence;
     }

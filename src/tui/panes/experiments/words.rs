@@ -73,7 +73,10 @@ pub fn job_verdict(job: &Job) -> Option<(Option<Verdict>, String)> {
     };
     parts.push(match causes.len() {
         0 => format!("no confirmed cause among {n} probes"),
-        k => format!("{k} of {n} probes confirmed a cause ({})", causes.join("; ")),
+        k => format!(
+            "{k} of {n} probes confirmed a cause ({})",
+            causes.join("; ")
+        ),
     });
     for (v, words) in [
         (Verdict::NotConfirmed, "changed nothing"),
@@ -180,8 +183,12 @@ mod tests {
             disposition_words(Disposition::Retained, Some(&restore), true),
             "retained (putting it back moved the run off its recorded failure)"
         );
-        assert!(level_words(EvidenceLevel::PairedShadow).starts_with("paired_shadow (not isolated"));
-        assert!(status_words(Status::LegacyUnverified).starts_with("legacy_unverified (written by"));
+        assert!(
+            level_words(EvidenceLevel::PairedShadow).starts_with("paired_shadow (not isolated")
+        );
+        assert!(
+            status_words(Status::LegacyUnverified).starts_with("legacy_unverified (written by")
+        );
         assert_eq!(status_words(Status::Verified), "");
         assert_eq!(date("2026-12-07T10:01:22Z"), "2026-12-07 10:01");
     }
