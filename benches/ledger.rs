@@ -66,6 +66,7 @@ fn append(l: &Ledger, run: &Run, cohort: &str, kind: ExperimentKind, seed: u64, 
             reproduced,
         }),
         cost: None,
+        duration_ms: None,
     })
     .unwrap();
 }

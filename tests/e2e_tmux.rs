@@ -259,11 +259,12 @@ fn a_user_ablates_the_top_context_unit_from_the_sample_runs_and_sees_it_confirme
     s.keys(&["y"]);
     // The verdict names the intervention and the flips.
     s.wait_for_all(&[
+        "✔ removing 'policy-2019' changed the answer in 3 of 3 re-runs",
         "CAUSAL",
-        "removing 'policy-2019' changed the outcome in 3/3",
     ]);
-    // When the job ends its batch is closed: the ledger's attribution appears in the pane.
-    s.wait_for("harmful · causal_ablation");
+    // When the job ends its batch is closed: the ledger's attribution appears in the pane, its
+    // words with their meaning.
+    s.wait_for("⊗ harmful (removing it");
 
     // The restore key shows the dropped unit first; pressed again it re-runs with it put back
     // (the command was confirmed once this session).
@@ -271,8 +272,8 @@ fn a_user_ablates_the_top_context_unit_from_the_sample_runs_and_sees_it_confirme
     s.wait_for_all(&["Dropped context", "▶ - policy-2024 (document)"]);
     s.keys(&["r"]);
     s.wait_for_all(&[
+        "✔ restoring 'policy-2024' changed the answer in 3 of 3 re-runs",
         "CAUSAL",
-        "restoring 'policy-2024' changed the outcome in 3/3",
     ]);
     s.wait_for("job #2 finished");
 

@@ -114,6 +114,7 @@ impl Fixture {
                 finished_at: time::macros::datetime!(2026-08-17 10:00:00 UTC),
                 outcome,
                 cost: None,
+                duration_ms: None,
             })
             .unwrap()
     }

@@ -1,4 +1,5 @@
-//! The screen: state tests of `update` (tui/state.rs), the defects users met (tui/defects.rs),
+//! The screen: state tests of `update` (tui/state.rs), the defects users met (tui/defects.rs; on
+//! real exports, tui/readable.rs), snapshots of real exports (tui/real.rs),
 //! the features users expect (tui/features.rs), snapshots of every pane, the help, the viewer,
 //! the confirm box, the filter, the waterfall and the too-small notice at 80x24, 100x30 and
 //! 160x50 (tests/snapshots/), cell styles that text snapshots cannot show, the `--render`
@@ -17,6 +18,10 @@ mod fixture;
 mod journey;
 #[path = "tui/judge.rs"]
 mod judge;
+#[path = "tui/readable.rs"]
+mod readable;
+#[path = "tui/real.rs"]
+mod real;
 #[path = "tui/run_switch.rs"]
 mod run_switch;
 #[path = "tui/state.rs"]

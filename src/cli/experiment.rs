@@ -176,6 +176,9 @@ pub(super) fn explain(e: EngineError, run: &Path) -> anyhow::Error {
             PlanError::NoStep(_) => format!("--replay {p}"),
             other => other.to_string(),
         },
+        EngineError::NotCovered { .. } => format!(
+            "{e} ([runner] runs in tdn.toml); give a runner that can re-run it with --runner 'CMD'"
+        ),
         EngineError::Ledger { .. } => format!(
             "{e}; choose another file with --ledger PATH (or [ledger] path in tdn.toml)"
         ),
@@ -297,7 +300,12 @@ fn print_progress(ev: &Event, labels: &[String]) {
     let label =
         |p: &crate::experiments::session::ProbeId| labels.get(p.0).map_or("?", String::as_str);
     match &ev.kind {
-        EventKind::SampleFinished { probe, seed, end } => {
+        EventKind::SampleFinished {
+            probe,
+            seed,
+            end,
+            spent,
+        } => {
             let what = match end {
                 SampleEnd::Answered { judged, .. } if judged.flipped => "flipped".to_owned(),
                 SampleEnd::Answered { .. } => "same outcome".to_owned(),
@@ -307,8 +315,9 @@ fn print_progress(ev: &Event, labels: &[String]) {
                 SampleEnd::Cancelled { .. } => "cancelled, its processes stopped".to_owned(),
             };
             say(&format!(
-                "  {} seed {seed}: {what}{}",
+                "  {} seed {seed}: {what} ({}){}",
                 label(probe),
+                spent.words(),
                 saved(end.saved())
             ));
         }
@@ -374,6 +383,12 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
     if let Some(c) = s.class {
         let _ = writeln!(out, "class: {}", c.as_str());
     }
+    let _ = writeln!(
+        out,
+        "spent: {} over {} of your agent (tokens and dollars as it reported them)",
+        s.spent.total.words(),
+        crate::analysis::count::counted(s.spent.samples.len(), "run", "runs")
+    );
     for e in &s.errors {
         let _ = writeln!(
             out,

@@ -4,7 +4,7 @@
 use super::file::ConfigFile;
 
 const KNOWN: &[(&str, &[&str])] = &[
-    ("runner", &["command", "timeout_s", "parallel"]),
+    ("runner", &["command", "timeout_s", "parallel", "runs"]),
     ("judge", &["command", "timeout_s"]),
     ("embedder", &["name", "timeout_s"]),
     ("confidence", &["strategy", "band"]),
@@ -84,6 +84,21 @@ impl Reader<'_> {
                 None
             }
         }
+    }
+
+    pub(super) fn strings(&mut self, section: &str, key: &str) -> Option<Vec<String>> {
+        let v = self.file.get(section, key)?;
+        let list = v.as_array().and_then(|a| {
+            a.iter()
+                .map(|x| x.as_str().map(str::to_owned))
+                .collect::<Option<Vec<String>>>()
+        });
+        if list.is_none() {
+            self.warn(format!(
+                "[{section}] {key} must be a list of strings; the default is used"
+            ));
+        }
+        list
     }
 
     pub(super) fn number(&mut self, section: &str, key: &str) -> Option<f64> {

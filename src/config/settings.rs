@@ -166,6 +166,9 @@ pub struct Settings {
     pub runner_timeout_s: f64,
     /// `[runner] parallel` (default 4).
     pub runner_parallel: usize,
+    /// `[runner] runs`: the ids of the runs the configured runner can re-run (`None`: any run).
+    /// It belongs to the file's runner: a runner from the command line can re-run any run.
+    pub runner_runs: Option<Vec<String>>,
     /// `TDN_JUDGE` or `[judge] command`.
     pub judge: Option<UserCommand>,
     /// `[judge] timeout_s` (default 60).
@@ -194,6 +197,7 @@ impl Default for Settings {
             runner: None,
             runner_timeout_s: 300.0,
             runner_parallel: 4,
+            runner_runs: None,
             judge: None,
             judge_timeout_s: 60.0,
             embedder: EmbedderChoice::Hashed,
@@ -309,6 +313,9 @@ impl Settings {
         if let Some(t) = r.string("runner", "command") {
             self.runner = Some(cmd(t));
         }
+        if let Some(runs) = r.strings("runner", "runs") {
+            self.runner_runs = Some(runs);
+        }
         if let Some(x) = r.positive("runner", "timeout_s") {
             self.runner_timeout_s = x;
         }
@@ -419,6 +426,8 @@ impl Settings {
         };
         if let Some(r) = &o.runner {
             self.runner = Some(line(r.clone()));
+            // The file's list of runs described the file's runner.
+            self.runner_runs = None;
         }
         if let Some(t) = o.timeout_s {
             self.runner_timeout_s = t;

@@ -61,6 +61,36 @@ fn flags_beat_environment_beat_file() {
     assert!(s.ui.no_color);
 }
 
+/// Issue 26: the runs a file's runner can re-run come with it; a runner given on the command
+/// line is not bound by them, and a list that is not one of strings is warned about.
+#[test]
+fn the_runs_a_runner_covers_belong_to_its_file() {
+    let text = "[runner]\ncommand = \"python3 stand_in.py\"\nruns = [\"refund\", \"office\"]\n";
+    let (_d, s) = with_file(text, ConfigOrigin::UserDir);
+    assert_eq!(
+        s.runner_runs.as_deref(),
+        Some(&["refund".to_owned(), "office".to_owned()][..])
+    );
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("tdn.toml");
+    std::fs::write(&p, text).unwrap();
+    let o = Overrides {
+        runner: Some("./my-agent.sh".to_owned()),
+        ..Overrides::default()
+    };
+    let s = Settings::resolve_with(
+        &o,
+        &MapEnv(HashMap::new()),
+        Some((p, ConfigOrigin::UserDir)),
+    )
+    .unwrap();
+    assert_eq!(s.runner_runs, None);
+    let (_d, s) = with_file("[runner]\nruns = \"refund\"\n", ConfigOrigin::UserDir);
+    assert_eq!(s.runner_runs, None);
+    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+}
+
 #[test]
 fn bad_values_warn_and_keep_defaults() {
     let (_d, s) = with_file(

@@ -6,7 +6,7 @@ use crate::analysis::report::ProbeResult;
 use crate::experiments::engine::{EngineError, Target};
 use crate::experiments::intervention::Intervention;
 use crate::experiments::ledger::Closed;
-use crate::experiments::runner::{Cost, SampleError};
+use crate::experiments::runner::{Cost, SampleError, Spent};
 use crate::experiments::session::{ProbeId, SessionOutcome};
 use crate::experiments::sink::{Receipt, SinkError};
 use std::path::PathBuf;
@@ -137,6 +137,9 @@ pub struct JobOutcome {
     pub closed: Option<Closed>,
     /// The ledger the samples went to.
     pub ledger: Option<PathBuf>,
+    /// What the job spent: its wall-clock time and its samples' reported costs (`None` when it
+    /// never ran).
+    pub spent: Option<Spent>,
 }
 
 /// What happened.
@@ -174,6 +177,8 @@ pub enum EventKind {
         seed: u64,
         /// How it ended.
         end: SampleEnd,
+        /// The time the runner took, and what the agent reported spending.
+        spent: Spent,
     },
     /// Every sample of a probe and of its baseline finished: its flip verdict. Cost verdicts
     /// and classes need the whole tier and come with [`EventKind::Done`].

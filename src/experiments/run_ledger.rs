@@ -197,7 +197,9 @@ impl RunLedger {
             cost: s.cost.map(|c| Cost {
                 loops: c.loops,
                 tokens: c.tokens,
+                usd: c.usd,
             }),
+            duration_ms: s.duration_ms,
         };
         let appended = match wait {
             Some(w) => self.ledger.append_sample_waiting(&sample, w),
@@ -215,8 +217,9 @@ fn receipt(a: &Appended) -> Receipt {
             .iter()
             .map(|t| {
                 format!(
-                    "formed a {} trial for '{}' (seed {}, effect {})",
+                    "formed a {} trial ({}) for '{}' (seed {}, effect {})",
                     t.evidence_level.as_str(),
+                    t.evidence_level.meaning(),
                     inert_line(&t.component_id),
                     t.seed,
                     crate::analysis::influence::js_number(t.effect)
@@ -281,7 +284,9 @@ mod tests {
             .unwrap();
         assert_eq!(
             r.trials,
-            ["formed a causal_ablation trial for 'u1' (seed 0, effect -1)"]
+            [
+                "formed a causal_ablation trial (isolated: each pair of re-runs differed in this unit only) for 'u1' (seed 0, effect -1)"
+            ]
         );
         // 'u2' was never sent: removing it changes no bundle, so the ledger admits no trial.
         let r = l

@@ -56,6 +56,8 @@ pub struct FinishedSample {
     pub outcome: SampleRecordOutcome,
     /// What it cost, as reported (`None` for an errored sample).
     pub cost: Option<Cost>,
+    /// The time the runner took, in milliseconds (`None` when not measured).
+    pub duration_ms: Option<u64>,
 }
 
 /// What saving one sample formed in the ledger, for people: shown next to the sample.
@@ -242,6 +244,7 @@ pub(crate) fn answered_sample(
             similarity: None,
         },
         cost: None,
+        duration_ms: None,
     }
 }
 
@@ -283,6 +286,7 @@ mod tests {
                 similarity: None,
             },
             cost: None,
+            duration_ms: None,
         };
         assert_eq!(keep.append(&s, None), Ok(Receipt::default()));
         assert_eq!(keep.samples().len(), 1);

@@ -5,6 +5,7 @@
 
 use crate::analysis::report::{CostStats, CostVerdict, SimilarityStats, SuspectClass, Verdict};
 use crate::experiments::ledger::Closed;
+use crate::experiments::runner::Spent;
 use crate::experiments::session::{ProbeOutcome, SessionOutcome};
 use serde::Serialize;
 
@@ -32,6 +33,29 @@ pub struct SampleErrorSummary {
     pub message: String,
     /// The last 4 KiB of its stderr.
     pub stderr_tail: String,
+}
+
+/// What one sample spent, in `spent.samples`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SampleSpent {
+    /// `baseline` or `experiment`.
+    pub probe: &'static str,
+    /// Its seed.
+    pub seed: u64,
+    /// Its time and reported costs.
+    #[serde(flatten)]
+    pub spent: Spent,
+}
+
+/// What the experiment spent (issue 26): the job's wall-clock time and its samples' reported
+/// tokens and dollars, then each sample's.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpentSummary {
+    /// The job's.
+    #[serde(flatten)]
+    pub total: Spent,
+    /// Each finished sample's, baseline first, in seed order.
+    pub samples: Vec<SampleSpent>,
 }
 
 /// Cost stats of both probes, for people who want the numbers behind `cost`.
@@ -125,6 +149,8 @@ pub struct ExperimentSummary {
     pub stopped: usize,
     /// Cost stats behind `cost`.
     pub cost_stats: CostStatsPair,
+    /// Time and cost: the job's and each sample's.
+    pub spent: SpentSummary,
     /// The ledger file.
     pub ledger: Option<String>,
     /// What the batch appended to the ledger when it closed (empty when it formed no trial).
@@ -202,6 +228,20 @@ pub fn experiment_summary(outcome: &SessionOutcome, ledger: Option<String>) -> E
         cost_stats: CostStatsPair {
             baseline: base.and_then(|b| b.cost_stats.clone()),
             experiment: probe.and_then(|p| p.cost_stats.clone()),
+        },
+        spent: SpentSummary {
+            total: outcome.spent,
+            samples: [(base, "baseline"), (probe, "experiment")]
+                .into_iter()
+                .filter_map(|(p, label)| p.map(|p| (p, label)))
+                .flat_map(|(p, label)| {
+                    p.samples.iter().flatten().map(move |r| SampleSpent {
+                        probe: label,
+                        seed: r.seed,
+                        spent: r.spent,
+                    })
+                })
+                .collect(),
         },
         ledger,
         attributions: Vec::new(),

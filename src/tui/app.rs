@@ -389,8 +389,12 @@ impl App {
             Some(p) => (p.opened, p.opening.or(p.opened)),
             None => (None, None),
         };
-        let (runner_note, consented, last_job) =
-            (old.runner_note.clone(), old.consented, old.last_job);
+        let (runner_note, runner, consented, last_job) = (
+            old.runner_note.clone(),
+            old.runner.clone(),
+            old.consented,
+            old.last_job,
+        );
         if let Some(l) = left
             && Some(l) != to
         {
@@ -400,6 +404,7 @@ impl App {
             self.experiments = back;
         }
         self.experiments.runner_note = runner_note;
+        self.experiments.runner = runner;
         self.experiments.consented = consented;
         self.experiments.last_job = last_job;
         self.search = SearchState::default();
@@ -409,11 +414,6 @@ impl App {
             p.filtering = false;
             p.opened = p.opening.take().or(p.opened);
         }
-        let top = doc
-            .report
-            .suspects
-            .first()
-            .and_then(|s| doc.index_of(&s.step));
         let has_influence = doc
             .report
             .influence
@@ -428,7 +428,11 @@ impl App {
         self.secondary = Pane::Suspects;
         let warnings = doc.report.run.warnings.len();
         self.doc = Some(doc.clone());
-        if let Some(i) = top {
+        // The timeline starts on the step of the item the suspects pane shows selected (the top
+        // suspect, or the first piece of context), so every key acts on what the hint names.
+        if let Some(i) = super::panes::suspects::selected(self, &doc)
+            .and_then(|it| super::panes::suspects::item_step(&doc, it))
+        {
             self.timeline.select_step(&doc, i);
         }
         if warnings > 0 {

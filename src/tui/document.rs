@@ -3,6 +3,7 @@
 //! looks things up. Nothing here does I/O or decides anything about the run.
 
 mod links;
+pub mod names;
 mod rows;
 #[cfg(test)]
 mod tests;
@@ -40,8 +41,12 @@ pub struct Document {
     /// such a report is shown as it is and never analysed again, not even when the run's file
     /// changes.
     pub saved_report: Option<PathBuf>,
-    /// Per step: `id kind name @agent`, made inert and clipped (timeline rows and search).
+    /// Per step: `name @agent kind id` (the id only when a person could read it, see
+    /// [`names`]), made inert and clipped (timeline rows and search).
     pub labels: Vec<String>,
+    /// Per step: the character positions in its label where the agent, the kind and the id
+    /// start (past the end when absent or cut).
+    pub label_parts: Vec<[u16; 3]>,
     /// Some step records a duration or tokens (the timeline keeps columns for them).
     pub has_timing: bool,
     /// Some step records a duration (the timeline's `time` column has a header).
@@ -109,6 +114,7 @@ impl Document {
         );
         let StepRows {
             labels,
+            label_parts,
             spans,
             depth,
             parent,
@@ -160,6 +166,7 @@ impl Document {
             source,
             saved_report: None,
             labels,
+            label_parts,
             has_timing: has_durations || has_tokens,
             has_durations,
             has_tokens,
@@ -318,7 +325,10 @@ fn compact(v: &Json, max: usize) -> String {
             Json::Null => out.push_str("null"),
             Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Json::Number(n) => out.push_str(&n.to_string()),
-            Json::Array(a) if depth > 0 => out.push_str(&format!("[{} items]", a.len())),
+            Json::Array(a) if depth > 0 => out.push_str(&format!(
+                "[{}]",
+                crate::analysis::count::counted(a.len(), "item", "items")
+            )),
             Json::Object(o) if depth > 0 => out.push_str(if o.is_empty() { "{}" } else { "{…}" }),
             Json::Array(a) => {
                 for (k, x) in a.iter().take(EXCERPT_MEMBERS).enumerate() {

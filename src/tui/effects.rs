@@ -281,6 +281,7 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
                         session: None,
                         closed: None,
                         ledger,
+                        spent: None,
                     })),
                 }))],
             }
@@ -329,7 +330,7 @@ fn share(
 ) -> Action {
     let from = (!verdicts.is_empty()).then(|| "this session and the run's ledger".to_owned());
     let text = super::share::markdown(doc, verdicts, from);
-    let path = super::share::file_for(dir, &doc.run.id);
+    let path = super::share::file_for(dir, doc.source.as_deref(), &doc.run.id);
     match std::fs::write(&path, text.as_bytes()) {
         Ok(()) => Action::Message(format!(
             "wrote the diagnosis as Markdown to '{}' ({} lines): paste it into a bug",

@@ -68,10 +68,10 @@ pub fn search(doc: &Document, query: &str, previous: Option<&SearchHits>) -> Sea
                 .get(i)
                 .is_some_and(|l| m.fuzzy_match(l, query).is_some())
                 || content.as_ref().is_some_and(|re| {
-                    doc.run
-                        .steps
-                        .get(i)
-                        .is_some_and(|s| content_find(s, re).is_some())
+                    // The id too: an opaque one is not in the label (issue 26).
+                    doc.run.steps.get(i).is_some_and(|s| {
+                        re.is_match(s.id.as_str()) || content_find(s, re).is_some()
+                    })
                 })
         };
         // A query too short to be looked for in the content matched labels only: its answer
@@ -178,6 +178,7 @@ impl Filter {
                 .is_some_and(|x| x.to_lowercase().contains(a.as_str())),
             Term::Text(re) => {
                 doc.labels.get(i).is_some_and(|l| re.is_match(l))
+                    || re.is_match(step.id.as_str())
                     || content_find(step, re).is_some()
             }
         }

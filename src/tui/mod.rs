@@ -13,6 +13,7 @@ pub mod document;
 pub mod effects;
 pub mod external;
 pub mod find;
+pub mod header;
 pub mod headless;
 pub mod input;
 pub mod judge;

@@ -5,7 +5,7 @@
 //! is made inert when the entry is built; nothing here does I/O.
 
 use super::action::Action;
-use super::app::App;
+use super::app::{App, group};
 use super::keymap::Scope;
 use super::render::Areas;
 use super::theme::Role;
@@ -352,9 +352,10 @@ fn entry_lines(
     ));
     first.push(Span::styled(
         format!(
-            "{:>w$} {:>6} steps  ",
+            "{:>w$} {:>6} {:<5}  ",
             "",
-            r.steps,
+            group(r.steps),
+            if r.steps == 1 { "step" } else { "steps" },
             w = 10usize.saturating_sub(status.len())
         ),
         t.style(Role::TextDim),

@@ -4,12 +4,11 @@
 //! with `update` (page sizes, mouse clicks).
 
 use super::action::Action;
-use super::app::{App, Document, Overlay, Pane, group};
+use super::app::{App, Overlay, Pane};
 use super::overlays::{confirm, help, search, too_small, viewer};
 use super::panes::{claims, detail, dropped, experiments, suspects, timeline};
 use super::theme::Role;
 use super::widgets::inert_text::{clipped, width_of, wrap_spans};
-use super::widgets::marks;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -50,8 +49,9 @@ impl Areas {
 
 /// The layout for `area`.
 pub fn layout(app: &App, area: Rect) -> Areas {
+    let doc = app.doc.as_deref().filter(|_| app.shown_picker().is_none());
     let [header, body, status] = Layout::vertical([
-        Constraint::Length(1),
+        Constraint::Length(super::header::rows(doc)),
         Constraint::Min(0),
         Constraint::Length(status_height(app, area.width)),
     ])
@@ -231,7 +231,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
         return;
     };
-    render_header(app, doc, frame, a.header);
+    super::header::render(app, doc, frame, a.header, &app.key(Action::Warnings));
     if let Some(tabs) = a.tabs {
         render_tabs(app, frame, tabs);
     }
@@ -268,90 +268,6 @@ pub fn render(app: &App, frame: &mut Frame) {
 /// The help's filter is being typed.
 fn help_typing(app: &App) -> bool {
     matches!(app.overlay, Some(Overlay::Help { typing: true, .. }))
-}
-
-fn render_header(app: &App, doc: &Document, frame: &mut Frame, area: Rect) {
-    let t = &app.theme;
-    let width = usize::from(area.width);
-    let text = header_text(doc, width, &app.key(Action::Warnings));
-    frame.render_widget(
-        Paragraph::new(Line::styled(text, t.style(Role::Header))).style(t.style(Role::Header)),
-        area,
-    );
-}
-
-/// The top line: the full wording when it fits, else a shorter one, else cut.
-fn header_text(doc: &Document, width: usize, warnings_key: &str) -> String {
-    let r = &doc.report;
-    let fault = (!r.fault.why.is_empty() || r.fault.party != crate::analysis::report::Party::None)
-        .then(|| party_name(r.fault.party));
-    let warnings = r.run.warnings.len();
-    let build = |id_max: usize, short: bool, category: bool| {
-        // A status nothing recorded is said to be assumed wherever the verdict is shown.
-        let assumed = if r.run.status_from == crate::analysis::model::StatusFrom::Assumed {
-            " (assumed)"
-        } else {
-            ""
-        };
-        let mut out = format!(
-            " {} · {}{assumed} · {} steps",
-            clipped(&r.run.id, id_max),
-            r.run.status.as_str(),
-            group(r.run.steps)
-        );
-        if !short && r.run.source_format != crate::analysis::model::RUN_FORMAT {
-            out.push_str(&format!(" · from {}", r.run.source_format));
-        }
-        if let Some(f) = fault {
-            out.push_str(&format!(" · fault: {f}"));
-        }
-        match (&r.verdict, short) {
-            (Some(v), false) => out.push_str(&format!(
-                " · top suspect: {} · {}",
-                doc.describe(v.index),
-                clipped(&v.category, 30)
-            )),
-            (Some(v), true) if category => out.push_str(&format!(
-                " · top: {} {}",
-                clipped(&v.step, 12),
-                clipped(&v.category, 24)
-            )),
-            (Some(v), true) => out.push_str(&format!(" · top: {}", clipped(&v.step, 12))),
-            (None, _) => out.push_str(" · no suspect"),
-        }
-        if warnings > 0 {
-            let s = if warnings == 1 { "" } else { "s" };
-            out.push_str(&format!(
-                " · {} {} warning{s} ({warnings_key})",
-                marks::WARNING,
-                group(warnings)
-            ));
-        }
-        out
-    };
-    for (id_max, short, category) in [
-        (40, false, true),
-        (40, true, true),
-        (40, true, false),
-        (24, true, false),
-        (12, true, false),
-    ] {
-        let text = build(id_max, short, category);
-        if width_of(&text) <= width {
-            return text;
-        }
-    }
-    clipped(&build(12, true, false), width).into_owned()
-}
-
-fn party_name(p: crate::analysis::report::Party) -> &'static str {
-    use crate::analysis::report::Party;
-    match p {
-        Party::Agent => "agent",
-        Party::User => "user",
-        Party::Unfinished => "unfinished",
-        Party::None => "none",
-    }
 }
 
 fn render_tabs(app: &App, frame: &mut Frame, area: Rect) {

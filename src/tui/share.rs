@@ -105,25 +105,37 @@ pub fn markdown(doc: &Document, verdicts: Vec<VerdictRow>, from: Option<String>)
     )
 }
 
-/// The file a run's diagnosis is written to in `dir`: `tdn-diagnosis-ID.md`, the id reduced to
-/// ASCII letters, digits, `-` and `_` (any other character becomes `_`) and cut to 60, so a run
+/// The file a run's diagnosis is written to in `dir`: `tdn-diagnosis-FILE-ID.md`, named after
+/// the file the run came from and the run's id (the id alone when the file is named after it, or
+/// when there is no file), so two runs never share one (issue 26: two Magentic-One files, each
+/// holding a run called 'messages', wrote the same page). Each part is reduced to ASCII
+/// letters, digits, `-` and `_` (any other character becomes `_`) and cut to 60, so a run
 /// cannot name a path.
-pub fn file_for(dir: &Path, run_id: &str) -> PathBuf {
-    let mut id: String = run_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(60)
-        .collect();
+pub fn file_for(dir: &Path, source: Option<&Path>, run_id: &str) -> PathBuf {
+    let part = |text: &str| -> String {
+        text.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(60)
+            .collect()
+    };
+    let mut id = part(run_id);
     if id.is_empty() {
         id.push_str("run");
     }
-    dir.join(format!("tdn-diagnosis-{id}.md"))
+    let stem = source
+        .and_then(Path::file_stem)
+        .map(|s| part(&s.to_string_lossy()))
+        .filter(|s| !s.is_empty() && *s != id);
+    match stem {
+        Some(stem) => dir.join(format!("tdn-diagnosis-{stem}-{id}.md")),
+        None => dir.join(format!("tdn-diagnosis-{id}.md")),
+    }
 }
 
 #[cfg(test)]
@@ -134,10 +146,27 @@ mod tests {
     fn a_run_id_cannot_name_a_path() {
         let d = Path::new("out");
         assert_eq!(
-            file_for(d, "../../etc/passwd"),
+            file_for(d, None, "../../etc/passwd"),
             d.join("tdn-diagnosis-______etc_passwd.md")
         );
-        assert_eq!(file_for(d, ""), d.join("tdn-diagnosis-run.md"));
-        assert_eq!(file_for(d, "cal-0007"), d.join("tdn-diagnosis-cal-0007.md"));
+        assert_eq!(file_for(d, None, ""), d.join("tdn-diagnosis-run.md"));
+        assert_eq!(
+            file_for(d, Some(Path::new("runs/cal-0007.json")), "cal-0007"),
+            d.join("tdn-diagnosis-cal-0007.md")
+        );
+        assert_eq!(
+            file_for(d, Some(Path::new("../x/../../evil name.json")), "r/1"),
+            d.join("tdn-diagnosis-evil_name-r_1.md")
+        );
+    }
+
+    /// Issue 26: two files whose runs share an id never share a page.
+    #[test]
+    fn runs_of_two_files_with_one_id_get_two_pages() {
+        let d = Path::new("out");
+        let a = file_for(d, Some(Path::new("m/0a65cb96.json")), "messages");
+        let b = file_for(d, Some(Path::new("m/16d825ff.json")), "messages");
+        assert_ne!(a, b);
+        assert_eq!(a, d.join("tdn-diagnosis-0a65cb96-messages.md"));
     }
 }

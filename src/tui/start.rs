@@ -10,6 +10,7 @@ use super::effects::{Clipboard, EffectContext, Opener, OutcomeSetter};
 use super::headless::Headless;
 use super::keymap::{Chord, Keymap};
 use super::loading::View;
+use super::panes::experiments::RunnerReach;
 use super::picker::RunChoice;
 use super::theme::Theme;
 use super::{Screen, run, run_loading};
@@ -264,6 +265,11 @@ fn first_state(
         _ => App::picker(runs, opts),
     };
     app.experiments.runner_note = runner_note(settings);
+    app.experiments.runner = match (&settings.runner, &settings.runner_runs) {
+        (None, _) => RunnerReach::None,
+        (Some(_), None) => RunnerReach::Any,
+        (Some(_), Some(runs)) => RunnerReach::Only(runs.clone()),
+    };
     if judged {
         app.judge.command = settings.judge.as_ref().map(|c| {
             format!(
@@ -298,7 +304,16 @@ pub fn choice(l: &Loaded) -> RunChoice {
 
 fn runner_note(settings: &Settings) -> String {
     match &settings.runner {
-        Some(c) => format!("runner: {} (from {})", c.text, c.origin_text()),
+        Some(c) => format!(
+            "runner: {} (from {}){}",
+            c.text,
+            c.origin_text(),
+            settings
+                .runner_runs
+                .as_deref()
+                .map(|r| format!(", re-runs only {}", crate::experiments::engine::covered(r)))
+                .unwrap_or_default()
+        ),
         None => "no runner configured: start with --runner 'CMD' to re-run your agent from here"
             .to_owned(),
     }

@@ -451,3 +451,66 @@ fn localize_asks_the_judge_under_the_runners_consent_rule() {
         "{err}"
     );
 }
+
+/// Issue 26: what the experiment spent is in its JSON (the job's time, tokens and dollars, then
+/// each sample's), and in the ledger: each sample's time and dollars, and each trial what its two
+/// samples spent, which `ledger verify` checks.
+#[test]
+fn the_time_and_cost_of_the_job_and_each_sample_are_in_the_json_and_the_ledger() {
+    let s = Scenario::new();
+    let (code, j, err) =
+        s.experiment_json(&["--runner", AGENT, "--ablate", "policy-2019", "--flip", FLIP]);
+    assert_eq!(code, 0, "{err}");
+    let spent = &j["spent"];
+    // Six runs of the agent, 1,000 tokens and $0.002 each (the agent says so).
+    assert_eq!(spent["tokens"].as_f64(), Some(6000.0), "{spent}");
+    let usd = spent["usd"].as_f64().expect("dollars");
+    assert!((usd - 0.012).abs() < 1e-9, "{spent}");
+    let samples = spent["samples"].as_array().expect("samples");
+    assert_eq!(samples.len(), 6, "{spent}");
+    for (probe, n) in [("baseline", 3), ("experiment", 3)] {
+        assert_eq!(
+            samples.iter().filter(|x| x["probe"] == probe).count(),
+            n,
+            "{spent}"
+        );
+    }
+    let slowest = samples
+        .iter()
+        .map(|x| x["duration_ms"].as_u64().expect("each sample's time"))
+        .max()
+        .unwrap_or(0);
+    let job = spent["duration_ms"].as_u64().expect("the job's time");
+    assert!(slowest > 0 && job >= slowest, "{spent}");
+    let ledger = std::fs::read_to_string(s.path("refund-outdated-policy.ledger.jsonl")).unwrap();
+    let lines: Vec<Value> = ledger
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |t: &'static str| lines.iter().filter(move |v| v["type"] == t);
+    assert_eq!(of("sample").count(), 6);
+    for v in of("sample") {
+        assert!(v["duration_ms"].as_u64().is_some(), "{v}");
+        assert_eq!(v["cost"]["usd"].as_f64(), Some(0.002), "{v}");
+    }
+    let by_id = |id: &Value| of("sample").find(|v| v["sample_id"] == *id).unwrap();
+    assert_eq!(of("trial").count(), 3);
+    for t in of("trial") {
+        for (side, sample) in [
+            ("with_spent", "with_sample"),
+            ("without_spent", "without_sample"),
+        ] {
+            let sm = by_id(&t[sample]);
+            assert_eq!(t[side]["duration_ms"], sm["duration_ms"], "{t}");
+            assert_eq!(t[side]["tokens"], sm["cost"]["tokens"], "{t}");
+            assert_eq!(t[side]["usd"], sm["cost"]["usd"], "{t}");
+        }
+    }
+    let out = s.tdn(&["ledger", "verify", "refund-outdated-policy.ledger.jsonl"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -32,7 +32,7 @@ fn shown(stderr: &str) -> (Named, Named) {
         let kind = head.split_whitespace().next().unwrap_or("").to_owned();
         samples.push((kind, seed));
         for part in tail.split(" · ").skip(1) {
-            // "formed a causal_ablation trial for 'policy-2019' (seed 0, effect -1)"
+            // "formed a causal_ablation trial (isolated: ...) for 'policy-2019' (seed 0, effect -1)"
             let unit = part.split('\'').nth(1).unwrap_or("").to_owned();
             let s = part
                 .split("(seed ")

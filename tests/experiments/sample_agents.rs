@@ -273,3 +273,83 @@ fn the_ledger_verifies_after_experiments_and_localize() {
     );
     assert!(c["verified"].as_u64().unwrap() > 20, "{v}");
 }
+
+/// Issue 26: the folder's runner re-runs only the runs its stand-in has a scenario for. Asked to
+/// re-run another, the engine refuses before anything runs, and says which runs it covers and how
+/// to use another runner, instead of an error per sample.
+#[test]
+fn a_run_the_sample_runner_does_not_cover_is_refused_before_anything_runs() {
+    let s = SampleRuns::new();
+    let out = s.tdn(&[
+        "experiment",
+        "calendar-friday.json",
+        "--yes",
+        "--replay",
+        "s4",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the runner re-runs only runs"), "{err}");
+    assert!(err.contains("not run 'cal-0007'"), "{err}");
+    assert!(err.contains("--runner 'CMD'"), "{err}");
+    assert!(!s.path("calendar-friday.ledger.jsonl").exists());
+}
+
+/// A ledger written before samples recorded their time and dollars still verifies, and takes a
+/// new batch whose lines carry them: the fields are additive.
+#[test]
+fn an_older_ledger_verifies_and_takes_new_batches_with_their_time_and_cost() {
+    if !python() {
+        eprintln!("python3 is not installed: skipping the stand-in agent tests");
+        return;
+    }
+    let s = SampleRuns::new();
+    let ledger = s.path("refund-outdated-policy.ledger.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/experiments/refund-before-spent.ledger.jsonl"),
+        &ledger,
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(&ledger).unwrap();
+    assert!(!before.contains("duration_ms") && !before.contains("with_spent"));
+    let verify = |s: &SampleRuns| {
+        let out = s.tdn(&[
+            "ledger",
+            "verify",
+            "refund-outdated-policy.ledger.jsonl",
+            "--json",
+        ]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{v}");
+        assert_eq!(v["counts"]["failed"], 0, "{v}");
+        v
+    };
+    verify(&s);
+    let (code, j) = s.experiment("refund-outdated-policy.json", &["--restore", "policy-2024"]);
+    assert_eq!(code, 0, "{j}");
+    let after = std::fs::read_to_string(&ledger).unwrap();
+    let added: Vec<Value> = after
+        .lines()
+        .skip(before.lines().count())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        added
+            .iter()
+            .filter(|v| v["type"] == "sample")
+            .all(|v| v["duration_ms"].as_u64().is_some())
+    );
+    assert!(
+        added
+            .iter()
+            .filter(|v| v["type"] == "trial")
+            .all(|v| v["with_spent"].is_object() && v["without_spent"].is_object())
+    );
+    let v = verify(&s);
+    assert_eq!(
+        v["counts"]["verified"].as_u64(),
+        Some(after.lines().count() as u64),
+        "{v}"
+    );
+}

@@ -292,8 +292,15 @@ fn comparable(r: &Value) -> Value {
             "matched_pair_keys",
             "source_trial_digests",
             "supersedes",
+            // How long a sample took is measured, never the same twice.
+            "duration_ms",
         ] {
             m.remove(k);
+        }
+        for side in ["with_spent", "without_spent"] {
+            if let Some(spent) = m.get_mut(side).and_then(Value::as_object_mut) {
+                spent.remove("duration_ms");
+            }
         }
     }
     r

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 pub const RUN: &str = "refund-outdated-policy.json";
 
 /// A stand-in agent: "$120" while the outdated policy is in its context and the current one is
-/// not, "$80" otherwise; 3 loops with the tone instruction, 2 without.
+/// not, "$80" otherwise; 3 loops with the tone instruction, 2 without; 1,000 tokens and $0.002 a
+/// run.
 pub const AGENT: &str = r#"
 import json, sys
 spec = json.load(sys.stdin)
@@ -21,7 +22,7 @@ ctx = (set(sent) - set(spec["remove"])) | set(spec["restore"])
 amount = "$120" if "policy-2019" in ctx and "policy-2024" not in ctx else "$80"
 print("thinking about order 1182...")
 print(json.dumps({"output": "You will be refunded %s for order 1182." % amount,
-                  "cost": {"loops": 3 if "tone" in ctx else 2, "tokens": 1000}}))
+                  "cost": {"loops": 3 if "tone" in ctx else 2, "tokens": 1000, "usd": 0.002}}))
 "#;
 
 /// A temporary folder holding the run and `agent.py`; tests run the binary inside it.

@@ -196,6 +196,7 @@ fn a_run_scope_ledger_refuses_another_runs_samples() {
             finished_at: time::OffsetDateTime::now_utc(),
             outcome: Err("boom".to_owned()),
             cost: None,
+            duration_ms: None,
         })
         .unwrap_err();
     assert!(

@@ -128,6 +128,8 @@ pub fn big_report(run: &Run) -> Report {
         format: REPORT_FORMAT.to_owned(),
         run: RunSummary {
             id: run.id.clone(),
+            title: None,
+            task: None,
             status: run.status,
             status_from: run.status_from,
             status_why: run.status_why.clone(),

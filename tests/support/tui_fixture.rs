@@ -10,6 +10,7 @@ use tdn_tui::experiments::engine::{ExperimentPort, ScriptedPort, Target};
 use tdn_tui::tui::app::{App, AppOptions, Document};
 use tdn_tui::tui::effects::{Clipboard, EffectContext};
 use tdn_tui::tui::headless::{Headless, parse_keys};
+use tdn_tui::tui::panes::experiments::RunnerReach;
 use tdn_tui::tui::theme::Theme;
 
 /// The folder of the screen's fixtures.
@@ -63,6 +64,7 @@ pub fn screen_with(
     };
     let mut app = App::new(doc, opts);
     app.experiments.runner_note = "runner: ./stand-in-agent.sh (from the command line)".to_owned();
+    app.experiments.runner = RunnerReach::Any;
     headless(app, port)
 }
 

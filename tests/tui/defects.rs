@@ -217,7 +217,7 @@ fn a_structured_step_row_shows_its_values_and_only_models_have_a_window() {
         .to_owned();
     let row = rows(&h)
         .into_iter()
-        .find(|r| r.contains("s5 tool send_email"))
+        .find(|r| r.contains("send_email tool s5"))
         .expect("the send_email row");
     assert!(row.contains(&to), "no recipient in: {row}");
     // The refund run records a model context window: its search step has none.
@@ -570,7 +570,7 @@ fn timeline_header(h: &mut Headless) -> (String, String) {
     let s = h.screen();
     let header = s
         .lines()
-        .find(|l| l.contains("step kind name"))
+        .find(|l| l.contains("name @agent kind"))
         .unwrap_or_default()
         .to_owned();
     (header, s)

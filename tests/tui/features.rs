@@ -102,7 +102,7 @@ fn the_timeline_sorts_by_duration_and_tokens_with_headers_and_a_row_count() {
     let mut h = screen(calendar(), (120, 40), scripted());
     press(&mut h, "1");
     let s = h.screen();
-    assert!(s.contains("step kind name @agent"), "{s}");
+    assert!(s.contains("name @agent kind"), "{s}");
     assert!(s.contains("time   tokens"), "{s}");
     // The run opens on its top suspect, s3.
     assert!(s.contains("row 3 of 9"), "{s}");
@@ -152,25 +152,26 @@ fn the_waterfall_draws_steps_on_the_clock_with_containers_folded_and_unfolded() 
     let s = h.screen();
     // The run went from s1's start to s9's end: 5.2 s.
     assert!(s.contains("0s") && s.contains("5.2s"), "{s}");
-    // The timeline is the left part of the screen.
-    let row = |h: &Headless, id: &str| {
+    // The timeline is the left part of the screen; rows lead with the step's name (s2 is
+    // "plan the booking", s3 "choose tool").
+    let row = |h: &Headless, name: &str| {
         h.screen()
             .lines()
             .map(|l| l.chars().take(54).collect::<String>())
-            .find(|l| l.contains(&format!(" {id} ")))
+            .find(|l| l.contains(&format!(" {name}")))
             .unwrap_or_default()
     };
-    assert!(row(&h, "s3").contains('█'), "{}", row(&h, "s3"));
+    assert!(row(&h, "choose").contains('█'), "{}", row(&h, "choose"));
     assert!(
-        row(&h, "s2").contains('├'),
+        row(&h, "plan the").contains('├'),
         "an unfolded container is a bracket"
     );
     press(&mut h, ": s 2 Enter Space");
     assert!(
-        row(&h, "s2").contains('▓'),
+        row(&h, "plan the").contains('▓'),
         "a folded one is one bar for all"
     );
-    assert!(row(&h, "s3").is_empty(), "its nested steps are hidden");
+    assert!(row(&h, "choose").is_empty(), "its nested steps are hidden");
     press(&mut h, "w");
     assert!(!h.screen().contains('▓'));
 }
@@ -198,9 +199,9 @@ fn a_click_selects_the_row_under_it() {
     let (y, line) = s
         .lines()
         .enumerate()
-        .find(|(_, l)| l.contains(" s6 llm"))
+        .find(|(_, l)| l.contains("retry @planner llm s6"))
         .expect("s6 is on screen");
-    let x = line.find(" s6 llm").unwrap();
+    let x = line.find("retry @planner llm s6").unwrap();
     h.act(Action::Click(x as u16, y as u16));
     assert_eq!(h.app.focus, Pane::Timeline);
     assert_eq!(selected_id(&h), "s6");
@@ -241,7 +242,8 @@ fn the_diagnosis_is_written_as_markdown_to_share() {
     };
     let mut h = headless(App::new(calendar(), opts), scripted());
     press(&mut h, "a y S");
-    let path = dir.path().join("tdn-diagnosis-cal-0007.md");
+    // Named after the run's file (calendar.run.json) and its id.
+    let path = dir.path().join("tdn-diagnosis-calendar_run-cal-0007.md");
     let text = std::fs::read_to_string(&path).expect("the file was written");
     assert!(
         text.starts_with("# Diagnosis of run cal-0007: failed"),
@@ -253,7 +255,10 @@ fn the_diagnosis_is_written_as_markdown_to_share() {
     // The confirmed ablation of s3 (scripted) is in it.
     assert!(text.contains("CAUSAL"), "{text}");
     let status = status(&h);
-    assert!(status.contains("tdn-diagnosis-cal-0007.md"), "{status}");
+    assert!(
+        status.contains("tdn-diagnosis-calendar_run-cal-0007.md"),
+        "{status}"
+    );
 }
 
 #[test]

@@ -57,6 +57,36 @@ fn the_refund_fixture_is_the_sample_run_the_stand_in_agent_knows() {
     assert!(scenarios.get("refund-outdated-policy").is_some());
 }
 
+/// Issue 26: the sample folder's runner says which runs it re-runs, and those are exactly the
+/// runs its stand-in has a scenario for (any other answered an error per sample).
+#[test]
+fn the_sample_runner_names_exactly_the_runs_the_stand_in_knows() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let toml: toml::Value = toml::from_str(
+        &std::fs::read_to_string(sample.join("tdn.toml")).expect("the sample tdn.toml"),
+    )
+    .expect("TOML");
+    let mut runs: Vec<String> = toml["runner"]["runs"]
+        .as_array()
+        .expect("[runner] runs")
+        .iter()
+        .map(|v| v.as_str().expect("a run id").to_owned())
+        .collect();
+    let scenarios: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(sample.join("agents/scenarios.json")).expect("scenarios"),
+    )
+    .expect("JSON");
+    let mut known: Vec<String> = scenarios
+        .as_object()
+        .expect("an object of scenarios")
+        .keys()
+        .cloned()
+        .collect();
+    runs.sort();
+    known.sort();
+    assert_eq!(runs, known);
+}
+
 #[test]
 fn at_80x24_the_influence_entry_is_ablated_and_the_dropped_unit_restored_by_keyboard() {
     let mut h = screen(refund(), (80, 24), port());
@@ -158,6 +188,7 @@ fn a_sample_held_for_the_ledger_lock_is_said_to_wait_until_it_is_written() {
                 },
                 saved: Saved::yes(),
             },
+            spent: Default::default(),
         },
     })));
     assert!(matches!(

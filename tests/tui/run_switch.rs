@@ -192,6 +192,7 @@ fn a_job_of_a_run_left_behind_stays_with_that_run() {
             session: None,
             closed: None,
             ledger: None,
+            spent: None,
         })),
     })));
     let s = status(&h);

@@ -100,11 +100,11 @@ fn position(i: Option<usize>) -> String {
 
 fn about(run: &Run, label: &str) -> String {
     format!(
-        "{} · run '{}' ({}, {} steps)",
+        "{} · run '{}' ({}, {})",
         inert_line(label),
         inert_line(&run.id),
         run.status.as_str(),
-        run.steps.len()
+        crate::analysis::count::counted(run.steps.len(), "step", "steps")
     )
 }
 

@@ -63,14 +63,17 @@ pub fn is_hazard(c: char) -> bool {
         )
 }
 
-/// Run text made safe for one line of a terminal: every control character (newlines and tabs
-/// included), escape sequence introducer and bidi override is written as a visible `\u{..}` escape.
+/// Run text made safe for one line of a terminal: a line break (`\n`, `\r\n`, `\r`) or a tab
+/// becomes one space, so prose reads as prose (issue 26: a literal `\u{a}` in a sentence read as
+/// noise); every other control character, escape sequence introducer, bidi override and
+/// invisible format character is written as a visible `\u{..}` escape.
 /// Text written by a stranger goes through this (or [`inert_block`]) before it is printed.
 pub fn inert_line(s: &str) -> Cow<'_, str> {
     inert(s, false)
 }
 
-/// Like [`inert_line`], but keeps newlines and tabs, for multi-line output.
+/// Like [`inert_line`], but keeps newlines and tabs, for multi-line output (`\r\n` and a lone
+/// `\r` become a newline).
 pub fn inert_block(s: &str) -> Cow<'_, str> {
     inert(s, true)
 }
@@ -81,11 +84,18 @@ fn inert(s: &str, keep_layout: bool) -> Cow<'_, str> {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if is_hazard(c) && !keep(c) {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if keep(c) || !is_hazard(c) {
             out.push(c);
+        } else if matches!(c, '\n' | '\r' | '\t') {
+            // One space (one line break on several lines) for a line break, `\r\n` included.
+            if c == '\r' && chars.peek() == Some(&'\n') {
+                chars.next();
+            }
+            out.push(if keep_layout { '\n' } else { ' ' });
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         }
     }
     Cow::Owned(out)
@@ -99,10 +109,24 @@ mod tests {
     #[test]
     fn inert_text_escapes_terminal_controls() {
         assert_eq!(inert_line("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
-        assert_eq!(inert_line("x\ny"), "x\\u{a}y");
         assert_eq!(inert_block("x\ny\u{7}"), "x\ny\\u{7}");
         assert_eq!(inert_line("\u{9b}31m\u{202e}"), "\\u{9b}31m\\u{202e}");
         assert!(matches!(inert_line("plain text"), Cow::Borrowed(_)));
+    }
+
+    /// Issue 26: a line break in run text reads as a space on one line, never as `\u{a}`;
+    /// the other controls stay visible escapes.
+    #[test]
+    fn line_breaks_become_spaces_on_one_line() {
+        assert_eq!(inert_line("x\ny"), "x y");
+        assert_eq!(
+            inert_line("type: text\r\ntext: Berlin\tsunny"),
+            "type: text text: Berlin sunny"
+        );
+        assert_eq!(inert_line("a\rb"), "a b");
+        assert_eq!(inert_line("a\n\u{1b}[2J\u{b}"), "a \\u{1b}[2J\\u{b}");
+        // On several lines a line break is one: `\r\n` and a lone `\r` too.
+        assert_eq!(inert_block("a\r\nb\rc\u{1b}"), "a\nb\nc\\u{1b}");
     }
 
     #[test]

@@ -211,6 +211,8 @@ fn rules_report(
         format: REPORT_FORMAT.to_owned(),
         run: RunSummary {
             id: run.id.clone(),
+            title: run.title.clone().filter(|t| !t.trim().is_empty()),
+            task: run.task.clone().filter(|t| !t.trim().is_empty()),
             status: run.status,
             status_from: run.status_from,
             status_why: run.status_why.clone(),

@@ -98,12 +98,18 @@ pub fn render_markdown(report: &Report, extras: &MarkdownExtras) -> String {
     );
     let _ = writeln!(
         out,
-        "- **Run**: {}, {} steps, {}, recorded as {}",
+        "- **Run**: {}, {}, {}, recorded as {}",
         md(&r.id, 120),
-        r.steps,
+        crate::analysis::count::counted(r.steps, "step", "steps"),
         r.status.as_str(),
         md(&r.source_format, 60)
     );
+    if let Some(t) = &r.title {
+        let _ = writeln!(out, "- **Name**: {}", md(t, 120));
+    }
+    if let Some(t) = &r.task {
+        let _ = writeln!(out, "- **Task**: {}", md(t, QUOTE_CHARS));
+    }
     let _ = writeln!(
         out,
         "- **Outcome**: {}",

@@ -69,6 +69,13 @@ pub struct Report {
 pub struct RunSummary {
     /// The run's id.
     pub id: String,
+    /// The run's name as the trace records it (`title`: a trace's or root span's name), when
+    /// it has one: what the screen's header and the Markdown call the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the agent was asked (the run's `task`), when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
     /// `failed`, `succeeded`, `error` or `unfinished`.
     pub status: crate::analysis::model::RunStatus,
     /// Where the status came from: `recorded`, `assumed` (nothing recorded whether the outcome

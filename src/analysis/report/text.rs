@@ -8,6 +8,8 @@ use super::{Report, SupportLabel, Suspect};
 use crate::analysis::model::{RunStatus, SAME_ANSWER, StatusFrom, describe_step, inert_line};
 use std::fmt::Write as _;
 
+/// A run's name and task longer than this are shortened in the text.
+const TASK_CHARS: usize = 300;
 /// Claims longer than this are shortened in the text.
 const CLAIM_CHARS: usize = 160;
 /// At most this many claims are listed.
@@ -119,12 +121,18 @@ pub fn render_text(report: &Report) -> String {
     let r = &report.run;
     let _ = writeln!(
         out,
-        "Run '{}': {}, {} steps ({}).",
+        "Run '{}': {}, {} ({}).",
         inert(&r.id),
         r.status.as_str(),
-        r.steps,
+        crate::analysis::count::counted(r.steps, "step", "steps"),
         inert(&r.source_format)
     );
+    if let Some(t) = &r.title {
+        let _ = writeln!(out, "Name: {}", shorten(t, TASK_CHARS));
+    }
+    if let Some(t) = &r.task {
+        let _ = writeln!(out, "Task: {}", shorten(t, TASK_CHARS));
+    }
     let _ = writeln!(out, "Outcome: {}.", outcome_sentence(report));
     out.push('\n');
     let failed = run_failed(report);

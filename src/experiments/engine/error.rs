@@ -58,6 +58,18 @@ pub enum EngineError {
         /// The run's id.
         run: String,
     },
+    /// The runner is configured to re-run only some runs (`[runner] runs`), not this one.
+    #[error(
+        "the runner re-runs only {}, not run '{}'",
+        covered(runs),
+        inert_line(run)
+    )]
+    NotCovered {
+        /// The run's id.
+        run: String,
+        /// The runs it re-runs.
+        runs: Vec<String>,
+    },
     /// The request names something the run cannot test.
     #[error(transparent)]
     Plan(#[from] PlanError),
@@ -78,6 +90,18 @@ pub enum EngineError {
     /// The runtime or the random source failed, or a job's task died.
     #[error("the experiment stopped: {0}")]
     Stopped(String),
+}
+
+/// `run 'a'`, `runs 'a', 'b' and 'c'`, `4 named runs`: the runs a runner covers, in words.
+pub fn covered(runs: &[String]) -> String {
+    let q = |r: &String| format!("'{}'", inert_line(r));
+    match runs {
+        [] => "no run".to_owned(),
+        [one] => format!("run {}", q(one)),
+        [a, b] => format!("runs {} and {}", q(a), q(b)),
+        [a, b, c] => format!("runs {}, {} and {}", q(a), q(b), q(c)),
+        many => format!("{} named runs", many.len()),
+    }
 }
 
 /// What the run cannot test, by id. The ids are run text: printed inert.

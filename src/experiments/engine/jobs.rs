@@ -129,6 +129,7 @@ impl ExperimentPort for Jobs {
                     session: None,
                     closed: None,
                     ledger: Some(plan.subject.ledger.path.clone()),
+                    spent: None,
                 })),
             });
             return Ok(());

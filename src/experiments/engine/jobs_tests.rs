@@ -179,7 +179,7 @@ fn a_job_saves_every_sample_and_closes_its_batch_and_the_evidence_reads_it_back(
             trials += r
                 .trials
                 .iter()
-                .filter(|l| l.contains("causal_ablation trial for 'u2'"))
+                .filter(|l| l.contains("causal_ablation trial (") && l.contains(") for 'u2'"))
                 .count();
         }
     }

@@ -26,7 +26,7 @@ pub mod port;
 pub mod run_file;
 pub mod scripted;
 
-pub use error::{EngineError, MAX_SAMPLES, PlanError};
+pub use error::{EngineError, MAX_SAMPLES, PlanError, covered};
 pub use evidence::{BatchState, OpenBatch, RunEvidence};
 pub use plan::{Caps, Plan, PlannedProbe, Request, Target};
 pub use port::{ExperimentPort, Unavailable};
@@ -106,6 +106,8 @@ struct Ready {
     samples: usize,
     parallel: usize,
     also_runs: Vec<(&'static str, UserCommand)>,
+    /// The runs the runner can re-run (`[runner] runs`), when the config names them.
+    runs: Option<Vec<String>>,
 }
 
 /// The experiment engine.
@@ -179,6 +181,7 @@ fn ready(
         samples,
         parallel: settings.runner_parallel.max(1),
         also_runs,
+        runs: settings.runner_runs.clone(),
     })
 }
 
@@ -268,6 +271,16 @@ impl Engine {
     /// returns the probes it runs. Pure; linear in the run's size.
     pub fn plan(&self, subject: &Arc<Subject>, request: Request) -> Result<Plan, EngineError> {
         let ready = self.ready()?;
+        // A runner said to re-run only some runs is never given another (issue 26: the sample
+        // runs' stand-in knows three, and answered the others with an error per sample).
+        if let Some(runs) = &ready.runs
+            && !runs.iter().any(|r| *r == subject.run.id)
+        {
+            return Err(EngineError::NotCovered {
+                run: subject.run.id.clone(),
+                runs: runs.clone(),
+            });
+        }
         let planned = plan::plan_request(subject, &request, self.caps)?;
         Ok(Plan {
             subject: Arc::clone(subject),
@@ -424,6 +437,7 @@ impl Running {
                 };
                 JobOutcome {
                     end,
+                    spent: Some(o.spent),
                     session: Some(o),
                     closed: sink.closed(),
                     ledger: Some(sink.path_buf()),
@@ -434,6 +448,7 @@ impl Running {
                 session: None,
                 closed: sink.closed(),
                 ledger: Some(sink.path_buf()),
+                spent: None,
             },
         };
         drop(lease);

@@ -13,10 +13,17 @@ use crate::experiments::event::{
     Event, EventKind, EventSender, JobEnd, JobId, JobOutcome, Judged, SampleEnd, Saved,
 };
 use crate::experiments::ledger::{Location, Scope};
-use crate::experiments::runner::Cost;
+use crate::experiments::runner::{Cost, Spent};
 use crate::experiments::session::ProbeId;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
+
+/// What each scripted sample takes and reports: 1.2 s, 600 tokens, $0.003.
+pub const SCRIPTED_MS: u64 = 1200;
+/// Tokens a scripted sample reports.
+pub const SCRIPTED_TOKENS: f64 = 600.0;
+/// Dollars a scripted sample reports.
+pub const SCRIPTED_USD: f64 = 0.003;
 
 /// Replays scripted outcomes.
 pub struct ScriptedPort {
@@ -149,6 +156,7 @@ impl ExperimentPort for ScriptedPort {
             });
             return Ok(());
         }
+        let mut total = Spent::default();
         for (pi, p) in plan.probes.iter().enumerate() {
             let probe = ProbeId(pi);
             let baseline = p.probe.is_baseline();
@@ -157,9 +165,18 @@ impl ExperimentPort for ScriptedPort {
             for s in 0..plan.samples {
                 let seed = u64::try_from(s).unwrap_or(u64::MAX);
                 send(EventKind::SampleStarted { probe, seed });
+                // A scripted sample takes 1.2 s and reports 600 tokens and $0.003, so the
+                // job's time and cost read 1.2 s per sample, 600 tokens each.
+                let spent = Spent {
+                    duration_ms: SCRIPTED_MS,
+                    tokens: Some(SCRIPTED_TOKENS),
+                    usd: Some(SCRIPTED_USD),
+                };
+                total.add(&spent);
                 send(EventKind::SampleFinished {
                     probe,
                     seed,
+                    spent,
                     end: SampleEnd::Answered {
                         judged: Judged {
                             output: if flipped {
@@ -169,7 +186,11 @@ impl ExperimentPort for ScriptedPort {
                             },
                             flipped,
                             similarity: Some(if flipped { 0.2 } else { 0.97 }),
-                            cost: Cost::default(),
+                            cost: Cost {
+                                loops: None,
+                                tokens: Some(SCRIPTED_TOKENS),
+                                usd: Some(SCRIPTED_USD),
+                            },
                             replayed_call: None,
                         },
                         saved: Saved::yes(),
@@ -200,6 +221,8 @@ impl ExperimentPort for ScriptedPort {
             session: None,
             closed: None,
             ledger: Some(plan.subject.ledger.path.clone()),
+            // The samples ran one after another.
+            spent: Some(total),
         })));
         Ok(())
     }

@@ -21,6 +21,7 @@ pub mod digest;
 mod error;
 pub mod file;
 pub mod history;
+mod meaning;
 pub mod migrate;
 pub mod naming;
 pub mod output;
@@ -32,6 +33,7 @@ pub mod plan;
 pub mod record;
 pub mod select;
 pub mod session;
+pub mod spent;
 pub mod store;
 #[cfg(test)]
 mod testutil;

@@ -225,6 +225,8 @@ pub(super) fn form_trials(exp: &Sample, base: &Sample, run: &Run, b: &Baseline) 
             token_cost,
             tested_at: with.finished_at.clone().max(without.finished_at.clone()),
             interactions: adm.interactions,
+            with_spent: super::record::Spent::of(with),
+            without_spent: super::record::Spent::of(without),
             source_digest: String::new(),
         };
         f.trials.push((trial, tested.clone(), comparison.clone()));

@@ -9,7 +9,7 @@ use super::migrate::migrate;
 use super::naming::is_timestamp;
 use super::record::{
     Attribution, BundleRecord, CancelRecord, Cost, Disposition, EvidenceLevel, Header, Outcome,
-    Policy, Record, RecordType, SCHEMA, Sample, Scope, Torn, Trial, TrialExperiment,
+    Policy, Record, RecordType, SCHEMA, Sample, Scope, Spent, Torn, Trial, TrialExperiment,
 };
 use crate::analysis::model::inert_line;
 use crate::experiments::spec::ExperimentKind;
@@ -301,9 +301,14 @@ fn sample(f: &Fields<'_>) -> Result<Sample, String> {
             Some(Cost {
                 loops: num("loops")?,
                 tokens: num("tokens")?,
+                usd: num("usd")?,
             })
         }
         Some(_) => return Err("'cost' must be an object or null".to_owned()),
+    };
+    let duration_ms = match f.get("duration_ms") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(f.u64("duration_ms")?),
     };
     Ok(Sample {
         sample_id,
@@ -324,6 +329,7 @@ fn sample(f: &Fields<'_>) -> Result<Sample, String> {
         outcome,
         error,
         cost,
+        duration_ms,
     })
 }
 
@@ -359,8 +365,42 @@ fn trial(f: &Fields<'_>, raw: &Value) -> Result<Trial, String> {
         token_cost: f.u64("token_cost")?,
         tested_at: f.str("tested_at")?,
         interactions: f.strings("interactions")?,
+        with_spent: spent(f, "with_spent")?,
+        without_spent: spent(f, "without_spent")?,
         source_digest: digest(raw).map_err(|e| e.to_string())?,
     })
+}
+
+/// A trial's `with_spent` or `without_spent`: absent in trials written before it was recorded.
+fn spent(f: &Fields<'_>, k: &str) -> Result<Option<Spent>, String> {
+    let m = match f.get(k) {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(format!("'{k}' must be an object")),
+    };
+    let of = Fields(m);
+    let num = |n: &str| -> Result<Option<f64>, String> {
+        match m.get(n) {
+            None => Ok(None),
+            Some(v) => v
+                .as_f64()
+                .filter(|x| *x >= 0.0)
+                .map(Some)
+                .ok_or_else(|| format!("{k}.{n} must be a non-negative number")),
+        }
+    };
+    let duration_ms = match m.get("duration_ms") {
+        None => None,
+        Some(_) => Some(of.u64("duration_ms").map_err(|e| format!("{k}: {e}"))?),
+    };
+    Ok(Some(Spent {
+        duration_ms,
+        cost: Cost {
+            loops: num("loops")?,
+            tokens: num("tokens")?,
+            usd: num("usd")?,
+        },
+    }))
 }
 
 /// Reads a trial from the fields of a parity fixture or any object, computing its source digest

@@ -2,6 +2,7 @@
 //! spec gives them, and their JSON members as the writer emits them. Reading a line into these
 //! types is `parse.rs`; checking them against each other is `verify`. No I/O.
 
+pub use super::spent::{Cost, Spent};
 use crate::experiments::spec::ExperimentKind;
 use serde_json::{Map, Value, json};
 
@@ -117,15 +118,6 @@ pub struct Outcome {
     pub score: Option<f64>,
 }
 
-/// `cost`: what the runner reported.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Cost {
-    /// Agent loops.
-    pub loops: Option<f64>,
-    /// Tokens.
-    pub tokens: Option<f64>,
-}
-
 /// A sample record (§4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
@@ -165,6 +157,9 @@ pub struct Sample {
     pub error: Option<String>,
     /// What the runner reported.
     pub cost: Option<Cost>,
+    /// How long the runner took, in milliseconds (absent in lines written before it was
+    /// recorded).
+    pub duration_ms: Option<u64>,
 }
 
 /// The score rule of §4: for a `failed` run 0 if reproduced else 1 ("departs from the recorded
@@ -277,6 +272,10 @@ pub struct Trial {
     pub tested_at: String,
     /// Other changes of the diff.
     pub interactions: Vec<String>,
+    /// What the sample with the component spent.
+    pub with_spent: Option<Spent>,
+    /// What the sample without it spent.
+    pub without_spent: Option<Spent>,
     /// `digest` of the line as stored (every member, `schema`, `type` and `prev` included).
     pub source_digest: String,
 }
@@ -466,17 +465,11 @@ impl Sample {
         if let Some(e) = &self.error {
             put("error", json!(e));
         }
-        let cost = self.cost.map(|c| {
-            let mut cm = Map::new();
-            if let Some(l) = c.loops {
-                cm.insert("loops".to_owned(), json!(l));
-            }
-            if let Some(t) = c.tokens {
-                cm.insert("tokens".to_owned(), json!(t));
-            }
-            Value::Object(cm)
-        });
+        let cost = self.cost.map(|c| Value::Object(c.fields()));
         put("cost", cost.unwrap_or(Value::Null));
+        if let Some(d) = self.duration_ms {
+            put("duration_ms", json!(d));
+        }
         Value::Object(m)
     }
 }
@@ -484,7 +477,7 @@ impl Sample {
 impl Trial {
     /// JSON members.
     pub fn fields(&self) -> Value {
-        json!({
+        let mut v = json!({
             "trial_id": self.trial_id,
             "component_kind": self.component_kind,
             "component_id": self.component_id,
@@ -506,7 +499,18 @@ impl Trial {
             "token_cost": self.token_cost,
             "tested_at": self.tested_at,
             "interactions": self.interactions,
-        })
+        });
+        if let Value::Object(m) = &mut v {
+            for (k, spent) in [
+                ("with_spent", &self.with_spent),
+                ("without_spent", &self.without_spent),
+            ] {
+                if let Some(sp) = spent {
+                    m.insert(k.to_owned(), sp.fields());
+                }
+            }
+        }
+        v
     }
 }
 

@@ -51,6 +51,8 @@ pub struct NewSample<'a> {
     pub outcome: Result<SampleOutcome<'a>, String>,
     /// What the runner reported; members that are not non-negative numbers are left out.
     pub cost: Option<Cost>,
+    /// How long the runner took, in milliseconds, when measured.
+    pub duration_ms: Option<u64>,
 }
 
 /// A trial that was written.
@@ -252,6 +254,7 @@ fn sample_record(s: &NewSample<'_>, b: &Baseline) -> Result<Sample, LedgerError>
     let cost = s.cost.map(|c| Cost {
         loops: keep(c.loops),
         tokens: keep(c.tokens),
+        usd: keep(c.usd),
     });
     Ok(Sample {
         sample_id: new_sample_id()?,
@@ -272,6 +275,7 @@ fn sample_record(s: &NewSample<'_>, b: &Baseline) -> Result<Sample, LedgerError>
         outcome,
         error,
         cost,
+        duration_ms: s.duration_ms,
     })
 }
 

@@ -111,6 +111,7 @@ impl T {
                     reproduced,
                 }),
                 cost: None,
+                duration_ms: Some(250 + seed),
             })
             .unwrap()
     }

@@ -81,6 +81,7 @@ fn cost_of(v: Option<&Value>) -> Cost {
     Cost {
         loops: member("loops"),
         tokens: member("tokens"),
+        usd: member("usd"),
     }
 }
 
@@ -90,11 +91,12 @@ mod tests {
 
     #[test]
     fn the_last_json_object_line_wins_and_carries_cost() {
-        let out = b"thinking...\n{\"output\": \"first\"}\n{\"output\": \"$80\", \"cost\": {\"loops\": 3, \"tokens\": 1840}}\n[1,2]\n";
+        let out = b"thinking...\n{\"output\": \"first\"}\n{\"output\": \"$80\", \"cost\": {\"loops\": 3, \"tokens\": 1840, \"usd\": 0.0045}}\n[1,2]\n";
         let a = parse_answer(out).unwrap();
         assert_eq!(a.output, "$80");
         assert_eq!(a.cost.loops, Some(3.0));
         assert_eq!(a.cost.tokens, Some(1840.0));
+        assert_eq!(a.cost.usd, Some(0.0045));
     }
 
     #[test]

@@ -29,12 +29,75 @@ pub struct Cost {
     /// Tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<f64>,
+    /// Dollars (`usd`), as the agent reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd: Option<f64>,
 }
 
 impl Cost {
-    /// True when neither member was reported.
+    /// True when no member was reported.
     pub fn is_empty(&self) -> bool {
-        self.loops.is_none() && self.tokens.is_none()
+        self.loops.is_none() && self.tokens.is_none() && self.usd.is_none()
+    }
+}
+
+/// What a sample, a probe or a job spent: the time the runner took (wall clock) and the tokens
+/// and dollars the agent reported, summed over what reported them (`None` when nothing did).
+/// Measured and summed by the session; the front ends only show it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spent {
+    /// Milliseconds.
+    pub duration_ms: u64,
+    /// Tokens reported.
+    pub tokens: Option<f64>,
+    /// Dollars reported.
+    pub usd: Option<f64>,
+}
+
+impl Spent {
+    /// One sample: its time and what it reported.
+    pub fn sample(duration_ms: u64, cost: Option<&Cost>) -> Spent {
+        Spent {
+            duration_ms,
+            tokens: cost.and_then(|c| c.tokens),
+            usd: cost.and_then(|c| c.usd),
+        }
+    }
+
+    /// In words: `1.2s, 1,806 tokens, $0.0045` (what was not reported is left out).
+    pub fn words(&self) -> String {
+        let mut parts = vec![crate::analysis::count::duration(self.duration_ms)];
+        if let Some(t) = self.tokens {
+            parts.push(format!(
+                "{} tokens",
+                crate::analysis::count::group(whole(t))
+            ));
+        }
+        if let Some(u) = self.usd {
+            parts.push(crate::analysis::count::dollars(u));
+        }
+        parts.join(", ")
+    }
+
+    /// Adds another's time and costs (a cost only one of them reported is kept).
+    pub fn add(&mut self, other: &Spent) {
+        let sum = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(x), Some(y)) => Some(x + y),
+            (x, y) => x.or(y),
+        };
+        self.duration_ms = self.duration_ms.saturating_add(other.duration_ms);
+        self.tokens = sum(self.tokens, other.tokens);
+        self.usd = sum(self.usd, other.usd);
+    }
+}
+
+/// A reported count as a whole number (rounded; negative and non-finite counts are 0).
+fn whole(x: f64) -> usize {
+    if x.is_finite() && x > 0.0 {
+        // Saturates at usize::MAX for a count past it.
+        format!("{:.0}", x).parse().unwrap_or(usize::MAX)
+    } else {
+        0
     }
 }
 

@@ -10,9 +10,10 @@
 use super::results::{finish, probe_event};
 use super::{Judged, ProbeId, SampleResult, Saved, SessionDeps, SessionOutcome, SessionPlan};
 use crate::experiments::event::{Event, EventKind, EventSender, SampleEnd};
-use crate::experiments::runner::{Cancel, SampleError, SampleErrorKind};
+use crate::experiments::runner::{Cancel, SampleError, SampleErrorKind, Spent};
 use crate::experiments::sink::{FinishedSample, HoldBack, SampleRecordOutcome, SinkError, utc_now};
 use std::sync::Arc;
+use std::time::Instant;
 use tokio::task::JoinSet;
 
 pub(super) async fn execute(
@@ -35,6 +36,7 @@ pub(super) async fn execute(
     let mut not_saved = 0usize;
     let mut stopped = 0usize;
     let rule = deps.judge.rule().label(deps.judge.embedder_name());
+    let began = Instant::now();
 
     loop {
         while running.len() < parallel && !cancel.is_cancelled() {
@@ -96,6 +98,14 @@ pub(super) async fn execute(
             }),
         }
     };
+    let mut spent = Spent::default();
+    for r in slots.iter().flatten().flatten() {
+        spent.add(&Spent {
+            duration_ms: 0,
+            ..r.spent
+        });
+    }
+    spent.duration_ms = millis(began.elapsed());
     finish(
         &plan,
         slots,
@@ -107,6 +117,7 @@ pub(super) async fn execute(
             not_saved,
             stopped,
             close_error,
+            spent,
         },
     )
 }
@@ -162,7 +173,9 @@ async fn sample_task(
     };
     let spec = plan.spec(probe_plan, seed);
     send(EventKind::SampleStarted { probe, seed });
+    let started = Instant::now();
     let run = deps.runner.run(&spec, &cancel).await;
+    let duration_ms = millis(started.elapsed());
     let outcome = match run {
         Ok(answer) => match deps
             .judge
@@ -206,7 +219,9 @@ async fn sample_task(
             },
         },
         cost: outcome.as_ref().ok().map(|j| j.cost),
+        duration_ms: Some(duration_ms),
     };
+    let spent = Spent::sample(duration_ms, outcome.as_ref().ok().map(|j| &j.cost));
     let sink = Arc::clone(&deps.sink);
     let held_tx = tx.clone();
     let held_cancel = cancel.clone();
@@ -258,7 +273,12 @@ async fn sample_task(
             saved: saved.clone(),
         },
     };
-    send(EventKind::SampleFinished { probe, seed, end });
+    send(EventKind::SampleFinished {
+        probe,
+        seed,
+        end,
+        spent,
+    });
     (
         p,
         s,
@@ -266,8 +286,15 @@ async fn sample_task(
             seed,
             outcome,
             saved,
+            spent,
         },
     )
+}
+
+/// Whole milliseconds of a duration (a sample that took longer than `u64` milliseconds never
+/// ends).
+fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// A sample whose probe is missing from the plan (never happens): counts as cancelled, unsaved.
@@ -280,5 +307,6 @@ fn never_ran(seed: u64) -> SampleResult {
             stderr_tail: String::new(),
         }),
         saved: Saved::yes(),
+        spent: Spent::default(),
     }
 }

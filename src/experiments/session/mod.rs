@@ -24,7 +24,7 @@ use crate::experiments::event::{EventSender, JobId};
 pub use crate::experiments::event::{Judged, Saved};
 use crate::experiments::flip::FlipJudge;
 use crate::experiments::intervention::Intervention;
-use crate::experiments::runner::{Cancel, Runner, SampleError};
+use crate::experiments::runner::{Cancel, Runner, SampleError, Spent};
 use crate::experiments::sink::{SampleSink, SinkError};
 use crate::experiments::spec::ExperimentSpec;
 use crate::experiments::verdict::Tally;
@@ -123,6 +123,8 @@ pub struct SampleResult {
     pub outcome: Result<Judged, SampleError>,
     /// Whether the sink recorded it.
     pub saved: Saved,
+    /// The time the runner took and what the agent reported spending.
+    pub spent: Spent,
 }
 
 /// One probe's final state.
@@ -142,6 +144,8 @@ pub struct ProbeOutcome {
     pub claim: Option<String>,
     /// For a baseline: `baseline-unstable`, `baseline-incomplete`.
     pub flags: Vec<String>,
+    /// Its finished samples' time (summed) and costs.
+    pub spent: Spent,
 }
 
 /// What a session found.
@@ -159,6 +163,8 @@ pub struct SessionOutcome {
     pub stopped: usize,
     /// Why the sink could not close the cohort, if it could not.
     pub close_error: Option<SinkError>,
+    /// The session's wall-clock time and its samples' summed costs.
+    pub spent: Spent,
 }
 
 /// A running session.

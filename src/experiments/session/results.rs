@@ -7,7 +7,7 @@ use crate::analysis::report::{CostStats, ProbeResult, SimilarityStats, Verdict};
 use crate::experiments::cost::{CostSubject, assign_costs, classify, cost_stats};
 use crate::experiments::event::EventKind;
 use crate::experiments::intervention::{Intervention, quoted};
-use crate::experiments::runner::SampleErrorKind;
+use crate::experiments::runner::{SampleErrorKind, Spent};
 use crate::experiments::verdict::{self, Tally};
 
 /// Counts over a probe's samples in seed order; cancelled and never-run samples count as neither
@@ -177,8 +177,13 @@ pub(super) fn finish(
         } else {
             Vec::new()
         };
+        let mut spent = Spent::default();
+        for r in ps.iter().flatten() {
+            spent.add(&r.spent);
+        }
         probes.push(ProbeOutcome {
             plan: probe.clone(),
+            spent,
             samples: ps.to_vec(),
             result: base_result(&t, v),
             cost_stats: cost_of(ps, plan.samples),

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 /// The timeline's per-step look-ups, made in one pass over the steps.
 pub(super) struct StepRows {
     pub(super) labels: Vec<String>,
+    pub(super) label_parts: Vec<[u16; 3]>,
     pub(super) spans: Vec<Option<(i64, i64)>>,
     pub(super) depth: Vec<u16>,
     pub(super) parent: Vec<Option<usize>>,
@@ -33,6 +34,7 @@ impl StepRows {
         let mut parent = vec![None; n];
         let mut has_children = vec![false; n];
         let mut labels = Vec::with_capacity(n);
+        let mut label_parts = Vec::with_capacity(n);
         let (mut has_durations, mut has_tokens) = (false, false);
         let mut spans: Vec<Option<(i64, i64)>> = Vec::with_capacity(n);
         for (i, r) in read.into_iter().enumerate() {
@@ -49,6 +51,7 @@ impl StepRows {
                 }
             }
             labels.push(r.label);
+            label_parts.push(r.parts);
             spans.push(r.span);
             has_durations |= r.has_duration;
             has_tokens |= r.has_tokens;
@@ -68,6 +71,7 @@ impl StepRows {
         }
         StepRows {
             labels,
+            label_parts,
             spans,
             depth,
             parent,
@@ -84,6 +88,7 @@ const STEPS_PER_PART: usize = 4096;
 /// What the timeline reads of one step.
 struct StepRead {
     label: String,
+    parts: [u16; 3],
     span: Option<(i64, i64)>,
     /// The position of its parent step, when that comes before it.
     parent: Option<usize>,
@@ -98,27 +103,16 @@ impl StepRead {
             .as_ref()
             .and_then(|p| run.step_index(p.as_str()))
             .filter(|&p| p < i);
-        let name = step
-            .name
-            .as_deref()
-            .or(step.tool.as_ref().map(|t| t.name.as_str()))
-            .unwrap_or("");
-        let mut label = format!("{} {}", step.id, step.kind_label());
-        if !name.is_empty() {
-            label.push(' ');
-            label.push_str(name);
-        }
-        if let Some(a) = &step.agent {
-            label.push_str(" @");
-            label.push_str(a);
-        }
-        // The label as made when it is safe to show and short enough (no second copy).
-        let label = match clipped(&label, MAX_LABEL_WIDTH) {
-            std::borrow::Cow::Borrowed(kept) if kept.len() == label.len() => label,
+        let made = super::names::step_label(step);
+        // The label as made when it is short enough (no second copy); parts cut off by the
+        // clip simply start past its end.
+        let label = match clipped(&made.text, MAX_LABEL_WIDTH) {
+            std::borrow::Cow::Borrowed(kept) if kept.len() == made.text.len() => made.text,
             clip => clip.into_owned(),
         };
         StepRead {
             label,
+            parts: made.starts,
             span: match (step.started_at(), step.ended_at()) {
                 (Some(a), Some(b)) if b.0 >= a.0 => Some((a.0, b.0)),
                 (Some(a), _) => Some((a.0, a.0)),

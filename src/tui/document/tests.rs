@@ -81,13 +81,13 @@ fn a_long_runs_look_ups_hold_every_step_in_order() {
             "span of {i}"
         );
         if ![4_100, 4_101, 8_200].contains(&i) {
-            assert_eq!(doc.labels[i], format!("s{i} tool"), "label of {i}");
+            assert_eq!(doc.labels[i], format!("tool s{i}"), "label of {i}");
         }
     }
-    assert_eq!(doc.labels[4_101], "s4101 tool @planner");
-    assert!(doc.labels[4_100].starts_with("s4100 tool xxx"));
+    assert_eq!(doc.labels[4_101], "@planner tool s4101");
+    assert!(doc.labels[4_100].starts_with("xxx"));
     assert!(doc.labels[4_100].width() <= MAX_LABEL_WIDTH);
-    assert!(doc.labels[8_200].starts_with("s8200 tool evil"));
+    assert!(doc.labels[8_200].starts_with("evil"));
     assert!(
         !doc.labels[8_200].contains('\u{1b}'),
         "{}",
@@ -148,6 +148,9 @@ fn excerpts_are_inert_nested_values_summarised_and_cut() {
         step_excerpt(&s, 200),
         "a: {…}, list: [2 items], t: x\\u{1b}[2J"
     );
+    // Issue 26: one member is one item, not "[1 items]".
+    s.output = Some(json!({"content": ["only"], "parts": [1, 2]}).into());
+    assert_eq!(step_excerpt(&s, 200), "content: [1 item], parts: [2 items]");
     s.output = Some(json!("word ".repeat(100)).into());
     let e = step_excerpt(&s, 20);
     assert!(e.ends_with('…') && e.chars().count() <= 20, "{e}");

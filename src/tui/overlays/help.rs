@@ -191,6 +191,7 @@ fn all_lines(app: &App, width: usize) -> Vec<(bool, Line<'static>)> {
             t.style(Role::Text),
         ),
     ));
+    out.extend(ledger_words(app, width));
     for scope in Scope::ALL {
         let bindings: Vec<_> = km.bindings().iter().filter(|b| b.scope == *scope).collect();
         if bindings.is_empty() {
@@ -236,9 +237,67 @@ fn all_lines(app: &App, width: usize) -> Vec<(bool, Line<'static>)> {
     out
 }
 
+/// The words the attribution ledger records (Experiments pane, the suspects' ledger records),
+/// each with what it means (issue 26): the evidence levels, the dispositions and the statuses.
+fn ledger_words(app: &App, width: usize) -> Vec<(bool, Line<'static>)> {
+    use crate::experiments::ledger::{Disposition, EvidenceLevel, Status};
+    let t = &app.theme;
+    let mut out = vec![
+        (false, Line::default()),
+        (
+            true,
+            Line::styled("Words of the attribution ledger", t.style(Role::Heading)),
+        ),
+    ];
+    let words: Vec<(&str, &str)> = [EvidenceLevel::CausalAblation, EvidenceLevel::PairedShadow]
+        .iter()
+        .map(|l| (l.as_str(), l.meaning()))
+        .chain(
+            [
+                Disposition::Harmful,
+                Disposition::Retained,
+                Disposition::DemotionCandidate,
+                Disposition::Uncertain,
+            ]
+            .iter()
+            .map(|d| (d.as_str(), d.meaning())),
+        )
+        .chain(
+            [
+                Status::LegacyUnverified,
+                Status::Unbound,
+                Status::Cancelled,
+                Status::Torn,
+                Status::Failed,
+            ]
+            .iter()
+            .map(|s| (s.as_str(), s.meaning())),
+        )
+        .collect();
+    let indent = " ".repeat(2 + KEY_COL + NAME_COL);
+    for (word, meaning) in words {
+        out.extend(
+            wrap_spans(
+                vec![
+                    (
+                        format!("  {word:<w$}", w = KEY_COL + NAME_COL),
+                        t.style(Role::TextDim),
+                    ),
+                    (meaning.to_owned(), t.style(Role::Text)),
+                ],
+                width,
+                &indent,
+            )
+            .into_iter()
+            .map(|l| (false, l)),
+        );
+    }
+    out
+}
+
 /// The help's length in lines and its page height, at the screen's size.
 pub fn extent(app: &App) -> (usize, usize) {
-    let body = Rect::new(0, 1, app.size.0, app.size.1.saturating_sub(2));
+    let body = super::super::render::layout(app, Rect::new(0, 0, app.size.0, app.size.1)).body;
     let inner = Block::default()
         .borders(Borders::ALL)
         .inner(centered(body, 100, 100));

@@ -1,4 +1,4 @@
-//! The claims pane: the final answer and the reference answer the run records, then each claim of
+//! The claims pane: the task, the final answer and the reference answer the run records, then each claim of
 //! the answer with its support label as a glyph and a colour (`✓` supported, `◐` partial, `?`
 //! unsupported, `≠` contradicted, `~` stale, `·` not a claim) and what the label rests on (the
 //! report's reason, one line each; the selected claim in full with the evidence passage, its
@@ -18,6 +18,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use std::cell::Cell;
 
+/// Lines of the task shown above the final answer.
+const TASK_LINES: usize = 2;
 /// Lines of the final answer shown above the claims.
 const ANSWER_LINES: usize = 3;
 /// At most this much of the final answer is read for its preview.
@@ -77,17 +79,29 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
         app,
         Pane::Claims,
         focused,
-        &format!(
-            "{} claim{}",
-            claims.len(),
-            if claims.len() == 1 { "" } else { "s" }
-        ),
+        &crate::analysis::count::counted(claims.len(), "claim", "claims"),
         area.width,
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
     let mut lines = Vec::new();
+    // What the agent was asked, above what it answered (issue 26).
+    if let Some(task) = &doc.report.run.task {
+        let mut asked = wrap_spans(
+            vec![
+                ("Task: ".to_owned(), t.style(Role::Heading)),
+                (one_line(task, ANSWER_BYTES, 2000), t.style(Role::Text)),
+            ],
+            width,
+            "  ",
+        );
+        if asked.len() > TASK_LINES {
+            asked.truncate(TASK_LINES);
+            asked.push(Line::styled("  … (cut here)", t.style(Role::TextDim)));
+        }
+        lines.extend(asked);
+    }
     match &doc.run.final_answer {
         Some(a) => {
             let mut ans = wrap_spans(

@@ -116,6 +116,9 @@ pub(super) fn begin(app: &mut App, request: Request, fx: &mut Vec<Effect>) {
 fn explain(app: &App, e: &EngineError) -> String {
     match e {
         EngineError::NoRunner => "no runner is configured: start with --runner 'CMD' or set [runner] command in tdn.toml (docs/experiments.md)".to_owned(),
+        EngineError::NotCovered { .. } => format!(
+            "{e} ([runner] runs in tdn.toml): nothing was run; start with --runner 'CMD' to use an agent that can re-run it"
+        ),
         EngineError::NoFinalAnswer { .. } => "this run records no final answer, so a re-run has nothing to be compared with; experiments need one".to_owned(),
         EngineError::Plan(PlanError::NothingProduced(_)) => {
             format!("{e} ({} replays from the selected step)", key(app, Action::Replay))

@@ -59,6 +59,17 @@ pub(super) fn select_dropped_unit(app: &mut App) -> bool {
     true
 }
 
+/// The step a replay starts from: in the suspects pane, the selected item's step (the one its
+/// "Prove it" hint names); elsewhere the timeline's selected step.
+pub(super) fn replay_step(app: &App) -> Option<StepId> {
+    let doc = app.doc.as_ref()?;
+    if app.focus == Pane::Suspects {
+        let i = suspects::selected(app, doc).and_then(|it| suspects::item_step(doc, it))?;
+        return doc.run.steps.get(i).map(|s| s.id.clone());
+    }
+    step_id(app)
+}
+
 pub(super) fn step_id(app: &App) -> Option<StepId> {
     let doc = app.doc.as_ref()?;
     let i = app.selected_step()?;

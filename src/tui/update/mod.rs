@@ -27,7 +27,9 @@ use experiments::{
     ablate, ablate_shortlist, aggregate, begin, cancel, key_of, launch, on_event, on_planned, quit,
     restore,
 };
-use jump::{jump_claim, jump_from_pane, open_viewer, select, select_dropped_unit, step_id};
+use jump::{
+    jump_claim, jump_from_pane, open_viewer, replay_step, select, select_dropped_unit, step_id,
+};
 use moving::{fold, follow_suspect, motion, step_suspect, toggle_influence};
 use ratatui::layout::Rect;
 use std::sync::Arc;
@@ -148,11 +150,11 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Ablate => ablate(app, fx),
         Action::AblateShortlist => ablate_shortlist(app, fx),
         Action::Restore => restore(app, fx),
-        Action::Replay => match step_id(app) {
+        Action::Replay => match replay_step(app) {
             Some(from) => begin(app, Request::Replay { from, patch: None }, fx),
             None => app.problem("select a step in the timeline to replay from"),
         },
-        Action::ReplayPatched => match step_id(app) {
+        Action::ReplayPatched => match replay_step(app) {
             Some(from) => app.overlay = Some(Overlay::Prompt(PromptState::new(from))),
             None => app.problem("select a step in the timeline to replay from"),
         },

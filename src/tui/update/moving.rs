@@ -36,7 +36,7 @@ pub(super) fn motion(app: &mut App, m: Motion) {
             // The rows the viewer is drawn with (the status line takes more when it speaks).
             let body = layout(app, Rect::new(0, 0, app.size.0, app.size.1)).body;
             let page = usize::from(viewer::inner_area(body).height).max(1);
-            let s = moved(*scroll, m, len, page);
+            let s = moved(*scroll, m, last_page(len, page), page);
             app.overlay = Some(Overlay::Viewer { scroll: s });
             return;
         }
@@ -57,7 +57,7 @@ pub(super) fn motion(app: &mut App, m: Motion) {
         }
         Pane::Detail => {
             let len = detail_len(app);
-            app.detail.scroll = moved(app.detail.scroll, m, len, page);
+            app.detail.scroll = moved(app.detail.scroll, m, last_page(len, page), page);
         }
         Pane::Dropped => {
             app.dropped.cursor = moved(app.dropped.cursor, m, doc.dropped.rows.len(), page);
@@ -133,6 +133,12 @@ pub(super) fn fold(app: &mut App, action: &Action) {
         Action::Expand => app.timeline.expand(&doc),
         _ => app.timeline.toggle_fold(&doc),
     }
+}
+
+/// The scroll positions of a text `len` lines long shown `page` at a time: the last one shows the
+/// last page whole, so `G` never leaves a screen with one line on it (issue 26).
+fn last_page(len: usize, page: usize) -> usize {
+    len.saturating_sub(page) + 1
 }
 
 /// Lines of the selected step's prepared detail at the current width (0 until it is ready).

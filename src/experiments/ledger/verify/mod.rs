@@ -45,6 +45,22 @@ impl Status {
             Status::Failed => "failed",
         }
     }
+
+    /// What the status means, in plain words, to be shown beside its name.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Status::Verified => "every bound field recomputed from the lines above",
+            Status::LegacyUnverified => {
+                "written by an older tdn-tui without the bindings that can be checked: kept as history, never counted as a cause"
+            }
+            Status::Unbound => "its batch was never closed (a crash or a kill): no conclusion yet",
+            Status::Cancelled => {
+                "its batch was cancelled before every sample ran: it concludes nothing"
+            }
+            Status::Torn => "a line a crash cut short: ignored",
+            Status::Failed => "it does not recompute from the lines above: never used",
+        }
+    }
 }
 
 /// A failure makes `verify` exit 1; a warning does not.

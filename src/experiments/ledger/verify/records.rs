@@ -321,6 +321,25 @@ impl<'f> V<'f> {
             }
         };
         self.roles(idx, t, exp, base.1, kind);
+        // What each side spent is a copy of its sample's record, when the trial carries it
+        // (trials written before it was recorded do not).
+        for (recorded, s, field) in [
+            (&t.with_spent, with.1, "with_spent"),
+            (&t.without_spent, without.1, "without_spent"),
+        ] {
+            if let Some(sp) = recorded
+                && Some(*sp) != crate::experiments::ledger::record::Spent::of(s)
+            {
+                self.fail(
+                    idx,
+                    field,
+                    format!(
+                        "{field} is not what its sample {} records",
+                        id8(&s.sample_id)
+                    ),
+                );
+            }
+        }
         for (s, score, role) in [
             (with.1, t.with_score, "with_score"),
             (without.1, t.without_score, "without_score"),

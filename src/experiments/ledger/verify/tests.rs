@@ -187,6 +187,28 @@ fn a_score_that_disagrees_with_reproduced_fails() {
     assert_eq!(f.first(), Some(&(at + 1, "score")), "{f:?}");
 }
 
+/// Issue 26: a trial copies what each of its samples spent; an edited copy is caught (a trial
+/// written before it was recorded carries none and is not asked for one).
+#[test]
+fn what_a_trial_says_its_samples_spent_is_checked_against_them() {
+    let t = T::new();
+    t.batch("b-1", &["doc-a"], 1);
+    let at = index_of(&t, |v| v["type"] == "trial");
+    let values = t.values();
+    let trial = &values[at];
+    assert_eq!(trial["with_spent"]["duration_ms"], 250, "{trial}");
+    assert_eq!(trial["without_spent"]["duration_ms"], 250, "{trial}");
+    let mut lines = t.lines();
+    lines[at] = lines[at].replace(
+        "\"without_spent\":{\"duration_ms\":250}",
+        "\"without_spent\":{\"duration_ms\":9}",
+    );
+    assert_ne!(lines[at], t.lines()[at], "the edit applies");
+    t.write_rechained(lines);
+    let f = failures(&t.check());
+    assert_eq!(f.first(), Some(&(at + 1, "without_spent")), "{f:?}");
+}
+
 #[test]
 fn files_that_are_not_ledgers_are_errors() {
     let dir = tempfile::tempdir().unwrap();

@@ -8,6 +8,7 @@
 //! the verdicts are the engine's.
 
 use super::state::{Counts, Job, JobState, ProbeRun, SampleState};
+use super::words::{disposition_words, job_verdict, level_words, spent_words};
 use crate::analysis::report::{ProbeResult, Verdict};
 use crate::experiments::event::{JobEnd, SampleEnd, Saved};
 use crate::experiments::intervention::Intervention;
@@ -125,7 +126,34 @@ fn sample_glyph(app: &App, s: &SampleState) -> Span<'static> {
     }
 }
 
-/// The job's state in its row of the list.
+/// The job's row in the list (issue 26: what it found first): a finished job's verdict in words
+/// with what it spent (`✔ removing 'policy-2019' changed the answer in 3 of 3 re-runs: a
+/// confirmed cause · 7.2s, 3,600 tokens`), else what it asked for and where it is.
+pub(super) fn job_row(app: &App, job: &Job) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let spent = job
+        .spent()
+        .map(|s| format!(" · {}", spent_words(&s)))
+        .unwrap_or_default();
+    if let (JobState::Ended(JobEnd::Finished), Some((v, sentence))) = (&job.state, job_verdict(job))
+    {
+        let (glyph, role) = verdict_mark(v);
+        return vec![
+            Span::styled(format!("{glyph} "), t.style(role)),
+            Span::styled(sentence, t.style(Role::Text)),
+            Span::styled(spent, t.style(Role::TextDim)),
+        ];
+    }
+    let (status, role) = job_status(app, job);
+    vec![
+        Span::styled(format!("{}  ", job.label), t.style(Role::Text)),
+        Span::styled(status, t.style(role)),
+        Span::styled(spent, t.style(Role::TextDim)),
+    ]
+}
+
+/// The job's state in words: starting, running (samples done of all), done, cancelled (how
+/// many were stopped, how many never ran) or why it could not run.
 pub(super) fn job_status(app: &App, job: &Job) -> (String, Role) {
     let spin = SPINNER
         .get(usize::try_from(app.tick % 4).unwrap_or(0))
@@ -158,7 +186,10 @@ pub(super) fn job_status(app: &App, job: &Job) -> (String, Role) {
         JobState::Ended(JobEnd::Cancelled(_)) => {
             let c = total_counts(job);
             (
-                format!("cancelled: {} stopped, {} not run", c.cancelled, c.not_run),
+                format!(
+                    "cancelled: {} stopped while running, {} never ran",
+                    c.cancelled, c.not_run
+                ),
                 Role::Warning,
             )
         }
@@ -177,6 +208,7 @@ fn total_counts(job: &Job) -> Counts {
         all.changed += c.changed;
         all.errors += c.errors;
         all.cancelled += c.cancelled;
+        all.running += c.running;
         all.not_run += c.not_run;
         all.not_saved += c.not_saved;
     }
@@ -188,8 +220,10 @@ fn doing(i: &Intervention) -> String {
     i.describe()
 }
 
-/// `n answered (k changed), e errors, c cancelled, r not run`, leaving out what is zero.
-fn counts_text(c: Counts) -> String {
+/// `n answered (k changed), e errored, c cancelled, r running, w waiting` (`never ran` once the
+/// job ended), leaving out what is zero (issue 26: samples shown running are never counted "not
+/// run").
+fn counts_text(c: Counts, ended: bool) -> String {
     let mut parts = vec![format!("{} answered ({} changed)", c.answered, c.changed)];
     if c.errors > 0 {
         parts.push(format!("{} errored", c.errors));
@@ -200,52 +234,18 @@ fn counts_text(c: Counts) -> String {
             c.cancelled
         ));
     }
+    if c.running > 0 {
+        parts.push(format!("{} running", c.running));
+    }
     if c.not_run > 0 {
-        parts.push(format!("{} not run", c.not_run));
+        // Not started: waiting while the job runs, never run once it ended.
+        parts.push(format!(
+            "{} {}",
+            c.not_run,
+            if ended { "never ran" } else { "waiting" }
+        ));
     }
     parts.join(", ")
-}
-
-/// The verdicts of a job in one sentence, the causal ones named.
-fn summary_line(job: &Job) -> Option<String> {
-    let probes: Vec<&ProbeRun> = job
-        .probes
-        .iter()
-        .filter(|p| p.info.intervention != Intervention::Baseline)
-        .collect();
-    if probes.len() < 2 {
-        return None;
-    }
-    let of = |v: Verdict| {
-        probes
-            .iter()
-            .filter(|p| p.result.as_ref().and_then(|r| r.verdict) == Some(v))
-            .count()
-    };
-    let causal: Vec<String> = probes
-        .iter()
-        .filter(|p| p.result.as_ref().and_then(|r| r.verdict) == Some(Verdict::Confirmed))
-        .map(|p| doing(&p.info.intervention))
-        .collect();
-    let pending = probes.iter().filter(|p| p.result.is_none()).count();
-    let mut parts = Vec::new();
-    if !causal.is_empty() {
-        parts.push(format!("{} CAUSAL ({})", causal.len(), causal.join("; ")));
-    }
-    for (v, name) in [
-        (Verdict::NotConfirmed, "NOT CONFIRMED"),
-        (Verdict::Inconclusive, "INCONCLUSIVE"),
-        (Verdict::Error, "ERROR"),
-    ] {
-        let n = of(v);
-        if n > 0 {
-            parts.push(format!("{n} {name}"));
-        }
-    }
-    if pending > 0 {
-        parts.push(format!("{pending} without a verdict yet"));
-    }
-    Some(format!("{} probes: {}", probes.len(), parts.join(" · ")))
 }
 
 fn para(app: &App, text: String, role: Role, width: usize, indent: &str) -> Vec<Line<'static>> {
@@ -277,8 +277,68 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
             "  ",
         ));
     }
-    if let Some(s) = summary_line(job) {
-        out.extend(para(app, s, Role::Heading, width, "  "));
+    // What it found is the job's row, whole, above this; what it spent in full comes first.
+    if let Some(spent) = job.spent() {
+        let (done, _) = job.progress();
+        out.extend(para(
+            app,
+            format!(
+                "spent: {} over {} of your agent (tokens and dollars as the agent reported them)",
+                spent_words(&spent),
+                crate::analysis::count::counted(done, "run", "runs")
+            ),
+            Role::Text,
+            width,
+            "  ",
+        ));
+    }
+    // What closing its batch concluded in the ledger, each word with its meaning.
+    for a in job
+        .outcome
+        .as_ref()
+        .and_then(|o| o.closed.as_ref())
+        .map_or(&[][..], |c| c.attributions.as_slice())
+    {
+        let tried = job
+            .probes
+            .iter()
+            .find(|p| {
+                p.info
+                    .intervention
+                    .units()
+                    .iter()
+                    .any(|u| u.as_str() == a.component_id)
+                    || p.info.intervention.from_step().map(|s| s.as_str())
+                        == Some(a.component_id.as_str())
+            })
+            .map(|p| &p.info.intervention);
+        let (glyph, role) = super::ledger::disposition_mark(a.disposition.as_str());
+        out.extend(wrap_spans(
+            vec![
+                (
+                    format!("ledger: '{}' ", clipped(&a.component_id, 200)),
+                    t.style(Role::Text),
+                ),
+                (
+                    format!(
+                        "{glyph} {}",
+                        disposition_words(a.disposition, tried, super::ledger::failed_run(app))
+                    ),
+                    t.style(role),
+                ),
+                (
+                    format!(
+                        ", {}, effect {} (line {})",
+                        level_words(a.evidence_level),
+                        crate::analysis::influence::js_number(a.effect),
+                        a.line
+                    ),
+                    t.style(Role::TextDim),
+                ),
+            ],
+            width,
+            "  ",
+        ));
     }
     let held = job
         .probes
@@ -317,7 +377,7 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
                 app,
                 format!(
                     "  the unchanged run: {}{}",
-                    counts_text(counts),
+                    counts_text(counts, !job.is_running()),
                     if counts.cancelled + counts.not_run == 0 {
                         "; a stable baseline changes none"
                     } else {
@@ -352,14 +412,17 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
             }
             _ if counts.answered + counts.errors + counts.cancelled > 0 => out.extend(para(
                 app,
-                format!("  no verdict yet: {}", counts_text(counts)),
+                format!(
+                    "  no verdict yet: {}",
+                    counts_text(counts, !job.is_running())
+                ),
                 Role::TextDim,
                 width,
                 "    ",
             )),
             _ => {}
         }
-        out.extend(sample_lines(app, &p.samples, width));
+        out.extend(sample_lines(app, p, width));
     }
     let flags = job.flags();
     if !flags.is_empty() {
@@ -374,13 +437,13 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
     out
 }
 
-/// The finished samples of a probe; consecutive samples that ended alike share a line.
-fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'static>> {
+/// The finished samples of a probe, one each, with what each spent (issue 26), its answer or
+/// error, and what saving it formed in the ledger.
+fn sample_lines(app: &App, p: &ProbeRun, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < samples.len() {
-        if let Some(SampleState::Held(why)) = samples.get(i) {
+    for (i, state) in p.samples.iter().enumerate() {
+        if let SampleState::Held(why) = state {
             out.extend(para(
                 app,
                 format!(
@@ -391,32 +454,35 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
                 width,
                 "    ",
             ));
-            i += 1;
             continue;
         }
-        let Some(SampleState::Done(end)) = samples.get(i) else {
-            i += 1;
+        let SampleState::Done(end) = state else {
             continue;
         };
-        let mut j = i + 1;
-        while matches!(samples.get(j), Some(SampleState::Done(o)) if shown_alike(o, end)) {
-            j += 1;
-        }
-        let which = if j - i == 1 {
-            format!("sample {i}")
-        } else {
-            format!("samples {i}-{}", j - 1)
-        };
+        let spent = p
+            .spent
+            .get(i)
+            .copied()
+            .flatten()
+            .map(|s| format!(" · {}", spent_words(&s)))
+            .unwrap_or_default();
         match end {
             SampleEnd::Answered { judged, saved } => {
                 let sim = judged
                     .similarity
                     .map(|x| format!(", similarity {x:.2}"))
                     .unwrap_or_default();
-                let tag = if judged.flipped { "flipped" } else { "same" };
+                let tag = if judged.flipped {
+                    "answer changed"
+                } else {
+                    "same answer"
+                };
                 out.extend(wrap_spans(
                     vec![
-                        (format!("  {which} ({tag}{sim}): "), t.style(Role::TextDim)),
+                        (
+                            format!("  sample {i} ({tag}{sim}){spent}: "),
+                            t.style(Role::TextDim),
+                        ),
                         (
                             clipped(&judged.output, 2000).into_owned(),
                             t.style(Role::Text),
@@ -430,7 +496,10 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
             SampleEnd::Errored { error, saved } => {
                 out.extend(para(
                     app,
-                    format!("  {which} error: {}", clipped(&error.message, 2000)),
+                    format!(
+                        "  sample {i} error{spent}: {}",
+                        clipped(&error.message, 2000)
+                    ),
                     Role::Error,
                     width,
                     "    ",
@@ -451,7 +520,7 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
                 out.extend(para(
                     app,
                     format!(
-                        "  {which} cancelled ({}): stopped with every process started; counts for nothing",
+                        "  sample {i} cancelled ({}){spent}: stopped with every process started; counts for nothing",
                         clipped(why, 200)
                     ),
                     Role::Warning,
@@ -463,37 +532,8 @@ fn sample_lines(app: &App, samples: &[SampleState], width: usize) -> Vec<Line<'s
                 }
             }
         }
-        i = j;
     }
     out
-}
-
-/// Two samples that would print the same lines (cost and the seed in a trial's receipt aside).
-fn shown_alike(a: &SampleEnd, b: &SampleEnd) -> bool {
-    let receipt_free = |s: &Saved| match s {
-        Saved::Yes(r) => r.trials.is_empty() && r.refused.is_empty(),
-        Saved::No(_) => false,
-    };
-    match (a, b) {
-        (
-            SampleEnd::Answered {
-                judged: x,
-                saved: sx,
-            },
-            SampleEnd::Answered {
-                judged: y,
-                saved: sy,
-            },
-        ) => {
-            x.output == y.output
-                && x.flipped == y.flipped
-                && x.similarity.map(|v| (v * 100.0).round())
-                    == y.similarity.map(|v| (v * 100.0).round())
-                && receipt_free(sx)
-                && receipt_free(sy)
-        }
-        _ => a == b,
-    }
 }
 
 /// What saving a sample formed in the ledger, or why it was not saved.

@@ -1,10 +1,12 @@
-//! The ledger's rows of the experiments pane, under the jobs: each unit's latest attribution
-//! (disposition and evidence level, as the ledger records them, with what was tried), the
-//! batches left open (marked by whether their session is gone, with the key that aggregates the
-//! ready ones), and the run's earlier trials; and the detail shown for the selected one. All of
-//! it comes from the engine's [`RunEvidence`]; the words that explain a disposition or an
-//! evidence level are the spec's, not conclusions drawn here.
+//! The ledger's history in the experiments pane, under this session's jobs (issue 26: dated and
+//! folded): one row per earlier batch, newest first, with its date, what was tried, how many
+//! trials it formed and what its attribution concluded, every ledger term with its meaning
+//! beside it; the batches left open (marked by whether their session is gone, with the key that
+//! aggregates the ready ones); and for the selected row its trials and attributions in full. All
+//! of it comes from the engine's [`RunEvidence`]; the words that explain a disposition, an
+//! evidence level or a status are the ledger's, not conclusions drawn here.
 
+use super::words::{date, disposition_words, level_words, status_words};
 use crate::analysis::influence::js_number;
 use crate::experiments::engine::{BatchState, OpenBatch, RunEvidence};
 use crate::experiments::ledger::{HistoryTrial, LatestAttribution};
@@ -15,16 +17,77 @@ use crate::tui::theme::Role;
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
 use crate::tui::widgets::marks;
 use ratatui::text::{Line, Span};
+use std::collections::{HashMap, HashSet};
+
+/// One earlier batch of the run's ledger: its trials and its latest attributions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    /// The batch (`cohort`).
+    pub cohort: String,
+    /// Positions of its trials in the evidence's `trials`, in file order.
+    pub trials: Vec<usize>,
+    /// Positions of its attributions in the evidence's `latest`.
+    pub attributions: Vec<usize>,
+    /// When it last tested something (`tested_at`).
+    pub last: String,
+}
+
+/// The ledger's earlier batches, newest first, leaving out the open ones (listed as such) and
+/// those of `ours` (this session's jobs, listed as jobs). One pass over the trials and
+/// attributions.
+pub fn batches(h: &RunEvidence, ours: &HashSet<&str>) -> Vec<Batch> {
+    let open: HashSet<&str> = h.open.iter().map(|b| b.cohort.cohort.as_str()).collect();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut out: Vec<Batch> = Vec::new();
+    let entries = trials(h)
+        .iter()
+        .enumerate()
+        .map(|(i, tr)| {
+            (
+                tr.trial.cohort.as_str(),
+                tr.trial.tested_at.as_str(),
+                Some(i),
+                None,
+            )
+        })
+        .chain(latest(h).iter().enumerate().map(|(i, l)| {
+            let a = &l.attribution;
+            (a.cohort.as_str(), a.tested_at.as_str(), None, Some(i))
+        }));
+    for (cohort, at, trial, attribution) in entries {
+        if open.contains(cohort) || ours.contains(cohort) {
+            continue;
+        }
+        let i = match index.get(cohort) {
+            Some(&i) => i,
+            None => {
+                out.push(Batch {
+                    cohort: cohort.to_owned(),
+                    ..Batch::default()
+                });
+                index.insert(cohort, out.len() - 1);
+                out.len() - 1
+            }
+        };
+        if let Some(b) = out.get_mut(i) {
+            b.trials.extend(trial);
+            b.attributions.extend(attribution);
+            if at > b.last.as_str() {
+                b.last = at.to_owned();
+            }
+        }
+    }
+    out.sort_by(|a, b| b.last.cmp(&a.last));
+    out
+}
 
 /// One ledger row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LedgerRow {
-    /// `latest[i]`.
-    Attribution(usize),
-    /// `open[i]`.
+    /// `open[i]`: a batch left open.
     OpenCohort(usize),
-    /// `trials[i]`.
-    Trial(usize),
+    /// `batches[i]`: an earlier batch.
+    Batch(usize),
 }
 
 fn latest(h: &RunEvidence) -> &[LatestAttribution] {
@@ -33,26 +96,6 @@ fn latest(h: &RunEvidence) -> &[LatestAttribution] {
 
 fn trials(h: &RunEvidence) -> &[HistoryTrial] {
     h.ledger.as_ref().map_or(&[], |e| e.trials.as_slice())
-}
-
-/// How many rows the ledger adds to the pane.
-pub fn row_count(h: &RunEvidence) -> usize {
-    latest(h).len() + h.open.len() + trials(h).len()
-}
-
-/// The ledger row at position `i` (0 = the first row after the jobs).
-pub fn row_at(h: &RunEvidence, i: usize) -> Option<LedgerRow> {
-    let a = latest(h).len();
-    let o = h.open.len();
-    if i < a {
-        Some(LedgerRow::Attribution(i))
-    } else if i < a + o {
-        Some(LedgerRow::OpenCohort(i - a))
-    } else if i - a - o < trials(h).len() {
-        Some(LedgerRow::Trial(i - a - o))
-    } else {
-        None
-    }
 }
 
 /// What was tried, in a few words (`ablate 'u1'`), or the recorded experiment's name.
@@ -77,35 +120,60 @@ fn key(app: &App, a: Action) -> String {
         .unwrap_or_else(|| a.name().to_owned())
 }
 
-/// The spans of one ledger row in the list (the caller fits them to the width).
-pub fn row_spans(app: &App, h: &RunEvidence, row: LedgerRow) -> Vec<Span<'static>> {
+/// The spans of one ledger row in the list (the caller fits them to the width): the date, what
+/// was tried, how many trials, and what its attribution concluded, with the meaning beside it.
+pub fn row_spans(
+    app: &App,
+    h: &RunEvidence,
+    history: &[Batch],
+    row: LedgerRow,
+) -> Vec<Span<'static>> {
     let t = &app.theme;
     match row {
-        LedgerRow::Attribution(i) => {
-            let Some(l) = latest(h).get(i) else {
+        LedgerRow::Batch(i) => {
+            let Some(b) = history.get(i) else {
                 return Vec::new();
             };
-            let a = &l.attribution;
-            let (glyph, role) = disposition_mark(a.disposition.as_str());
-            vec![
-                Span::styled(" ledger ", t.style(Role::TextDim)),
-                Span::styled(
-                    format!("'{}' ", clipped(&a.component_id, 60)),
-                    t.style(Role::Text),
-                ),
-                Span::styled(format!("{glyph} {}", a.disposition.as_str()), t.style(role)),
-                Span::styled(
-                    format!(
-                        " · {} · effect {} · confidence {}{} · {}",
-                        a.evidence_level.as_str(),
-                        js_number(a.effect),
-                        js_number(a.confidence),
-                        status_note(l.status.as_str()),
-                        tried(l.tried.as_ref(), "")
-                    ),
+            let mut spans = vec![Span::styled(
+                format!(" {} ", date(&b.last)),
+                t.style(Role::TextDim),
+            )];
+            spans.push(Span::styled(
+                format!("{} · ", batch_tried(h, b)),
+                t.style(Role::Text),
+            ));
+            spans.push(Span::styled(
+                crate::analysis::count::counted(b.trials.len(), "trial", "trials"),
+                t.style(Role::TextDim),
+            ));
+            match b.attributions.first().and_then(|&a| latest(h).get(a)) {
+                Some(l) => {
+                    let a = &l.attribution;
+                    let (glyph, role) = disposition_mark(a.disposition.as_str());
+                    spans.push(Span::styled(
+                        format!(" → '{}' ", clipped(&a.component_id, 40)),
+                        t.style(Role::Text),
+                    ));
+                    spans.push(Span::styled(
+                        format!(
+                            "{glyph} {}",
+                            disposition_words(a.disposition, l.tried.as_ref(), failed_run(app))
+                        ),
+                        t.style(role),
+                    ));
+                    if b.attributions.len() > 1 {
+                        spans.push(Span::styled(
+                            format!(" and {} more", b.attributions.len() - 1),
+                            t.style(Role::TextDim),
+                        ));
+                    }
+                }
+                None => spans.push(Span::styled(
+                    format!(" · {}", batch_state(h, b)),
                     t.style(Role::TextDim),
-                ),
-            ]
+                )),
+            }
+            spans
         }
         LedgerRow::OpenCohort(i) => {
             let Some(b) = h.open.get(i) else {
@@ -125,13 +193,19 @@ pub fn row_spans(app: &App, h: &RunEvidence, row: LedgerRow) -> Vec<Span<'static
                 BatchState::MaybeRunning => "open: its session may still be running".to_owned(),
             };
             vec![
-                Span::styled(" ledger ", t.style(Role::TextDim)),
                 Span::styled(
-                    format!("batch {} ", clipped(&b.cohort.cohort, 40)),
+                    format!(" {} ", date(&b.cohort.last_finished_at)),
+                    t.style(Role::TextDim),
+                ),
+                Span::styled(
+                    format!(
+                        "batch left open, {}: ",
+                        crate::analysis::count::counted(b.cohort.trials, "trial", "trials")
+                    ),
                     t.style(Role::Text),
                 ),
                 Span::styled(
-                    format!("{} trial(s), {what}", b.cohort.trials),
+                    what,
                     t.style(if b.state.ready() {
                         Role::Warning
                     } else {
@@ -140,65 +214,44 @@ pub fn row_spans(app: &App, h: &RunEvidence, row: LedgerRow) -> Vec<Span<'static
                 ),
             ]
         }
-        LedgerRow::Trial(i) => {
-            let Some(tr) = trials(h).get(i) else {
-                return Vec::new();
-            };
-            vec![
-                Span::styled(" trial  ", t.style(Role::TextDim)),
-                Span::styled(
-                    format!("'{}' ", clipped(&tr.trial.component_id, 60)),
-                    t.style(Role::Text),
-                ),
-                Span::styled(
-                    format!(
-                        "effect {} · seed {} · {} · {} · {}",
-                        js_number(tr.effect),
-                        tr.trial.seed,
-                        tr.trial.evidence_level.as_str(),
-                        tr.status.as_str(),
-                        tried(tr.tried.as_ref(), tr.trial.experiment.as_str())
-                    ),
-                    t.style(Role::TextDim),
-                ),
-            ]
-        }
     }
 }
 
-fn status_note(status: &str) -> String {
+/// The open run failed (its ledger scores read "departed from the recorded failure").
+pub(super) fn failed_run(app: &App) -> bool {
+    app.doc.as_ref().is_some_and(|d| d.run.went_wrong())
+}
+
+/// What a batch tried: its first trial's experiment, or its attribution's.
+fn batch_tried(h: &RunEvidence, b: &Batch) -> String {
+    let from_trial = b
+        .trials
+        .first()
+        .and_then(|&i| trials(h).get(i))
+        .map(|tr| tried(tr.tried.as_ref(), tr.trial.experiment.as_str()));
+    let from_attribution = || {
+        b.attributions
+            .first()
+            .and_then(|&i| latest(h).get(i))
+            .map(|l| tried(l.tried.as_ref(), ""))
+    };
+    from_trial
+        .or_else(from_attribution)
+        .unwrap_or_else(|| "an earlier batch".to_owned())
+}
+
+/// Why a batch with trials has no attribution in view: cancelled, or superseded later.
+fn batch_state(h: &RunEvidence, b: &Batch) -> String {
+    let status = b
+        .trials
+        .first()
+        .and_then(|&i| trials(h).get(i))
+        .map(|tr| tr.status);
     match status {
-        "verified" => String::new(),
-        other => format!(" ({})", clipped(other, 20)),
-    }
-}
-
-/// What a disposition means (attribution-ledger.md §5).
-fn disposition_meaning(d: &str) -> &'static str {
-    match d {
-        "harmful" => {
-            "harmful: the outcome was good less often with the unit than without it. In a failed run, \"good\" means the answer departed from the recorded failure: with the unit, the run stays on it"
+        Some(crate::experiments::ledger::Status::Verified) | None => {
+            "its conclusion was replaced by a later batch's".to_owned()
         }
-        "retained" => {
-            "retained: the outcome was good more often with the unit than without it (in a failed run: with it, the answer departed from the recorded failure)"
-        }
-        "demotion_candidate" => {
-            "demotion candidate: nothing measured changed with or without it, and it costs many tokens"
-        }
-        _ => "uncertain: nothing measured changed with or without it, and it is cheap",
-    }
-}
-
-/// What an evidence level proves (attribution-ledger.md §1).
-fn level_meaning(level: &str) -> &'static str {
-    match level {
-        "causal_ablation" => {
-            "causal_ablation: each re-run pair differed in exactly this unit, present with it, absent without"
-        }
-        "paired_shadow" => {
-            "paired_shadow: matched re-runs, but not only this unit differed (units changed together, or a replay), so it is not isolated"
-        }
-        _ => "a score, not a re-run: correlation, not a cause",
+        Some(s) => status_words(s),
     }
 }
 
@@ -206,28 +259,56 @@ fn level_meaning(level: &str) -> &'static str {
 pub fn detail_lines(
     app: &App,
     h: &RunEvidence,
+    history: &[Batch],
     row: LedgerRow,
     width: usize,
 ) -> Vec<Line<'static>> {
     match row {
-        LedgerRow::Attribution(i) => latest(h)
+        LedgerRow::Batch(i) => history
             .get(i)
-            .map(|a| attribution_lines(app, a, width))
+            .map(|b| batch_lines(app, h, b, width))
             .unwrap_or_default(),
         LedgerRow::OpenCohort(i) => h
             .open
             .get(i)
             .map(|c| cohort_lines(app, c, width))
             .unwrap_or_default(),
-        LedgerRow::Trial(i) => trials(h)
-            .get(i)
-            .map(|tr| trial_lines(app, tr, width))
-            .unwrap_or_default(),
     }
 }
 
 fn para(app: &App, text: String, role: Role, width: usize) -> Vec<Line<'static>> {
     wrap_spans(vec![(text, app.theme.style(role))], width, "    ")
+}
+
+/// An earlier batch in full: when, what was tried, its attributions with their meaning, then
+/// each trial.
+fn batch_lines(app: &App, h: &RunEvidence, b: &Batch, width: usize) -> Vec<Line<'static>> {
+    let mut out = para(
+        app,
+        format!(
+            "{} · {} · batch {}",
+            date(&b.last),
+            batch_tried(h, b),
+            clipped(&b.cohort, 60)
+        ),
+        Role::Heading,
+        width,
+    );
+    for l in b.attributions.iter().filter_map(|&i| latest(h).get(i)) {
+        out.extend(attribution_lines(app, l, width));
+    }
+    if b.attributions.is_empty() && !b.trials.is_empty() {
+        out.extend(para(
+            app,
+            format!("no attribution of it in view: {}", batch_state(h, b)),
+            Role::TextDim,
+            width,
+        ));
+    }
+    for tr in b.trials.iter().filter_map(|&i| trials(h).get(i)) {
+        out.extend(trial_lines(app, tr, width));
+    }
+    out
 }
 
 fn attribution_lines(app: &App, l: &LatestAttribution, width: usize) -> Vec<Line<'static>> {
@@ -244,51 +325,51 @@ fn attribution_lines(app: &App, l: &LatestAttribution, width: usize) -> Vec<Line
                 ),
                 t.style(Role::Heading),
             ),
-            (format!("{glyph} {}", a.disposition.as_str()), t.style(role)),
             (
-                format!(" · {}", a.evidence_level.as_str()),
-                t.style(Role::Text),
+                format!(
+                    "{glyph} {}",
+                    disposition_words(a.disposition, l.tried.as_ref(), failed_run(app))
+                ),
+                t.style(role),
             ),
         ],
         width,
         "    ",
     );
-    if let Some(i) = &l.tried {
-        out.extend(para(
-            app,
-            format!("tried: {}", i.label()),
-            Role::Text,
-            width,
-        ));
-    }
     out.extend(para(
         app,
-        format!(
-            "effect {} (mean over {} trial(s) of the score with the unit minus the score without it), confidence {}; tested {}; {}; ledger line {}{}",
-            js_number(a.effect),
-            a.trial_ids.len(),
-            js_number(a.confidence),
-            clipped(&a.tested_at, 40),
-            l.status.as_str(),
-            l.line,
-            if l.earlier > 0 {
-                format!("; supersedes {} earlier attribution(s) of this unit", l.earlier)
-            } else {
-                String::new()
-            }
-        ),
+        format!("evidence: {}", level_words(a.evidence_level)),
         Role::Text,
         width,
     ));
+    let status = status_words(l.status);
     out.extend(para(
         app,
-        disposition_meaning(a.disposition.as_str()).to_owned(),
-        Role::TextDim,
-        width,
-    ));
-    out.extend(para(
-        app,
-        level_meaning(a.evidence_level.as_str()).to_owned(),
+        format!(
+            "effect {} (the mean over {} of the score with the unit minus the score without it), confidence {}; tested {}; ledger line {}{}{}",
+            js_number(a.effect),
+            crate::analysis::count::counted(a.trial_ids.len(), "trial", "trials"),
+            js_number(a.confidence),
+            date(&a.tested_at),
+            l.line,
+            if l.earlier > 0 {
+                format!(
+                    "; it follows {} of this unit",
+                    crate::analysis::count::counted(
+                        l.earlier,
+                        "earlier attribution",
+                        "earlier attributions"
+                    )
+                )
+            } else {
+                String::new()
+            },
+            if status.is_empty() {
+                String::new()
+            } else {
+                format!("; {status}")
+            }
+        ),
         Role::TextDim,
         width,
     ));
@@ -299,16 +380,20 @@ fn cohort_lines(app: &App, b: &OpenBatch, width: usize) -> Vec<Line<'static>> {
     let c = &b.cohort;
     let mut out = para(
         app,
-        format!("open batch {}", clipped(&c.cohort, 200)),
+        format!(
+            "{} · batch {} left open",
+            date(&c.last_finished_at),
+            clipped(&c.cohort, 200)
+        ),
         Role::Heading,
         width,
     );
     out.extend(para(
         app,
         format!(
-            "{} verified trial(s) and no attribution: the session that ran it has not closed it. Its last sample finished at {}.",
-            c.trials,
-            clipped(&c.last_finished_at, 40)
+            "{} and no attribution: the session that ran it has not closed it. Its last sample finished at {}.",
+            crate::analysis::count::counted(c.trials, "verified trial", "verified trials"),
+            date(&c.last_finished_at)
         ),
         Role::Text,
         width,
@@ -335,37 +420,25 @@ fn cohort_lines(app: &App, b: &OpenBatch, width: usize) -> Vec<Line<'static>> {
 }
 
 fn trial_lines(app: &App, tr: &HistoryTrial, width: usize) -> Vec<Line<'static>> {
-    let mut out = para(
+    let status = status_words(tr.status);
+    para(
         app,
         format!(
-            "earlier trial: {} · '{}'",
+            "  trial, seed {}: {} · '{}' · score with minus score without = {} · {}{}",
+            tr.trial.seed,
             tried(tr.tried.as_ref(), tr.trial.experiment.as_str()),
-            clipped(&tr.trial.component_id, 400)
-        ),
-        Role::Heading,
-        width,
-    );
-    out.extend(para(
-        app,
-        format!(
-            "one matched pair of samples, with and without it: score with minus score without = {}; {} ({}), tested {}",
+            clipped(&tr.trial.component_id, 200),
             js_number(tr.effect),
-            tr.status.as_str(),
-            tr.trial.evidence_level.as_str(),
-            clipped(&tr.trial.tested_at, 40)
+            level_words(tr.trial.evidence_level),
+            if status.is_empty() {
+                String::new()
+            } else {
+                format!(" · {status}")
+            }
         ),
         Role::Text,
         width,
-    ));
-    if tr.status == crate::experiments::ledger::Status::Cancelled {
-        out.extend(para(
-            app,
-            "its batch was cancelled before every sample ran, so it concludes nothing: no attribution comes from it".to_owned(),
-            Role::TextDim,
-            width,
-        ));
-    }
-    out
+    )
 }
 
 #[cfg(test)]
@@ -373,8 +446,9 @@ mod tests {
     use super::*;
     use crate::experiments::ledger::OpenCohort;
 
-    fn history() -> RunEvidence {
-        RunEvidence {
+    #[test]
+    fn open_batches_are_not_listed_again_as_history() {
+        let h = RunEvidence {
             open: vec![OpenBatch {
                 cohort: OpenCohort {
                     cohort: "b-1".to_owned(),
@@ -384,14 +458,7 @@ mod tests {
                 state: BatchState::Stale,
             }],
             ..RunEvidence::default()
-        }
-    }
-
-    #[test]
-    fn rows_run_through_attributions_open_batches_then_trials() {
-        let h = history();
-        assert_eq!(row_count(&h), 1);
-        assert_eq!(row_at(&h, 0), Some(LedgerRow::OpenCohort(0)));
-        assert_eq!(row_at(&h, 1), None);
+        };
+        assert!(batches(&h, &HashSet::new()).is_empty());
     }
 }

@@ -10,9 +10,14 @@
 mod jobs;
 pub mod ledger;
 mod state;
+#[cfg(test)]
+mod state_tests;
+pub mod words;
 
 pub use jobs::{HELD, LEGEND, verdict_line, verdict_mark};
-pub use state::{Counts, ExperimentsState, Job, JobState, ProbeRun, SampleState, plan_label};
+pub use state::{
+    Counts, ExperimentsState, Job, JobState, ProbeRun, RunnerReach, SampleState, plan_label,
+};
 
 use crate::tui::action::Action;
 use crate::tui::app::{App, Pane};
@@ -20,9 +25,9 @@ use crate::tui::keymap::Scope;
 use crate::tui::render::pane_block;
 use crate::tui::theme::Role;
 use crate::tui::widgets::inert_text::{clipped, width_of, wrap_spans};
-use crate::tui::widgets::scroll_list::window;
+use crate::tui::widgets::scroll_list::item_window;
 use crate::tui::widgets::selection::selected_row;
-use jobs::{job_lines, job_status};
+use jobs::{job_lines, job_row, job_status};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -43,10 +48,21 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
+    let cursor = ex.cursor.min(ex.row_count().saturating_sub(1));
+    // The selected row is shown whole, wrapped (issue 26: a finished job's verdict and what it
+    // spent in the pane's first lines); the others take one line each, cut with `…`.
+    let selected = row_pieces(app, cursor);
+    let selected_lines = if ex.row_count() == 0 {
+        0
+    } else {
+        wrap_spans(selected.clone(), width, ROW_INDENT)
+            .len()
+            .min(MAX_ROW_LINES)
+    };
     // The runner's line, the rows and a blank line, at most half the pane.
-    let list_h = (ex.row_count() + 2)
+    let list_h = (ex.row_count() + selected_lines.saturating_sub(1) + 2)
         .min(usize::from(inner.height) / 2)
-        .max(3);
+        .max(3 + selected_lines.saturating_sub(1));
     let [top, bottom] = Layout::vertical([
         Constraint::Length(u16::try_from(list_h).unwrap_or(u16::MAX)),
         Constraint::Min(0),
@@ -103,12 +119,6 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
         frame.render_widget(Paragraph::new(lines), inner);
         return;
     }
-    let pieces = |spans: Vec<Span<'static>>| -> Vec<(String, ratatui::style::Style)> {
-        spans
-            .into_iter()
-            .map(|s| (s.content.into_owned(), s.style))
-            .collect()
-    };
     if let Some(e) = &ex.ledger_note {
         lines[0] = Line::styled(
             clipped(&format!("{} · ledger: {e}", ex.runner_note), width).into_owned(),
@@ -116,61 +126,49 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
         );
     }
     let rows_h = usize::from(top.height).saturating_sub(1);
-    let cursor = ex.cursor.min(ex.row_count().saturating_sub(1));
-    let range = window(&ex.offset, cursor, rows_h, ex.row_count());
-    let mut cursor_cut = false;
-    for r in range {
-        let mut spans = Vec::new();
-        if let Some(job) = ex.job_at(r) {
-            let mark = if r == cursor { "▶" } else { " " };
-            spans.push(Span::styled(
-                format!("{mark}#{:<3}", job.id.0),
-                t.style(Role::TextDim),
-            ));
-            spans.push(Span::styled(
-                format!("{}  ", job.label),
-                t.style(Role::Text),
-            ));
-            let (status, role) = job_status(app, job);
-            spans.push(Span::styled(status, t.style(role)));
-        } else if let Some(row) = ex.ledger_row_at(r) {
-            spans = ledger::row_spans(app, &ex.ledger, row);
-        }
-        let (mut line, cut) = fit(spans, width);
+    let first = item_window(&ex.offset, cursor, rows_h, |r| {
+        if r == cursor { selected_lines } else { 1 }
+    });
+    let mut r = first;
+    while r < ex.row_count() && lines.len() <= rows_h {
         if r == cursor {
-            cursor_cut = cut;
-            line = selected_row(line, width, focused, t);
+            let mut wrapped = wrap_spans(selected.clone(), width, ROW_INDENT);
+            wrapped.truncate(MAX_ROW_LINES);
+            for l in wrapped {
+                lines.push(selected_row(l, width, focused, t));
+            }
+        } else {
+            let spans = row_pieces(app, r)
+                .into_iter()
+                .map(|(text, style)| Span::styled(text, style))
+                .collect();
+            lines.push(fit(spans, width).0);
         }
-        lines.push(line);
+        r += 1;
     }
+    lines.truncate(rows_h + 1);
     frame.render_widget(Paragraph::new(lines), top);
-    // The selected row in full when the list cut it, then its detail; the detail scrolls with
-    // the page keys.
-    let mut detail: Vec<Line<'static>> = Vec::new();
-    let head = match ex.job_at(cursor) {
+    // The selected row's detail; it scrolls with the page keys.
+    let detail: Vec<Line<'static>> = match ex.job_at(cursor) {
         Some(job) => {
             let (status, role) = job_status(app, job);
-            vec![
-                (format!("#{} ", job.id.0), t.style(Role::TextDim)),
-                (job.label.clone(), t.style(Role::Heading)),
-                (format!(" · {status}"), t.style(role)),
-            ]
+            let mut d = wrap_spans(
+                vec![
+                    (format!("#{} ", job.id.0), t.style(Role::TextDim)),
+                    (job.label.clone(), t.style(Role::Heading)),
+                    (format!(" · {status}"), t.style(role)),
+                ],
+                width,
+                "  ",
+            );
+            d.extend(job_lines(app, job, width));
+            d
         }
         None => ex
             .ledger_row_at(cursor)
-            .map(|row| pieces(ledger::row_spans(app, &ex.ledger, row)))
+            .map(|row| ledger::detail_lines(app, &ex.ledger, &ex.history, row, width))
             .unwrap_or_default(),
     };
-    if cursor_cut {
-        detail.extend(wrap_spans(head, width, "  "));
-    }
-    detail.extend(match ex.job_at(cursor) {
-        Some(job) => job_lines(app, job, width),
-        None => ex
-            .ledger_row_at(cursor)
-            .map(|row| ledger::detail_lines(app, &ex.ledger, row, width))
-            .unwrap_or_default(),
-    });
     let room = usize::from(bottom.height);
     let total = detail.len();
     // One line at the bottom says what is below (and above) when the detail does not fit.
@@ -191,11 +189,23 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
         };
         visible.push(Line::styled(
             clipped(
-                &format!(
-                    "── {first} line(s) above, {below} below: {} / {} scroll ──",
-                    k(Action::PageDown),
-                    k(Action::PageUp)
-                ),
+                &match (first, below) {
+                    (0, b) => format!(
+                        "── {} below: {} scrolls ──",
+                        crate::analysis::count::counted(b, "line", "lines"),
+                        k(Action::PageDown)
+                    ),
+                    (a, 0) => format!(
+                        "── {} above: {} scrolls back ──",
+                        crate::analysis::count::counted(a, "line", "lines"),
+                        k(Action::PageUp)
+                    ),
+                    (a, b) => format!(
+                        "── {a} above, {b} below: {} / {} scroll ──",
+                        k(Action::PageDown),
+                        k(Action::PageUp)
+                    ),
+                },
                 width,
             )
             .into_owned(),
@@ -203,6 +213,34 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, focused: bool) {
         ));
     }
     frame.render_widget(Paragraph::new(visible), bottom);
+}
+
+/// Columns a wrapped row's continuation lines are indented by, and the most lines it takes.
+const ROW_INDENT: &str = "      ";
+const MAX_ROW_LINES: usize = 4;
+
+/// The pieces of row `r`: a job (`▶#1` and what it found or where it is) or a ledger row.
+fn row_pieces(app: &App, r: usize) -> Vec<(String, ratatui::style::Style)> {
+    let t = &app.theme;
+    let ex = &app.experiments;
+    let cursor = ex.cursor.min(ex.row_count().saturating_sub(1));
+    let spans = if let Some(job) = ex.job_at(r) {
+        let mark = if r == cursor { "▶" } else { " " };
+        let mut spans = vec![Span::styled(
+            format!("{mark}#{:<3}", job.id.0),
+            t.style(Role::TextDim),
+        )];
+        spans.extend(job_row(app, job));
+        spans
+    } else if let Some(row) = ex.ledger_row_at(r) {
+        ledger::row_spans(app, &ex.ledger, &ex.history, row)
+    } else {
+        Vec::new()
+    };
+    spans
+        .into_iter()
+        .map(|s| (s.content.into_owned(), s.style))
+        .collect()
 }
 
 /// One row of a list as one line of at most `width` columns: cut with `…` when it is longer

@@ -13,6 +13,7 @@ use crate::experiments::event::{
     Event, EventKind, JobEnd, JobId, JobOutcome, ProbeInfo, SampleEnd,
 };
 use crate::experiments::ledger::LatestAttribution;
+use crate::experiments::runner::Spent;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -43,6 +44,18 @@ pub fn plan_label(p: &Plan) -> String {
     }
 }
 
+/// Which runs the configured runner re-runs, as the settings say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum RunnerReach {
+    /// No runner is configured.
+    #[default]
+    None,
+    /// A runner re-runs any run.
+    Any,
+    /// A runner re-runs only these runs (`[runner] runs`).
+    Only(Vec<String>),
+}
+
 /// Most samples per probe the pane keeps track of (a runner reporting more is ignored beyond).
 const MAX_SAMPLES: usize = 1000;
 
@@ -66,6 +79,8 @@ pub struct ProbeRun {
     pub info: ProbeInfo,
     /// Its samples in seed order.
     pub samples: Vec<SampleState>,
+    /// What each finished sample spent (time, tokens, dollars), in seed order.
+    pub spent: Vec<Option<Spent>>,
     /// Its verdict once known.
     pub result: Option<ProbeResult>,
     /// The verdict as the engine words it.
@@ -83,6 +98,8 @@ pub struct Counts {
     pub errors: usize,
     /// Stopped by a cancel while running (recorded as cancelled).
     pub cancelled: usize,
+    /// Running now (started, or finished and waiting to be written to the ledger).
+    pub running: usize,
     /// Not run (yet, or never: the job ended first).
     pub not_run: usize,
     /// Not saved to the ledger.
@@ -108,9 +125,9 @@ impl ProbeRun {
                         c.not_saved += 1;
                     }
                 }
-                SampleState::Waiting | SampleState::Running | SampleState::Held(_) => {
-                    c.not_run += 1;
-                }
+                // Issue 26: a sample shown running is counted running, not "not run".
+                SampleState::Running | SampleState::Held(_) => c.running += 1,
+                SampleState::Waiting => c.not_run += 1,
             }
         }
         c
@@ -165,6 +182,11 @@ impl Job {
         (done, total)
     }
 
+    /// What it spent, once over: its time and its samples' reported costs.
+    pub fn spent(&self) -> Option<Spent> {
+        self.outcome.as_ref().and_then(|o| o.spent)
+    }
+
     /// Flags of its end: an unstable or incomplete baseline, unsaved samples, a batch not
     /// closed (from the session's outcome).
     pub fn flags(&self) -> Vec<String> {
@@ -194,6 +216,8 @@ pub struct ExperimentsState {
     /// For each step id, the positions of the attributions about it: replays from it and the
     /// units it produced.
     by_step: HashMap<String, Vec<usize>>,
+    /// The ledger's earlier batches (not this session's, not open), newest first.
+    pub history: Vec<ledger::Batch>,
     /// Why the ledger could not be read, or a note about it.
     pub ledger_note: Option<String>,
     /// Selected row: jobs newest first, then the ledger's rows.
@@ -212,6 +236,8 @@ pub struct ExperimentsState {
     pub claims: HashMap<Target, String>,
     /// The runner in one line (its command and origin, or why there is none).
     pub runner_note: String,
+    /// Which runs the runner re-runs.
+    pub runner: RunnerReach,
     /// The last job number used.
     pub last_job: u64,
     /// A plan was asked for this run and has not arrived: a plan that arrives otherwise (the run
@@ -236,6 +262,46 @@ impl ExperimentsState {
         self.cursor = 0;
         self.detail_scroll = 0;
         id
+    }
+
+    /// Why re-running run `run` from here cannot work, when it cannot (issue 26: a hint must
+    /// not promise what cannot work): no runner is configured, the runner re-runs only other
+    /// runs, or the last job on this run ended with an error on every sample. `None` when an
+    /// experiment can run.
+    pub fn cannot_run(&self, run: &str) -> Option<String> {
+        match &self.runner {
+            RunnerReach::None => {
+                return Some(
+                    "no runner is configured: start with --runner 'CMD' or set [runner] command in tdn.toml"
+                        .to_owned(),
+                );
+            }
+            RunnerReach::Only(runs) if !runs.iter().any(|r| r == run) => {
+                return Some(format!(
+                    "the runner re-runs only {} ([runner] runs in tdn.toml), not this one: start with --runner 'CMD' to use an agent that can",
+                    crate::analysis::count::counted(runs.len(), "other run", "other runs")
+                ));
+            }
+            _ => {}
+        }
+        let last = self.jobs.iter().rev().find(|j| !j.is_running())?;
+        let mut errors = last
+            .probes
+            .iter()
+            .flat_map(|p| &p.samples)
+            .map(|s| match s {
+                SampleState::Done(SampleEnd::Errored { error, .. }) => Some(error),
+                _ => None,
+            });
+        let first = errors.next()??;
+        if errors.all(|e| e.is_some()) {
+            return Some(format!(
+                "the runner failed on every sample of job #{} ({}): fix it before re-running",
+                last.id.0,
+                super::super::super::widgets::inert_text::clipped(&first.message, 160)
+            ));
+        }
+        None
     }
 
     /// Jobs still starting or running.
@@ -270,6 +336,12 @@ impl ExperimentsState {
             }
         }
         self.ledger_note = evidence.note.clone();
+        let ours: std::collections::HashSet<&str> = self
+            .jobs
+            .iter()
+            .filter_map(|j| j.cohort.as_deref())
+            .collect();
+        self.history = ledger::batches(&evidence, &ours);
         self.ledger = evidence;
     }
 
@@ -298,15 +370,22 @@ impl ExperimentsState {
             .map(|j| j.id)
     }
 
-    /// Rows listed: jobs, then the ledger's rows.
+    /// Rows listed: jobs, then the batches left open, then the ledger's earlier batches.
     pub fn row_count(&self) -> usize {
-        self.jobs.len() + ledger::row_count(&self.ledger)
+        self.jobs.len() + self.ledger.open.len() + self.history.len()
     }
 
     /// The ledger row at a row of the list, if it is one.
     pub fn ledger_row_at(&self, row: usize) -> Option<ledger::LedgerRow> {
-        row.checked_sub(self.jobs.len())
-            .and_then(|i| ledger::row_at(&self.ledger, i))
+        let i = row.checked_sub(self.jobs.len())?;
+        let open = self.ledger.open.len();
+        if i < open {
+            Some(ledger::LedgerRow::OpenCohort(i))
+        } else if i - open < self.history.len() {
+            Some(ledger::LedgerRow::Batch(i - open))
+        } else {
+            None
+        }
     }
 
     /// The open batches the ledger marked ready to aggregate.
@@ -336,6 +415,7 @@ impl ExperimentsState {
                     .map(|p| ProbeRun {
                         info: p.clone(),
                         samples: vec![SampleState::Waiting; p.samples.min(MAX_SAMPLES)],
+                        spent: vec![None; p.samples.min(MAX_SAMPLES)],
                         result: None,
                         claim: None,
                     })
@@ -348,9 +428,24 @@ impl ExperimentsState {
                     *slot = SampleState::Running;
                 }
             }
-            EventKind::SampleFinished { probe, seed, end } => {
+            EventKind::SampleFinished {
+                probe,
+                seed,
+                end,
+                spent,
+            } => {
                 if let Some(slot) = sample_slot(job, probe.0, *seed) {
                     *slot = SampleState::Done(end.clone());
+                }
+                if let Some(p) = job.probes.get_mut(probe.0)
+                    && let Ok(i) = usize::try_from(*seed)
+                {
+                    if i >= p.spent.len() && i < MAX_SAMPLES {
+                        p.spent.resize(i + 1, None);
+                    }
+                    if let Some(slot) = p.spent.get_mut(i) {
+                        *slot = Some(*spent);
+                    }
                 }
             }
             EventKind::SampleHeld { probe, seed, why } => {

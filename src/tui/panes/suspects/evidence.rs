@@ -107,11 +107,11 @@ impl ItemLines<'_> {
             .context_units
             .iter()
             .any(|u| u.produced_by.as_ref().is_some_and(|p| p.as_str() == s.step));
-        let test = if produced {
+        let test = self.how_to_test(if produced {
             format!("press {} to ablate", self.key(Action::Ablate))
         } else {
             format!("press {} to replay from it", self.key(Action::Replay))
-        };
+        });
         out.extend(self.verdict(
             self.result(&target),
             self.app.experiments.claims.get(&target).map(String::as_str),
@@ -169,10 +169,19 @@ impl ItemLines<'_> {
             let claim = self.app.experiments.claims.get(&target).map(String::as_str);
             let ledger = self.app.experiments.ledger_for_unit(u);
             let running = self.app.experiments.running_on(&target);
-            let test = format!("press {} to ablate", self.key(Action::Ablate));
+            let test = self.how_to_test(format!("press {} to ablate", self.key(Action::Ablate)));
             out.extend(self.verdict(result, claim, &ledger, running, "removing it", &test, &ind));
         }
         out
+    }
+
+    /// The key that tests an item, or, when no re-run can work from here, where the pane's
+    /// "Prove it" line says why (issue 26: no hint promises what cannot work).
+    fn how_to_test(&self, key_hint: String) -> String {
+        match self.app.experiments.cannot_run(&self.doc.run.id) {
+            Some(_) => "no re-run can start from here yet: see 'Prove it' above".to_owned(),
+            None => key_hint,
+        }
     }
 
     /// What re-runs found: a job running now, this session's verdict, what the ledger records

@@ -313,6 +313,12 @@ fn prove_lines(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
         return Vec::new();
     }
     let mut pieces = vec![("Prove it: ".to_owned(), t.style(Role::Heading))];
+    // A hint never promises what cannot work (issue 26): without a runner that can re-run
+    // this run, it says what is missing first.
+    let gap = app.experiments.cannot_run(&doc.run.id);
+    if let Some(why) = &gap {
+        pieces.push((format!("{why}; then "), t.style(Role::Warning)));
+    }
     for (k, (key, what)) in tests.into_iter().enumerate() {
         if k > 0 {
             pieces.push((", then ".to_owned(), t.style(Role::Text)));

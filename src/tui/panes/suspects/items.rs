@@ -94,19 +94,29 @@ impl ItemLines<'_> {
                     ));
                 }
                 let dropped = r.dropped.as_ref().map(|d| d.dropped.len()).unwrap_or(0);
-                if dropped > 0 {
-                    format!(
-                        "Where to look next: the dropped context ({}) lists {dropped} unit{} available but never sent, which no ranking shows; {} re-runs with one put back. The context influence ({}) ranks what reached the model.",
+                // Only a list that holds something is pointed at (issue 26).
+                let influence = !super::influence_entries(self.doc).is_empty();
+                let i = self.key(Action::ToggleInfluence);
+                match (dropped > 0, influence) {
+                    (true, _) => format!(
+                        "Where to look next: the dropped context ({}) lists {dropped} unit{} available but never sent, which no ranking shows; {} re-runs with one put back.{}",
                         self.key(Action::FocusDropped),
                         if dropped == 1 { "" } else { "s" },
                         self.key(Action::Restore),
-                        self.key(Action::ToggleInfluence),
-                    )
-                } else {
-                    format!(
-                        "Where to look next: the context influence ({}) ranks what reached the model.",
-                        self.key(Action::ToggleInfluence),
-                    )
+                        if influence {
+                            format!(" The context influence ({i}) ranks what reached the model.")
+                        } else {
+                            String::new()
+                        }
+                    ),
+                    (false, true) => format!(
+                        "Where to look next: the context influence ({i}) ranks what reached the model."
+                    ),
+                    (false, false) => format!(
+                        "Where to look next: the timeline ({}) and the step detail ({}); this run has no context-influence ranking to turn to.",
+                        self.key(Action::FocusTimeline),
+                        self.key(Action::FocusDetail)
+                    ),
                 }
             }
             View::Context => format!(

@@ -103,7 +103,7 @@ impl<'a> RowContext<'a> {
         if self.nested {
             left.push_str("  ");
         }
-        left.push_str("step kind name @agent · what it did");
+        left.push_str("name @agent kind · what it did");
         let right = match (&self.waterfall, self.right_columns_shown()) {
             (Some(w), _) => w.axis(),
             // A column no step fills has no header.
@@ -296,8 +296,9 @@ impl<'a> RowContext<'a> {
         w
     }
 
-    /// Pushes the label, id dim, kind in its role, matched characters highlighted; returns its
-    /// width and whether the search matched it (for a step the search found).
+    /// Pushes the label (name, `@agent` and id dim, kind in its role), matched characters
+    /// highlighted, cut from the end so the name gives way last; returns its width and whether
+    /// the search matched it (for a step the search found).
     fn push_label(
         &self,
         spans: &mut Vec<Span<'a>>,
@@ -318,7 +319,12 @@ impl<'a> RowContext<'a> {
         let label_matched = found.is_some();
         let matched: Vec<usize> = found.unwrap_or_default();
         let mut w = 0;
-        let mut part = 0usize;
+        let [agent_at, kind_at, id_at] = self
+            .doc
+            .label_parts
+            .get(i)
+            .map(|p| p.map(usize::from))
+            .unwrap_or([0; 3]);
         let mut buf = String::new();
         let mut buf_role: Option<Role> = None;
         let cut = width_of(label) > room;
@@ -328,17 +334,17 @@ impl<'a> RowContext<'a> {
             if w + cw > limit {
                 break;
             }
-            if c == ' ' && part < 2 {
-                part += 1;
-            }
+            // The name in full text, the agent and the id dim, the kind in its role.
             let role = if matched.binary_search(&ci).is_ok() {
                 Role::SearchMatch
+            } else if ci < agent_at {
+                Role::Text
+            } else if ci < kind_at {
+                Role::TextDim
+            } else if ci < id_at {
+                Role::StepKind
             } else {
-                match part {
-                    0 => Role::TextDim,
-                    1 => Role::StepKind,
-                    _ => Role::Text,
-                }
+                Role::TextDim
             };
             if buf_role != Some(role) && !buf.is_empty() {
                 spans.push(Span::styled(
@@ -361,14 +367,20 @@ impl<'a> RowContext<'a> {
     }
 }
 
-/// Duration and tokens, right-aligned: `  1.2s  1.8k tok`.
+/// Duration and cost, right-aligned: `  1.2s  1.8k tok`.
 fn right_columns(step: &Step) -> String {
     let dur = step.duration_ms().map(format_duration).unwrap_or_default();
-    let tokens = super::tokens(step)
+    format!("{dur:>6} {:>8}", cost_text(step))
+}
+
+/// What a step cost, as the run records it: its tokens (`1.8k tok`), or nothing. The one place
+/// a row's cost is worded, so a dollar cost recorded on the step can take this column when steps
+/// carry one.
+fn cost_text(step: &Step) -> String {
+    super::tokens(step)
         .filter(|&n| n > 0)
         .map(|n| format!("{} tok", format_count(n)))
-        .unwrap_or_default();
-    format!("{dur:>6} {tokens:>8}")
+        .unwrap_or_default()
 }
 
 /// `850ms`, `1.2s`, `3m04s`, `2h05m`.
