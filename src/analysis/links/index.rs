@@ -12,18 +12,21 @@
 //! run of such words with what lies between them. A sentence without an inner word (a cut
 //! sentence of one or two giant words) is found by a rolling hash of its first bytes instead.
 //!
-//! Which run of words (issue 28): the scan of a text costs about one check for each place the
+//! Which run of words (issue 28): the scan of a text costs about one check for each place an
 //! anchor shows in it, times the values filed under that anchor. So each value is filed under
 //! a run that is rare in the run's text: the index counts the words of the values it holds, and
 //! takes a run of words to show about as often as the product of its words' shares, times the
 //! words to be scanned. The shortest run expected to show at most once in all the scanned text,
-//! with the values already filed under it, is chosen (`index/anchor.rs`). With a few hundred
-//! words making up most of the text, that is a run of four or five words where two sufficed
-//! when ids made most of it; the scan follows a run of words only while it begins some anchor
-//! (a bit set), so the cost stays linear in the text whatever the vocabulary.
-//!
-//! This file builds the index; `index/anchor.rs` chooses a value's anchor; `index/scan.rs`
-//! finds the values in a step's text.
+//! with the values already filed under it, is chosen (`index/anchor.rs`). Where an id makes a
+//! value rare, that is the id (or the id and a word); where some forty words make up most of
+//! the text, a run of four or five of them, where pairs of words, the old anchors, each carried
+//! hundreds of values at 100,000 steps. A scan looks up at most [`anchor::MAX_ANCHOR_WORDS`]
+//! runs from each word, following a run only while it begins some anchor (a bit set), and
+//! checks few values at each: linear in the text whatever the vocabulary, and never more than
+//! the budget of `index/scan.rs`.
+
+//! This file builds the index; `index/anchor.rs` chooses a value's anchor; `index/keys.rs`
+//! reads words and keys runs of them; `index/scan.rs` finds the values in a step's text.
 
 mod anchor;
 mod keys;
@@ -35,10 +38,10 @@ pub(super) use scan::at_boundaries;
 pub use scan::{LINK_CHECKS_PER_BYTE, LINK_MIN_CHECKS};
 
 use super::values::ValueKind;
-use anchor::{Rarity, choose, whole_words};
+use anchor::{Rarity, choose, count_slot, whole_words};
 use hashbrown::{DefaultHashBuilder, HashTable};
 pub(super) use keys::Word;
-use keys::{each_word, kept_key, run_key, word_key};
+use keys::{each_word, kept_key, run_key};
 use std::hash::BuildHasher;
 
 /// Bytes hashed to find a sentence that has no inner word.
@@ -79,11 +82,13 @@ pub(super) enum Interned {
     Full,
 }
 
-/// The values and their anchors (see the module docs). Each value is a span of the step texts
-/// (`'t`), never a copy; an anchor is known by its key alone (two runs of words whose keys
-/// share their 32 kept bits are one anchor: that only adds checks, each value being compared
-/// with the text before it is a hit). Once the scans are done only what looks values up
-/// (`values`, `kinds`, `by_text`) is kept ([`Index::keep_lookup_only`]).
+/// The values and their anchors (see the module docs). Each value and anchor is a span of the
+/// step texts (`'t`), never a copy. An anchor is found by its key and told from another of the
+/// same key by its text, and the words are counted by a hash of their own with a fixed seed
+/// (`keys.rs`), so which anchor a value gets, and which values a scan checks, never depend on
+/// the per-process seed of the tables' hashes (what the budget of a scan lets through is the
+/// same from run to run). Once the scans are done only what looks values up (`values`,
+/// `kinds`, `by_text`) is kept ([`Index::keep_lookup_only`]).
 pub(super) struct Index<'t> {
     /// Bytes of all values together (what the cap is counted in).
     value_bytes: usize,
@@ -94,10 +99,11 @@ pub(super) struct Index<'t> {
     by_text: HashTable<u32>,
     /// While values are added: the hash of each value's text, by id (as [`kept`]).
     value_hashes: Vec<u32>,
-    /// Each anchor's kept key and its number, side by side (one read finds both).
-    anchors: HashTable<(u32, u32)>,
-    /// While values are added: how many values are filed under each anchor.
-    loads: Vec<u32>,
+    /// The anchors, by kept key ([`kept_key`]).
+    anchors: HashTable<u32>,
+    /// While values are added: where each anchor's text lies and how many values are filed
+    /// under it.
+    anchor_at: Vec<AnchorAt>,
     /// While values are added: the kept keys of each anchor, and of each run of words an
     /// anchor of several words starts with (for the bit sets).
     anchor_keys: Vec<u32>,
@@ -107,9 +113,11 @@ pub(super) struct Index<'t> {
     /// While values are added: each value's anchor (`u32::MAX` for a loose value) and the
     /// anchor's offset in the value.
     placed: Vec<(u32, u32)>,
-    /// Once finished: `filed[filed_start[a]..filed_start[a + 1]]` are the (value, offset)
-    /// pairs of anchor `a`.
-    filed_start: Vec<u32>,
+    /// Once finished: `filed[filed_start[a].0..filed_start[a + 1].0]` are the (value, offset)
+    /// pairs of anchor `a`, and `filed_start[a].1` is the length of its text. An anchor's text
+    /// is read where its first value holds it (issue 11: a list of the anchors' texts cost two
+    /// more cache misses a look-up, where the value's text is read to check it anyway).
+    filed_start: Vec<(u32, u32)>,
     filed: Vec<(u32, u32)>,
     /// Values without an anchor, by the rolling hash of their first bytes, sorted.
     loose: Vec<(u64, u32)>,
@@ -124,7 +132,8 @@ pub(super) struct Index<'t> {
     hasher: DefaultHashBuilder,
     /// Scratch: the words of the value at hand.
     words: Vec<Word>,
-    /// Scratch for [`choose`].
+    /// Scratch: the slots of the value's words' counts, and for [`choose`].
+    slots: Vec<u32>,
     shares: Vec<i32>,
     windows: Vec<(i32, u32)>,
 }
@@ -140,7 +149,7 @@ impl<'t> Index<'t> {
             by_text: HashTable::new(),
             value_hashes: Vec::new(),
             anchors: HashTable::new(),
-            loads: Vec::new(),
+            anchor_at: Vec::new(),
             anchor_keys: Vec::new(),
             head_keys: Vec::new(),
             rarity: Rarity::default(),
@@ -152,6 +161,7 @@ impl<'t> Index<'t> {
             anchor_bits: Vec::new(),
             hasher: DefaultHashBuilder::default(),
             words: Vec::new(),
+            slots: Vec::new(),
             shares: Vec::new(),
             windows: Vec::new(),
         }
@@ -221,54 +231,69 @@ impl<'t> Index<'t> {
         self.value_hashes.push(kept(h));
         let hashes = &self.value_hashes;
         self.by_text.insert_unique(h, id, |&k| kept_hash(hashes, k));
-        self.place(text, kind);
+        self.place(id, text, kind);
         Interned::New(id as usize)
     }
 
-    /// Files a new value under its anchor (or among the loose values).
-    fn place(&mut self, text: &'t str, kind: ValueKind) {
+    /// Files a new value (`id`) under its anchor (or among the loose values).
+    fn place(&mut self, id: u32, text: &'t str, kind: ValueKind) {
         let mut words = std::mem::take(&mut self.words);
         let mut shares = std::mem::take(&mut self.shares);
         let mut windows = std::mem::take(&mut self.windows);
         let bytes = text.as_bytes();
         words.clear();
+        // (a word's key is made only if a run of words holding it is looked up)
+        each_word(text, |a, b| words.push(Word { a, b, key: 0 }));
         let hasher = &self.hasher;
-        each_word(text, |a, b| {
-            let key = word_key(hasher, bytes.get(a..b).unwrap_or_default());
-            words.push(Word { a, b, key });
-        });
+        let mut slots = std::mem::take(&mut self.slots);
+        slots.clear();
         for w in &words {
-            self.rarity.add(w.key);
+            let slot = count_slot(bytes.get(w.a..w.b).unwrap_or_default());
+            self.rarity.add(slot);
+            slots.push(slot);
         }
-        let inner = words
-            .get(whole_words(text.len(), kind, &words))
-            .unwrap_or_default();
+        let whole = whole_words(text.len(), kind, &words);
+        let inner = words.get(whole.clone()).unwrap_or_default();
         shares.clear();
-        shares.extend(inner.iter().map(|w| self.rarity.log_share(w.key)));
+        shares.extend(
+            slots
+                .get(whole)
+                .unwrap_or_default()
+                .iter()
+                .map(|&slot| self.rarity.log_share(slot)),
+        );
+        self.slots = slots;
         let best = choose(
             &shares,
             self.rarity.log_scanned(),
             &mut windows,
             |first, len| {
-                let key = kept_key(run_key(hasher, bytes, inner, first, len));
+                let key = kept_key(run_key(hasher, bytes, inner, first, len, |_| {}));
+                let run = run_bytes(bytes, inner, first, len);
                 let known = self
                     .anchors
-                    .find(spread(key), |&(k, _)| k == key)
-                    .map(|&(_, anchor)| anchor);
-                let load = known.map_or(0, |a| self.loads.get(a as usize).copied().unwrap_or(0));
+                    .find(spread(key), |&a| {
+                        self.anchor_text_while_adding(a).as_bytes() == run
+                    })
+                    .copied();
+                let load = known.map_or(0, |a| {
+                    self.anchor_at
+                        .get(a as usize)
+                        .map_or(u32::MAX, |at| at.load)
+                });
                 (load, (known, key))
             },
         );
         let placed = match best {
             Some(choice) => {
                 let (known, key) = choice.found;
-                let anchor =
-                    known.or_else(|| self.new_anchor(key, bytes, inner, choice.first, choice.len));
+                let anchor = known
+                    .or_else(|| self.new_anchor(id, key, bytes, inner, choice.first, choice.len));
                 let off = inner.get(choice.first).map_or(0, |w| w.a);
                 match (anchor, u32::try_from(off)) {
                     (Some(anchor), Ok(off)) => {
-                        if let Some(load) = self.loads.get_mut(anchor as usize) {
-                            *load = load.saturating_add(1);
+                        if let Some(at) = self.anchor_at.get_mut(anchor as usize) {
+                            at.load = at.load.saturating_add(1);
                         }
                         Some((anchor, off))
                     }
@@ -289,43 +314,89 @@ impl<'t> Index<'t> {
         self.windows = windows;
     }
 
-    /// A new anchor, the run of `len` words of `words` from the `first` (kept key `key`), with
-    /// the runs of words it starts with noted for the bit sets.
+    /// A new anchor, the run of `len` words of `words` from the `first` (kept key `key`) in
+    /// value `value` (whose bytes are `bytes`), with the runs of words it starts with noted for
+    /// the bit sets.
     fn new_anchor(
         &mut self,
+        value: u32,
         key: u32,
         bytes: &[u8],
         words: &[Word],
         first: usize,
         len: usize,
     ) -> Option<u32> {
-        let anchor = u32::try_from(self.loads.len()).ok()?;
-        self.loads.push(0);
+        let anchor = u32::try_from(self.anchor_at.len()).ok()?;
+        let start = words.get(first)?.a;
+        let run = run_bytes(bytes, words, first, len);
+        self.anchor_at.push(AnchorAt {
+            value,
+            off: u32::try_from(start).ok()?,
+            len: u32::try_from(run.len()).ok()?,
+            load: 0,
+        });
         self.anchor_keys.push(key);
-        self.anchors
-            .insert_unique(spread(key), (key, anchor), |&(k, _)| spread(k));
-        for shorter in 1..len {
-            let head = run_key(&self.hasher, bytes, words, first, shorter);
-            self.head_keys.push(kept_key(head));
-        }
+        let keys = &self.anchor_keys;
+        self.anchors.insert_unique(spread(key), anchor, |&a| {
+            spread(keys.get(a as usize).copied().unwrap_or(0))
+        });
+        let heads = &mut self.head_keys;
+        run_key(&self.hasher, bytes, words, first, len, |head| {
+            heads.push(kept_key(head));
+        });
         Some(anchor)
     }
 
-    /// The (value, offset) pairs filed under the anchor of kept key `key`, once finished; none
-    /// when it is no anchor.
-    fn filed_under(&self, key: u32) -> &[(u32, u32)] {
-        let Some(&(_, anchor)) = self.anchors.find(spread(key), |&(k, _)| k == key) else {
+    /// Anchor `k`'s text while values are added (see [`Index::anchor_at`]).
+    fn anchor_text_while_adding(&self, k: u32) -> &'t str {
+        let Some(&AnchorAt {
+            value, off, len, ..
+        }) = self.anchor_at.get(k as usize)
+        else {
+            return "";
+        };
+        let a = off as usize;
+        self.value(value as usize)
+            .get(a..a.saturating_add(len as usize))
+            .unwrap_or("")
+    }
+
+    /// The (value, offset) pairs filed under the anchor whose text is `run` (kept key `key`),
+    /// once finished; none when it is no anchor.
+    fn filed_under(&self, run: &[u8], key: u32) -> &[(u32, u32)] {
+        let Some(&k) = self
+            .anchors
+            .find(spread(key), |&k| self.is_anchor_text(k, run))
+        else {
             return &[];
         };
-        let (Some(&from), Some(&to)) = (
-            self.filed_start.get(anchor as usize),
-            self.filed_start.get(anchor as usize + 1),
+        self.filed_of(k)
+    }
+
+    /// Anchor `k`'s (value, offset) pairs, once finished.
+    fn filed_of(&self, k: u32) -> &[(u32, u32)] {
+        let (Some(&(from, _)), Some(&(to, _))) = (
+            self.filed_start.get(k as usize),
+            self.filed_start.get(k as usize + 1),
         ) else {
             return &[];
         };
         self.filed
             .get(from as usize..to as usize)
             .unwrap_or_default()
+    }
+
+    /// True when anchor `k`'s text is `run`, once finished: read in its first value.
+    fn is_anchor_text(&self, k: u32, run: &[u8]) -> bool {
+        let len = self.filed_start.get(k as usize).map_or(0, |&(_, len)| len);
+        if len as usize != run.len() {
+            return false;
+        }
+        let Some(&(value, off)) = self.filed_of(k).first() else {
+            return false;
+        };
+        let off = off as usize;
+        self.value_bytes(value).get(off..off + run.len()) == Some(run)
     }
 
     /// True when some anchor is filed, once finished.
@@ -344,8 +415,7 @@ impl<'t> Index<'t> {
         self.value_hashes = Vec::new();
         self.rarity = Rarity::default();
         // (what is held at once stays below what adding the values held)
-        let anchors = self.loads.len();
-        self.loads = Vec::new();
+        let anchors = self.anchor_at.len();
         // An anchor of several words starts with a run of one word, and most with the same
         // few: each run once, so the set is sized by the runs there are.
         self.head_keys.sort_unstable();
@@ -360,19 +430,23 @@ impl<'t> Index<'t> {
         self.anchor_keys = Vec::new();
         self.head_keys = Vec::new();
         self.anchor_bits = bits;
-        let mut start: Vec<u32> = vec![0; anchors + 1];
+        let mut start: Vec<(u32, u32)> = vec![(0, 0); anchors + 1];
+        for (slot, at) in start.iter_mut().zip(&self.anchor_at) {
+            slot.1 = at.len;
+        }
+        self.anchor_at = Vec::new();
         for &(a, _) in &self.placed {
             if let Some(slot) = start.get_mut(a as usize + 1) {
-                *slot += 1;
+                slot.0 += 1;
             }
         }
         for k in 0..anchors {
-            let before = start.get(k).copied().unwrap_or(0);
+            let before = start.get(k).map_or(0, |s| s.0);
             if let Some(slot) = start.get_mut(k + 1) {
-                *slot += before;
+                slot.0 += before;
             }
         }
-        let mut fill: Vec<u32> = start.clone();
+        let mut fill: Vec<u32> = start.iter().map(|s| s.0).collect();
         self.filed = vec![(0, 0); self.placed.len()];
         let mut loose = Vec::new();
         for (v, &(a, off)) in self.placed.iter().enumerate() {
@@ -389,7 +463,7 @@ impl<'t> Index<'t> {
         }
         self.placed = Vec::new();
         self.filed
-            .truncate(start.last().copied().unwrap_or(0) as usize);
+            .truncate(start.last().map_or(0, |s| s.0) as usize);
         self.filed.shrink_to_fit();
         self.filed_start = start;
         self.loose = loose
@@ -401,6 +475,7 @@ impl<'t> Index<'t> {
             .collect();
         self.loose.sort_unstable();
         self.words = Vec::new();
+        self.slots = Vec::new();
         self.shares = Vec::new();
         self.windows = Vec::new();
     }
@@ -426,7 +501,28 @@ impl<'t> Index<'t> {
     /// How many values are filed under each anchor, once finished (for tests).
     #[cfg(test)]
     pub(super) fn loads(&self) -> impl Iterator<Item = usize> + '_ {
-        self.filed_start.windows(2).map(|w| (w[1] - w[0]) as usize)
+        self.filed_start
+            .windows(2)
+            .map(|w| (w[1].0 - w[0].0) as usize)
+    }
+}
+
+/// Where an anchor's text lies while values are added: bytes `off..off + len` of the first
+/// value filed under it, with how many values are filed under it (side by side: one read gives
+/// both, issue 11).
+#[derive(Clone, Copy, Debug)]
+struct AnchorAt {
+    value: u32,
+    off: u32,
+    len: u32,
+    load: u32,
+}
+
+/// The bytes of the run of `len` words of `words` from the `first`, in `bytes`.
+fn run_bytes<'b>(bytes: &'b [u8], words: &[Word], first: usize, len: usize) -> &'b [u8] {
+    match (words.get(first), words.get(first + len.max(1) - 1)) {
+        (Some(a), Some(b)) => bytes.get(a.a..b.b).unwrap_or_default(),
+        _ => &[],
     }
 }
 
@@ -523,5 +619,45 @@ mod tests {
                 "{s} is found"
             );
         }
+    }
+
+    /// Which anchor each value gets does not depend on the seed of the hashes (each index has
+    /// its own): two indexes of the same values file them alike, so a scan checks the same
+    /// values, and a budget that runs out lets the same ones through, in every process. (With
+    /// 100,000 ids, many of their numbers share a slot of the word counts; whether one is
+    /// counted once or twice decides whether it is rare enough on its own.)
+    #[test]
+    fn anchors_do_not_depend_on_the_seed_of_the_hashes() {
+        let values: Vec<String> = (0..100_000u64).map(|k| format!("ORD-{}", k * 7)).collect();
+        let build = || {
+            let mut index = Index::new(usize::MAX);
+            index.expect_scanned(6 * 2 * values.len());
+            let hasher = index.hasher();
+            for v in &values {
+                index.intern_hashed(v, ValueKind::Id, text_hash(&hasher, v.as_bytes()));
+            }
+            index.finish();
+            index
+        };
+        let (a, b) = (build(), build());
+        assert_ne!(
+            a.hasher.hash_one("order"),
+            b.hasher.hash_one("order"),
+            "two seeds"
+        );
+        // (some filed under their number alone, some under the whole id)
+        let whole = (0..a.filed_start.len().saturating_sub(1))
+            .filter(|&k| {
+                let len = a.filed_start[k].1 as usize;
+                let first = a.filed_of(k as u32).first().map_or(0, |f| f.0);
+                a.value(first as usize).len() == len
+            })
+            .count();
+        assert!(whole > 0 && whole < values.len(), "{whole} whole ids");
+        let differ = a.filed.iter().zip(&b.filed).filter(|(x, y)| x != y).count();
+        assert!(
+            a.filed_start == b.filed_start && a.filed == b.filed,
+            "{differ} values filed apart"
+        );
     }
 }

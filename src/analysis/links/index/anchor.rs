@@ -24,6 +24,28 @@ const LOOKS_PER_LENGTH: usize = 4;
 /// makes a rare word look a little more common).
 const COUNT_SLOTS: usize = 1 << 18;
 
+/// The slot of a word's count: a hash of its bytes with a fixed seed, eight at a time, so the
+/// counts (and so the anchors chosen) are the same in every process, whatever the seed of the
+/// tables' hashes. (A text written to crowd one slot only makes its words look common, and
+/// their anchors longer.)
+pub(super) fn count_slot(word: &[u8]) -> u32 {
+    #[inline]
+    fn mix(h: u64, x: u64) -> u64 {
+        let m = u128::from(h ^ x) * u128::from(0x2d35_8dcc_aa6c_78a5u64);
+        (m >> 64) as u64 ^ m as u64
+    }
+    let mut h = 0x9e37_79b9_7f4a_7c15 ^ word.len() as u64;
+    let mut rest = word;
+    while let Some((eight, tail)) = rest.split_first_chunk::<8>() {
+        h = mix(h, u64::from_le_bytes(*eight));
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        h = mix(h, rest.iter().fold(0, |x, &b| x << 8 | u64::from(b)));
+    }
+    (h >> 40) as u32 & (COUNT_SLOTS as u32 - 1)
+}
+
 /// `log2(x)` in 256ths, for `x` of 1 or more (0 for 0): the position of the top bit and the
 /// next eight bits as its fraction (within 0.09 of the true value, which an estimate of how
 /// often a run of words shows needs no closer).
@@ -61,24 +83,21 @@ impl Rarity {
         self.log_scanned
     }
 
-    fn slot(key: u64) -> usize {
-        (key >> 40) as usize & (COUNT_SLOTS - 1)
-    }
-
-    /// Counts one word of a new value, by its key.
-    pub(super) fn add(&mut self, key: u64) {
+    /// Counts one word of a new value, by its [`count_slot`].
+    pub(super) fn add(&mut self, slot: u32) {
         if self.counts.is_empty() {
             self.counts = vec![0; COUNT_SLOTS];
         }
-        if let Some(c) = self.counts.get_mut(Rarity::slot(key)) {
+        if let Some(c) = self.counts.get_mut(slot as usize) {
             *c = c.saturating_add(1);
         }
         self.counted += 1;
     }
 
-    /// `log2q` of the word's share of the words counted (0 or less).
-    pub(super) fn log_share(&self, key: u64) -> i32 {
-        let count = self.counts.get(Rarity::slot(key)).copied().unwrap_or(0);
+    /// `log2q` of the share of the word of [`count_slot`] `slot` in the words counted (0 or
+    /// less).
+    pub(super) fn log_share(&self, slot: u32) -> i32 {
+        let count = self.counts.get(slot as usize).copied().unwrap_or(0);
         log2q(u64::from(count.max(1))) - log2q(self.counted.max(1))
     }
 }

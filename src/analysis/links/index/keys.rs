@@ -45,25 +45,30 @@ pub(super) fn extend(key: u64, sep: u64, word: u64) -> u64 {
     (x >> 64) as u64 ^ x as u64
 }
 
-/// The key of the run of `len` words of `words` from the `first` (what lies between them read
-/// in `bytes`, the text the words are ranges of).
+/// The key of the run of `len` words of `words` from the `first` (their bytes, and what lies
+/// between them, read in `bytes`, the text the words are ranges of; their own keys are not
+/// read), after calling `shorter` with the key of each shorter run from the same word, shortest
+/// first.
 pub(super) fn run_key(
     hasher: &DefaultHashBuilder,
     bytes: &[u8],
     words: &[Word],
     first: usize,
     len: usize,
+    mut shorter: impl FnMut(u64),
 ) -> u64 {
-    let Some(start) = words.get(first) else {
+    let mut run = words.iter().skip(first).take(len);
+    let Some(start) = run.next() else {
         return 0;
     };
-    let mut key = start.key;
+    let mut key = word_key(hasher, bytes.get(start.a..start.b).unwrap_or_default());
     let mut before = start.b;
-    for w in words.get(first + 1..first + len).unwrap_or_default() {
+    for w in run {
+        shorter(key);
         key = extend(
             key,
             sep_key(hasher, bytes.get(before..w.a).unwrap_or_default()),
-            w.key,
+            word_key(hasher, bytes.get(w.a..w.b).unwrap_or_default()),
         );
         before = w.b;
     }

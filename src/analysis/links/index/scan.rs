@@ -111,7 +111,8 @@ impl Index<'_> {
                 // (most runs are no anchor and begin none: told by the bit sets, one read)
                 let bits = self.filter_bits(kept);
                 if bits & ANCHOR_BIT != 0 {
-                    self.check_anchor(text, w.a, kept, budget, out);
+                    let run = bytes.get(w.a..last).unwrap_or_default();
+                    self.check_anchor(text, w.a, run, kept, budget, out);
                 }
                 if bits & HEAD_BIT == 0 || len >= MAX_ANCHOR_WORDS {
                     break;
@@ -135,10 +136,18 @@ impl Index<'_> {
         }
     }
 
-    /// Checks the values filed under the anchor of kept key `key` (whose bit is set in the
-    /// anchors' bit set), which starts at byte `a` of `text`.
-    fn check_anchor(&self, text: &str, a: usize, key: u32, budget: &mut usize, out: &mut Vec<Hit>) {
-        for &(value, off) in self.filed_under(key) {
+    /// Checks the values filed under the anchor whose text is `run` (kept key `key`, whose bit
+    /// is set in the anchors' bit set), which starts at byte `a` of `text`.
+    fn check_anchor(
+        &self,
+        text: &str,
+        a: usize,
+        run: &[u8],
+        key: u32,
+        budget: &mut usize,
+        out: &mut Vec<Hit>,
+    ) {
+        for &(value, off) in self.filed_under(run, key) {
             if *budget == 0 {
                 return;
             }
@@ -204,12 +213,9 @@ fn budget_of(len: usize) -> usize {
         .max(LINK_MIN_CHECKS)
 }
 
-/// Hits sorted by end, longer first at one end, each once (one end and length is one value:
-/// values are distinct texts; two anchors whose keys share their kept bits may find one
-/// occurrence twice).
-fn sort_hits(out: &mut Vec<Hit>) {
+/// Hits sorted by end, longer first at one end.
+fn sort_hits(out: &mut [Hit]) {
     out.sort_unstable_by(|x, y| x.end.cmp(&y.end).then(y.len.cmp(&x.len)));
-    out.dedup();
 }
 
 /// True when the match is not part of a longer word or number.
