@@ -1,11 +1,12 @@
-//! `analyze` on generated runs of 1,000, 10,000 and 100,000 steps in both shapes (values that
-//! repeat, and many distinct values flowing between steps: `support/gen.rs`): from the file's
-//! text to the report, as the command does, beside the parse floor, reading the same text into
-//! one `serde_json::Value`. Both run over and over in one process, on a heap the previous
-//! iteration left behind: a fair pair for spotting a change, lower than a fresh process's figures
-//! (`examples/parse_floor.rs` and `analyze` itself are the issue's measure). docs/performance.md
-//! has the numbers and the commands:
-//! `cargo bench --bench analyze`, or one group, `cargo bench --bench analyze -- analyze/distinct`.
+//! `analyze` on generated runs of 1,000, 10,000 and 100,000 steps in four shapes
+//! (`support/gen.rs`): values that repeat; many distinct values flowing between steps; text drawn
+//! from a small vocabulary (issue 28); and that text as an OTLP export of GenAI spans, read by
+//! the importer (100,000 spans). From the file's text to the report, as the command does, beside
+//! the parse floor, reading the same text into one `serde_json::Value`. Both run over and over
+//! in one process, on a heap the previous iteration left behind: a fair pair for spotting a
+//! change, lower than a fresh process's figures (`examples/parse_floor.rs` and `analyze` itself
+//! are the issue's measure). docs/performance.md has the numbers and the commands:
+//! `cargo bench --bench analyze`, or one group, `cargo bench --bench analyze -- analyze/vocab`.
 
 /// The binary's allocator (src/main.rs), so the figures are the program's.
 #[global_allocator]

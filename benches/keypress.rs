@@ -5,9 +5,10 @@
 //! many distinct values with the report the analysis makes of it (50,000 ranked pieces of
 //! context, 16,000 steps with dropped context, grouped suspects).
 //!
-//! Also the first frame: from a run file's text to the screen drawn, in both shapes at 1,000,
-//! 10,000 and 100,000 steps (load, analyse, build the screen's look-ups, draw), which the screen
-//! must show within 1.5 times what `analyze` takes (docs/performance.md).
+//! Also the first frame: from a run file's text to the screen drawn, in every shape of
+//! `support/gen.rs` at 1,000, 10,000 and 100,000 steps (load, analyse, build the screen's
+//! look-ups, draw), which the screen must show within 1.5 times what `analyze` takes
+//! (docs/performance.md).
 //!
 //! Run with `cargo bench --bench keypress`.
 

@@ -1,37 +1,60 @@
-//! Generated `tdn.run/1` files for the benchmarks (docs/performance.md), in two shapes:
+//! Generated runs for the benchmarks (docs/performance.md), in four shapes:
 //!
 //! - `Repeating`: a few hundred orders, customers and amounts, reused across the run (values
 //!   repeat, so the link index stays small);
 //! - `Distinct`: every user message, tool result and document brings new order ids, addresses,
 //!   amounts, dates and sentences, which later steps pick up from the last twenty (many distinct
-//!   values flowing between steps, as a long production run has).
+//!   values flowing between steps, as a long production run has);
+//! - `Vocab` (issue 28): sentences of 14 to 60 words drawn from about 40 common words, with ids,
+//!   dates and customers from a few hundred values and amounts among them, half the sentences
+//!   quoted from the last twenty: the text of a run made mostly of a few words (see [`Vocab`]
+//!   for the knobs);
+//! - `Otlp` (issue 28): the same talk as an OTLP JSON export in the GenAI conventions, chat
+//!   spans whose `gen_ai.input.messages` hold the system prompt and the last three messages
+//!   each time, and `execute_tool` spans with their arguments and results.
 //!
-//! A step cycle of user message, model call (with a thought, a tool call and the context it was
-//! sent), tool call (a JSON result that becomes a context unit, a failure every 97 steps), search
-//! (a document, some outdated), state-changing call, and model answer; about 470 bytes a step in
-//! the distinct shape. Deterministic (a fixed-seed generator), no I/O.
+//! The first three are `tdn.run/1` files. In the first two, a step cycle of user message, model
+//! call (with a thought, a tool call and the context it was sent), tool call (a JSON result that
+//! becomes a context unit, a failure every 97 steps), search (a document, some outdated),
+//! state-changing call, and model answer; about 470 bytes a step in the distinct shape. The
+//! small-vocabulary run cycles through a user message, a model call, a tool call (a JSON result
+//! and a context unit), a search, a memory read or write, and a model answer: about 550 bytes a
+//! step. Deterministic (a fixed-seed generator), no I/O. `gen_runs.py` beside this file writes
+//! the same bytes, for measuring by hand (`examples/gen_run.rs` writes them from this file).
 
 use serde_json::{Value, json};
 
-/// Which values a generated run reuses.
+/// Which values a generated run reuses, and in which format it comes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
     /// Values repeat.
     Repeating,
     /// Many distinct values flow between steps.
     Distinct,
+    /// The text is drawn from a small vocabulary ([`Vocab::default`]).
+    Vocab,
+    /// The small vocabulary's talk as an OTLP export of GenAI spans.
+    Otlp,
 }
 
 impl Shape {
-    /// Both shapes.
-    pub const ALL: [Shape; 2] = [Shape::Repeating, Shape::Distinct];
+    /// Every shape.
+    pub const ALL: [Shape; 4] = [Shape::Repeating, Shape::Distinct, Shape::Vocab, Shape::Otlp];
 
     /// Its name in benchmark ids.
     pub fn name(self) -> &'static str {
         match self {
             Shape::Repeating => "repeating",
             Shape::Distinct => "distinct",
+            Shape::Vocab => "vocab",
+            Shape::Otlp => "otlp",
         }
+    }
+
+    /// The shape of this name.
+    #[allow(dead_code)]
+    pub fn named(name: &str) -> Option<Shape> {
+        Shape::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 
@@ -99,7 +122,7 @@ fn new_vals(shape: Shape, i: usize, rng: &mut Rng) -> Vals {
                 tracking: format!("1Z{:010X}", k),
             }
         }
-        Shape::Distinct => Vals {
+        _ => Vals {
             order: format!("ORD-{}", 10_000_000 + rng.below(90_000_000)),
             cust: format!("c{}.{}@example.com", rng.below(1_000_000), rng.word()),
             amount: 100 + rng.below(99_900),
@@ -112,7 +135,7 @@ fn new_vals(shape: Shape, i: usize, rng: &mut Rng) -> Vals {
 fn sentence(shape: Shape, v: &Vals, rng: &mut Rng) -> String {
     let words: Vec<&str> = match shape {
         Shape::Repeating => WORDS.iter().take(8).copied().collect(),
-        Shape::Distinct => (0..6 + rng.below(6)).map(|_| rng.word()).collect(),
+        _ => (0..6 + rng.below(6)).map(|_| rng.word()).collect(),
     };
     format!(
         "The {} {} for {} {} on {}.",
@@ -124,12 +147,19 @@ fn sentence(shape: Shape, v: &Vals, rng: &mut Rng) -> String {
     )
 }
 
-/// A run of `n` steps in `shape`, as the JSON text of a `tdn.run/1` file.
+/// A run of `n` steps in `shape` (an export of `n` spans for [`Shape::Otlp`]), as JSON text;
+/// the small vocabulary at its defaults.
+#[allow(dead_code)]
 pub fn run_json(shape: Shape, n: usize) -> String {
-    run_value(shape, n).to_string()
+    match shape {
+        Shape::Vocab => vocab_run(n, &Vocab::default()).to_string(),
+        Shape::Otlp => otlp_export(n, &Vocab::default()).to_string(),
+        _ => run_value(shape, n).to_string(),
+    }
 }
 
-/// A run of `n` steps in `shape`, as JSON.
+/// A run of `n` steps in the repeating or distinct shape (the distinct one for any other), as
+/// JSON.
 pub fn run_value(shape: Shape, n: usize) -> Value {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut steps = Vec::with_capacity(n);
@@ -145,7 +175,7 @@ pub fn run_value(shape: Shape, n: usize) -> Value {
                     from + usize::try_from(rng.below((recent.len() - from) as u64)).unwrap_or(0);
                 recent[k].clone()
             }
-            Shape::Repeating => recent[recent.len() - 1].clone(),
+            _ => recent[recent.len() - 1].clone(),
         };
         let step = match i % 6 {
             0 => {
@@ -198,7 +228,7 @@ pub fn run_value(shape: Shape, n: usize) -> Value {
                 let v = new_vals(shape, i, &mut rng);
                 let doc = match shape {
                     Shape::Distinct => format!("doc-{i}"),
-                    Shape::Repeating => format!("doc-{}", i % 50),
+                    _ => format!("doc-{}", i % 50),
                 };
                 let text = format!(
                     "Refund policy {}: orders like {} are refunded ${} within 30 days. {} Returns need the original packaging and a receipt; gift cards and final-sale items are not refunded.",
@@ -251,4 +281,395 @@ pub fn run_value(shape: Shape, n: usize) -> Value {
         "context_units": units,
         "steps": steps,
     })
+}
+
+/// The knobs of the small-vocabulary shapes.
+#[derive(Clone, Copy, Debug)]
+pub struct Vocab {
+    /// Words the sentences are drawn from (the common words below, then made-up ones).
+    pub words: usize,
+    /// Words in a sentence, at least and at most.
+    pub sentence: (usize, usize),
+    /// Distinct ids, dates and customers.
+    pub pool: u64,
+    /// Digits of an order id.
+    pub digits: u32,
+    /// Percent of the sentences quoted from the last twenty rather than new.
+    pub reuse: u64,
+    /// Percent of new sentences holding the order id (half as many a date, an amount; a
+    /// quarter a customer).
+    pub mix: u64,
+}
+
+impl Default for Vocab {
+    fn default() -> Self {
+        Vocab {
+            words: 40,
+            sentence: (14, 60),
+            pool: 300,
+            digits: 5,
+            reuse: 50,
+            mix: 25,
+        }
+    }
+}
+
+/// The small vocabulary: the words a support agent's text is mostly made of.
+const COMMON: &[&str] = &[
+    "customer",
+    "order",
+    "refund",
+    "shipment",
+    "account",
+    "invoice",
+    "ticket",
+    "warehouse",
+    "carrier",
+    "payment",
+    "address",
+    "policy",
+    "balance",
+    "package",
+    "delivery",
+    "return",
+    "exchange",
+    "support",
+    "status",
+    "update",
+    "the",
+    "a",
+    "to",
+    "for",
+    "and",
+    "is",
+    "was",
+    "of",
+    "on",
+    "in",
+    "with",
+    "we",
+    "will",
+    "please",
+    "your",
+    "has",
+    "been",
+    "not",
+    "can",
+    "check",
+];
+
+const SYLLABLES: &[&str] = &[
+    "ka", "lo", "mi", "ren", "tas", "vo", "pel", "dri", "su", "nor", "bex", "qui", "ta", "zo",
+    "fen", "gar",
+];
+
+/// `size` words: the common ones, then made-up words of two or three syllables.
+fn vocabulary(size: usize) -> Vec<String> {
+    let mut out: Vec<String> = COMMON.iter().take(size).map(|w| (*w).to_owned()).collect();
+    let n = SYLLABLES.len();
+    let mut k = 0;
+    while out.len() < size {
+        let mut w = format!("{}{}", SYLLABLES[k % n], SYLLABLES[(k / n) % n]);
+        if k >= n * n {
+            w.push_str(SYLLABLES[(k / (n * n)) % n]);
+        }
+        out.push(w);
+        k += 1;
+    }
+    out
+}
+
+/// What a step speaks of.
+#[derive(Clone)]
+struct Fact {
+    order: String,
+    date: String,
+    cust: String,
+    amount: u64,
+}
+
+/// Sentences of a small vocabulary with a fact's values among them, and the last twenty
+/// sentences written, which later steps quote.
+struct Talk {
+    rng: Rng,
+    p: Vocab,
+    words: Vec<String>,
+    recent: Vec<String>,
+}
+
+impl Talk {
+    fn new(seed: u64, p: &Vocab) -> Talk {
+        Talk {
+            rng: Rng(seed),
+            p: *p,
+            words: vocabulary(p.words.max(1)),
+            recent: Vec::new(),
+        }
+    }
+
+    fn pick(&mut self, n: u64) -> u64 {
+        self.rng.below(n)
+    }
+
+    fn order(&self, k: u64) -> String {
+        let digits = self.p.digits.clamp(1, 19);
+        let w = digits as usize;
+        format!("ORD-{:0w$}", (k * 7919) % 10u64.pow(digits))
+    }
+
+    fn date(k: u64) -> String {
+        format!("2026-{:02}-{:02}", 1 + k % 12, 1 + (k / 12) % 28)
+    }
+
+    fn fact(&mut self) -> Fact {
+        let pool = self.p.pool.max(1);
+        let order = self.pick(pool);
+        let order = self.order(order);
+        let date = Talk::date(self.pick(pool));
+        let cust = format!("cust{}@example.com", self.pick(pool));
+        let amount = 100 + self.pick(99_900);
+        Fact {
+            order,
+            date,
+            cust,
+            amount,
+        }
+    }
+
+    /// A new sentence: words of the vocabulary, with the fact's values among them.
+    fn fresh(&mut self, f: &Fact) -> String {
+        let (lo, hi) = self.p.sentence;
+        let (lo, hi) = (lo.max(1), hi.max(lo.max(1)));
+        let n = lo + self.pick((hi - lo + 1) as u64) as usize;
+        let mut words: Vec<String> = (0..n)
+            .map(|_| {
+                let k = self.pick(self.words.len() as u64) as usize;
+                self.words[k].clone()
+            })
+            .collect();
+        let parts: [(u64, String); 4] = [
+            (1, f.order.clone()),
+            (2, f.date.clone()),
+            (2, format!("${}", f.amount)),
+            (4, f.cust.clone()),
+        ];
+        for (part, value) in parts {
+            if self.pick(100) < self.p.mix / part {
+                let at = self.pick(n as u64) as usize;
+                words[at] = value;
+            }
+        }
+        let mut s = words.join(" ");
+        if let Some(first) = s.get_mut(0..1) {
+            first.make_ascii_uppercase();
+        }
+        s.push('.');
+        self.recent.push(s.clone());
+        if self.recent.len() > 20 {
+            self.recent.remove(0);
+        }
+        s
+    }
+
+    /// A sentence quoted from the last twenty (`reuse` percent of the time), else a new one.
+    fn say(&mut self, f: &Fact) -> String {
+        if !self.recent.is_empty() && self.pick(100) < self.p.reuse {
+            let k = self.pick(self.recent.len() as u64) as usize;
+            return self.recent[k].clone();
+        }
+        self.fresh(f)
+    }
+}
+
+/// A small-vocabulary run of `n` steps (see the module docs), as JSON.
+pub fn vocab_run(n: usize, p: &Vocab) -> Value {
+    let mut talk = Talk::new(0x2545_f491_4f6c_dd1d, p);
+    let mut steps = Vec::with_capacity(n);
+    let mut units: Vec<Value> = Vec::new();
+    let mut unit_ids: Vec<String> = Vec::new();
+    let mut f = talk.fact();
+    for i in 0..n {
+        let id = format!("s{i}");
+        let step = match i % 6 {
+            0 => {
+                f = talk.fact();
+                let mut out = talk.fresh(&f);
+                if talk.pick(2) == 0 {
+                    out.push(' ');
+                    out.push_str(&talk.say(&f));
+                }
+                json!({"id": id, "kind": "user", "output": out})
+            }
+            1 => {
+                let available: Vec<&String> = unit_ids.iter().rev().take(6).rev().collect();
+                let sent: Vec<&String> = available
+                    .iter()
+                    .take(available.len().saturating_sub(2))
+                    .copied()
+                    .collect();
+                let input = format!("Look up {} for {}. {}", f.order, f.cust, talk.say(&f));
+                let thought = talk.say(&f);
+                json!({"id": id, "kind": "llm", "input": input,
+                    "output": {"thought": thought,
+                               "tool_call": {"name": "get_order", "arguments": {"id": f.order}}},
+                    "context": {"available": available, "sent": sent},
+                    "usage": {"input_tokens": 400 + i % 50, "output_tokens": 30}})
+            }
+            2 => {
+                let mut s = json!({"id": id, "kind": "tool",
+                    "tool": {"name": "get_order", "arguments": {"id": f.order}}});
+                if i % 97 == 2 {
+                    s["error"] = json!(format!("order {} not found", f.order));
+                } else {
+                    let note = talk.fresh(&f);
+                    s["output"] =
+                        json!({"id": f.order, "total": f.amount, "date": f.date, "note": note});
+                    let uid = format!("u{i}");
+                    let text = talk.say(&f);
+                    units.push(json!({"id": uid, "kind": "tool_result", "text": text,
+                        "produced_by": id, "tokens": 40}));
+                    unit_ids.push(uid);
+                }
+                s
+            }
+            3 => {
+                let doc = format!("doc-{}", talk.pick(p.pool.max(1)));
+                let mut text = talk.fresh(&f);
+                text.push(' ');
+                text.push_str(&talk.say(&f));
+                json!({"id": id, "kind": "retrieval", "input": format!("policy for {}", f.order),
+                    "documents": [{"id": doc, "text": text, "outdated": i % 12 == 3}]})
+            }
+            4 => {
+                let key = format!("case/{}", f.order);
+                let kind = if i % 12 == 4 {
+                    "memory_write"
+                } else {
+                    "memory_read"
+                };
+                json!({"id": id, "kind": kind, "memory": {"key": key, "value": talk.say(&f)}})
+            }
+            _ => {
+                let input = talk.say(&f);
+                let out = format!(
+                    "The refund of ${} for {} is due {}. {}",
+                    f.amount,
+                    f.order,
+                    f.date,
+                    talk.fresh(&f)
+                );
+                json!({"id": id, "kind": "llm", "input": input, "output": out})
+            }
+        };
+        steps.push(step);
+    }
+    let tools: Vec<Value> = ["get_order", "issue_refund"]
+        .iter()
+        .map(|t| {
+            json!({"name": t, "description": format!("{t} tool"), "mutates": t.starts_with("issue"),
+                "parameters": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}})
+        })
+        .collect();
+    json!({
+        "format": "tdn.run/1",
+        "id": format!("gen-vocab-{n}"),
+        "status": "failed",
+        "task": format!("Refund order {}", talk.order(0)),
+        "final_answer": format!("Your refund of ${} for {} has been issued.", f.amount, f.order),
+        "model": {"name": "gen", "context_window": 128_000},
+        "tools": tools,
+        "context_units": units,
+        "steps": steps,
+    })
+}
+
+/// An OTLP attribute.
+fn attr(key: &str, value: Value) -> Value {
+    match value {
+        Value::Number(n) => json!({"key": key, "value": {"intValue": n.to_string()}}),
+        v => json!({"key": key, "value": {"stringValue": v}}),
+    }
+}
+
+fn text_message(role: &str, content: String) -> Value {
+    json!({"role": role, "parts": [{"type": "text", "content": content}]})
+}
+
+const SYSTEM: &str = "You are the support agent of an online shop. Answer the customer's question about an order, a refund or a delivery; look the order up before you answer, never promise a refund the policy does not allow, and keep every answer short and polite.";
+
+/// An OTLP JSON export of `n` spans (see the module docs): an agent span, then chat and
+/// `execute_tool` spans in turn.
+pub fn otlp_export(n: usize, p: &Vocab) -> Value {
+    let mut talk = Talk::new(0x9e37_79b9_7f4a_7c15 ^ 0x5_deec_e66d, p);
+    let trace = format!("{:032x}", 0x4bf9_2f35_77b3_4da6_a3ce_929d_0e0e_4736u128);
+    let root = format!("{:016x}", 1);
+    let t0: u64 = 1_767_225_600_000_000_000;
+    let ns = |i: usize| t0 + (i as u64) * 1_000_000;
+    let mut spans = vec![
+        json!({"traceId": trace, "spanId": root, "name": "invoke_agent support",
+        "kind": 1, "startTimeUnixNano": t0.to_string(), "endTimeUnixNano": ns(n + 1).to_string(),
+        "attributes": [attr("gen_ai.operation.name", json!("invoke_agent")),
+                       attr("gen_ai.agent.name", json!("support"))],
+        "status": {}}),
+    ];
+    let mut history: Vec<Value> = Vec::new();
+    let mut f = talk.fact();
+    let mut call = 0;
+    let mut i = 1;
+    while i < n {
+        let start = ns(i);
+        if history.is_empty() || talk.pick(3) == 0 {
+            f = talk.fact();
+            let said = talk.say(&f);
+            history.push(text_message("user", said));
+        }
+        call += 1;
+        let call_id = format!("call_{call}");
+        let args = json!({"id": f.order, "date": f.date});
+        let said = talk.say(&f);
+        let out = json!([{"role": "assistant", "parts": [
+            {"type": "text", "content": said},
+            {"type": "tool_call", "id": call_id, "name": "get_order", "arguments": args}],
+            "finish_reason": "tool_call"}]);
+        let mut shown = vec![text_message("system", SYSTEM.to_owned())];
+        shown.extend(
+            history
+                .iter()
+                .skip(history.len().saturating_sub(3))
+                .cloned(),
+        );
+        spans.push(json!({"traceId": trace, "spanId": format!("{:016x}", i + 1), "parentSpanId": root,
+            "name": "chat gen-1", "kind": 3,
+            "startTimeUnixNano": start.to_string(), "endTimeUnixNano": (start + 900_000).to_string(),
+            "attributes": [attr("gen_ai.operation.name", json!("chat")),
+                           attr("gen_ai.request.model", json!("gen-1")),
+                           attr("gen_ai.input.messages", json!(Value::from(shown.clone()).to_string())),
+                           attr("gen_ai.output.messages", json!(out.to_string())),
+                           attr("gen_ai.usage.input_tokens", json!(300 + 40 * shown.len())),
+                           attr("gen_ai.usage.output_tokens", json!(60))],
+            "status": {}}));
+        history.push(out[0].clone());
+        i += 1;
+        if i >= n {
+            break;
+        }
+        let start = ns(i);
+        let note = talk.fresh(&f);
+        let result = json!({"id": f.order, "total": f.amount, "date": f.date, "note": note});
+        spans.push(json!({"traceId": trace, "spanId": format!("{:016x}", i + 1), "parentSpanId": root,
+            "name": "execute_tool get_order", "kind": 1,
+            "startTimeUnixNano": start.to_string(), "endTimeUnixNano": (start + 400_000).to_string(),
+            "attributes": [attr("gen_ai.operation.name", json!("execute_tool")),
+                           attr("gen_ai.tool.name", json!("get_order")),
+                           attr("gen_ai.tool.call.id", json!(call_id)),
+                           attr("gen_ai.tool.call.arguments", json!(args.to_string())),
+                           attr("gen_ai.tool.call.result", json!(result.to_string()))],
+            "status": {}}));
+        history.push(json!({"role": "tool", "parts": [
+            {"type": "tool_call_response", "id": call_id, "response": result.to_string()}]}));
+        i += 1;
+    }
+    json!({"resourceSpans": [{
+        "resource": {"attributes": [attr("service.name", json!("support-agent"))]},
+        "scopeSpans": [{"scope": {"name": "gen"}, "spans": spans}]}]})
 }

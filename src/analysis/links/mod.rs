@@ -3,8 +3,8 @@
 //! appears word for word in B's input.
 //!
 //! Found with one index of every value any step produced (`index.rs`: each value filed under a
-//! word it must show; `index/scan.rs`: looked up word by word while each step's input is scanned
-//! once), never by comparing pairs of steps. Against quadratic blow-up a use links only to the latest earlier
+//! rare run of words it must show; `index/scan.rs`: looked up word by word while each step's
+//! input is scanned once), never by comparing pairs of steps. Against quadratic blow-up a use links only to the latest earlier
 //! producer of its value, each step gives at most [`LINK_MAX_VALUES_PER_STEP`] +
 //! [`LINK_MAX_SENTENCES_PER_STEP`] values, each step receives at most [`LINK_MAX_PER_STEP`] links,
 //! and all values together are capped at [`LINK_MAX_PATTERN_BYTES`]. So the graph has at most 32
@@ -42,7 +42,7 @@ const STEPS_PER_TASK: usize = 256;
 /// A scanning thread's buffers.
 #[derive(Default)]
 struct Scan {
-    words: Vec<(usize, usize)>,
+    words: Vec<index::Word>,
     hits: Vec<index::Hit>,
     seen: HashSet<u32>,
     /// The text at hand joined, when it has several leaves and values without an anchor are
@@ -220,6 +220,8 @@ impl<'t> LinkGraph<'t> {
     ) -> LinkGraph<'t> {
         let n = run.steps.len().min(texts.len());
         let mut index = Index::new(LINK_MAX_PATTERN_BYTES);
+        // (how rare an anchor must be depends on how much text will be scanned)
+        index.expect_scanned((0..n).map(|j| texts.consumed_text(j).len()).sum());
         let mut truncated = false;
         // The values each step gives, found in parallel (they are spans of the texts), then
         // added in step order, so ids and caps do not depend on the threads.

@@ -5,7 +5,7 @@
 //! earlier producer. The reference compares every value with every position; the index must
 //! find exactly the same uses.
 
-use super::index::{Index, at_boundaries, text_hash};
+use super::index::{Hit, Index, at_boundaries, text_hash};
 use super::{LinkGraph, StepTexts, Use, ValueKind, link_values, link_values_in};
 use crate::analysis::model::{Run, RunStatus, Step, StepKind};
 use crate::analysis::rank::params::{
@@ -159,6 +159,21 @@ fn crowded() -> impl Strategy<Value = String> {
     })
 }
 
+/// Text of a small vocabulary (issue 28): sentences of words drawn from five, some holding
+/// an id, so that values share every short run of words and differ further on.
+fn small_vocabulary() -> impl Strategy<Value = String> {
+    const WORDS: &[&str] = &["order", "refund", "the", "policy", "ORD-1042", "é"];
+    const ENDS: &[&str] = &[" ", " ", " ", " ", ". ", ", ", "\n", "-", ""];
+    prop::collection::vec((0..WORDS.len(), 0..ENDS.len()), 0..40).prop_map(|parts| {
+        let mut s = String::new();
+        for (w, e) in parts {
+            s.push_str(WORDS[w]);
+            s.push_str(ENDS[e]);
+        }
+        s
+    })
+}
+
 /// A step's input or output: one string, or an object of strings and numbers (a text of
 /// several leaves, read as the leaves joined by newlines).
 fn payload() -> impl Strategy<Value = Value> {
@@ -244,8 +259,72 @@ fn scans_as_joined(run: &Run) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Every occurrence of every value of `index` in `text`, as a plain reading finds them:
+/// each value compared at each position (ids, dates and numbers outside longer words), sorted
+/// by end, longer first.
+fn hits_by_reading(index: &Index, text: &str) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    for id in 0..index.len() {
+        let v = index.value(id);
+        let sentence = index.kind(id) == Some(ValueKind::Sentence);
+        for start in (0..=text.len()).filter(|&s| text.is_char_boundary(s)) {
+            let end = start + v.len();
+            if text.get(start..end) == Some(v) && (sentence || at_boundaries(text, start, end)) {
+                hits.push(Hit {
+                    end: end as u32,
+                    len: v.len() as u32,
+                    value: id as u32,
+                });
+            }
+        }
+    }
+    hits.sort_by(|a, b| a.end.cmp(&b.end).then(b.len.cmp(&a.len)));
+    hits
+}
+
+/// The index of the values `texts` give, told to expect a scan of `scanned` bytes (the more,
+/// the longer the runs of words its anchors are), finds in each input exactly what a plain
+/// reading finds.
+fn hits_as_by_reading(texts: &[String], scanned: usize) -> Result<(), TestCaseError> {
+    let mut index = Index::new(usize::MAX);
+    index.expect_scanned(scanned);
+    let hasher = index.hasher();
+    for t in texts {
+        link_values(t, |v, kind| {
+            index.intern_hashed(v, kind, text_hash(&hasher, v.as_bytes()));
+            true
+        });
+    }
+    index.finish();
+    let (mut words, mut got) = (Vec::new(), Vec::new());
+    for t in texts {
+        index.scan(t, &mut words, &mut got);
+        prop_assert_eq!(&got, &hits_by_reading(&index, t));
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn a_small_vocabulary_hits_as_a_plain_reading_whatever_the_anchors(
+        texts in prop::collection::vec(small_vocabulary(), 1..8),
+        scanned in prop_oneof![Just(0usize), Just(10_000), Just(1 << 30), Just(usize::MAX)],
+    ) {
+        hits_as_by_reading(&texts, scanned)?;
+    }
+
+    #[test]
+    fn a_small_vocabulary_links_as_in_the_reference(
+        steps in prop::collection::vec((small_vocabulary(), small_vocabulary()), 1..8)
+    ) {
+        let steps: Vec<(Value, Value)> = steps
+            .into_iter()
+            .map(|(i, o)| (Value::String(i), Value::String(o)))
+            .collect();
+        links_as_in_the_reference(&run_of(&steps))?;
+    }
 
     #[test]
     fn inputs_scanned_leaf_by_leaf_hit_as_joined(

@@ -1,221 +1,274 @@
-//! The choice of a new value's anchor (see the parent module): its candidates, each two
-//! neighbouring whole words or else each whole word, and the one filed with the fewest values,
-//! found with few look-ups (issue 11). Pure; no I/O.
+//! The choice of a new value's anchor (see the parent module, issue 28): a run of whole words of
+//! the value that is rare in the run's text. How often a run of words shows in the text is
+//! estimated from how common its words are among the values so far: the product of their
+//! shares, times the words to be scanned. The shortest run expected to show at most about once,
+//! together with the values already filed under it, is the anchor; where no run is that rare
+//! (a short value of common words), the rarest. Pure; no I/O.
 
+use super::Word;
 use crate::analysis::links::values::ValueKind;
+use std::ops::Range;
 
-/// A piece of a new value that could be its anchor: bytes `a..b` of it.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Candidate {
-    pub(super) a: usize,
-    pub(super) b: usize,
-    /// The order of candidates filed with as many values, as one number (compared at the
-    /// cost of one, issue 11): one that holds a digit, then a longer one, then the one that
-    /// comes first (no two candidates start at one byte, so no two rank the same).
-    rank: u128,
+/// Most words in an anchor: enough for a run of words drawn from a handful of words to be rare
+/// in a run of millions of words; the scan follows a run of words no further.
+pub(super) const MAX_ANCHOR_WORDS: usize = 12;
+
+/// The expected checks an anchor may cost over the whole scan, at most, as [`log2q`] (0: one):
+/// the places its run of words shows in the scanned text, times the values filed under it.
+const RARE: i32 = 0;
+
+/// Candidates of one length looked up at most, rarest first, before longer runs are tried.
+const LOOKS_PER_LENGTH: usize = 4;
+
+/// Slots of the word counts: a fixed table, words sharing a slot counted together (which only
+/// makes a rare word look a little more common).
+const COUNT_SLOTS: usize = 1 << 18;
+
+/// The slot of a word's count: a hash of its bytes with a fixed seed, eight at a time, so the
+/// counts (and so the anchors chosen) are the same in every process, whatever the seed of the
+/// tables' hashes. (A text written to crowd one slot only makes its words look common, and
+/// their anchors longer.)
+pub(super) fn count_slot(word: &[u8]) -> u32 {
+    #[inline]
+    fn mix(h: u64, x: u64) -> u64 {
+        let m = u128::from(h ^ x) * u128::from(0x2d35_8dcc_aa6c_78a5u64);
+        (m >> 64) as u64 ^ m as u64
+    }
+    let mut h = 0x9e37_79b9_7f4a_7c15 ^ word.len() as u64;
+    let mut rest = word;
+    while let Some((eight, tail)) = rest.split_first_chunk::<8>() {
+        h = mix(h, u64::from_le_bytes(*eight));
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        h = mix(h, rest.iter().fold(0, |x, &b| x << 8 | u64::from(b)));
+    }
+    (h >> 40) as u32 & (COUNT_SLOTS as u32 - 1)
 }
 
-/// The top bit of [`Candidate::rank`]: set for a candidate without an ASCII digit.
-const PLAIN: u128 = 1 << 127;
-
-impl Candidate {
-    /// Bytes `a..b`; `plain` when no ASCII digit is in them.
-    fn new(a: usize, b: usize, plain: bool) -> Candidate {
-        // 63 bits for the length, counted down (a longer one ranks first), 64 for the start
-        const LONGEST: u64 = u64::MAX >> 1;
-        let len = u64::try_from(b.saturating_sub(a)).map_or(LONGEST, |l| l.min(LONGEST));
-        let start = u64::try_from(a).unwrap_or(u64::MAX);
-        let rank =
-            if plain { PLAIN } else { 0 } | u128::from(LONGEST - len) << 64 | u128::from(start);
-        Candidate { a, b, rank }
+/// `log2(x)` in 256ths, for `x` of 1 or more (0 for 0): the position of the top bit and the
+/// next eight bits as its fraction (within 0.09 of the true value, which an estimate of how
+/// often a run of words shows needs no closer).
+pub(super) fn log2q(x: u64) -> i32 {
+    if x == 0 {
+        return 0;
     }
-
-    /// No ASCII digit in it.
-    #[cfg(test)]
-    fn plain(&self) -> bool {
-        self.rank & PLAIN != 0
-    }
+    let top = 63 - x.leading_zeros();
+    let frac = if top >= 8 {
+        (x >> (top - 8)) & 0xff
+    } else {
+        (x << (8 - top)) & 0xff
+    };
+    (top as i32) * 256 + frac as i32
 }
 
-/// The anchor candidates of value `text` whose words are `words` (each with whether it holds
-/// an ASCII digit, [`super::each_word`]) into `out`: each two neighbouring whole words (see
-/// the module docs), else each whole word (what lies between two words is no digit: it is not
-/// alphanumeric).
-#[inline]
-pub(super) fn candidates_of(
-    text: &str,
-    kind: ValueKind,
-    words: &[(usize, usize, bool)],
-    out: &mut Vec<Candidate>,
-) {
-    out.clear();
-    let whole = |a: usize, b: usize| kind != ValueKind::Sentence || (a > 0 && b < text.len());
-    // the word before the one at hand, when whole, and whether it holds a digit
-    let mut before: Option<(usize, bool)> = None;
-    for &(a, b, digit) in words {
-        let whole_here = whole(a, b);
-        if whole_here && let Some((start, digit_before)) = before {
-            out.push(Candidate::new(start, b, !(digit_before || digit)));
+/// How common each word of the values added so far is, and how many words will be scanned.
+#[derive(Default)]
+pub(super) struct Rarity {
+    /// By slot of the word's key; allocated with the first word (untouched pages cost nothing).
+    counts: Vec<u32>,
+    counted: u64,
+    /// `log2q` of the words to be scanned (0 until told).
+    log_scanned: i32,
+}
+
+impl Rarity {
+    /// Notes the bytes to be scanned: about one word in every six bytes of text.
+    pub(super) fn expect_scanned(&mut self, bytes: usize) {
+        self.log_scanned = log2q(u64::try_from(bytes / 6).unwrap_or(u64::MAX).max(1));
+    }
+
+    /// `log2q` of the words to be scanned.
+    pub(super) fn log_scanned(&self) -> i32 {
+        self.log_scanned
+    }
+
+    /// Counts one word of a new value, by its [`count_slot`].
+    pub(super) fn add(&mut self, slot: u32) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; COUNT_SLOTS];
         }
-        before = whole_here.then_some((a, digit));
-    }
-    if out.is_empty() {
-        for &(a, b, digit) in words {
-            if whole(a, b) {
-                out.push(Candidate::new(a, b, !digit));
-            }
+        if let Some(c) = self.counts.get_mut(slot as usize) {
+            *c = c.saturating_add(1);
         }
+        self.counted += 1;
+    }
+
+    /// `log2q` of the share of the word of [`count_slot`] `slot` in the words counted (0 or
+    /// less).
+    pub(super) fn log_share(&self, slot: u32) -> i32 {
+        let count = self.counts.get(slot as usize).copied().unwrap_or(0);
+        log2q(u64::from(count.max(1))) - log2q(self.counted.max(1))
     }
 }
 
-/// The best of `candidates` for an anchor: the one filed with the fewest values so far, then
-/// the first by [`Candidate::rank`], with what `look` found for it (`look` gives a candidate's
-/// load). The first by rank is the best when it is filed with no value yet (as a new value's
-/// is, most often); else the candidates are looked up in rank order and the first filed with
-/// no value ends the search (none can be better): a sentence whose first choice is a common
-/// pair of words looks up a few of its pairs, not all (issue 11). May reorder `candidates`.
+/// The words of a value (of `len` bytes) that any occurrence shows whole, as a range of
+/// `words` (see the parent module): all of an id, date or number; the inner ones of a
+/// sentence.
+pub(super) fn whole_words(len: usize, kind: ValueKind, words: &[Word]) -> Range<usize> {
+    if kind != ValueKind::Sentence {
+        return 0..words.len();
+    }
+    let start = usize::from(words.first().is_some_and(|w| w.a == 0));
+    let end = words.len() - usize::from(words.last().is_some_and(|w| w.b == len));
+    start..end.max(start)
+}
+
+/// A chosen anchor: `len` words from the `first`, with what the look-up found for it.
+#[derive(Debug)]
+pub(super) struct Choice<T> {
+    pub(super) first: usize,
+    pub(super) len: usize,
+    pub(super) found: T,
+}
+
+/// The anchor of a value whose whole words have the shares `shares` (`log2q`, from
+/// [`Rarity::log_share`]), in a scan of `log_scanned` words (`log2q`); `look(first, len)`
+/// gives the run's load (the values filed under it so far) and what it found. `windows` is
+/// scratch. None when there is no whole word.
+///
+/// A run's expected places in the text are `log_scanned` plus its words' shares; its cost,
+/// those places times its load and one. Runs are tried shortest first; of one length, those
+/// expected at most [`RARE`] times are looked up rarest first (at most
+/// [`LOOKS_PER_LENGTH`]), and the first whose cost is at most [`RARE`] is the anchor; else the
+/// cheapest looked up so far, once a longer one is no better. When no run up to
+/// [`MAX_ANCHOR_WORDS`] is expected that rarely, the rarest run (the shortest, then the first,
+/// of those) is the anchor.
 pub(super) fn choose<T>(
-    candidates: &mut [Candidate],
-    mut look: impl FnMut(Candidate) -> (u32, T),
-) -> Option<(u32, Candidate, T)> {
-    // (a plain loop: `min_by_key` here compiled to copies that stalled)
-    let mut first: Option<Candidate> = None;
-    for &c in candidates.iter() {
-        if first.is_none_or(|f| c.rank < f.rank) {
-            first = Some(c);
-        }
-    }
-    let c = first?;
-    let (load, found) = look(c);
-    let mut best = (load, c, found);
-    if load == 0 {
-        return Some(best);
-    }
-    // The next few by rank are picked one by one (one is filed with no value, most often);
-    // the rest, if need be, in sorted order (so the search stays within n log n).
-    let mut last = c.rank;
-    for _ in 0..PICKED_ONE_BY_ONE {
-        let mut next: Option<Candidate> = None;
-        for &c in candidates.iter() {
-            if c.rank > last && next.is_none_or(|n| c.rank < n.rank) {
-                next = Some(c);
+    shares: &[i32],
+    log_scanned: i32,
+    windows: &mut Vec<(i32, u32)>,
+    mut look: impl FnMut(usize, usize) -> (u32, T),
+) -> Option<Choice<T>> {
+    let words = shares.len();
+    let mut best: Option<(i32, Choice<T>)> = None;
+    // (expected places, first, len) of the rarest run
+    let mut rarest: Option<(i32, usize, usize)> = None;
+    for len in 1..=words.min(MAX_ANCHOR_WORDS) {
+        windows.clear();
+        let mut sum: i32 = shares.iter().take(len).sum();
+        for first in 0..=words - len {
+            if first > 0 {
+                let gone = shares.get(first - 1).copied().unwrap_or(0);
+                let new = shares.get(first + len - 1).copied().unwrap_or(0);
+                sum = sum - gone + new;
+            }
+            let places = log_scanned.saturating_add(sum);
+            if rarest.is_none_or(|(r, _, _)| places < r) {
+                rarest = Some((places, first, len));
+            }
+            if places <= RARE {
+                windows.push((places, u32::try_from(first).unwrap_or(u32::MAX)));
             }
         }
-        let Some(c) = next else {
-            return Some(best);
-        };
-        last = c.rank;
-        let (load, found) = look(c);
-        if load < best.0 {
-            best = (load, c, found);
-            if load == 0 {
-                return Some(best);
-            }
+        // (the few rarest in order; a long value's many windows are not all sorted)
+        if windows.len() > LOOKS_PER_LENGTH {
+            windows.select_nth_unstable(LOOKS_PER_LENGTH - 1);
+            windows.truncate(LOOKS_PER_LENGTH);
         }
-    }
-    candidates.sort_unstable_by_key(|c| c.rank);
-    for &c in candidates.iter().filter(|c| c.rank > last) {
-        let (load, found) = look(c);
-        if load < best.0 {
-            best = (load, c, found);
-            if load == 0 {
+        windows.sort_unstable();
+        for &(places, first) in windows.iter() {
+            let first = first as usize;
+            let (load, found) = look(first, len);
+            let cost = places.saturating_add(log2q(u64::from(load) + 1));
+            if best.as_ref().is_none_or(|(c, _)| cost < *c) {
+                best = Some((cost, Choice { first, len, found }));
+            }
+            if cost <= RARE {
                 break;
             }
         }
+        if best.as_ref().is_some_and(|(c, _)| *c <= RARE) {
+            break;
+        }
     }
-    Some(best)
+    if let Some((_, choice)) = best {
+        return Some(choice);
+    }
+    let (_, first, len) = rarest?;
+    let (_, found) = look(first, len);
+    Some(Choice { first, len, found })
 }
-
-/// Candidates [`choose`] picks by rank one by one before it sorts the rest.
-const PICKED_ONE_BY_ONE: usize = 4;
 
 #[cfg(test)]
 mod tests {
-    use super::super::each_word;
-    use super::super::tests::words_by_chars;
     use super::*;
-    use proptest::prelude::*;
 
-    /// Candidates at distinct starts, with and without digits, and a load for each.
-    fn candidates_and_loads() -> impl Strategy<Value = Vec<(Candidate, u32)>> {
-        proptest::collection::vec((0usize..40, 1usize..6, any::<bool>(), 0u32..4), 0..16).prop_map(
-            |parts| {
-                let mut out: Vec<(Candidate, u32)> = Vec::new();
-                for (a, len, plain, load) in parts {
-                    if out.iter().all(|(c, _)| c.a != a) {
-                        out.push((Candidate::new(a, a + len, plain), load));
-                    }
-                }
-                out
-            },
-        )
+    #[test]
+    fn log2q_is_within_a_tenth_of_log2() {
+        for x in [1u64, 2, 3, 5, 7, 100, 255, 256, 257, 1_000_003, u64::MAX] {
+            let want = (x as f64).log2() * 256.0;
+            let got = f64::from(log2q(x));
+            assert!(
+                (got - want).abs() <= 0.09 * 256.0,
+                "{x}: {got} against {want}"
+            );
+        }
+        assert!(log2q(1000) < log2q(1001) || log2q(1000) == log2q(1001));
+        assert!(log2q(999) <= log2q(1000));
     }
 
-    /// The candidates as a plain reading gives them: each pair of neighbouring whole words
-    /// (else each whole word), its bytes read for a digit.
-    fn candidates_by_reading(text: &str, kind: ValueKind) -> Vec<(usize, usize, bool)> {
-        let words = words_by_chars(text);
-        let whole =
-            |&(a, b): &(usize, usize)| kind != ValueKind::Sentence || (a > 0 && b < text.len());
-        let plain = |a: usize, b: usize| !text[a..b].bytes().any(|c| c.is_ascii_digit());
-        let mut out: Vec<(usize, usize, bool)> = words
-            .windows(2)
-            .filter(|p| whole(&p[0]) && whole(&p[1]))
-            .map(|p| (p[0].0, p[1].1, plain(p[0].0, p[1].1)))
-            .collect();
-        if out.is_empty() {
-            out = words
-                .iter()
-                .filter(|w| whole(w))
-                .map(|&(a, b)| (a, b, plain(a, b)))
-                .collect();
-        }
-        out
+    /// A run of one word with a share of 2^-30 in a scan of 2^20 words is expected 2^-10
+    /// times: it is the anchor, whatever the common words around it.
+    #[test]
+    fn a_rare_word_is_the_anchor_on_its_own() {
+        let shares = [-5 * 256, -30 * 256, -5 * 256, -5 * 256];
+        let mut looked = Vec::new();
+        let c = choose(&shares, 20 * 256, &mut Vec::new(), |first, len| {
+            looked.push((first, len));
+            (0, ())
+        });
+        let c = c.unwrap_or_else(|| panic!("an anchor"));
+        assert_eq!((c.first, c.len), (1, 1));
+        assert_eq!(looked, [(1, 1)]);
     }
 
-    proptest! {
-        #[test]
-        fn candidates_are_those_of_a_plain_reading(
-            text in "[a-c0-9 .\u{e9}\u{4e00}\u{0663}-]{0,30}",
-            sentence in any::<bool>(),
-        ) {
-            let kind = if sentence { ValueKind::Sentence } else { ValueKind::Id };
-            let mut words = Vec::new();
-            each_word(&text, |a, b, digit| words.push((a, b, digit)));
-            let mut got = Vec::new();
-            candidates_of(&text, kind, &words, &mut got);
-            let got: Vec<(usize, usize, bool)> = got.iter().map(|c| (c.a, c.b, c.plain())).collect();
-            prop_assert_eq!(got, candidates_by_reading(&text, kind));
-        }
+    /// Words of a share of 2^-5 in a scan of 2^20 words: a run of four is expected once, so
+    /// runs of four are the shortest rare ones; a loaded one gives way to the next.
+    #[test]
+    fn common_words_make_a_run_long_enough_to_be_rare_and_the_least_loaded() {
+        let shares = [-5 * 256; 7];
+        let mut looked = Vec::new();
+        let c = choose(&shares, 20 * 256, &mut Vec::new(), |first, len| {
+            looked.push((first, len));
+            (if first == 0 { 3 } else { 0 }, first)
+        });
+        let c = c.unwrap_or_else(|| panic!("an anchor"));
+        assert_eq!((c.first, c.len, c.found), (1, 4, 1));
+        assert_eq!(looked, [(0, 4), (1, 4)]);
+    }
 
-        #[test]
-        fn the_chosen_anchor_is_the_least_loaded_then_first_by_rank(
-            given in candidates_and_loads()
-        ) {
-            let load_of = |c: Candidate| {
-                given.iter().find(|(d, _)| d.a == c.a).map_or(u32::MAX, |&(_, l)| l)
-            };
-            // plain: every candidate looked up, the least by (load, rank)
-            let want = given
-                .iter()
-                .map(|&(c, l)| (l, (c.plain(), std::cmp::Reverse(c.b - c.a), c.a), c.a))
-                .min()
-                .map(|(l, _, a)| (l, a));
-            let mut candidates: Vec<Candidate> = given.iter().map(|&(c, _)| c).collect();
-            let mut looked: Vec<usize> = Vec::new();
-            let got = choose(&mut candidates, |c| {
-                looked.push(c.a);
-                (load_of(c), c.a)
-            });
-            prop_assert_eq!(got.map(|(l, c, found)| {
-                assert_eq!(found, c.a, "what was found for it");
-                (l, c.a)
-            }), want);
-            // each looked up once at most
-            let n = looked.len();
-            looked.sort_unstable();
-            looked.dedup();
-            prop_assert_eq!(looked.len(), n);
-        }
+    /// When every rare run of one length is loaded, a longer run is taken if it costs less.
+    #[test]
+    fn loaded_runs_give_way_to_longer_ones() {
+        let shares = [-5 * 256; 6];
+        let c = choose(&shares, 20 * 256, &mut Vec::new(), |_, len| {
+            (if len == 4 { 1_000 } else { 0 }, ())
+        });
+        let c = c.unwrap_or_else(|| panic!("an anchor"));
+        assert_eq!((c.first, c.len), (0, 5));
+    }
+
+    /// A value of two common words is never rare: the rarer run of both is its anchor.
+    #[test]
+    fn where_nothing_is_rare_the_rarest_run_is_the_anchor() {
+        let shares = [-3 * 256, -2 * 256];
+        let c = choose(&shares, 20 * 256, &mut Vec::new(), |_, _| (7, ()));
+        let c = c.unwrap_or_else(|| panic!("an anchor"));
+        assert_eq!((c.first, c.len), (0, 2));
+        assert!(choose(&[], 0, &mut Vec::new(), |_, _| (0, ())).is_none());
+    }
+
+    #[test]
+    fn a_sentence_has_its_inner_words_whole_and_an_id_all_of_its_words() {
+        let text = "Refund the order today.";
+        let mut words = Vec::new();
+        super::super::keys::each_word(text, |a, b| words.push(Word { a, b, key: 0 }));
+        assert_eq!(whole_words(text.len(), ValueKind::Sentence, &words), 1..4);
+        assert_eq!(whole_words(text.len(), ValueKind::Id, &words), 0..4);
+        let bare = "Refund the order today";
+        assert_eq!(whole_words(bare.len(), ValueKind::Sentence, &words), 1..3);
+        let one = [Word { a: 0, b: 5, key: 0 }];
+        assert_eq!(whole_words(5, ValueKind::Sentence, &one), 1..1);
     }
 }

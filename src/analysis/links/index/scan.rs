@@ -1,13 +1,16 @@
-//! The scan: every occurrence of a known value in a step's text. Each word of the text, and each
-//! word with its right neighbour, is looked up as an anchor, and only the values filed under it
-//! are checked against the text; values without an anchor are found by the rolling hash of their
+//! The scan: every occurrence of a known value in a step's text. Each word of the text is looked
+//! up as an anchor, and so is each run of words from it while the run begins some anchor of
+//! more words (a bit set tells, issue 28); only the values filed under an anchor found are
+//! checked against the text. Values without an anchor are found by the rolling hash of their
 //! first bytes (see the parent module for why an anchor is always seen as whole words).
 //!
 //! Against hostile runs, at most [`LINK_CHECKS_PER_BYTE`] candidates per byte of the scanned
 //! text are checked (and at least [`LINK_MIN_CHECKS`]), so a scan costs a bounded multiple of
 //! the text whatever the values. Pure; no I/O.
 
-use super::{ANCHOR_BIT, HEAD_BIT, Index, ROLL_BASE, roll_hash, word_runs};
+use super::anchor::MAX_ANCHOR_WORDS;
+use super::keys::{Word, each_word, extend, kept_key, sep_key, word_key};
+use super::{ANCHOR_BIT, HEAD_BIT, Index, ROLL_BASE, roll_hash};
 use crate::analysis::links::texts::Text;
 use crate::analysis::links::values::ValueKind;
 
@@ -34,7 +37,7 @@ impl Index<'_> {
     pub(in crate::analysis::links) fn scan(
         &self,
         text: &str,
-        words: &mut Vec<(usize, usize)>,
+        words: &mut Vec<Word>,
         out: &mut Vec<Hit>,
     ) {
         out.clear();
@@ -57,7 +60,7 @@ impl Index<'_> {
         &self,
         text: Text<'_>,
         joined: &mut String,
-        words: &mut Vec<(usize, usize)>,
+        words: &mut Vec<Word>,
         out: &mut Vec<Hit>,
     ) {
         out.clear();
@@ -81,36 +84,46 @@ impl Index<'_> {
         sort_hits(out);
     }
 
-    /// The anchors' part of a scan of `text`: each word and each word with its right
-    /// neighbour looked up as an anchor. The hits' ends are moved by `shift` bytes (where
-    /// `text` starts in the text scanned).
+    /// The anchors' part of a scan of `text`: each word, and each run of words from it while
+    /// the run begins an anchor of more words, looked up as an anchor. The hits' ends are moved
+    /// by `shift` bytes (where `text` starts in the text scanned).
     fn scan_anchors(
         &self,
         text: &str,
         shift: u32,
-        words: &mut Vec<(usize, usize)>,
+        words: &mut Vec<Word>,
         budget: &mut usize,
         out: &mut Vec<Hit>,
     ) {
         let first = out.len();
-        word_runs(text, words);
         let bytes = text.as_bytes();
-        for (t, &(a, b)) in words.iter().enumerate() {
-            let word = bytes.get(a..b).unwrap_or_default();
-            let h = self.hash(word);
-            // (most words are no anchor: told by the bit sets, one read, without a call)
-            let bits = self.filter_bits(h);
-            if bits & ANCHOR_BIT != 0 {
-                self.check_anchor(text, a, word, h, budget, out);
-            }
-            if bits & HEAD_BIT != 0
-                && let Some(&(_, b2)) = words.get(t + 1)
-            {
-                let pair = bytes.get(a..b2).unwrap_or_default();
-                let h = self.hash(pair);
-                if self.filter_bits(h) & ANCHOR_BIT != 0 {
-                    self.check_anchor(text, a, pair, h, budget, out);
+        words.clear();
+        each_word(text, |a, b| {
+            let key = word_key(&self.hasher, bytes.get(a..b).unwrap_or_default());
+            words.push(Word { a, b, key });
+        });
+        for (t, w) in words.iter().enumerate() {
+            let mut key = w.key;
+            let mut last = w.b;
+            let mut len = 1;
+            loop {
+                let kept = kept_key(key);
+                // (most runs are no anchor and begin none: told by the bit sets, one read)
+                let bits = self.filter_bits(kept);
+                if bits & ANCHOR_BIT != 0 {
+                    let run = bytes.get(w.a..last).unwrap_or_default();
+                    self.check_anchor(text, w.a, run, kept, budget, out);
                 }
+                if bits & HEAD_BIT == 0 || len >= MAX_ANCHOR_WORDS {
+                    break;
+                }
+                let Some(next) = words.get(t + len) else {
+                    break;
+                };
+                let sep = sep_key(&self.hasher, bytes.get(last..next.a).unwrap_or_default());
+                key = extend(key, sep, next.key);
+                last = next.b;
+                len += 1;
             }
             if *budget == 0 {
                 break;
@@ -123,18 +136,18 @@ impl Index<'_> {
         }
     }
 
-    /// Checks the values filed under the anchor `key` (hash `h`, whose bit is set in the
-    /// anchors' bit set), which starts at byte `a` of `text`.
+    /// Checks the values filed under the anchor whose text is `run` (kept key `key`, whose bit
+    /// is set in the anchors' bit set), which starts at byte `a` of `text`.
     fn check_anchor(
         &self,
         text: &str,
         a: usize,
-        key: &[u8],
-        h: u64,
+        run: &[u8],
+        key: u32,
         budget: &mut usize,
         out: &mut Vec<Hit>,
     ) {
-        for &(value, off) in self.filed_under(key, h) {
+        for &(value, off) in self.filed_under(run, key) {
             if *budget == 0 {
                 return;
             }
