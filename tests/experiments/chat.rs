@@ -52,7 +52,8 @@ impl Endpoint {
     }
 }
 
-/// The revenue figure of the last "$N billion" in the prompt's user messages.
+/// The revenue figure of the last "$N billion" in the prompt's user messages, else of the last
+/// "revenue of N billion dollars" (as the imported RAG trace writes it).
 fn figure(body: &Value) -> Option<String> {
     let text: String = body["messages"]
         .as_array()?
@@ -61,9 +62,15 @@ fn figure(body: &Value) -> Option<String> {
         .filter_map(|m| m["content"].as_str())
         .collect::<Vec<_>>()
         .join("\n");
-    let end = text.rfind(" billion")?;
-    let start = text[..end].rfind('$')?;
-    Some(text[start..end + " billion".len()].to_owned())
+    let dollars = text
+        .rfind(" billion")
+        .and_then(|end| Some((text[..end].rfind('$')?, end)));
+    if let Some((start, end)) = dollars {
+        return Some(text[start..end + " billion".len()].to_owned());
+    }
+    let start = text.rfind("revenue of ")? + "revenue of ".len();
+    let end = start + text[start..].find(" billion dollars")?;
+    Some(text[start..end + " billion dollars".len()].to_owned())
 }
 
 fn serve(stream: TcpStream, mode: Mode, log: &Mutex<Vec<(Value, String)>>) {
@@ -156,9 +163,13 @@ fn with_chat_env(c: &mut Command, url: Option<&str>) {
 }
 
 fn experiment(s: &Scenario, url: &str, args: &[&str]) -> (i32, Value, String) {
+    experiment_on(s, RAG, url, args)
+}
+
+fn experiment_on(s: &Scenario, run: &str, url: &str, args: &[&str]) -> (i32, Value, String) {
     let mut all = vec![
         "experiment",
-        RAG,
+        run,
         "--runner",
         "tdn-tui runner chat",
         "--yes",
@@ -364,5 +375,69 @@ fn a_runner_gets_an_imported_trace_as_a_tdn_run_file_and_the_export_as_source() 
         (&j["completed"], &j["baseline"]["stable"]),
         (&json!(3), &json!(true)),
         "{j}"
+    );
+}
+
+#[test]
+fn on_an_imported_rag_trace_the_chat_runner_proves_which_document_the_answer_came_from() {
+    // An OpenInference export, as LangChain writes it: the retriever returned three filings, two
+    // were pasted into the prompt, the answer quotes the revenue one. Its units come from the
+    // import (the documents by their ids); nothing was written for tdn-tui.
+    let s = Scenario::new();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import");
+    std::fs::copy(
+        fixtures.join("rag-openinference.json"),
+        s.path("rag.otlp.json"),
+    )
+    .unwrap();
+    let ep = Endpoint::start(Mode::Answer);
+    let (code, j, err) = experiment_on(&s, "rag.otlp.json", &ep.url, &["--ablate", "doc-meta-10k"]);
+    assert_eq!(code, 0, "{err}\n{j}");
+    assert_eq!(j["baseline"]["stable"], true, "{j}");
+    assert_eq!(j["verdict"], "confirmed", "{j}");
+    assert_eq!(j["replayed_call"], "a000000000000003", "{j}");
+    let seen = ep.requests();
+    assert_eq!(seen.len(), 6, "three baseline and three ablated re-sends");
+    let holding = |f: &str| seen.iter().filter(|(b, _)| holds_figure(b, f)).count();
+    // The cut took out the revenue filing alone: the other pasted filing and the question stay.
+    assert_eq!(holding("134.90 billion"), 3);
+    assert_eq!(holding("16.12 billion"), 6);
+    assert_eq!(holding("What was Meta's revenue in 2023?"), 6);
+    for (b, _) in &seen {
+        assert_eq!(b["model"], "gpt-4o-mini", "the recorded call's model");
+    }
+    // Restoring the filing the retriever found but the prompt never got does not move this
+    // answer: the verdict says the restoration changed nothing, not that it is a cause.
+    let (code, j, err) = experiment_on(
+        &s,
+        "rag.otlp.json",
+        &ep.url,
+        &["--restore", "doc-meta-buyback"],
+    );
+    assert_eq!(code, 0, "{err}\n{j}");
+    assert_ne!(j["verdict"], "confirmed", "{j}");
+    let claim = j["claim"].as_str().unwrap();
+    assert!(
+        claim.starts_with(
+            "NOT CONFIRMED: restoring 'doc-meta-buyback' did not change the output of model call"
+        ) && claim.contains("neither shown to matter nor ruled out"),
+        "{claim}"
+    );
+    let restored = &ep.requests()[6..];
+    assert_eq!(restored.len(), 6);
+    assert_eq!(
+        restored
+            .iter()
+            .filter(|(b, _)| holds_figure(b, "repurchased 20.02 billion dollars"))
+            .count(),
+        3,
+        "the restored re-sends hold the dropped filing"
+    );
+    let out = s.tdn(&["ledger", "verify", "rag.otlp.ledger.jsonl"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
 }
