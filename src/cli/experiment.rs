@@ -383,12 +383,19 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
     if let Some(c) = s.class {
         let _ = writeln!(out, "class: {}", c.as_str());
     }
-    let _ = writeln!(
-        out,
-        "spent: {} over {} of your agent (tokens and dollars as it reported them)",
-        s.spent.total.words(),
-        crate::analysis::count::counted(s.spent.samples.len(), "run", "runs")
-    );
+    // A runner that re-sent one recorded call did not run the agent: say what it ran.
+    let what = match &s.replayed_call {
+        Some(call) => format!(
+            "{} of model call '{}' (tokens and dollars as the runner reported them)",
+            crate::analysis::count::counted(s.spent.samples.len(), "re-send", "re-sends"),
+            inert_line(call)
+        ),
+        None => format!(
+            "{} of your agent (tokens and dollars as it reported them)",
+            crate::analysis::count::counted(s.spent.samples.len(), "run", "runs")
+        ),
+    };
+    let _ = writeln!(out, "spent: {} over {what}", s.spent.total.words());
     for e in &s.errors {
         let _ = writeln!(
             out,

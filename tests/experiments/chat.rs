@@ -433,6 +433,26 @@ fn on_an_imported_rag_trace_the_chat_runner_proves_which_document_the_answer_cam
         3,
         "the restored re-sends hold the dropped filing"
     );
+    // In words, what was spent is re-sends of that call, not runs of the agent.
+    let mut c = s.command(&[
+        "experiment",
+        "rag.otlp.json",
+        "--runner",
+        "tdn-tui runner chat",
+        "--yes",
+        "--ablate",
+        "doc-meta-10k",
+        "--samples",
+        "2",
+    ]);
+    with_chat_env(&mut c, Some(&ep.url));
+    let out = c.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(" over 4 re-sends of model call 'a000000000000003'")
+            && !text.contains("of your agent"),
+        "{text}"
+    );
     let out = s.tdn(&["ledger", "verify", "rag.otlp.ledger.jsonl"]);
     assert_eq!(
         out.status.code(),

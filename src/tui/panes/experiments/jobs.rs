@@ -9,6 +9,7 @@
 
 use super::state::{Counts, Job, JobState, ProbeRun, SampleState};
 use super::words::{disposition_words, job_verdict, level_words, spent_words};
+use crate::analysis::model::inert_line;
 use crate::analysis::report::{ProbeResult, Verdict};
 use crate::experiments::event::{JobEnd, SampleEnd, Saved};
 use crate::experiments::intervention::Intervention;
@@ -280,13 +281,31 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
     // What it found is the job's row, whole, above this; what it spent in full comes first.
     if let Some(spent) = job.spent() {
         let (done, _) = job.progress();
-        out.extend(para(
-            app,
-            format!(
-                "spent: {} over {} of your agent (tokens and dollars as the agent reported them)",
-                spent_words(&spent),
+        // A runner that re-sent one recorded call did not run the agent: say what it ran.
+        let call = job
+            .probes
+            .iter()
+            .flat_map(|p| &p.samples)
+            .find_map(|s| match s {
+                SampleState::Done(SampleEnd::Answered { judged, .. }) => {
+                    judged.replayed_call.clone()
+                }
+                _ => None,
+            });
+        let what = match call {
+            Some(call) => format!(
+                "{} of model call '{}' (tokens and dollars as the runner reported them)",
+                crate::analysis::count::counted(done, "re-send", "re-sends"),
+                inert_line(&call)
+            ),
+            None => format!(
+                "{} of your agent (tokens and dollars as the agent reported them)",
                 crate::analysis::count::counted(done, "run", "runs")
             ),
+        };
+        out.extend(para(
+            app,
+            format!("spent: {} over {what}", spent_words(&spent)),
             Role::Text,
             width,
             "  ",
