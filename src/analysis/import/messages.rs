@@ -96,10 +96,40 @@ fn conversation_run(items: &[Value]) -> (Value, Vec<Warning>) {
     if !tools.is_empty() {
         run.insert("tools".to_owned(), Value::Array(tools));
     }
-    if !c.units.is_empty() {
-        run.insert("context_units".to_owned(), Value::Array(c.units));
+    // What the last model call was sent is recorded: every message before it, as listed. It
+    // becomes that call's input, so its messages and context units are found as for any import
+    // of model calls (and the built-in chat runner can re-send it). Earlier calls keep none:
+    // each would hold its own copy of the history, which grows with the square of the list.
+    let mut steps: Vec<Map<String, Value>> = c
+        .steps
+        .into_iter()
+        .filter_map(|s| match s {
+            Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    let last_call = steps
+        .iter()
+        .rposition(|s| s.get("kind").and_then(Value::as_str) == Some("llm"));
+    let attached = match last_call {
+        Some(i) if i > 0 && i <= items.len() => {
+            steps[i].insert("input".to_owned(), Value::Array(items[..i].to_vec()));
+            super::units::attach(&mut steps)
+        }
+        _ => super::units::Attached::default(),
+    };
+    let units = if attached.units.is_empty() {
+        c.units
+    } else {
+        attached.units
+    };
+    if !units.is_empty() {
+        run.insert("context_units".to_owned(), Value::Array(units));
     }
-    run.insert("steps".to_owned(), Value::Array(c.steps));
+    run.insert(
+        "steps".to_owned(),
+        Value::Array(steps.into_iter().map(Value::Object).collect()),
+    );
     (Value::Object(run), c.warnings)
 }
 
@@ -132,6 +162,48 @@ mod tests {
         assert_eq!(run["task"], "Weather in Oslo?");
         assert_eq!(run["final_answer"], "4C and rain in Oslo.");
         assert_eq!(runs[0].warnings.len(), 1, "the outcome is a guess");
+    }
+
+    #[test]
+    fn the_last_model_call_is_sent_the_messages_before_it_as_context_units() {
+        let doc = Document::One(json!([
+            {"role": "system", "content": "Answer from the tool only."},
+            {"role": "user", "content": "Weather in Oslo?"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "name": "weather", "content": "4C, rain"},
+            {"role": "assistant", "content": "4C and rain in Oslo."}
+        ]));
+        let runs = Messages.import(doc, None).unwrap_or_default();
+        let run = &runs[0].value;
+        let last = &run["steps"][4];
+        let sent = last["messages"].as_array().cloned().unwrap_or_default();
+        assert_eq!(sent.len(), 4, "{last}");
+        assert!(
+            run["steps"][2].get("messages").is_none(),
+            "an earlier call keeps no copy of the history"
+        );
+        let units = run["context_units"].as_array().cloned().unwrap_or_default();
+        let kind_of = |text: &str| {
+            units
+                .iter()
+                .find(|u| u["text"] == text)
+                .map(|u| u["kind"].as_str().unwrap_or_default().to_owned())
+        };
+        assert_eq!(
+            kind_of("Answer from the tool only.").as_deref(),
+            Some("instruction")
+        );
+        assert_eq!(kind_of("Weather in Oslo?").as_deref(), Some("user"));
+        assert_eq!(kind_of("4C, rain").as_deref(), Some("tool_result"));
+        let result = units.iter().find(|u| u["text"] == "4C, rain").unwrap();
+        assert_eq!(result["at"][0]["step"], "m4", "{result}");
+        assert_eq!(result["at"][0]["message"], 3, "{result}");
+        let sent_ids = last["context"]["sent"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(sent_ids.contains(&result["id"]), "{last}");
     }
 
     #[test]
