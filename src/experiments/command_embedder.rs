@@ -7,7 +7,7 @@
 //! stderr; nothing here panics or prints. The command comes only from the user's command line or
 //! config, never from a run file, and nothing is substituted into it.
 
-use super::process::{self, Invocation, ProcessError};
+use super::process::{self, GroupCommand, GroupError};
 use crate::analysis::influence::{EmbedError, Embedder};
 use crate::analysis::model::inert_line;
 use serde_json::Value;
@@ -79,16 +79,16 @@ impl Embedder for CommandEmbedder {
         }
         let stdin = serde_json::to_vec(&serde_json::json!({ "texts": texts }))
             .map_err(|e| EmbedError(format!("cannot write the embedder's input: {e}")))?;
-        let finished = process::run(&Invocation {
-            command: &self.command,
-            stdin: &stdin,
+        let finished = process::run_blocking(&GroupCommand {
+            command: self.command.clone(),
+            stdin,
             env: Vec::new(),
             timeout: self.timeout,
             max_stdout: MAX_STDOUT_BYTES,
             stderr_tail: STDERR_TAIL_BYTES,
         })
         .map_err(|e| match &e {
-            ProcessError::TimedOut { .. } => self.error(
+            GroupError::TimedOut { .. } => self.error(
                 &format!("{e}; raise [embedder] timeout_s if the model needs longer"),
                 e.stderr_tail(),
             ),

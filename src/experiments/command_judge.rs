@@ -6,7 +6,7 @@
 //! substituted into it. A non-zero exit, a time-out, too much output or no JSON object is an
 //! error with the reason and the tail of stderr; the analysis then keeps the rules' verdict.
 
-use super::process::{Invocation, ProcessError, run};
+use super::process::{GroupCommand, GroupError, run_blocking};
 use crate::analysis::judge::{Judge, JudgeError, JudgeRequest};
 use crate::analysis::model::inert_line;
 use serde_json::Value;
@@ -71,17 +71,17 @@ impl Judge for CommandJudge {
     fn ask(&self, request: &JudgeRequest) -> Result<Value, JudgeError> {
         let stdin = serde_json::to_vec(request)
             .map_err(|e| JudgeError(format!("cannot write the judge's request: {e}")))?;
-        let inv = Invocation {
-            command: &self.command,
-            stdin: &stdin,
+        let inv = GroupCommand {
+            command: self.command.clone(),
+            stdin,
             env: Vec::new(),
             timeout: self.timeout,
             max_stdout: MAX_STDOUT,
             stderr_tail: STDERR_TAIL,
         };
-        let done = run(&inv).map_err(|e| {
+        let done = run_blocking(&inv).map_err(|e| {
             let why = match &e {
-                ProcessError::TimedOut { secs, .. } => {
+                GroupError::TimedOut { secs, .. } => {
                     format!("the judge command timed out after {secs:.1} s ([judge] timeout_s)")
                 }
                 other => format!("the judge command failed: {other}"),

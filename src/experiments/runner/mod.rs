@@ -6,14 +6,11 @@
 //! (that is the session's `SampleSink`), and never takes its command from a run file.
 
 mod answer;
-mod cancel;
 pub mod fake;
-mod group;
 pub mod shell;
 
+pub use crate::experiments::process::{Cancel, GroupCommand, GroupError, GroupOutput, run_group};
 pub use answer::{MAX_STDOUT, STDERR_TAIL, parse_answer};
-pub use cancel::Cancel;
-pub use group::{GroupCommand, GroupError, GroupOutput, run_group};
 
 use crate::experiments::spec::ExperimentSpec;
 use futures_util::future::BoxFuture;

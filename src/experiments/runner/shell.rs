@@ -9,8 +9,8 @@
 //! time-out, a cancel, or the sample's future dropped). When the debugger dies before it can (a
 //! SIGKILL), the sample's supervisor removes it ([`remove_orphaned_spec_file`]).
 
-use super::group::{GroupCommand, GroupError, run_group};
 use super::{Cancel, MAX_STDOUT, Runner, STDERR_TAIL, SampleError, SampleErrorKind, SampleRun};
+use crate::experiments::process::{GroupCommand, GroupError, run_group};
 use crate::experiments::spec::ExperimentSpec;
 use futures_util::future::BoxFuture;
 use std::path::{Path, PathBuf};

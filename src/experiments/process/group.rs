@@ -10,7 +10,7 @@
 //! nothing is substituted into it. This file knows nothing of experiments or answers.
 
 use super::cancel::Cancel;
-use crate::experiments::process::{MARK_VAR, kill_all, new_mark, supervise};
+use super::{MARK_VAR, kill_all, new_mark, supervise};
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
