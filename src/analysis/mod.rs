@@ -12,6 +12,7 @@ pub mod detect;
 pub mod eval;
 pub mod import;
 pub mod influence;
+pub mod js_number;
 pub mod judge;
 pub mod links;
 pub mod load;

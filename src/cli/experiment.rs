@@ -431,8 +431,8 @@ pub(super) fn attribution_line(a: &crate::experiments::summary::AttributionSumma
         inert_line(&a.unit),
         a.disposition,
         a.evidence_level,
-        crate::analysis::influence::js_number(a.effect),
-        crate::analysis::influence::js_number(a.confidence),
+        crate::analysis::js_number::js_number(a.effect),
+        crate::analysis::js_number::js_number(a.confidence),
         a.line
     )
 }

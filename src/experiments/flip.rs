@@ -5,7 +5,8 @@
 //!
 //! A `cmd:` rule's command comes only from the user's command line or config. Nothing here prints.
 
-use crate::analysis::influence::{Embedder, cosine, js_number};
+use crate::analysis::influence::{Embedder, cosine};
+use crate::analysis::js_number::js_number;
 use crate::experiments::runner::{
     Cancel, GroupCommand, STDERR_TAIL, SampleError, SampleErrorKind, run_group,
 };

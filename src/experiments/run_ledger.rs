@@ -222,7 +222,7 @@ fn receipt(a: &Appended) -> Receipt {
                     t.evidence_level.meaning(),
                     inert_line(&t.component_id),
                     t.seed,
-                    crate::analysis::influence::js_number(t.effect)
+                    crate::analysis::js_number::js_number(t.effect)
                 )
             })
             .collect(),

@@ -84,7 +84,7 @@ pub fn ledger_row(l: &LatestAttribution) -> VerdictRow {
         verdict: format!("{} · {}", a.disposition.as_str(), a.evidence_level.as_str()),
         detail: format!(
             "effect {} from {trials} trial{}, tested {} ({})",
-            crate::analysis::influence::js_number(a.effect),
+            crate::analysis::js_number::js_number(a.effect),
             if trials == 1 { "" } else { "s" },
             a.tested_at,
             l.status.as_str()

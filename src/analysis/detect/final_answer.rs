@@ -11,14 +11,12 @@ use super::answer::norm_words;
 use super::say::{quote, step, tool_of};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
+use crate::analysis::model::FINAL_ANSWER_TOOLS;
 use crate::analysis::model::StepKind;
 use crate::analysis::rank::params::{FINAL_ANSWER, LINK_SCAN_BYTES, UNSOURCED_ANSWER};
 
 /// At most this many containers around the answering step are followed up.
 const MAX_PARENTS: usize = 64;
-
-/// Tools whose call hands the agent's final answer back.
-pub const FINAL_ANSWER_TOOLS: &[&str] = &["final_answer", "final_result", "finish"];
 
 /// At most this many bytes of the answer are looked for in a step's text.
 const ANSWER_PROBE_BYTES: usize = 400;

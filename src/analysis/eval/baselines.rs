@@ -100,7 +100,7 @@ pub fn pick(name: &str, run: &Run) -> Vec<usize> {
 /// ended: the decision behind the last successful call to a final-answer tool (`final_answer`,
 /// `final_result`, `finish`), else the last model step.
 pub fn answer_call(run: &Run) -> Option<usize> {
-    use crate::analysis::detect::final_answer::FINAL_ANSWER_TOOLS;
+    use crate::analysis::model::FINAL_ANSWER_TOOLS;
     let call = run.steps.iter().rposition(|s| {
         candidate(s)
             && !s.failed()

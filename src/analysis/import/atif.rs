@@ -13,10 +13,10 @@
 //! call, else its message when it called no tool; a trajectory whose last agent step still called
 //! tools ended before answering. Pure; never panics.
 
-use super::spans::{outcome::FINAL_ANSWER_TOOLS, status_guess};
+use super::spans::status_guess;
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, keep_fields, run_text, tree};
 use crate::analysis::load::Document;
-use crate::analysis::model::{RUN_FORMAT, value_text};
+use crate::analysis::model::{FINAL_ANSWER_TOOLS, RUN_FORMAT, value_text};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 

@@ -4,9 +4,9 @@
 //! influence scores are similarity proxies, rule scores order the diagnosis' findings. Neither is
 //! a probability, and only a re-run proves a cause.
 
-use super::js_number::js_number;
 use super::score::{fin, sort_by_score};
 use super::types::{ConfidenceOptions, RankingConfidence, Strategy};
+use crate::analysis::js_number::js_number;
 use crate::analysis::model::inert_line;
 use hashbrown::HashSet;
 

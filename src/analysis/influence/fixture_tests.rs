@@ -3,6 +3,7 @@
 //! command line cannot express. Expected values come from the fixtures only.
 
 use super::*;
+use crate::analysis::js_number::js_number;
 use serde_json::Value;
 
 const TOLERANCE: f64 = 1e-12;

@@ -10,7 +10,6 @@ mod evidence;
 mod feature_counts;
 mod from_run;
 mod hashed;
-mod js_number;
 mod json_text;
 mod lexical;
 mod mock;
@@ -47,7 +46,6 @@ pub use from_run::{dropped_section, influence_section, influence_section_counted
 pub use hashed::{
     HASHED_DIM, HASHED_VERSION, HashedEmbedder, fnv1a64, hashed_tokens, hashed_vector,
 };
-pub use js_number::js_number;
 pub use lexical::{LexicalEmbedder, STOP_WORDS, overlap, token_set, tokens};
 pub use mock::{BUILTIN_EMBEDDERS, MOCK_DIM, MockEmbedder, builtin_embedder, mock_vector};
 pub use score::{score_contrastive, score_influence, score_lexical};

@@ -21,8 +21,8 @@ pub use run::{
     ContextUnit, Limits, ModelInfo, Run, RunStatus, SAME_ANSWER, StatusFrom, Tool, same_answer,
 };
 pub use step::{
-    Decision, DecisionOption, Document, LazyMap, MemoryOp, Step, StepContext, StepExtras, StepKind,
-    Timestamp, ToolCall, Usage, describe_step,
+    Decision, DecisionOption, Document, FINAL_ANSWER_TOOLS, LazyMap, MemoryOp, Step, StepContext,
+    StepExtras, StepKind, Timestamp, ToolCall, Usage, describe_step,
 };
 pub use text::{AsText, inert_block, inert_line, is_hazard, value_text, value_text_into};
 

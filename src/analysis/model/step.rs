@@ -81,6 +81,11 @@ impl StepKind {
 #[serde(transparent)]
 pub struct Timestamp(pub i64);
 
+/// Tools through which agent frameworks hand over their final answer: smolagents'
+/// `final_answer`, Pydantic AI's `final_result`, OpenHands' `finish`. Importers read the answer
+/// from their arguments; the detectors know the call that made it.
+pub const FINAL_ANSWER_TOOLS: [&str; 3] = ["final_answer", "final_result", "finish"];
+
 /// A tool call (`tool`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {

@@ -3,6 +3,7 @@
 //! no I/O. Object member order never comes from serde_json's map: keys are sorted here by UTF-16
 //! code units.
 
+use crate::analysis::js_number::js_number;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::cmp::Ordering;
@@ -129,10 +130,6 @@ pub fn canonical_f64(f: f64) -> Result<String, CanonError> {
         Err(CanonError::Number(js_number(f)))
     }
 }
-
-/// ECMAScript's `Number::toString` (the analysis layer's, which writes strategy names too): the
-/// one formatter behind canonical numbers, thresholds written into names and printed effects.
-pub use crate::analysis::influence::js_number;
 
 /// A `Value` read under the strict rules (duplicate keys and unsafe numbers rejected).
 struct StrictValue(Value);

@@ -3,12 +3,13 @@
 //! one-line record summaries. Every effect printed names its evidence level; every string from
 //! the file goes through `inert_line`. Never prints.
 
-use super::canonical::{exact_u64, js_number};
+use super::canonical::exact_u64;
 use super::parse::Parsed;
 use super::plan::{Plan, PlanInputs, PlanPolicy, Planned};
 use super::record::{Record, Sample};
 use super::select::{Selected, Selection};
 use super::verify::{Checked, Problem, Severity, Status};
+use crate::analysis::js_number::js_number;
 use crate::analysis::model::inert_line;
 use serde_json::{Value, json};
 

@@ -19,11 +19,8 @@
 use super::container::Facts;
 use crate::analysis::import::chat;
 use crate::analysis::import::run_text::{answer_text, call_answer, code_final_answer, task_text};
+use crate::analysis::model::FINAL_ANSWER_TOOLS;
 use serde_json::{Map, Value};
-
-/// Tools through which agent frameworks hand over their final answer: smolagents'
-/// `final_answer`, Pydantic AI's `final_result`, OpenHands' `finish`.
-pub const FINAL_ANSWER_TOOLS: [&str; 3] = ["final_answer", "final_result", "finish"];
 
 /// The prefix smolagents puts before the task in the prompt it sends the model.
 const NEW_TASK: &str = "New task:";

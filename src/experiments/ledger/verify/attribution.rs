@@ -5,9 +5,9 @@
 
 use super::records::id8;
 use super::{Status, V};
+use crate::analysis::js_number::js_number;
 use crate::analysis::model::inert_line;
 use crate::experiments::ledger::attribute::{attribute, component_key};
-use crate::experiments::ledger::canonical::js_number;
 use crate::experiments::ledger::digest::is_sorted_unique;
 use crate::experiments::ledger::parse::Parsed;
 use crate::experiments::ledger::record::{Attribution, CancelRecord, Record, Trial};

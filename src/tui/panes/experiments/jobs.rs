@@ -349,7 +349,7 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
                     format!(
                         ", {}, effect {} (line {})",
                         level_words(a.evidence_level),
-                        crate::analysis::influence::js_number(a.effect),
+                        crate::analysis::js_number::js_number(a.effect),
                         a.line
                     ),
                     t.style(Role::TextDim),

@@ -7,7 +7,7 @@
 //! evidence level or a status are the ledger's, not conclusions drawn here.
 
 use super::words::{date, disposition_words, level_words, status_words};
-use crate::analysis::influence::js_number;
+use crate::analysis::js_number::js_number;
 use crate::experiments::engine::{BatchState, OpenBatch, RunEvidence};
 use crate::experiments::ledger::{HistoryTrial, LatestAttribution};
 use crate::tui::action::Action;

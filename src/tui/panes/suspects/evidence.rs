@@ -9,7 +9,7 @@ use super::super::super::theme::Role;
 use super::super::super::widgets::inert_text::{clipped, wrap_spans};
 use super::super::experiments::{verdict_line, verdict_mark};
 use super::items::{EVIDENCE_INDENT, ItemLines};
-use crate::analysis::influence::js_number;
+use crate::analysis::js_number::js_number;
 use crate::analysis::model::{StepId, UnitId};
 use crate::analysis::report::{InfluenceEntry, ProbeResult, Role as SuspectRole, Suspect};
 use crate::experiments::engine::Target;
