@@ -4,7 +4,10 @@
 //! the model step that issued it) or a step of the agent loop that failed on its own (decided by
 //! the latest decision inside it, such as code that would not parse or run). The first failure is
 //! left to the other rules (the walk back, `execution_error`); this rule names the retry that
-//! ignored it. Linear in the run. No I/O.
+//! ignored it, and records in `upstream` the decision behind the first failure of the same kind
+//! by the same agent (where the repeats began), which the ranking lists right after a repeat that
+//! leads it. Linear in the run, but for comparing each failure with the first of each kind seen
+//! so far (at most [`MAX_KINDS`] kinds). No I/O.
 
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
@@ -19,6 +22,10 @@ pub struct RepeatedFailure;
 const SIGNATURE_WORDS: usize = 12;
 /// How many of those words two errors must share to be the same failure.
 const SIGNATURE_MIN_SHARED: usize = 3;
+
+/// At most this many distinct kinds of failure are remembered per run for finding where a kind
+/// began (a run with more compares new failures with the first ones only).
+const MAX_KINDS: usize = 64;
 
 /// Each failure of the run as (failed step, the decision behind it), in step order.
 fn failures(f: &Facts<'_>) -> Vec<(usize, usize)> {
@@ -103,6 +110,28 @@ impl Detector for RepeatedFailure {
             }
         }
         let agent = |k: usize| run.steps.get(k).and_then(|s| s.agent.as_deref());
+        let err = |k: usize| {
+            run.steps
+                .get(k)
+                .and_then(|s| s.error.as_deref())
+                .unwrap_or("")
+        };
+        // The decision behind the first failure of each kind, per agent, in step order.
+        let mut kinds: Vec<(usize, usize)> = Vec::new();
+        let mut began: HashMap<usize, usize> = HashMap::new();
+        for &(i, a) in &fails {
+            let first = kinds
+                .iter()
+                .find(|&&(j, b)| agent(b) == agent(a) && same_failure(err(j), err(i)))
+                .map(|&(_, b)| b);
+            match first {
+                Some(b) => {
+                    began.insert(a, b);
+                }
+                None if kinds.len() < MAX_KINDS => kinds.push((i, a)),
+                None => {}
+            }
+        }
         let mut out = Vec::new();
         let mut flagged: HashSet<usize> = HashSet::new();
         for &(i, a) in &fails {
@@ -112,12 +141,6 @@ impl Detector for RepeatedFailure {
             let Some(&again) = by_author.get(&m) else {
                 continue;
             };
-            let err = |k: usize| {
-                run.steps
-                    .get(k)
-                    .and_then(|s| s.error.as_deref())
-                    .unwrap_or("")
-            };
             if m == a
                 || agent(m) != agent(a)
                 || flagged.contains(&m)
@@ -126,15 +149,14 @@ impl Detector for RepeatedFailure {
                 continue;
             }
             flagged.insert(m);
-            out.push(
-                Finding::new(
+            let mut finding = Finding::new(
                     m,
-                    Category::RepeatedFailure,
-                    DetectorId::RepeatedFailure,
-                    REPEATED_FAILURE,
-                    Nature::Suspect,
-                    "it acted again right after a failure, and failed again".to_owned(),
-                )
+                Category::RepeatedFailure,
+                DetectorId::RepeatedFailure,
+                REPEATED_FAILURE,
+                Nature::Suspect,
+                "it acted again right after a failure, and failed again".to_owned(),
+            )
                 .because(format!(
                     "it came right after the failure at {} (decided at {}): {}",
                     step(run, i),
@@ -145,8 +167,15 @@ impl Detector for RepeatedFailure {
                     "what it decided failed again, at {}: {}",
                     step(run, again),
                     quote(err(again))
-                )),
-            );
+                ));
+            if let Some(&b) = began.get(&m).filter(|&&b| b < m) {
+                finding.upstream.push(b);
+                finding = finding.because(format!(
+                    "the first failure of this kind was decided at {}",
+                    step(run, b)
+                ));
+            }
+            out.push(finding);
         }
         out
     }

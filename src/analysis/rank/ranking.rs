@@ -133,7 +133,14 @@ pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
 /// are all leads is a lead. The other findings on a step add their evidence.
 pub fn rank_steps(scored: Vec<Scored>) -> Ranked {
     let mut by_step: HashMap<usize, Vec<Scored>> = HashMap::new();
+    // A repeated failure's step -> the decision behind the first failure of its kind.
+    let mut began: HashMap<usize, usize> = HashMap::new();
     for s in scored.into_iter().filter(listed) {
+        if s.finding.category == Category::RepeatedFailure
+            && let Some(&b) = s.finding.upstream.iter().min()
+        {
+            began.insert(s.finding.step, b);
+        }
         by_step.entry(s.finding.step).or_default().push(s);
     }
     let (mut suspects, mut leads): (Vec<SuspectEntry>, Vec<SuspectEntry>) = by_step
@@ -179,6 +186,7 @@ pub fn rank_steps(scored: Vec<Scored>) -> Ranked {
     suspects.sort_by(order);
     leads.sort_by(order);
     earliest_strong_first(&mut suspects);
+    where_the_repeats_began_second(&mut suspects, &began);
     Ranked { suspects, leads }
 }
 
@@ -246,6 +254,28 @@ fn strong_first(out: &mut Vec<SuspectEntry>) {
             .to_owned(),
     );
     out.insert(0, e);
+}
+
+/// An earlier cause before its later symptoms: when the first suspect repeated a failure
+/// (`repeated_failure`) and the decision behind the first failure of that kind is a suspect
+/// ranked below second, it moves up to second place, at the score of the suspect it displaces.
+/// The repeats are what followed that first failure.
+fn where_the_repeats_began_second(out: &mut Vec<SuspectEntry>, began: &HashMap<usize, usize>) {
+    let Some(b) = out.first().and_then(|top| began.get(&top.step)).copied() else {
+        return;
+    };
+    let Some(k) = out.iter().position(|s| s.step == b).filter(|&k| k > 1) else {
+        return;
+    };
+    let score = out.get(1).map_or(0.0, |s| s.score);
+    let mut e = out.remove(k);
+    e.score = e.score.max(score);
+    e.evidence.truncate(MAX_EVIDENCE_LINES - 1);
+    e.evidence.push(
+        "where the repeated failures began: ranked second, right after the repeat ranked first"
+            .to_owned(),
+    );
+    out.insert(1, e);
 }
 
 fn push_line(lines: &mut Vec<String>, line: String) {
