@@ -150,24 +150,24 @@ impl Detector for RepeatedFailure {
             }
             flagged.insert(m);
             let mut finding = Finding::new(
-                    m,
+                m,
                 Category::RepeatedFailure,
                 DetectorId::RepeatedFailure,
                 REPEATED_FAILURE,
                 Nature::Suspect,
                 "it acted again right after a failure, and failed again".to_owned(),
             )
-                .because(format!(
-                    "it came right after the failure at {} (decided at {}): {}",
-                    step(run, i),
-                    step(run, a),
-                    quote(err(i))
-                ))
-                .because(format!(
-                    "what it decided failed again, at {}: {}",
-                    step(run, again),
-                    quote(err(again))
-                ));
+            .because(format!(
+                "it came right after the failure at {} (decided at {}): {}",
+                step(run, i),
+                step(run, a),
+                quote(err(i))
+            ))
+            .because(format!(
+                "what it decided failed again, at {}: {}",
+                step(run, again),
+                quote(err(again))
+            ));
             if let Some(&b) = began.get(&m).filter(|&&b| b < m) {
                 finding.upstream.push(b);
                 finding = finding.because(format!(
@@ -215,6 +215,42 @@ mod tests {
         // m2 read the failure of t1 and failed again at t3; m4 recovered; m8 made no call.
         assert_eq!(found.iter().map(|x| x.step).collect::<Vec<_>>(), [2]);
         assert!(found[0].evidence[1].contains("step 't3' (position 4)"));
+    }
+
+    #[test]
+    fn a_repeat_records_the_decision_behind_the_first_failure_of_its_kind() {
+        let err = "TypeError: forward() got an unexpected keyword argument ''";
+        let run = RunBuilder::failed()
+            .llm("m0", "call page_down")
+            .tool_err("t1", "page_down", json!({"": ""}), err)
+            .llm("m2", "a new plan: scroll on")
+            .llm("m3", "call page_down")
+            .tool_err("t4", "page_down", json!({"": ""}), err)
+            .llm("m5", "call page_down again")
+            .tool_err("t6", "page_down", json!({"": {}}), err)
+            .build();
+        let found = facts_for(&run, |f| RepeatedFailure.detect(f));
+        // m3 came after a new plan, not right after the failure; m5 repeated t4's failure, and
+        // that kind of failure began with m0's call.
+        assert_eq!(found.iter().map(|x| x.step).collect::<Vec<_>>(), [5]);
+        assert_eq!(found[0].upstream, vec![0]);
+        assert!(
+            found[0]
+                .evidence
+                .iter()
+                .any(|e| e.contains("first failure of this kind was decided at step 'm0'"))
+        );
+        // A repeat of a failure that began with the decision right before it names no earlier
+        // one.
+        let short = RunBuilder::failed()
+            .llm("m0", "call page_down")
+            .tool_err("t1", "page_down", json!({"": ""}), err)
+            .llm("m2", "call page_down again")
+            .tool_err("t3", "page_down", json!({"": {}}), err)
+            .build();
+        let found = facts_for(&short, |f| RepeatedFailure.detect(f));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].upstream, vec![0]);
     }
 
     #[test]

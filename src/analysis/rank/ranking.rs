@@ -433,6 +433,52 @@ mod tests {
         assert_eq!(order(none), vec![20, 15, 4, 13]);
     }
 
+    fn scored(step: usize, category: Category, score: f64, upstream: Vec<usize>) -> Scored {
+        let mut finding = Finding::new(
+            step,
+            category,
+            DetectorId::RepeatedFailure,
+            score,
+            crate::analysis::detect::Nature::Suspect,
+            String::new(),
+        );
+        finding.upstream = upstream;
+        Scored {
+            finding,
+            role: Role::Suspect,
+            cause: None,
+            score,
+        }
+    }
+
+    #[test]
+    fn where_repeated_failures_began_ranks_second_after_a_repeat_that_leads() {
+        let strong = STRONG + 0.2;
+        let weak = STRONG - 0.05;
+        let list = |began: Vec<usize>| {
+            vec![
+                scored(30, Category::RepeatedFailure, strong + 0.1, began),
+                scored(33, Category::RepeatedCall, strong, vec![]),
+                scored(11, Category::UnsupportedClaim, weak, vec![]),
+                scored(22, Category::WrongValue, weak - 0.1, vec![]),
+            ]
+        };
+        let steps = |r: Ranked| r.suspects.iter().map(|s| s.step).collect::<Vec<_>>();
+        // The repeat at 30 leads; its kind of failure began with the decision at 22.
+        let r = rank_steps(list(vec![22]));
+        assert_eq!(steps(r.clone()), vec![30, 22, 33, 11]);
+        assert!((r.suspects[1].score - strong).abs() < 1e-9);
+        assert!(
+            r.suspects[1]
+                .evidence
+                .iter()
+                .any(|e| e.starts_with("where the repeated failures began"))
+        );
+        // Without that record, or when that decision is no suspect, the order stands.
+        assert_eq!(steps(rank_steps(list(vec![]))), vec![30, 33, 11, 22]);
+        assert_eq!(steps(rank_steps(list(vec![5]))), vec![30, 33, 11, 22]);
+    }
+
     #[test]
     fn one_suspect_per_step_keeps_the_best_finding_and_the_others_evidence() {
         let run = RunBuilder::failed()
