@@ -69,7 +69,11 @@ fn signature(error: &str) -> Vec<String> {
 /// of the shorter opening, are shared (the same exception, the same complaint; a shared prefix
 /// such as "exit code" alone is not enough).
 fn same_failure(a: &str, b: &str) -> bool {
-    let (x, y) = (signature(a), signature(b));
+    same_signature(&signature(a), &signature(b))
+}
+
+/// [`same_failure`] on two openings already read.
+fn same_signature(x: &[String], y: &[String]) -> bool {
     let shorter = x.len().min(y.len());
     let shared = x.iter().filter(|w| y.contains(w)).count();
     shared >= SIGNATURE_MIN_SHARED && 2 * shared >= shorter
@@ -116,19 +120,21 @@ impl Detector for RepeatedFailure {
                 .and_then(|s| s.error.as_deref())
                 .unwrap_or("")
         };
-        // The decision behind the first failure of each kind, per agent, in step order.
-        let mut kinds: Vec<(usize, usize)> = Vec::new();
+        // The decision behind the first failure of each kind, per agent, in step order (each
+        // error's opening read once).
+        let mut kinds: Vec<(Vec<String>, usize)> = Vec::new();
         let mut began: HashMap<usize, usize> = HashMap::new();
         for &(i, a) in &fails {
+            let sig = signature(err(i));
             let first = kinds
                 .iter()
-                .find(|&&(j, b)| agent(b) == agent(a) && same_failure(err(j), err(i)))
+                .find(|(k, b)| agent(*b) == agent(a) && same_signature(k, &sig))
                 .map(|&(_, b)| b);
             match first {
                 Some(b) => {
                     began.insert(a, b);
                 }
-                None if kinds.len() < MAX_KINDS => kinds.push((i, a)),
+                None if kinds.len() < MAX_KINDS => kinds.push((sig, a)),
                 None => {}
             }
         }
