@@ -4,7 +4,10 @@
 //! the model step that issued it) or a step of the agent loop that failed on its own (decided by
 //! the latest decision inside it, such as code that would not parse or run). The first failure is
 //! left to the other rules (the walk back, `execution_error`); this rule names the retry that
-//! ignored it. Linear in the run. No I/O.
+//! ignored it, and records in `upstream` the decision behind the first failure of the same kind
+//! by the same agent (where the repeats began), which the ranking lists right after a repeat that
+//! leads it. Linear in the run, but for comparing each failure with the first of each kind seen
+//! so far (at most [`MAX_KINDS`] kinds). No I/O.
 
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
@@ -19,6 +22,10 @@ pub struct RepeatedFailure;
 const SIGNATURE_WORDS: usize = 12;
 /// How many of those words two errors must share to be the same failure.
 const SIGNATURE_MIN_SHARED: usize = 3;
+
+/// At most this many distinct kinds of failure are remembered per run for finding where a kind
+/// began (a run with more compares new failures with the first ones only).
+const MAX_KINDS: usize = 64;
 
 /// Each failure of the run as (failed step, the decision behind it), in step order.
 fn failures(f: &Facts<'_>) -> Vec<(usize, usize)> {
@@ -62,7 +69,11 @@ fn signature(error: &str) -> Vec<String> {
 /// of the shorter opening, are shared (the same exception, the same complaint; a shared prefix
 /// such as "exit code" alone is not enough).
 fn same_failure(a: &str, b: &str) -> bool {
-    let (x, y) = (signature(a), signature(b));
+    same_signature(&signature(a), &signature(b))
+}
+
+/// [`same_failure`] on two openings already read.
+fn same_signature(x: &[String], y: &[String]) -> bool {
     let shorter = x.len().min(y.len());
     let shared = x.iter().filter(|w| y.contains(w)).count();
     shared >= SIGNATURE_MIN_SHARED && 2 * shared >= shorter
@@ -103,6 +114,30 @@ impl Detector for RepeatedFailure {
             }
         }
         let agent = |k: usize| run.steps.get(k).and_then(|s| s.agent.as_deref());
+        let err = |k: usize| {
+            run.steps
+                .get(k)
+                .and_then(|s| s.error.as_deref())
+                .unwrap_or("")
+        };
+        // The decision behind the first failure of each kind, per agent, in step order (each
+        // error's opening read once).
+        let mut kinds: Vec<(Vec<String>, usize)> = Vec::new();
+        let mut began: HashMap<usize, usize> = HashMap::new();
+        for &(i, a) in &fails {
+            let sig = signature(err(i));
+            let first = kinds
+                .iter()
+                .find(|(k, b)| agent(*b) == agent(a) && same_signature(k, &sig))
+                .map(|&(_, b)| b);
+            match first {
+                Some(b) => {
+                    began.insert(a, b);
+                }
+                None if kinds.len() < MAX_KINDS => kinds.push((sig, a)),
+                None => {}
+            }
+        }
         let mut out = Vec::new();
         let mut flagged: HashSet<usize> = HashSet::new();
         for &(i, a) in &fails {
@@ -112,12 +147,6 @@ impl Detector for RepeatedFailure {
             let Some(&again) = by_author.get(&m) else {
                 continue;
             };
-            let err = |k: usize| {
-                run.steps
-                    .get(k)
-                    .and_then(|s| s.error.as_deref())
-                    .unwrap_or("")
-            };
             if m == a
                 || agent(m) != agent(a)
                 || flagged.contains(&m)
@@ -126,27 +155,33 @@ impl Detector for RepeatedFailure {
                 continue;
             }
             flagged.insert(m);
-            out.push(
-                Finding::new(
-                    m,
-                    Category::RepeatedFailure,
-                    DetectorId::RepeatedFailure,
-                    REPEATED_FAILURE,
-                    Nature::Suspect,
-                    "it acted again right after a failure, and failed again".to_owned(),
-                )
-                .because(format!(
-                    "it came right after the failure at {} (decided at {}): {}",
-                    step(run, i),
-                    step(run, a),
-                    quote(err(i))
-                ))
-                .because(format!(
-                    "what it decided failed again, at {}: {}",
-                    step(run, again),
-                    quote(err(again))
-                )),
-            );
+            let mut finding = Finding::new(
+                m,
+                Category::RepeatedFailure,
+                DetectorId::RepeatedFailure,
+                REPEATED_FAILURE,
+                Nature::Suspect,
+                "it acted again right after a failure, and failed again".to_owned(),
+            )
+            .because(format!(
+                "it came right after the failure at {} (decided at {}): {}",
+                step(run, i),
+                step(run, a),
+                quote(err(i))
+            ))
+            .because(format!(
+                "what it decided failed again, at {}: {}",
+                step(run, again),
+                quote(err(again))
+            ));
+            if let Some(&b) = began.get(&m).filter(|&&b| b < m) {
+                finding.upstream.push(b);
+                finding = finding.because(format!(
+                    "the first failure of this kind was decided at {}",
+                    step(run, b)
+                ));
+            }
+            out.push(finding);
         }
         out
     }
@@ -186,6 +221,42 @@ mod tests {
         // m2 read the failure of t1 and failed again at t3; m4 recovered; m8 made no call.
         assert_eq!(found.iter().map(|x| x.step).collect::<Vec<_>>(), [2]);
         assert!(found[0].evidence[1].contains("step 't3' (position 4)"));
+    }
+
+    #[test]
+    fn a_repeat_records_the_decision_behind_the_first_failure_of_its_kind() {
+        let err = "TypeError: forward() got an unexpected keyword argument ''";
+        let run = RunBuilder::failed()
+            .llm("m0", "call page_down")
+            .tool_err("t1", "page_down", json!({"": ""}), err)
+            .llm("m2", "a new plan: scroll on")
+            .llm("m3", "call page_down")
+            .tool_err("t4", "page_down", json!({"": ""}), err)
+            .llm("m5", "call page_down again")
+            .tool_err("t6", "page_down", json!({"": {}}), err)
+            .build();
+        let found = facts_for(&run, |f| RepeatedFailure.detect(f));
+        // m3 came after a new plan, not right after the failure; m5 repeated t4's failure, and
+        // that kind of failure began with m0's call.
+        assert_eq!(found.iter().map(|x| x.step).collect::<Vec<_>>(), [5]);
+        assert_eq!(found[0].upstream, vec![0]);
+        assert!(
+            found[0]
+                .evidence
+                .iter()
+                .any(|e| e.contains("first failure of this kind was decided at step 'm0'"))
+        );
+        // A repeat of a failure that began with the decision right before it names no earlier
+        // one.
+        let short = RunBuilder::failed()
+            .llm("m0", "call page_down")
+            .tool_err("t1", "page_down", json!({"": ""}), err)
+            .llm("m2", "call page_down again")
+            .tool_err("t3", "page_down", json!({"": {}}), err)
+            .build();
+        let found = facts_for(&short, |f| RepeatedFailure.detect(f));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].upstream, vec![0]);
     }
 
     #[test]

@@ -133,7 +133,14 @@ pub fn suspects(scored: Vec<Scored>) -> Vec<SuspectEntry> {
 /// are all leads is a lead. The other findings on a step add their evidence.
 pub fn rank_steps(scored: Vec<Scored>) -> Ranked {
     let mut by_step: HashMap<usize, Vec<Scored>> = HashMap::new();
+    // A repeated failure's step -> the decision behind the first failure of its kind.
+    let mut began: HashMap<usize, usize> = HashMap::new();
     for s in scored.into_iter().filter(listed) {
+        if s.finding.category == Category::RepeatedFailure
+            && let Some(&b) = s.finding.upstream.iter().min()
+        {
+            began.insert(s.finding.step, b);
+        }
         by_step.entry(s.finding.step).or_default().push(s);
     }
     let (mut suspects, mut leads): (Vec<SuspectEntry>, Vec<SuspectEntry>) = by_step
@@ -179,6 +186,7 @@ pub fn rank_steps(scored: Vec<Scored>) -> Ranked {
     suspects.sort_by(order);
     leads.sort_by(order);
     earliest_strong_first(&mut suspects);
+    where_the_repeats_began_second(&mut suspects, &began);
     Ranked { suspects, leads }
 }
 
@@ -246,6 +254,28 @@ fn strong_first(out: &mut Vec<SuspectEntry>) {
             .to_owned(),
     );
     out.insert(0, e);
+}
+
+/// An earlier cause before its later symptoms: when the first suspect repeated a failure
+/// (`repeated_failure`) and the decision behind the first failure of that kind is a suspect
+/// ranked below second, it moves up to second place, at the score of the suspect it displaces.
+/// The repeats are what followed that first failure.
+fn where_the_repeats_began_second(out: &mut Vec<SuspectEntry>, began: &HashMap<usize, usize>) {
+    let Some(b) = out.first().and_then(|top| began.get(&top.step)).copied() else {
+        return;
+    };
+    let Some(k) = out.iter().position(|s| s.step == b).filter(|&k| k > 1) else {
+        return;
+    };
+    let score = out.get(1).map_or(0.0, |s| s.score);
+    let mut e = out.remove(k);
+    e.score = e.score.max(score);
+    e.evidence.truncate(MAX_EVIDENCE_LINES - 1);
+    e.evidence.push(
+        "where the repeated failures began: ranked second, right after the repeat ranked first"
+            .to_owned(),
+    );
+    out.insert(1, e);
 }
 
 fn push_line(lines: &mut Vec<String>, line: String) {
@@ -401,6 +431,52 @@ mod tests {
             entry(4, Category::ReissuedInstruction, weak - 0.2),
         ];
         assert_eq!(order(none), vec![20, 15, 4, 13]);
+    }
+
+    fn scored(step: usize, category: Category, score: f64, upstream: Vec<usize>) -> Scored {
+        let mut finding = Finding::new(
+            step,
+            category,
+            DetectorId::RepeatedFailure,
+            score,
+            crate::analysis::detect::Nature::Suspect,
+            String::new(),
+        );
+        finding.upstream = upstream;
+        Scored {
+            finding,
+            role: Role::Suspect,
+            cause: None,
+            score,
+        }
+    }
+
+    #[test]
+    fn where_repeated_failures_began_ranks_second_after_a_repeat_that_leads() {
+        let strong = STRONG + 0.2;
+        let weak = STRONG - 0.05;
+        let list = |began: Vec<usize>| {
+            vec![
+                scored(30, Category::RepeatedFailure, strong + 0.1, began),
+                scored(33, Category::RepeatedCall, strong, vec![]),
+                scored(11, Category::UnsupportedClaim, weak, vec![]),
+                scored(22, Category::WrongValue, weak - 0.1, vec![]),
+            ]
+        };
+        let steps = |r: Ranked| r.suspects.iter().map(|s| s.step).collect::<Vec<_>>();
+        // The repeat at 30 leads; its kind of failure began with the decision at 22.
+        let r = rank_steps(list(vec![22]));
+        assert_eq!(steps(r.clone()), vec![30, 22, 33, 11]);
+        assert!((r.suspects[1].score - strong).abs() < 1e-9);
+        assert!(
+            r.suspects[1]
+                .evidence
+                .iter()
+                .any(|e| e.starts_with("where the repeated failures began"))
+        );
+        // Without that record, or when that decision is no suspect, the order stands.
+        assert_eq!(steps(rank_steps(list(vec![]))), vec![30, 33, 11, 22]);
+        assert_eq!(steps(rank_steps(list(vec![5]))), vec![30, 33, 11, 22]);
     }
 
     #[test]
