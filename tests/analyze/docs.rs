@@ -395,7 +395,7 @@ fn the_commands_said_to_take_index_and_from_are_the_ones_that_do() {
     }
     let said: BTreeSet<String> = quoted_between(
         &doc("docs/importers.md"),
-        "picks one on every command that opens one run:",
+        "forces the format, on these commands:",
         ". `eval` takes neither",
     )
     .into_iter()
@@ -405,7 +405,7 @@ fn the_commands_said_to_take_index_and_from_are_the_ones_that_do() {
     let not = quoted_between(
         &doc("docs/importers.md"),
         "`eval` takes neither",
-        "Without it",
+        "Without `--index`",
     );
     for n in not.iter().filter(|n| !n.starts_with("--")) {
         let n = n.trim_end_matches(" --run");
