@@ -511,8 +511,7 @@ fn drawn_with_no_color(extra: &[&str]) -> Vec<u8> {
     }
     // The status bar is the frame's last line: the rows above it, the selected one among them,
     // were written before it.
-    let raw = pty.raw.lock().unwrap().clone();
-    raw
+    pty.raw.lock().unwrap().clone()
 }
 
 /// The SGR attributes `bytes` set (`ESC [ ... m`), a colour given as `38;5;N` or `38;2;R;G;B`
