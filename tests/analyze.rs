@@ -1,8 +1,11 @@
 //! `tdn-tui analyze` and `tdn-tui validate` as a user runs them: the sample runs give the
 //! verdicts sample-runs/README.md promises, hostile and broken files give clean messages and the
 //! exit codes of docs/report.md and docs/run-format.md, and the judge runs only as the user
-//! allowed. Expected values come from sample-runs/README.md and the specs.
+//! allowed. Expected values come from sample-runs/README.md and the specs; the README's and
+//! docs' examples and lists are checked against the program (analyze/docs.rs).
 
+#[path = "analyze/docs.rs"]
+mod docs;
 #[path = "analyze/eval.rs"]
 mod eval;
 #[path = "analyze/judge.rs"]

@@ -45,6 +45,12 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         }),
         ..Overrides::default()
     })?;
+    // `--color always` is the user's word over `NO_COLOR`, which crossterm also reads on its
+    // own and would otherwise obey by writing no colour at all (the colour theme's selected row
+    // would lose its highlight).
+    if settings.ui.color == ColorChoice::Always {
+        crossterm::style::force_color_output(true);
+    }
     let render = args
         .render
         .as_deref()

@@ -60,12 +60,26 @@ struct Pty {
     child: Child,
     /// Everything it wrote, escape sequences removed.
     seen: Arc<Mutex<String>>,
+    /// Everything it wrote, as written.
+    raw: Arc<Mutex<Vec<u8>>>,
     stop_reading: Arc<AtomicBool>,
     reader: Option<JoinHandle<()>>,
 }
 
 impl Pty {
     fn start(args: &[OsString], dir: &Path, mark: &str, pager: Option<&str>, ctty: bool) -> Pty {
+        Pty::start_with(args, dir, mark, pager, ctty, &[])
+    }
+
+    /// [`Pty::start`] with more environment variables.
+    fn start_with(
+        args: &[OsString],
+        dir: &Path,
+        mark: &str,
+        pager: Option<&str>,
+        ctty: bool,
+        env: &[(&str, &str)],
+    ) -> Pty {
         let (mut master, mut slave) = (-1, -1);
         let size = libc::winsize {
             ws_row: 40,
@@ -112,6 +126,7 @@ impl Pty {
         if let Some(p) = pager {
             cmd.env("PAGER", p);
         }
+        cmd.envs(env.iter().copied());
         // SAFETY: between fork and exec the child only calls setsid and ioctl, both
         // async-signal-safe: it leads a session of its own, with the pseudo-terminal as its
         // controlling terminal when `ctty`.
@@ -128,9 +143,10 @@ impl Pty {
         }
         let child = cmd.spawn().expect("tdn-tui starts");
         let seen = Arc::new(Mutex::new(String::new()));
+        let raw_seen = Arc::new(Mutex::new(Vec::new()));
         let stop_reading = Arc::new(AtomicBool::new(false));
         let mut out = std::fs::File::from(master.try_clone().expect("dup"));
-        let (seen2, stop2) = (seen.clone(), stop_reading.clone());
+        let (seen2, raw2, stop2) = (seen.clone(), raw_seen.clone(), stop_reading.clone());
         let reader = std::thread::spawn(move || {
             let mut raw = Vec::new();
             let mut buf = [0u8; 65536];
@@ -140,6 +156,7 @@ impl Pty {
                     Ok(n) => {
                         raw.extend_from_slice(&buf[..n]);
                         *seen2.lock().unwrap() = plain(&raw);
+                        raw2.lock().unwrap().clone_from(&raw);
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                         std::thread::sleep(POLL / 2);
@@ -152,6 +169,7 @@ impl Pty {
             master: Some(master),
             child,
             seen,
+            raw: raw_seen,
             stop_reading,
             reader: Some(reader),
         }
@@ -477,4 +495,77 @@ fn every_stop_signal_and_a_closed_terminal_end_the_screen_in_every_state() {
             .collect()
     });
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// What the screen wrote on a terminal after it showed its status bar, with `NO_COLOR` set and
+/// these arguments.
+fn drawn_with_no_color(extra: &[&str]) -> Vec<u8> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut args: Vec<OsString> = vec![root.join("sample-runs/refund-outdated-policy.json").into()];
+    args.extend(extra.iter().map(OsString::from));
+    let mark = format!("{}-color-{}", std::process::id(), extra.join("-"));
+    let pty = Pty::start_with(&args, dir.path(), &mark, None, true, &[("NO_COLOR", "1")]);
+    if let Err(e) = pty.wait_for("? help") {
+        panic!("{e}");
+    }
+    // The status bar is the frame's last line: the rows above it, the selected one among them,
+    // were written before it.
+    pty.raw.lock().unwrap().clone()
+}
+
+/// The SGR attributes `bytes` set (`ESC [ ... m`), a colour given as `38;5;N` or `38;2;R;G;B`
+/// (also 48, 58) counted once, as its first number.
+fn sgr_codes(bytes: &[u8]) -> Vec<u16> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut codes = Vec::new();
+    for seq in text.split("\u{1b}[").skip(1) {
+        let params: String = seq
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == ';')
+            .collect();
+        if !seq[params.len()..].starts_with('m') {
+            continue;
+        }
+        let mut nums = params.split(';').map(|p| p.parse::<u16>().unwrap_or(0));
+        while let Some(n) = nums.next() {
+            codes.push(n);
+            if matches!(n, 38 | 48 | 58) {
+                let skip = if nums.next() == Some(5) { 1 } else { 3 };
+                nums.by_ref().take(skip).for_each(drop);
+            }
+        }
+    }
+    codes
+}
+
+/// Whether any code sets a foreground or background colour.
+fn coloured(codes: &[u16]) -> bool {
+    codes
+        .iter()
+        .any(|c| matches!(c, 30..=38 | 40..=48 | 90..=97 | 100..=107))
+}
+
+#[test]
+fn color_always_draws_colour_even_with_no_color_set() {
+    // docs/screen.md: NO_COLOR selects the mono theme (no colour; the selected row in reverse
+    // video), and `--color always` keeps colour even with NO_COLOR: colour codes, among them
+    // the selected row's background.
+    let always = sgr_codes(&drawn_with_no_color(&["--color", "always"]));
+    assert!(
+        coloured(&always) && always.contains(&48),
+        "--color always with NO_COLOR set drew no colour: {:?}",
+        always.iter().collect::<std::collections::BTreeSet<_>>()
+    );
+    let auto = sgr_codes(&drawn_with_no_color(&[]));
+    assert!(
+        !coloured(&auto),
+        "NO_COLOR drew colour: {:?}",
+        auto.iter().collect::<std::collections::BTreeSet<_>>()
+    );
+    assert!(
+        auto.contains(&7),
+        "NO_COLOR: nothing in reverse video: {:?}",
+        auto.iter().collect::<std::collections::BTreeSet<_>>()
+    );
 }
