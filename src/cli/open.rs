@@ -309,6 +309,7 @@ impl Analysis {
             embedder: self.embedder.as_ref(),
             confidence: self.confidence,
             judge,
+            against: None,
         }
     }
 
