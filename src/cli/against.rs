@@ -42,14 +42,12 @@ impl GoodRuns {
         }
         Ok(GoodRuns {
             runs: runs.into_iter().map(|l| l.run).collect(),
-            label: path.display().to_string(),
+            // The file's name: the page and the screen say which run, not where it lies.
+            label: path
+                .file_name()
+                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
             fixed: index,
         })
-    }
-
-    /// The runs read, in file order.
-    pub fn runs(&self) -> &[Run] {
-        &self.runs
     }
 
     /// The good run for `bad`: the only run read, else the first run of `bad`'s task that

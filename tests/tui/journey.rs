@@ -230,6 +230,7 @@ fn picker() -> Headless {
     let ctx = EffectContext {
         judged: None,
         outcome: None,
+        comparer: None,
         theme: app.theme.clone(),
         port: port(),
         opener: Arc::new(|i| {

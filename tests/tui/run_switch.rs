@@ -102,6 +102,7 @@ fn two_runs(port: Arc<Recording>) -> Headless {
         opener: Arc::new(|i| Ok(refund(i))),
         judged: Some(judged),
         outcome: None,
+        comparer: None,
         events: tx,
         clipboard: Clipboard::None,
     };

@@ -431,6 +431,7 @@ fn the_picker_opens_the_chosen_run() {
     let ctx = tdn_tui::tui::effects::EffectContext {
         judged: None,
         outcome: None,
+        comparer: None,
         theme: app.theme.clone(),
         port: none(),
         opener: Arc::new(|i| {
