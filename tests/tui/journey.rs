@@ -211,6 +211,7 @@ fn choice(id: &str, status: RunStatus, task: &str) -> RunChoice {
         status,
         steps: 4,
         task: Some(task.to_owned()),
+        task_id: None,
     }
 }
 

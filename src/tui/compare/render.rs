@@ -233,13 +233,6 @@ fn render_rows(
             Span::styled(mark.to_owned(), base),
             Span::styled(cell(b), base),
         ]));
-        app.hits.borrow_mut().push(crate::tui::app::RowHit {
-            pane: crate::tui::app::Pane::Timeline,
-            y: area.y + u16::try_from(lines.len() - 1).unwrap_or(0),
-            x: area.x,
-            width: area.width,
-            index: r,
-        });
     }
     frame.render_widget(Paragraph::new(lines), area);
 }
@@ -406,7 +399,7 @@ fn side_lines(
         flush(&mut current, &mut lines, changed_here);
     }
     match first_change {
-        Some(at) if at > CONTEXT_LINES + 1 => {
+        Some(at) if at > CONTEXT_LINES + 2 => {
             let mut out = vec![lines.swap_remove(0)];
             out.push(Line::from(Span::styled("  …", t.style(Role::TextDim))));
             out.extend(lines.into_iter().skip(at - CONTEXT_LINES));

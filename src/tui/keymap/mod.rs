@@ -70,9 +70,9 @@ impl Scope {
         Scope::Confirm,
         Scope::Prompt,
         Scope::Viewer,
-        Scope::Picker,
         Scope::Compare,
         Scope::CompareWith,
+        Scope::Picker,
     ];
 
     /// The scope's table name in keymap.toml.
