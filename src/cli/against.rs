@@ -36,16 +36,23 @@ impl GoodRuns {
 
     /// Reads the runs of `path` (only the one at `index`, when given).
     pub fn read(path: &Path, index: Option<usize>) -> anyhow::Result<GoodRuns> {
-        let runs = load::load_path(path, &LoadOptions { format: None, index })?;
+        let runs = load::load_path(
+            path,
+            &LoadOptions {
+                format: None,
+                index,
+            },
+        )?;
         if runs.is_empty() {
             anyhow::bail!("{}: the file holds no run to compare with", path.display());
         }
         Ok(GoodRuns {
             runs: runs.into_iter().map(|l| l.run).collect(),
             // The file's name: the page and the screen say which run, not where it lies.
-            label: path
-                .file_name()
-                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
+            label: path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
             fixed: index,
         })
     }
@@ -81,7 +88,11 @@ impl GoodRuns {
         match found.and_then(|i| self.runs.get(i).map(|r| (i, r))) {
             Some((i, run)) => Ok(Picked {
                 run,
-                label: format!("{} (run {i}, the first of task '{}' that succeeded)", self.label, inert_line(&task)),
+                label: format!(
+                    "{} (run {i}, the first of task '{}' that succeeded)",
+                    self.label,
+                    inert_line(&task)
+                ),
             }),
             None => Err(format!(
                 "'{}' holds no other run of task '{}' that succeeded: pick the good run with --against-index N",

@@ -11,8 +11,8 @@ use crate::analysis::judge::Judge;
 use crate::analysis::load::{self, Warning};
 use crate::analysis::progress::Progress;
 use crate::analysis::report::{
-    Against, AnalyzeOptions, MarkdownExtras, Report, VerdictRow, analyze_with_progress, render_markdown,
-    render_text, write_json,
+    Against, AnalyzeOptions, MarkdownExtras, Report, VerdictRow, analyze_with_progress,
+    render_markdown, render_text, write_json,
 };
 use crate::config::Settings;
 use crate::experiments::command_judge::CommandJudge;
@@ -56,9 +56,10 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             Some(Ok(p)) => Some(p),
             Some(Err(why)) if runs_in_file == 1 => anyhow::bail!("--against: {why}"),
             Some(Err(why)) => {
-                loaded
-                    .warnings
-                    .push(Warning::run(None, format!("--against: {why}; analysed alone")));
+                loaded.warnings.push(Warning::run(
+                    None,
+                    format!("--against: {why}; analysed alone"),
+                ));
                 None
             }
         };

@@ -275,7 +275,8 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
             Some(Ok(d)) => vec![Action::Compared(i, Arc::new(d))],
             Some(Err(e)) => vec![Action::CompareFailed(e)],
             None => vec![Action::CompareFailed(
-                "a saved report is shown: open the run with --against GOOD to compare it".to_owned(),
+                "a saved report is shown: open the run with --against GOOD to compare it"
+                    .to_owned(),
             )],
         },
         Effect::Reopen(d) => {

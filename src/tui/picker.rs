@@ -455,6 +455,7 @@ mod tests {
             status: RunStatus::Failed,
             steps: 3,
             task: Some(task.to_owned()),
+            task_id: None,
         }
     }
 

@@ -24,7 +24,9 @@ fn report(bad: &Loaded, good: Option<&Run>) -> Report {
         embedder: &embedder,
         confidence: ConfidenceOptions::default(),
         judge: None,
-        against: good.zip(cmp.as_ref()).map(|(run, comparison)| Against { run, comparison }),
+        against: good
+            .zip(cmp.as_ref())
+            .map(|(run, comparison)| Against { run, comparison }),
     };
     analyze(bad, &opts)
 }
@@ -177,13 +179,23 @@ fn analyze_against_on_the_command_line_says_where_the_runs_part() {
         tdn(&refs)
     };
     let out = run(args(&["--json"]));
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["against"]["first_divergence"]["bad"]["index"], at);
     assert_eq!(v["against"]["run"], good.run.id.as_str());
     let blamed = &v["against"]["suspect"]["index"];
     assert!(
-        v["suspects"].as_array().unwrap().iter().take(3).any(|s| &s["index"] == blamed),
+        v["suspects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .take(3)
+            .any(|s| &s["index"] == blamed),
         "{}",
         v["suspects"]
     );
@@ -205,17 +217,30 @@ fn analyze_against_on_the_command_line_says_where_the_runs_part() {
         file.as_os_str(),
         "--json".as_ref(),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let f = &v["against"]["first_divergence"];
     assert_eq!(f["what"]["key"], "reservation_id", "{f}");
     assert!(
-        f["what"]["text"].as_str().unwrap().contains("'ABC132' here, 'ABC123' in the good run"),
+        f["what"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("'ABC132' here, 'ABC123' in the good run"),
         "{f}"
     );
     let blamed = &v["against"]["suspect"]["index"];
     assert!(
-        v["suspects"].as_array().unwrap().iter().take(3).any(|s| &s["index"] == blamed),
+        v["suspects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .take(3)
+            .any(|s| &s["index"] == blamed),
         "{}",
         v["suspects"]
     );

@@ -73,12 +73,19 @@ fn the_view_opens_on_the_first_divergence_and_marks_the_changed_words() {
     let dir = tempfile::tempdir().unwrap();
     let doc = compared(dir.path());
     let view = doc.against.clone().unwrap();
-    let first = view.comparison.first_divergence.clone().expect("the runs part");
+    let first = view
+        .comparison
+        .first_divergence
+        .clone()
+        .expect("the runs part");
     let mut h = screen(doc, (120, 40), scripted());
     assert_eq!(row(&h), Some(first.row));
     let text = h.screen();
     assert!(text.contains("» first divergence"), "{text}");
-    assert!(text.contains("argument 'city' of get_weather: 'Kyoto' here, 'Tokyo' in the good run"), "{text}");
+    assert!(
+        text.contains("argument 'city' of get_weather: 'Kyoto' here, 'Tokyo' in the good run"),
+        "{text}"
+    );
     // Both steps, side by side, the changed word marked on each side.
     assert!(text.contains("[-\"Tokyo\"-]"), "{text}");
     assert!(text.contains("{+\"Kyoto\"+}"), "{text}");
@@ -111,7 +118,7 @@ fn the_view_opens_on_the_first_divergence_and_marks_the_changed_words() {
 #[test]
 fn the_view_at_80x24_keeps_the_changed_lines_in_sight() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = screen(compared(dir.path()), (80, 24), scripted());
+    let h = screen(compared(dir.path()), (80, 24), scripted());
     let text = h.screen();
     assert!(text.contains("{+\"Kyoto\"+}"), "{text}");
     insta::assert_snapshot!("compare_80x24_first_divergence", text);
@@ -123,7 +130,13 @@ fn the_divergence_is_a_suspect_of_the_open_run() {
     let doc = compared(dir.path());
     let a = doc.report.against.clone().expect("an against section");
     let blamed = a.suspect.expect("the divergence is counted").index;
-    assert!(doc.report.suspects.iter().take(3).any(|s| s.index == blamed));
+    assert!(
+        doc.report
+            .suspects
+            .iter()
+            .take(3)
+            .any(|s| s.index == blamed)
+    );
     let mut h = screen(doc, (120, 40), scripted());
     press(&mut h, "Esc 2");
     let text = h.screen();
@@ -135,8 +148,10 @@ fn a_key_offers_the_trials_of_the_same_task_that_succeeded() {
     // Three τ-bench trials: run 0 failed, run 2 succeeded at the same task 7, run 1 is another
     // task's.
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/taubench.json"))
-        .unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/taubench.json"),
+    )
+    .unwrap();
     let mut records: Vec<Value> = serde_json::from_str(&text).unwrap();
     let mut good = records[0].clone();
     good["trial"] = Value::from(1);
@@ -152,7 +167,11 @@ fn a_key_offers_the_trials_of_the_same_task_that_succeeded() {
             .args(["--render", "120x40", "--keys", keys])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     // Run 0 opened from the list; D lists run 2, not run 1.
@@ -164,7 +183,10 @@ fn a_key_offers_the_trials_of_the_same_task_that_succeeded() {
     // Enter compares: the view opens on the changed reservation id.
     let view = render("Enter D Enter");
     assert!(view.contains("Compare · good: run 2 of the file"), "{view}");
-    assert!(view.contains("'ABC132' here, 'ABC123' in the good run"), "{view}");
+    assert!(
+        view.contains("'ABC132' here, 'ABC123' in the good run"),
+        "{view}"
+    );
     // `--against` opens on the view at once.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tdn-tui"))
         .arg(&file)

@@ -133,7 +133,11 @@ fn divergence(cmp: &Comparison) -> Option<(&Difference, usize)> {
 /// had ended where the good one went on). It goes on the divergent step when a rule already
 /// blamed it, else on the model step that made its call when a rule blamed that, else on that
 /// model step (a decision is blamed, not the call that carried it out), else on the step.
-pub fn finding(facts: &Facts<'_>, against: &Against<'_>, scored: &[Scored]) -> Option<DivergenceFinding> {
+pub fn finding(
+    facts: &Facts<'_>,
+    against: &Against<'_>,
+    scored: &[Scored],
+) -> Option<DivergenceFinding> {
     let run = facts.run;
     let (d, bad) = divergence(against.comparison)?;
     let step = run.steps.get(bad)?;
@@ -162,8 +166,13 @@ pub fn finding(facts: &Facts<'_>, against: &Against<'_>, scored: &[Scored]) -> O
         Nature::Suspect,
         format!("Where this run first parts from the good run '{good_id}'"),
     );
-    f.evidence.push(format!("{EVIDENCE} '{good_id}': {sentence}"));
-    if let Some(g) = against.comparison.first_divergence.as_ref().and_then(|x| x.good)
+    f.evidence
+        .push(format!("{EVIDENCE} '{good_id}': {sentence}"));
+    if let Some(g) = against
+        .comparison
+        .first_divergence
+        .as_ref()
+        .and_then(|x| x.good)
         && let Some(gs) = against.run.steps.get(g)
     {
         f.evidence.push(format!(

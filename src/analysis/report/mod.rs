@@ -11,7 +11,8 @@ mod probe;
 mod text;
 
 pub use against::{
-    Against, AgainstDivergence, AgainstSection, DifferenceCounts, DivergenceWhat, PlacedStep, StepAt,
+    Against, AgainstDivergence, AgainstSection, DifferenceCounts, DivergenceWhat, PlacedStep,
+    StepAt,
 };
 pub use build::{AnalyzeOptions, ReferenceChoice, analyze, analyze_run, analyze_with_progress};
 pub use group::GROUP_MIN_SIMILAR;

@@ -101,7 +101,10 @@ pub fn step_text(step: &Step) -> String {
                 .get_mut("tool_calls")
                 .and_then(serde_json::Value::as_array_mut)
             {
-                for c in calls.iter_mut().filter_map(serde_json::Value::as_object_mut) {
+                for c in calls
+                    .iter_mut()
+                    .filter_map(serde_json::Value::as_object_mut)
+                {
                     c.remove("id");
                 }
             }
@@ -156,11 +159,9 @@ pub fn render(
     frame.render_widget(block, body);
     let (rows_area, detail_area) = split(body, cmp.rows.len());
     let summary = match (cmp.first_divergence.as_ref(), cmp.divergence_difference()) {
-        (Some(d), Some(what)) => format!(
-            "» first divergence, row {}: {}",
-            d.row + 1,
-            what.sentence()
-        ),
+        (Some(d), Some(what)) => {
+            format!("» first divergence, row {}: {}", d.row + 1, what.sentence())
+        }
         _ => "no divergence: the runs do the same thing (ids, times and wording aside)".to_owned(),
     };
     frame.render_widget(
@@ -286,7 +287,10 @@ fn render_detail(
         head.extend(wrap_spans(
             vec![
                 ("• ".to_owned(), t.style(Role::Warning)),
-                (clipped(&d.sentence(), 300).into_owned(), t.style(Role::Text)),
+                (
+                    clipped(&d.sentence(), 300).into_owned(),
+                    t.style(Role::Text),
+                ),
             ],
             width,
             "  ",
@@ -300,7 +304,13 @@ fn render_detail(
     }
     head.truncate(usize::from(area.height) / 2);
     let head_h = u16::try_from(head.len()).unwrap_or(0);
-    frame.render_widget(Paragraph::new(head), Rect { height: head_h, ..area });
+    frame.render_widget(
+        Paragraph::new(head),
+        Rect {
+            height: head_h,
+            ..area
+        },
+    );
     let rest = Rect {
         y: area.y + head_h,
         height: area.height.saturating_sub(head_h),
@@ -332,7 +342,9 @@ fn render_detail(
     } else {
         // Each side gets half the room, or what the other leaves.
         let half = height / 2;
-        let g_h = good_lines.len().min(height.saturating_sub(bad_lines.len().min(half)));
+        let g_h = good_lines
+            .len()
+            .min(height.saturating_sub(bad_lines.len().min(half)));
         let mut lines = take(good_lines, g_h);
         let b_h = height.saturating_sub(lines.len());
         lines.extend(take(bad_lines, b_h));
@@ -375,12 +387,13 @@ fn side_lines(
     // before it, so a change deep in a long text is in sight.
     let mut first_change: Option<usize> = None;
     let mut changed_here = false;
-    let mut flush = |current: &mut Vec<(String, Style)>, lines: &mut Vec<Line<'static>>, changed: bool| {
-        if changed && first_change.is_none() {
-            first_change = Some(lines.len());
-        }
-        lines.extend(wrap_spans(std::mem::take(current), width, "  "));
-    };
+    let mut flush =
+        |current: &mut Vec<(String, Style)>, lines: &mut Vec<Line<'static>>, changed: bool| {
+            if changed && first_change.is_none() {
+                first_change = Some(lines.len());
+            }
+            lines.extend(wrap_spans(std::mem::take(current), width, "  "));
+        };
     for (text, style, changed) in side_pieces(changes, good, app) {
         let safe = inert_block(&text);
         for (k, p) in safe.split('\n').enumerate() {
@@ -452,7 +465,11 @@ pub fn render_chooser(app: &App, state: &ChooserState, frame: &mut Frame, body: 
             t.style(Role::Text)
         };
         lines.push(Line::from(Span::styled(
-            format!("{:<width$}", clipped(&format!(" {text}"), width), width = width),
+            format!(
+                "{:<width$}",
+                clipped(&format!(" {text}"), width),
+                width = width
+            ),
             style,
         )));
     }

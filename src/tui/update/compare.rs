@@ -74,10 +74,7 @@ fn choose(app: &mut App) {
                     let title = r.title.as_deref().unwrap_or(r.id.as_str());
                     items.push(AgainstChoice::Run {
                         index,
-                        label: format!(
-                            "run {index}: {title} (succeeded, {} steps)",
-                            r.steps
-                        ),
+                        label: format!("run {index}: {title} (succeeded, {} steps)", r.steps),
                     });
                 }
             }
