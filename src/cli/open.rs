@@ -80,6 +80,11 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     }
     let embedder: Arc<dyn Embedder> =
         Arc::from(crate::experiments::embedder::from_settings(&settings));
+    if args.report.is_some() && args.against.against.is_some() {
+        bail!(
+            "--against analyses the run again against the good run, and --report shows a saved report as it is: give one of them"
+        );
+    }
     let against = super::against::GoodRuns::load(&args.against)?;
     let work = Work {
         against,

@@ -28,6 +28,11 @@ fn load(path: &Path) -> Loaded {
 /// The run, and the copy with its ids renamed and `Tokyo` asked for as `Kyoto`, analysed
 /// against it, as `tdn-tui BAD --against GOOD` opens it.
 fn compared(dir: &Path) -> Document {
+    compared_with(dir, "Kyoto")
+}
+
+/// [`compared`], the city asked for being `city`.
+fn compared_with(dir: &Path, city: &str) -> Document {
     let good = load(&real(AGENTS));
     let mut v = serde_json::to_value(&good.run).unwrap();
     v["id"] = Value::from("another-run");
@@ -38,7 +43,7 @@ fn compared(dir: &Path) -> Document {
             }
         }
         if s["tool"]["name"] == "get_weather" {
-            s["tool"]["arguments"]["city"] = Value::from("Kyoto");
+            s["tool"]["arguments"]["city"] = Value::from(city);
         }
     }
     v["context_units"] = Value::Array(Vec::new());
@@ -197,4 +202,20 @@ fn a_key_offers_the_trials_of_the_same_task_that_succeeded() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("» first divergence"), "{text}");
+}
+
+#[test]
+fn run_text_in_the_view_is_inert() {
+    let dir = tempfile::tempdir().unwrap();
+    let city = "Kyo\u{1b}[2J\u{1b}]52;c;aGk=\u{7}to\u{202e}";
+    for size in [(80, 24), (120, 40)] {
+        let mut h = screen(compared_with(dir.path(), city), size, scripted());
+        let text = h.screen();
+        assert!(text.contains("» first divergence"), "{text}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'),
+            "{text}"
+        );
+        assert!(text.contains("\\u{1b}"), "{text}");
+    }
 }

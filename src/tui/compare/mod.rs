@@ -7,9 +7,9 @@
 
 pub mod render;
 
-use crate::analysis::compare::{Class, Comparison};
+use crate::analysis::compare::{Class, Comparison, WordChange};
 use crate::analysis::model::Run;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 /// The good run an opened run was compared with, and the comparison.
@@ -50,6 +50,9 @@ pub struct CompareState {
     pub row: usize,
     /// First row drawn.
     pub offset: Cell<usize>,
+    /// The word diff of the two steps of a row, made when the row is first drawn (not again on
+    /// every frame).
+    pub diffed: RefCell<Option<(usize, Arc<Vec<WordChange>>)>>,
 }
 
 impl CompareState {
@@ -57,7 +60,20 @@ impl CompareState {
     pub fn at(row: usize) -> CompareState {
         CompareState {
             row,
-            offset: Cell::new(0),
+            ..CompareState::default()
+        }
+    }
+
+    /// The word diff of the selected row, made by `make` the first time it is asked for.
+    pub fn diff(&self, make: impl FnOnce() -> Vec<WordChange>) -> Arc<Vec<WordChange>> {
+        let mut kept = self.diffed.borrow_mut();
+        match kept.as_ref() {
+            Some((row, d)) if *row == self.row => d.clone(),
+            _ => {
+                let d = Arc::new(make());
+                *kept = Some((self.row, d.clone()));
+                d
+            }
         }
     }
 }

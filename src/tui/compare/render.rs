@@ -318,11 +318,12 @@ fn render_detail(
     };
     let g = row.good.and_then(|i| view.good.steps.get(i));
     let b = row.bad.and_then(|i| doc.run.steps.get(i));
-    let (gt, bt) = (
-        g.map(step_text).unwrap_or_default(),
-        b.map(step_text).unwrap_or_default(),
-    );
-    let changes = word_diff(&gt, &bt);
+    let changes = state.diff(|| {
+        word_diff(
+            &g.map(step_text).unwrap_or_default(),
+            &b.map(step_text).unwrap_or_default(),
+        )
+    });
     // Side by side when there is room, else one above the other.
     let wide = rest.width >= SIDE_BY_SIDE_MIN_WIDTH;
     let (left, right) = if wide {
