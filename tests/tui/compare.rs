@@ -209,7 +209,7 @@ fn run_text_in_the_view_is_inert() {
     let dir = tempfile::tempdir().unwrap();
     let city = "Kyo\u{1b}[2J\u{1b}]52;c;aGk=\u{7}to\u{202e}";
     for size in [(80, 24), (120, 40)] {
-        let mut h = screen(compared_with(dir.path(), city), size, scripted());
+        let h = screen(compared_with(dir.path(), city), size, scripted());
         let text = h.screen();
         assert!(text.contains("» first divergence"), "{text}");
         assert!(
