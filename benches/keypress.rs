@@ -51,6 +51,7 @@ fn screen(doc: Document) -> Headless {
     let ctx = EffectContext {
         judged: None,
         outcome: None,
+        comparer: None,
         theme: app.theme.clone(),
         port: Arc::new(Unavailable {
             reason: "benchmark".to_owned(),

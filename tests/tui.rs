@@ -8,6 +8,8 @@
 
 #[path = "support/big_run.rs"]
 mod big_run;
+#[path = "tui/compare.rs"]
+mod compare;
 #[path = "tui/defects.rs"]
 mod defects;
 #[path = "tui/features.rs"]

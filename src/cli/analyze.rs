@@ -11,8 +11,8 @@ use crate::analysis::judge::Judge;
 use crate::analysis::load::{self, Warning};
 use crate::analysis::progress::Progress;
 use crate::analysis::report::{
-    AnalyzeOptions, MarkdownExtras, Report, VerdictRow, analyze_with_progress, render_markdown,
-    render_text, write_json,
+    Against, AnalyzeOptions, MarkdownExtras, Report, VerdictRow, analyze_with_progress,
+    render_markdown, render_text, write_json,
 };
 use crate::config::Settings;
 use crate::experiments::command_judge::CommandJudge;
@@ -44,16 +44,40 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         (false, f) => f.unwrap_or(ReportFormat::Text),
     };
     let runs_in_file = runs.len();
+    let good = super::against::GoodRuns::load(&args.against)?;
     let last = runs_in_file.saturating_sub(1);
     for (k, loaded) in runs.into_iter().enumerate() {
         let mut loaded = loaded;
         loaded.warnings.extend(notes.iter().cloned());
         super::common::settle_outcome(&mut loaded, &args.outcome, &reference);
+        // Against a good run: the comparison is made here and handed to the analysis.
+        let picked = match good.as_ref().map(|g| g.pick(&loaded.run)) {
+            None => None,
+            Some(Ok(p)) => Some(p),
+            Some(Err(why)) if runs_in_file == 1 => anyhow::bail!("--against: {why}"),
+            Some(Err(why)) => {
+                loaded.warnings.push(Warning::run(
+                    None,
+                    format!("--against: {why}; analysed alone"),
+                ));
+                None
+            }
+        };
+        let comparison = picked
+            .as_ref()
+            .map(|p| crate::analysis::compare::compare(p.run, &loaded.run));
         let opts = AnalyzeOptions {
             reference: reference.clone(),
             embedder: embedder.as_ref(),
             confidence: settings.confidence,
             judge: judge.as_ref().map(|j| j as &dyn Judge),
+            against: picked
+                .as_ref()
+                .zip(comparison.as_ref())
+                .map(|(p, c)| Against {
+                    run: p.run,
+                    comparison: c,
+                }),
         };
         let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
         let report = analyze_with_progress(&loaded, &opts, &progress);

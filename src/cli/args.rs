@@ -60,6 +60,20 @@ pub struct ReferenceArgs {
     pub no_reference: bool,
 }
 
+/// A good run to compare with (`--against`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct AgainstArgs {
+    /// Compare with this run that went right (any format tdn-tui reads): where the runs first
+    /// part is ranking evidence, and its final answer the influence reference unless --reference
+    /// is given (docs/compare.md).
+    #[arg(long, value_name = "GOOD")]
+    pub against: Option<PathBuf>,
+    /// For a GOOD file holding several runs: the 0-based position of the good run (default: the
+    /// first run of the same task that succeeded).
+    #[arg(long, value_name = "N", requires = "against")]
+    pub against_index: Option<usize>,
+}
+
 /// The outcome the user states.
 #[derive(Debug, Args, Clone, Default)]
 pub struct OutcomeArgs {
@@ -93,6 +107,9 @@ pub struct OpenArgs {
     /// The outcome, when the recording does not say.
     #[command(flatten)]
     pub outcome: OutcomeArgs,
+    /// A good run to compare with.
+    #[command(flatten)]
+    pub against: AgainstArgs,
     /// Theme: dark, light, mono, or the path of a theme file.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
@@ -208,6 +225,9 @@ pub struct AnalyzeArgs {
     /// The outcome, when the recording does not say.
     #[command(flatten)]
     pub outcome: OutcomeArgs,
+    /// A good run to compare with.
+    #[command(flatten)]
+    pub against: AgainstArgs,
     /// Embedder for the influence ranking: hashed, mock, lexical or cmd:COMMAND.
     #[arg(long, value_name = "E")]
     pub embedder: Option<String>,

@@ -5,6 +5,7 @@
 pub mod args;
 mod common;
 
+mod against;
 mod analyze;
 mod confidence;
 mod diff;

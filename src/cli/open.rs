@@ -8,17 +8,19 @@ mod reports;
 
 use super::args::{Color as ColorArg, InputArgs, OpenArgs, OutcomeArgs};
 use super::common::{load_options, reference_choice, settle_outcome, write_stdout};
+use crate::analysis::compare::compare;
 use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{ConfidenceOptions, Embedder};
 use crate::analysis::judge::Judge;
 use crate::analysis::load;
 use crate::analysis::model::{Run, RunStatus};
 use crate::analysis::progress::Progress;
-use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, Report, analyze_run};
+use crate::analysis::report::{Against, AnalyzeOptions, ReferenceChoice, Report, analyze_run};
 use crate::config::{ColorChoice, Overrides, Settings};
 use crate::experiments::command_judge::CommandJudge;
 use crate::tui::app::Document;
-use crate::tui::effects::{Opener, OutcomeSetter};
+use crate::tui::compare::{AgainstPick, AgainstView};
+use crate::tui::effects::{Comparer, Opener, OutcomeSetter};
 use crate::tui::headless::{parse_keys, parse_size};
 use crate::tui::start::{Ended, Ready, Start, StartLoading, choice, start, start_loading};
 use anyhow::bail;
@@ -84,7 +86,14 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     }
     let embedder: Arc<dyn Embedder> =
         Arc::from(crate::experiments::embedder::from_settings(&settings));
+    if args.report.is_some() && args.against.against.is_some() {
+        bail!(
+            "--against analyses the run again against the good run, and --report shows a saved report as it is: give one of them"
+        );
+    }
+    let against = super::against::GoodRuns::load(&args.against)?;
     let work = Work {
+        against,
         path: path.clone(),
         input: args.input.clone(),
         report: args.report.clone(),
@@ -131,6 +140,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
                 judged: ready.judged,
                 reloader: ready.reloader,
                 outcome: ready.outcome,
+                comparer: ready.comparer,
                 messages,
                 render: Some(size),
                 keys,
@@ -159,6 +169,8 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
 
 /// What opening the file takes, handed to the thread that does it.
 struct Work {
+    /// `--against`: the runs of the good file.
+    against: Option<super::against::GoodRuns>,
     path: std::path::PathBuf,
     input: InputArgs,
     report: Option<std::path::PathBuf>,
@@ -174,6 +186,7 @@ impl Work {
     /// analyses its run, counting in `progress`.
     fn prepare(self, progress: &Progress, open_first: bool) -> anyhow::Result<Ready> {
         let Work {
+            against,
             path,
             input,
             report,
@@ -211,6 +224,8 @@ impl Work {
             source: std::path::absolute(&path).unwrap_or_else(|_| path.clone()),
             saved: report.clone(),
             given: std::sync::Mutex::new(std::collections::HashMap::new()),
+            against,
+            picked: std::sync::Mutex::new(std::collections::HashMap::new()),
         });
         let opener: Arc<Opener> = {
             let analysis = analysis.clone();
@@ -238,7 +253,7 @@ impl Work {
                 if let Some(status) = analysis.given(i) {
                     loaded.run.give_outcome(status, SET_IN_SCREEN);
                 }
-                analysis.open_loaded(loaded)
+                analysis.open_loaded(i, loaded)
             })
         };
         let first = if open_first && analysis.runs.len() == 1 {
@@ -263,6 +278,17 @@ impl Work {
                 }))
             }
         };
+        // Comparing with a run picked in the screen analyses the open run again against it (not
+        // for a saved report, which is shown as it is).
+        let comparer: Option<Arc<Comparer>> = match reports {
+            Some(_) => None,
+            None => {
+                let analysis = analysis.clone();
+                Some(Arc::new(move |i: usize, pick: &AgainstPick| {
+                    analysis.compare_with(i, pick)
+                }))
+            }
+        };
         let judged: Option<Arc<Opener>> = judge.map(|judge| {
             Arc::new(move |i: usize| analysis.open(i, Some(&judge), &Progress::new()))
                 as Arc<Opener>
@@ -274,6 +300,7 @@ impl Work {
             judged,
             reloader: Some(reloader),
             outcome,
+            comparer,
             index,
         })
     }
@@ -297,6 +324,10 @@ struct Analysis {
     saved: Option<std::path::PathBuf>,
     /// The outcome set with the screen's key, by position in the file.
     given: std::sync::Mutex<std::collections::HashMap<usize, RunStatus>>,
+    /// `--against`: the runs of the good file.
+    against: Option<super::against::GoodRuns>,
+    /// The good run picked in the screen for a run (by position), and where it came from.
+    picked: std::sync::Mutex<std::collections::HashMap<usize, (Arc<Run>, String)>>,
 }
 
 /// How `status_why` says the outcome was set with the screen's key.
@@ -315,24 +346,89 @@ impl Analysis {
             embedder: self.embedder.as_ref(),
             confidence: self.confidence,
             judge,
+            against: None,
         }
     }
 
+    /// The good run for the run at `i`: the one picked in the screen, else `--against`'s (a
+    /// run of the same task that succeeded, for a file of several); `None` without either.
+    fn good_for(&self, i: usize, bad: &Run) -> Result<Option<(Arc<Run>, String)>, String> {
+        if let Some(p) = self.picked.lock().ok().and_then(|m| m.get(&i).cloned()) {
+            return Ok(Some(p));
+        }
+        match &self.against {
+            None => Ok(None),
+            Some(g) => g
+                .pick(bad)
+                .map(|p| Some((Arc::new(p.run.clone()), p.label))),
+        }
+    }
+
+    /// Analyses `run` (the run at `i`) against its good run, if it has one, and opens it.
+    fn analysed(
+        &self,
+        i: usize,
+        run: Arc<Run>,
+        warnings: &[load::Warning],
+        source_format: SourceFormat,
+        judge: Option<&dyn Judge>,
+        progress: &Progress,
+    ) -> Result<Document, String> {
+        let good = self.good_for(i, &run)?;
+        let comparison = good.as_ref().map(|(g, _)| compare(g, &run));
+        let mut opts = self.options(judge);
+        opts.against = good
+            .as_ref()
+            .zip(comparison.as_ref())
+            .map(|((g, _), c)| Against {
+                run: g.as_ref(),
+                comparison: c,
+            });
+        let report = analyze_run(&run, warnings, source_format, &opts, progress);
+        let mut doc = Document::from_shared(run, report, Some(self.source.clone()));
+        doc.against = good.zip(comparison).map(|((good, label), comparison)| {
+            Arc::new(AgainstView {
+                good,
+                label,
+                comparison,
+            })
+        });
+        Ok(doc)
+    }
+
+    /// Compares the run at `i` with the good run picked in the screen (kept for the run from
+    /// then on) and opens it analysed against it.
+    fn compare_with(&self, i: usize, pick: &AgainstPick) -> Result<Document, String> {
+        let bad = self.run(i)?.run.clone();
+        let good = match pick {
+            AgainstPick::Run(j) => {
+                let r = self.run(*j)?;
+                (r.run.clone(), format!("run {j} of the file"))
+            }
+            AgainstPick::File(path) => {
+                let runs = super::against::GoodRuns::read(std::path::Path::new(path), None)
+                    .map_err(|e| format!("{e:#}"))?;
+                let p = runs.pick(&bad)?;
+                (Arc::new(p.run.clone()), p.label)
+            }
+        };
+        if let Ok(mut m) = self.picked.lock() {
+            m.insert(i, good);
+        }
+        self.open(i, None, &Progress::new())
+    }
+
     /// Analyses a run read again from the file and opens it.
-    fn open_loaded(&self, loaded: load::Loaded) -> Result<Document, String> {
+    fn open_loaded(&self, i: usize, loaded: load::Loaded) -> Result<Document, String> {
         let run = Arc::new(loaded.run);
-        let report = analyze_run(
-            &run,
+        self.analysed(
+            i,
+            run,
             &loaded.warnings,
             loaded.source_format,
-            &self.options(None),
+            None,
             &Progress::new(),
-        );
-        Ok(Document::from_shared(
-            run,
-            report,
-            Some(self.source.clone()),
-        ))
+        )
     }
 
     /// The outcome set with the screen's key for the run at `i`.
@@ -364,14 +460,7 @@ impl Analysis {
             }
             None => r.run.clone(),
         };
-        let report = analyze_run(
-            &run,
-            &r.warnings,
-            r.source_format,
-            &self.options(judge),
-            progress,
-        );
-        let mut doc = Document::from_shared(run, report, Some(self.source.clone()));
+        let mut doc = self.analysed(i, run, &r.warnings, r.source_format, judge, progress)?;
         doc.saved_report.clone_from(&self.saved);
         Ok(doc)
     }

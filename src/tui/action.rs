@@ -141,6 +141,14 @@ pub enum Action {
     Reload,
     /// Write the diagnosis as Markdown to a file, to share it.
     Share,
+    /// Show the open run beside a good run (the compare view), or pick one.
+    Compare,
+    /// Pick another run to compare with.
+    CompareWith,
+    /// Compare view: the next row where the runs differ.
+    NextDifference,
+    /// Compare view: the previous row where the runs differ.
+    PrevDifference,
 
     // ---- internal messages ----
     /// Show this step in the timeline and detail.
@@ -191,6 +199,10 @@ pub enum Action {
     OutcomeSet(usize, Arc<Document>),
     /// The run at this position could not be analysed again with the outcome set: why.
     OutcomeFailed(usize, String),
+    /// The run at this position analysed against a good run (its document holds the comparison).
+    Compared(usize, Arc<Document>),
+    /// No comparison could be made: why.
+    CompareFailed(String),
 }
 
 impl Action {
@@ -258,6 +270,10 @@ impl Action {
         Action::OpenEditor,
         Action::Reload,
         Action::Share,
+        Action::Compare,
+        Action::CompareWith,
+        Action::NextDifference,
+        Action::PrevDifference,
     ];
 
     /// The command's name in keymap.toml and the help overlay.
@@ -325,6 +341,10 @@ impl Action {
             Action::OpenEditor => "open-editor",
             Action::Reload => "reload",
             Action::Share => "share",
+            Action::Compare => "compare",
+            Action::CompareWith => "compare-with",
+            Action::NextDifference => "next-difference",
+            Action::PrevDifference => "prev-difference",
             Action::JumpTo(_) => "jump-to",
             Action::SearchInput(_) => "search-input",
             Action::PromptInput(_) => "prompt-input",
@@ -349,6 +369,8 @@ impl Action {
             Action::JudgeFailed(..) => "judge-failed",
             Action::OutcomeSet(..) => "outcome-set",
             Action::OutcomeFailed(..) => "outcome-failed",
+            Action::Compared(..) => "compared",
+            Action::CompareFailed(_) => "compare-failed",
         }
     }
 
@@ -417,6 +439,10 @@ impl Action {
             Action::OpenEditor => "editor",
             Action::Reload => "reload",
             Action::Share => "share",
+            Action::Compare => "compare",
+            Action::CompareWith => "compare with",
+            Action::NextDifference => "next difference",
+            Action::PrevDifference => "previous difference",
             other => other.name(),
         }
     }
@@ -502,6 +528,14 @@ impl Action {
             Action::OpenEditor => "open the selected step in $EDITOR (vi)",
             Action::Reload => "read the run's file again (done by itself when it changes)",
             Action::Share => "write the diagnosis as Markdown to a file, to paste into a bug",
+            Action::Compare => {
+                "compare the run with one that went right: the two side by side, where they part first"
+            }
+            Action::CompareWith => {
+                "pick the run to compare with: a trial of the same task that succeeded, or a file"
+            }
+            Action::NextDifference => "compare view: the next row where the runs differ",
+            Action::PrevDifference => "compare view: the previous row where the runs differ",
             Action::JumpTo(_) => "show a step",
             Action::SearchInput(_) => "type into the search",
             Action::PromptInput(_) => "type into the patch prompt",
@@ -526,6 +560,8 @@ impl Action {
             Action::JudgeFailed(..) => "the judge could not be asked",
             Action::OutcomeSet(..) => "the run was analysed again with the outcome set",
             Action::OutcomeFailed(..) => "the outcome could not be set",
+            Action::Compared(..) => "the run was compared with a good run",
+            Action::CompareFailed(_) => "the runs could not be compared",
         }
     }
 

@@ -127,6 +127,10 @@ pub enum Overlay {
         /// First visible line.
         scroll: usize,
     },
+    /// The open run beside the good run it was compared with (full-screen).
+    Compare(super::compare::CompareState),
+    /// The list of runs to compare the open run with.
+    CompareWith(super::compare::ChooserState),
 }
 
 /// What a one-line prompt in the status bar is for.
@@ -136,6 +140,8 @@ pub enum LineKind {
     Filter,
     /// Go to a step by position or id.
     GoTo,
+    /// The path of a file holding the run to compare with.
+    AgainstPath,
 }
 
 /// A one-line prompt in the status bar (the search keys edit it).
@@ -292,7 +298,21 @@ impl App {
     pub fn new(doc: Document, opts: AppOptions) -> App {
         let mut app = App::empty(opts);
         app.set_document(Arc::new(doc));
+        app.show_comparison();
         app
+    }
+
+    /// Opens the compare view on the first divergence when the open run was compared with a
+    /// good run (`--against`) and nothing else is open over the panes.
+    pub fn show_comparison(&mut self) {
+        if self.overlay.is_some() {
+            return;
+        }
+        if let Some(view) = self.doc.as_ref().and_then(|d| d.against.as_ref()) {
+            self.overlay = Some(Overlay::Compare(super::compare::CompareState::at(
+                view.start_row(),
+            )));
+        }
     }
 
     /// A screen listing the runs of a file, none opened yet.
@@ -527,6 +547,10 @@ impl App {
             Some(Overlay::Prompt(_)) => return vec![Scope::Prompt, Scope::Always],
             Some(Overlay::Viewer { .. }) => {
                 return vec![Scope::Viewer, Scope::Panes, Scope::Always];
+            }
+            Some(Overlay::Compare(_)) => return vec![Scope::Compare, Scope::Panes, Scope::Always],
+            Some(Overlay::CompareWith(_)) => {
+                return vec![Scope::CompareWith, Scope::Panes, Scope::Always];
             }
             None => {}
         }

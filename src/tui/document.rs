@@ -89,6 +89,9 @@ pub struct Document {
     pub dropped: DroppedIndex,
     /// Per step: positions of the loader warnings about it.
     pub warnings_of: HashMap<usize, Vec<usize>>,
+    /// The good run the run was compared with, and the comparison (`--against`, or picked in the
+    /// screen); shown by the compare view.
+    pub against: Option<Arc<super::compare::AgainstView>>,
 }
 
 impl Document {
@@ -186,6 +189,7 @@ impl Document {
             links_of,
             dropped,
             warnings_of,
+            against: None,
         }
     }
 

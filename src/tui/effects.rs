@@ -7,6 +7,7 @@
 
 use super::action::Action;
 use super::app::Document;
+use super::compare::AgainstPick;
 use super::find::{self, SearchHits};
 use super::panes::detail;
 use super::theme::Theme;
@@ -116,6 +117,8 @@ pub enum Effect {
     Judge(usize),
     /// Analyse the run at this position again with this outcome.
     Outcome(usize, RunStatus),
+    /// Analyse the run at this position against a good run.
+    Compare(usize, AgainstPick),
     /// Experiments from now on use this document's report (the open run, judged).
     Reopen(Arc<Document>),
     /// Ask the engine what a request would run (off the UI task: plans read the whole run).
@@ -153,6 +156,7 @@ impl std::fmt::Debug for Effect {
             Effect::OpenRun(i) => write!(f, "OpenRun({i})"),
             Effect::Judge(i) => write!(f, "Judge({i})"),
             Effect::Outcome(i, s) => write!(f, "Outcome({i}, {})", s.as_str()),
+            Effect::Compare(i, p) => write!(f, "Compare({i}, {p:?})"),
             Effect::Reopen(d) => write!(f, "Reopen({:?})", d.run.id),
             Effect::Plan(r) => write!(f, "Plan({r:?})"),
             Effect::Launch { job, plan } => write!(f, "Launch({job:?}, {:?})", plan.request),
@@ -169,6 +173,10 @@ pub type Opener = dyn Fn(usize) -> Result<Document, String> + Send + Sync;
 /// Analyses the run at a position of the file again with the outcome the user set (and keeps
 /// that outcome for the run from then on: the judge and a reload use it too).
 pub type OutcomeSetter = dyn Fn(usize, RunStatus) -> Result<Document, String> + Send + Sync;
+
+/// Analyses the run at a position of the file against a good run (another run of the file, or
+/// a file's): the document holds the comparison, and its report the divergence as evidence.
+pub type Comparer = dyn Fn(usize, &AgainstPick) -> Result<Document, String> + Send + Sync;
 
 /// Where copies go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -192,6 +200,8 @@ pub struct EffectContext {
     /// Analyses a run again with the outcome the user set (`None`: not possible, e.g. a saved
     /// report is shown).
     pub outcome: Option<Arc<OutcomeSetter>>,
+    /// Analyses a run against a good run (`None`: not possible, e.g. a saved report is shown).
+    pub comparer: Option<Arc<Comparer>>,
     /// Where experiment events go.
     pub events: EventSender,
     /// Where copies go.
@@ -259,6 +269,14 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
             None => vec![Action::OutcomeFailed(
                 i,
                 "a saved report is shown: analyse the run again to set its outcome".to_owned(),
+            )],
+        },
+        Effect::Compare(i, pick) => match ctx.comparer.as_ref().map(|c| c(i, &pick)) {
+            Some(Ok(d)) => vec![Action::Compared(i, Arc::new(d))],
+            Some(Err(e)) => vec![Action::CompareFailed(e)],
+            None => vec![Action::CompareFailed(
+                "a saved report is shown: open the run with --against GOOD to compare it"
+                    .to_owned(),
             )],
         },
         Effect::Reopen(d) => {

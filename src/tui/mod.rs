@@ -9,6 +9,7 @@
 
 pub mod action;
 pub mod app;
+pub mod compare;
 pub mod document;
 pub mod effects;
 pub mod external;
@@ -73,6 +74,8 @@ pub struct Screen {
     pub reloader: Option<Arc<Opener>>,
     /// Analyses a run again with the outcome the user set.
     pub outcome: Option<Arc<effects::OutcomeSetter>>,
+    /// Analyses a run against a good run picked in the screen.
+    pub comparer: Option<Arc<effects::Comparer>>,
     /// Where copies are also saved.
     pub copy_dir: PathBuf,
 }
@@ -383,6 +386,7 @@ async fn event_loop(
         judged,
         reloader,
         outcome,
+        comparer,
         copy_dir,
     } = screen;
     let (exp_tx, mut exp_rx): (UnboundedSender<JobEvent>, UnboundedReceiver<JobEvent>) =
@@ -394,6 +398,7 @@ async fn event_loop(
         opener,
         judged,
         outcome,
+        comparer,
         events: exp_tx,
         clipboard: Clipboard::Terminal(copy_dir),
     });

@@ -46,6 +46,8 @@ pub struct RunChoice {
     pub steps: usize,
     /// The start of its task (or, without one, of its final answer), on one line.
     pub task: Option<String>,
+    /// The id of the task it was made for, when it names one (the trials of one task share it).
+    pub task_id: Option<String>,
 }
 
 impl RunChoice {
@@ -62,6 +64,7 @@ impl RunChoice {
                 .or(run.final_answer.as_deref())
                 .map(excerpt)
                 .filter(|t| !t.is_empty()),
+            task_id: crate::analysis::compare::task_id(run),
         }
     }
 
@@ -452,6 +455,7 @@ mod tests {
             status: RunStatus::Failed,
             steps: 3,
             task: Some(task.to_owned()),
+            task_id: None,
         }
     }
 

@@ -256,6 +256,14 @@ pub fn render(app: &App, frame: &mut Frame) {
         Some(Overlay::Confirm(c)) => confirm::render(app, frame, a.body, c),
         Some(Overlay::Prompt(p)) => super::overlays::prompt::render(app, frame, a.body, p),
         Some(Overlay::Viewer { scroll }) => viewer::render(app, doc, frame, a.body, *scroll),
+        Some(Overlay::Compare(state)) => {
+            if let Some(view) = &doc.against {
+                super::compare::render::render(app, doc, view, state, frame, a.body);
+            }
+        }
+        Some(Overlay::CompareWith(state)) => {
+            super::compare::render::render_chooser(app, state, frame, a.body)
+        }
         None => {}
     }
     if app.search.active || app.line.is_some() || help_typing(app) {

@@ -6,7 +6,7 @@
 //! 11). Reads the keymap and theme files; prints nothing.
 
 use super::app::{App, AppOptions, Document};
-use super::effects::{Clipboard, EffectContext, Opener, OutcomeSetter};
+use super::effects::{Clipboard, Comparer, EffectContext, Opener, OutcomeSetter};
 use super::headless::Headless;
 use super::keymap::{Chord, Keymap};
 use super::loading::View;
@@ -40,6 +40,8 @@ pub struct Start {
     pub reloader: Option<Arc<Opener>>,
     /// Analyses the run at a position again with the outcome the user set.
     pub outcome: Option<Arc<OutcomeSetter>>,
+    /// Analyses the run at a position against a good run picked in the screen.
+    pub comparer: Option<Arc<Comparer>>,
     /// Messages for the status bar besides the config's own warnings.
     pub messages: Vec<String>,
     /// `--render WxH`: draw once without a terminal, after pressing `keys`.
@@ -69,6 +71,7 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
         judged,
         reloader,
         outcome,
+        comparer,
         messages: extra,
         render,
         keys,
@@ -92,6 +95,7 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
             opener,
             judged,
             outcome,
+            comparer,
             events: tx,
             clipboard: Clipboard::None,
         };
@@ -119,6 +123,7 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
             judged,
             reloader,
             outcome,
+            comparer,
             copy_dir: state_dir,
         },
     )?;
@@ -140,6 +145,8 @@ pub struct Ready {
     pub reloader: Option<Arc<Opener>>,
     /// Analyses the run at a position again with the outcome the user set.
     pub outcome: Option<Arc<OutcomeSetter>>,
+    /// Analyses the run at a position against a good run picked in the screen.
+    pub comparer: Option<Arc<Comparer>>,
     /// `--index`, and the format of the file, when one run was picked out of a file.
     pub index: Option<(usize, SourceFormat)>,
 }
@@ -207,6 +214,7 @@ pub fn start_loading(s: StartLoading) -> anyhow::Result<Ended> {
                 judged,
                 reloader: ready.reloader,
                 outcome: ready.outcome,
+                comparer: ready.comparer,
                 copy_dir: state_dir,
             })
         },

@@ -50,6 +50,7 @@ fn screen(run: tdn_tui::analysis::model::Run, report: Report) -> String {
     let ctx = EffectContext {
         judged: None,
         outcome: None,
+        comparer: None,
         theme: app.theme.clone(),
         port: Arc::new(Unavailable {
             reason: "no runner in this test".to_owned(),

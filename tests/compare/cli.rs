@@ -123,7 +123,7 @@ fn the_page_names_the_divergence_and_keeps_run_text_inert() {
 /// A results file of three τ-bench trials of task 7: the failed one of the fixture (it looked up
 /// reservation ABC132 for ABC123), a trial that succeeded (it looked up ABC123, with other call
 /// ids), and another task's trial.
-fn trials(dir: &Path) -> PathBuf {
+pub(super) fn trials(dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(fixture("import/taubench.json")).unwrap();
     let mut records: Vec<Value> = serde_json::from_str(&text).unwrap();
     let mut good = records[0].clone();

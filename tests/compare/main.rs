@@ -3,6 +3,7 @@
 //! one step changed, compared by the library (`real`) and by `tdn-tui diff` (`cli`). This file
 //! holds what the tests share: paths, the binary, and the renaming.
 
+mod against;
 mod cli;
 mod hostile;
 mod real;

@@ -201,6 +201,7 @@ fn screen(ready: bool) -> (Headless, Arc<Mutex<Calls>>) {
     let ctx = EffectContext {
         judged: None,
         outcome: None,
+        comparer: None,
         theme: app.theme.clone(),
         port,
         opener: Arc::new(|_| Err("no other run".to_owned())),
@@ -331,6 +332,7 @@ fn scripted_screen(file: &str, port: ScriptedPort, size: (u16, u16)) -> Headless
     let ctx = EffectContext {
         judged: None,
         outcome: None,
+        comparer: None,
         theme: app.theme.clone(),
         port: Arc::new(port),
         opener: Arc::new(|_| Err("no other run".to_owned())),

@@ -22,6 +22,7 @@ fn every_fixture_is_analysed_with_no_flags() {
         embedder: &embedder,
         confidence: ConfidenceOptions::default(),
         judge: None,
+        against: None,
     };
     for name in names {
         for l in load_all(name) {

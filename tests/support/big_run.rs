@@ -214,6 +214,7 @@ pub fn big_report(run: &Run) -> Report {
                 .collect(),
         }),
         judge: None,
+        against: None,
         experiments: None,
     }
 }

@@ -74,6 +74,7 @@ pub fn headless(app: App, port: Arc<dyn ExperimentPort>) -> Headless {
     let ctx = EffectContext {
         judged: None,
         outcome: None,
+        comparer: None,
         theme: app.theme.clone(),
         port,
         opener: Arc::new(|_| Err("no runs to open in this test".to_owned())),

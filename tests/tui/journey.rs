@@ -211,6 +211,7 @@ fn choice(id: &str, status: RunStatus, task: &str) -> RunChoice {
         status,
         steps: 4,
         task: Some(task.to_owned()),
+        task_id: None,
     }
 }
 
@@ -230,6 +231,7 @@ fn picker() -> Headless {
     let ctx = EffectContext {
         judged: None,
         outcome: None,
+        comparer: None,
         theme: app.theme.clone(),
         port: port(),
         opener: Arc::new(|i| {

@@ -60,6 +60,7 @@ fn screen_moved(
         opener: Arc::new(|_| Err("no other run".to_owned())),
         judged,
         outcome: None,
+        comparer: None,
         events: tx,
         clipboard: Clipboard::None,
     };

@@ -71,6 +71,7 @@ fn two_runs(port: Arc<Recording>) -> Headless {
         status: RunStatus::Failed,
         steps: 4,
         task: Some("Refund my annual plan".to_owned()),
+        task_id: None,
     };
     let opts = AppOptions {
         size: (120, 40),
@@ -102,6 +103,7 @@ fn two_runs(port: Arc<Recording>) -> Headless {
         opener: Arc::new(|i| Ok(refund(i))),
         judged: Some(judged),
         outcome: None,
+        comparer: None,
         events: tx,
         clipboard: Clipboard::None,
     };

@@ -417,6 +417,7 @@ fn the_picker_opens_the_chosen_run() {
             status: RunStatus::Failed,
             steps: 9,
             task: None,
+            task_id: None,
         },
         RunChoice {
             id: "b".into(),
@@ -424,6 +425,7 @@ fn the_picker_opens_the_chosen_run() {
             status: RunStatus::Succeeded,
             steps: 9,
             task: Some("book a call".into()),
+            task_id: None,
         },
     ];
     let app = App::picker(choices, AppOptions::default());
@@ -431,6 +433,7 @@ fn the_picker_opens_the_chosen_run() {
     let ctx = tdn_tui::tui::effects::EffectContext {
         judged: None,
         outcome: None,
+        comparer: None,
         theme: app.theme.clone(),
         port: none(),
         opener: Arc::new(|i| {

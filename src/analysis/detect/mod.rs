@@ -98,6 +98,8 @@ pub enum DetectorId {
     BlockedSource,
     /// The optional judge model.
     Judge,
+    /// The comparison with a good run of the same task (`--against`, docs/compare.md).
+    Compare,
 }
 
 impl DetectorId {
@@ -130,6 +132,7 @@ impl DetectorId {
             DetectorId::Instructions => "instructions",
             DetectorId::BlockedSource => "blocked_source",
             DetectorId::Judge => "judge",
+            DetectorId::Compare => "compare",
         }
     }
 }
@@ -214,11 +217,13 @@ pub enum Category {
     BlockedPage,
     /// The step the judge named.
     JudgePick,
+    /// Where this run first does something else than a good run of the same task (`--against`).
+    FirstDivergence,
 }
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 38] = [
+    pub const ALL: [Category; 39] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -257,6 +262,7 @@ impl Category {
         Category::ReissuedInstruction,
         Category::BlockedPage,
         Category::JudgePick,
+        Category::FirstDivergence,
     ];
 
     /// True for a finding that names no fault: a step listed because of where it sits (the
@@ -318,6 +324,7 @@ impl Category {
             Category::BlockedPage => "blocked_page",
             Category::UnsourcedAnswer => "unsourced_answer",
             Category::JudgePick => "judge_pick",
+            Category::FirstDivergence => "first_divergence",
         }
     }
 }

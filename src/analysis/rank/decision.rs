@@ -40,7 +40,7 @@ fn stays(category: Category, role: Role) -> bool {
 
 /// The model step that decided step `i`, when `i` is not itself a decision: the model step that
 /// issued the call (for a tool call), else the latest model step before it.
-fn decider(facts: &Facts<'_>, i: usize) -> Option<usize> {
+pub fn decider(facts: &Facts<'_>, i: usize) -> Option<usize> {
     let run = facts.run;
     let s = run.steps.get(i)?;
     if s.kind.is_model() || s.kind == StepKind::User {

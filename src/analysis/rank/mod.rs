@@ -8,7 +8,7 @@ pub mod params;
 mod ranking;
 mod walk_back;
 
-pub use decision::is_container;
+pub use decision::{decider, is_container};
 pub use fault::fault;
 pub use ranking::{Ranked, Scored, SuspectEntry, listed, rank_steps, score_all, suspects};
 pub use walk_back::{Walked, walk_back};

@@ -117,6 +117,13 @@ pub const HANDOFF_OUT: f64 = measured(10, 86);
 /// The last step of another agent before the final answer's origin: a lead.
 pub const HANDOFF_IN: f64 = HANDOFF_OUT;
 
+/// The step where the run first does something else than a good run of the same task
+/// (`--against`): a suspect of its own when no rule blamed it. Not measured (the labelled sets
+/// hold no good run to compare with), so it weighs the prior, as every rule never measured does;
+/// a divergence in what the runs said, when they acted alike, weighs that times
+/// [`WORDING_FACTOR`].
+pub const FIRST_DIVERGENCE: f64 = PRIOR;
+
 // ---- Walk back ------------------------------------------------------------------------------
 
 /// The model step whose value reached a failing tool, when the tool's error names that value

@@ -3,6 +3,7 @@
 //! Pure except for what the given embedder and judge do; never panics on any run.
 
 use super::SimilarStep;
+use super::against::{self, Against};
 use super::group::group_similar;
 use super::{
     Claim, Fault, InfluenceSection, JudgeOutcome, Link, REPORT_FORMAT, Report, RunSummary, Suspect,
@@ -50,6 +51,10 @@ pub struct AnalyzeOptions<'a> {
     pub confidence: ConfidenceOptions,
     /// The optional judge; `None` means rules only (nothing leaves the machine).
     pub judge: Option<&'a dyn Judge>,
+    /// A good run of the same task and the comparison with it (`--against`): its first
+    /// divergence is ranking evidence, and its final answer the influence reference unless one
+    /// is given.
+    pub against: Option<Against<'a>>,
 }
 
 impl<'a> AnalyzeOptions<'a> {
@@ -60,6 +65,7 @@ impl<'a> AnalyzeOptions<'a> {
             embedder,
             confidence: ConfidenceOptions::default(),
             judge: None,
+            against: None,
         }
     }
 }
@@ -114,6 +120,17 @@ pub fn analyze_run(
         ReferenceChoice::Ignore => None,
         ReferenceChoice::Given(t) => Some(t.as_str()),
     };
+    // Against a good run, its final answer is the known-good answer the influence ranking
+    // contrasts with, unless the user gave a reference (or none).
+    let good_answer = match (&opts.reference, &opts.against) {
+        (ReferenceChoice::FromRun, Some(a)) => a
+            .run
+            .final_answer
+            .as_deref()
+            .filter(|t| !t.trim().is_empty()),
+        _ => None,
+    };
+    let influence_reference = good_answer.or(reference);
     // Both halves run on the thread pool: each one's parallel parts are made by its own thread
     // first, and by the other one when it waits (issue 11: with threads of their own, the
     // ranking's parts queued behind the rules' and its thread ended last, alone).
@@ -122,7 +139,7 @@ pub fn analyze_run(
         || {
             let section = influence_section_counted(
                 run,
-                reference,
+                influence_reference,
                 opts.embedder,
                 &opts.confidence,
                 progress,
@@ -133,6 +150,9 @@ pub fn analyze_run(
     );
     let mut report = finish(rules, influence, opts, progress);
     report.dropped = dropped;
+    if let Some(section) = report.against.as_mut() {
+        section.reference = good_answer.is_some();
+    }
     report
 }
 
@@ -173,9 +193,17 @@ fn rules_report(
     // The links' values are spans of the step texts: taken out while the texts are there,
     // beside the walk back and the ranking of the findings (issue 11: one thread ranked them
     // while the other waited).
-    let ((scored, rule_suspects), taken) = rayon::join(
+    let ((scored, rule_suspects, diverged_at), taken) = rayon::join(
         || {
             let mut scored = score_all(&facts, walk_back(&facts, found));
+            // Against a good run, where the runs part is one more finding (docs/compare.md,
+            // "In the ranking").
+            let divergence = opts
+                .against
+                .as_ref()
+                .and_then(|a| against::finding(&facts, a, &scored));
+            let diverged_at = divergence.as_ref().map(|d| d.step);
+            scored.extend(divergence.map(|d| d.scored));
             // Only the judge reads the scored findings again: without one the ranking takes
             // them rather than a copy.
             let to_rank = if opts.judge.is_some() {
@@ -183,7 +211,7 @@ fn rules_report(
             } else {
                 std::mem::take(&mut scored)
             };
-            (scored, rank_steps(to_rank))
+            (scored, rank_steps(to_rank), diverged_at)
         },
         || take_links(&links),
     );
@@ -206,6 +234,10 @@ fn rules_report(
         || ranked_out(run, &ranked.suspects, opts, &mut warnings),
     );
     let leads_out = leads_out(run, &ranked.leads);
+    let against = opts.against.as_ref().map(|a| {
+        let suspect = diverged_at.filter(|&i| ranked.suspects.iter().any(|s| s.step == i));
+        against::section(a, run, suspect, false)
+    });
     progress.stage(Stage::Report, 0);
     Report {
         format: REPORT_FORMAT.to_owned(),
@@ -233,6 +265,7 @@ fn rules_report(
         influence: None,
         dropped: None,
         judge,
+        against,
         experiments: None,
     }
 }

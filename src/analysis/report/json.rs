@@ -340,6 +340,7 @@ fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
         influence,
         dropped,
         judge,
+        against,
         experiments,
     } = report;
     let mut p = vec![
@@ -398,6 +399,10 @@ fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
     p.push(Piece::Value(dropped));
     p.push(Piece::Layout(",\"judge\":"));
     p.push(Piece::Value(judge));
+    if let Some(against) = against {
+        p.push(Piece::Layout(",\"against\":"));
+        p.push(Piece::Value(against));
+    }
     if let Some(experiments) = experiments {
         p.push(Piece::Layout(",\"experiments\":"));
         p.push(Piece::Value(experiments));

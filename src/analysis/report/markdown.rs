@@ -134,6 +134,14 @@ pub fn render_markdown(report: &Report, extras: &MarkdownExtras) -> String {
             let _ = writeln!(out, "- **Top suspect**: none");
         }
     }
+    if let Some(a) = &report.against {
+        let lines = super::against::sentences(a);
+        let _ = writeln!(
+            out,
+            "- **Against a good run**: {}",
+            md(&lines.join(" "), 2_000)
+        );
+    }
     if let Some(a) = &extras.final_answer {
         let _ = writeln!(out, "- **Final answer**: {}", md(a, QUOTE_CHARS));
     }

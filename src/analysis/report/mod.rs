@@ -2,6 +2,7 @@
 //! `analyze --json`, the text output and the screen. Field for field as the spec; fields may be
 //! added, none renamed. The screen renders this structure and computes nothing of its own.
 
+mod against;
 mod build;
 mod group;
 mod json;
@@ -9,6 +10,10 @@ mod markdown;
 mod probe;
 mod text;
 
+pub use against::{
+    Against, AgainstDivergence, AgainstSection, DifferenceCounts, DivergenceWhat, PlacedStep,
+    StepAt,
+};
 pub use build::{AnalyzeOptions, ReferenceChoice, analyze, analyze_run, analyze_with_progress};
 pub use group::GROUP_MIN_SIMILAR;
 pub use json::{render_json, write_json};
@@ -59,6 +64,10 @@ pub struct Report {
     pub dropped: Option<DroppedSection>,
     /// The optional judge (null when none was asked).
     pub judge: Option<JudgeOutcome>,
+    /// Only with `--against`: the good run the run was compared with and where they part
+    /// (docs/compare.md, "In the ranking").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub against: Option<AgainstSection>,
     /// Only from `localize`: the experiment session behind the verdicts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiments: Option<ExperimentsSummary>,

@@ -134,6 +134,11 @@ pub fn render_text(report: &Report) -> String {
         let _ = writeln!(out, "Task: {}", shorten(t, TASK_CHARS));
     }
     let _ = writeln!(out, "Outcome: {}.", outcome_sentence(report));
+    if let Some(a) = &report.against {
+        for (k, line) in super::against::sentences(a).iter().enumerate() {
+            let _ = writeln!(out, "{}{}", if k == 0 { "" } else { "  " }, inert(line));
+        }
+    }
     out.push('\n');
     let failed = run_failed(report);
     if !failed && !report.suspects.is_empty() {

@@ -46,6 +46,10 @@ pub enum Scope {
     Viewer,
     /// The run picker.
     Picker,
+    /// The compare view.
+    Compare,
+    /// The list of runs to compare with.
+    CompareWith,
 }
 
 impl Scope {
@@ -66,6 +70,8 @@ impl Scope {
         Scope::Confirm,
         Scope::Prompt,
         Scope::Viewer,
+        Scope::Compare,
+        Scope::CompareWith,
         Scope::Picker,
     ];
 
@@ -88,6 +94,8 @@ impl Scope {
             Scope::Prompt => "prompt",
             Scope::Viewer => "viewer",
             Scope::Picker => "picker",
+            Scope::Compare => "compare",
+            Scope::CompareWith => "compare-with",
         }
     }
 
@@ -110,6 +118,8 @@ impl Scope {
             Scope::Prompt => "Patch prompt (replay with a fix)",
             Scope::Viewer => "Full-screen viewer",
             Scope::Picker => "Run list",
+            Scope::Compare => "Compare view (this run beside a good run)",
+            Scope::CompareWith => "Compare with: the run that went right",
         }
     }
 
@@ -163,6 +173,7 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Global, "E", A::OpenEditor, false),
     (S::Global, "C-r", A::Reload, false),
     (S::Global, "S", A::Share, false),
+    (S::Global, "D", A::Compare, false),
     (S::Panes, "j", A::MoveDown, false),
     (S::Panes, "Down", A::MoveDown, false),
     (S::Panes, "k", A::MoveUp, false),
@@ -229,6 +240,16 @@ pub const DEFAULTS: &[(Scope, &str, Action, bool)] = &[
     (S::Picker, "/", A::Search, true),
     (S::Picker, "Esc", A::Back, true),
     (S::Picker, "q", A::Quit, true),
+    (S::Compare, "n", A::NextDifference, true),
+    (S::Compare, "N", A::PrevDifference, true),
+    (S::Compare, "Enter", A::JumpToStep, true),
+    (S::Compare, "o", A::CompareWith, true),
+    (S::Compare, "Esc", A::Back, true),
+    (S::Compare, "q", A::Back, false),
+    (S::Compare, "D", A::Back, false),
+    (S::CompareWith, "Enter", A::PickRun, true),
+    (S::CompareWith, "Esc", A::Back, true),
+    (S::CompareWith, "q", A::Back, false),
 ];
 
 /// One resolved binding.

@@ -142,6 +142,12 @@ fn all_lines(app: &App, width: usize) -> Vec<(bool, Line<'static>)> {
             key(Action::RunList),
             key(Action::Quit)
         ),
+        format!(
+            "8. It worked on another trial? {} sets the run beside one that went right (a trial of the same task that succeeded, or a file): the two side by side, aligned, where they first part marked; {} and {} go between the differences; the suspects count where they part.",
+            key(Action::Compare),
+            in_scope(Scope::Compare, Action::NextDifference),
+            in_scope(Scope::Compare, Action::PrevDifference)
+        ),
     ];
     for s in steps {
         out.extend(

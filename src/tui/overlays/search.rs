@@ -63,6 +63,11 @@ pub fn render_prompt(app: &App, frame: &mut Frame, area: Rect) {
         (None, Some(l), _) => match l.kind {
             LineKind::Filter => ("filter: ", l.text.as_str(), filter_count(app)),
             LineKind::GoTo => ("go to step: ", l.text.as_str(), goto_hint(app)),
+            LineKind::AgainstPath => (
+                "compare with the run in: ",
+                l.text.as_str(),
+                "the path of a file holding the run that went right".to_owned(),
+            ),
         },
         (None, None, Some(Overlay::Help { filter, .. })) => (
             "/",

@@ -308,6 +308,8 @@ fn accept_line(app: &mut App) {
                 None => app.message("no filter: every step is shown"),
             }
         }
+        // Accepted by the compare view's update, which starts the comparison.
+        LineKind::AgainstPath => {}
         LineKind::GoTo => {
             let text = l.text.trim();
             let by_position = text

@@ -3,6 +3,7 @@
 //! experiments) is returned as an [`Effect`]. Key presses arrive already mapped to actions by
 //! [`dispatch`] through the keymap.
 
+mod compare;
 mod experiments;
 mod find;
 mod judge;
@@ -72,7 +73,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
 
 fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     judge::disarm(app, &action);
-    if picker::handle(app, &action) {
+    if picker::handle(app, &action) || compare::handle(app, &action, fx) {
         return;
     }
     match action {
@@ -255,6 +256,7 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 app.overlay = None;
             }
             app.set_document(doc);
+            app.show_comparison();
             fx.push(Effect::LoadLedger);
         }
         Action::OpenFailed(m) => {
@@ -296,6 +298,13 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 view::click(app, x, y);
             }
         }
+        // Taken by `compare::handle` before this match.
+        Action::Compare
+        | Action::CompareWith
+        | Action::NextDifference
+        | Action::PrevDifference
+        | Action::Compared(..)
+        | Action::CompareFailed(_) => {}
     }
 }
 

@@ -41,6 +41,10 @@ pub(super) fn motion(app: &mut App, m: Motion) {
             return;
         }
         Some(Overlay::Confirm(_) | Overlay::Prompt(_)) => return,
+        Some(Overlay::Compare(_) | Overlay::CompareWith(_)) => {
+            super::compare::motion(app, m);
+            return;
+        }
         None => {}
     }
     let Some(doc) = app.doc.clone() else { return };
