@@ -54,6 +54,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             embedder: embedder.as_ref(),
             confidence: settings.confidence,
             judge: judge.as_ref().map(|j| j as &dyn Judge),
+            prices: &settings.prices,
         };
         let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
         let report = analyze_with_progress(&loaded, &opts, &progress);

@@ -61,6 +61,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         embedder: embedder.as_ref(),
         confidence: settings.confidence,
         judge: None,
+        prices: &settings.prices,
     };
 
     let progress = Progress::new(inputs.len());

@@ -68,6 +68,7 @@ pub fn run(args: &LocalizeArgs) -> anyhow::Result<ExitCode> {
                 embedder: &*embedder,
                 confidence: settings.confidence,
                 judge: judge.as_ref().map(|j| j as &dyn Judge),
+                prices: &settings.prices,
             },
         ))
     })?;

@@ -14,6 +14,7 @@ use crate::analysis::judge::Judge;
 use crate::analysis::load;
 use crate::analysis::model::{Run, RunStatus};
 use crate::analysis::progress::Progress;
+use crate::analysis::cost::Prices;
 use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, Report, analyze_run};
 use crate::config::{ColorChoice, Overrides, Settings};
 use crate::experiments::command_judge::CommandJudge;
@@ -86,6 +87,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         outcome: args.outcome.clone(),
         embedder,
         confidence: settings.confidence,
+        prices: settings.prices.clone(),
         // Asking the judge analyses the run again with it; the screen shows the command and
         // asks before its first use, which is the user's consent for a command from the current
         // folder. A saved report (`--report`) is shown as it is.
@@ -160,6 +162,7 @@ struct Work {
     outcome: OutcomeArgs,
     embedder: Arc<dyn Embedder>,
     confidence: ConfidenceOptions,
+    prices: Prices,
     judge: Option<CommandJudge>,
 }
 
@@ -175,6 +178,7 @@ impl Work {
             outcome,
             embedder,
             confidence,
+            prices,
             judge,
         } = self;
         let mut loaded = load::load_path_with_progress(&path, &load_options(&input), progress)?;
@@ -202,6 +206,7 @@ impl Work {
             reference,
             embedder,
             confidence,
+            prices,
             source: std::path::absolute(&path).unwrap_or_else(|_| path.clone()),
             saved: report.clone(),
             given: std::sync::Mutex::new(std::collections::HashMap::new()),
@@ -286,6 +291,7 @@ struct Analysis {
     reference: ReferenceChoice,
     embedder: Arc<dyn Embedder>,
     confidence: ConfidenceOptions,
+    prices: Prices,
     source: std::path::PathBuf,
     /// `--report`: the file the reports were read from.
     saved: Option<std::path::PathBuf>,
@@ -309,6 +315,7 @@ impl Analysis {
             embedder: self.embedder.as_ref(),
             confidence: self.confidence,
             judge,
+            prices: &self.prices,
         }
     }
 

@@ -151,7 +151,7 @@ pub struct StepContext {
     pub sent: Vec<UnitId>,
 }
 
-/// Token counts (`usage`).
+/// What a step spent (`usage`): token counts and, when the trace records it, the cost.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     /// Prompt tokens.
@@ -160,6 +160,10 @@ pub struct Usage {
     /// Completion tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
+    /// What the step cost in US dollars, as the trace records it (a finite number >= 0). An
+    /// estimate from tokens is never written here: the report makes it (`cost`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// One step of a run.
@@ -473,7 +477,7 @@ mod tests {
         x.context_window = Some(8000);
         x.usage = Some(Usage {
             input_tokens: Some(5),
-            output_tokens: None,
+            ..Usage::default()
         });
         assert_eq!(
             serde_json::to_string(&s).unwrap(),
@@ -518,7 +522,7 @@ mod tests {
         let mut usage_only = Step::new("s1", StepKind::Llm);
         usage_only.extras_mut().usage = Some(Usage {
             input_tokens: Some(5),
-            output_tokens: None,
+            ..Usage::default()
         });
         let mut made_empty = usage_only.clone();
         let x = made_empty.extras_mut();

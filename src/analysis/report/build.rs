@@ -16,6 +16,7 @@ use crate::analysis::influence::{
     ConfidenceOptions, EmbedError, Embedder, RankingSubject, dropped_section,
     influence_section_counted, ranking_confidence_of,
 };
+use crate::analysis::cost::{Prices, cost_section};
 use crate::analysis::judge::{Judge, build_request, finding_from, read_answer, should_ask};
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::load::{Loaded, Warning};
@@ -50,6 +51,8 @@ pub struct AnalyzeOptions<'a> {
     pub confidence: ConfidenceOptions,
     /// The optional judge; `None` means rules only (nothing leaves the machine).
     pub judge: Option<&'a dyn Judge>,
+    /// The prices that estimate a step's cost from its tokens when the trace records none.
+    pub prices: &'a Prices,
 }
 
 impl<'a> AnalyzeOptions<'a> {
@@ -60,9 +63,13 @@ impl<'a> AnalyzeOptions<'a> {
             embedder,
             confidence: ConfidenceOptions::default(),
             judge: None,
+            prices: &BUILT_IN_PRICES,
         }
     }
 }
+
+/// The built-in price table, for options that name no other.
+pub static BUILT_IN_PRICES: Prices = Prices::built_in();
 
 /// Scores are written with at most 6 decimals (0.9 x 0.8 is 0.72, not 0.7200000000000001).
 fn round6(x: f64) -> f64 {
@@ -233,6 +240,7 @@ fn rules_report(
         influence: None,
         dropped: None,
         judge,
+        cost: cost_section(run, opts.prices),
         experiments: None,
     }
 }

@@ -134,6 +134,9 @@ pub fn render_text(report: &Report) -> String {
         let _ = writeln!(out, "Task: {}", shorten(t, TASK_CHARS));
     }
     let _ = writeln!(out, "Outcome: {}.", outcome_sentence(report));
+    if let Some(c) = &report.cost {
+        let _ = writeln!(out, "Cost: {}.", inert(&crate::analysis::cost::summary(c)));
+    }
     out.push('\n');
     let failed = run_failed(report);
     if !failed && !report.suspects.is_empty() {

@@ -90,6 +90,14 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
 
     p.input_tokens = a.get("llm.token_count.prompt").and_then(chat::count);
     p.output_tokens = a.get("llm.token_count.completion").and_then(chat::count);
+    // The recorded cost: the total, else its prompt and completion parts added.
+    let cost = |k: &str| a.get(k).and_then(chat::cost);
+    p.cost_usd = cost("llm.cost.total").or_else(|| {
+        match (cost("llm.cost.prompt"), cost("llm.cost.completion")) {
+            (None, None) => None,
+            (i, o) => Some(i.unwrap_or(0.0) + o.unwrap_or(0.0)),
+        }
+    });
     p.model = text("llm.model_name");
     if let Some(Value::Array(tools)) = unflatten(a, "llm.tools")
         && kind != "tool"
