@@ -13,6 +13,7 @@ pub use links::StepLinks;
 use super::panes::dropped::DroppedIndex;
 use super::widgets::graph_gutter::Graph;
 use super::widgets::inert_text::{clipped, one_line};
+use crate::analysis::cost::{CostSource, format_usd};
 use crate::analysis::model::{Json, Run};
 use crate::analysis::report::Report;
 use links::link_lookups;
@@ -66,6 +67,9 @@ pub struct Document {
     pub has_children: Vec<bool>,
     /// Some step has a parent (the timeline shows fold markers).
     pub nested: bool,
+    /// Per step: its cost in dollars and whether it is an estimate, from the report's `cost`
+    /// (empty when the report has none).
+    pub step_cost: Vec<Option<(f64, bool)>>,
     /// Per step: its position in `report.suspects`.
     pub suspect_of: Vec<Option<usize>>,
     /// Suspects in the full ranking: the listed ones and the like ones grouped under them
@@ -134,6 +138,15 @@ impl Document {
                 *slot = Some(pos);
             }
         }
+        let mut step_cost = Vec::new();
+        if let Some(c) = &report.cost {
+            step_cost = vec![None; n];
+            for sc in &c.steps {
+                if let Some(slot) = step_cost.get_mut(sc.index) {
+                    *slot = Some((sc.usd, sc.source == CostSource::Estimated));
+                }
+            }
+        }
         let shortlisted = report
             .confidence
             .shortlist
@@ -177,6 +190,7 @@ impl Document {
             nested: has_children.iter().any(|&c| c),
             has_children,
             suspect_of,
+            step_cost,
             ranked,
             rank_digits,
             shortlisted,
@@ -192,6 +206,18 @@ impl Document {
     /// The step index of a report's step id.
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.run.step_index(id)
+    }
+
+    /// What step `i` cost, as the screen writes it (`$0.0012`, `~$0.0045` for an estimate);
+    /// `None` when it has no cost.
+    pub fn cost_text(&self, i: usize) -> Option<String> {
+        let (usd, estimated) = self.step_cost.get(i).copied().flatten()?;
+        Some(format_usd(usd, estimated))
+    }
+
+    /// Some step has a cost (the timeline keeps a column for it).
+    pub fn has_cost(&self) -> bool {
+        self.report.cost.as_ref().is_some_and(|c| !c.steps.is_empty())
     }
 
     /// How a person names the step at `i`: `step 's4' (position 4)`.

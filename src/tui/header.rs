@@ -10,6 +10,7 @@ use super::document::names::{is_opaque_id, shortened, step_name};
 use super::theme::Role;
 use super::widgets::inert_text::{clipped, one_line, width_of};
 use super::widgets::marks;
+use crate::analysis::cost::format_usd;
 use crate::analysis::count::counted;
 use crate::analysis::model::RunStatus;
 use crate::analysis::report::Party;
@@ -117,6 +118,14 @@ fn ending(doc: &Document) -> (String, Option<String>) {
 fn tail(doc: &Document, level: usize, warnings_key: &str) -> String {
     let r = &doc.report;
     let mut out = format!(" · {}", counted(r.run.steps, "step", "steps"));
+    // What the run cost: an estimate says so, in fewer words when room is short.
+    if let Some(c) = &r.cost {
+        let usd = format_usd(c.total_usd, c.estimated());
+        match (c.estimated(), level) {
+            (true, 0..=2) => out.push_str(&format!(" · {usd} estimated")),
+            _ => out.push_str(&format!(" · {usd}")),
+        }
+    }
     if level == 0 && r.run.source_format != crate::analysis::model::RUN_FORMAT {
         out.push_str(&format!(" · from {}", r.run.source_format));
     }

@@ -9,6 +9,7 @@ use super::super::theme::{Role, Theme};
 use super::super::widgets::inert_text::{clipped, wrap_spans, wrapped};
 use super::super::widgets::json_view::{embedded_json, json_lines};
 use super::timeline::{format_count, format_duration};
+use crate::analysis::cost::CostSource;
 use crate::analysis::model::{Step, value_text};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -212,6 +213,21 @@ impl Builder<'_> {
                 f(u.input_tokens),
                 f(u.output_tokens)
             ));
+        }
+        if let Some(c) = doc.report.cost.as_ref().and_then(|c| {
+            c.steps
+                .get(c.steps.partition_point(|s| s.index < i))
+                .filter(|s| s.index == i)
+        }) {
+            let usd = crate::analysis::cost::format_usd(c.usd, c.source == CostSource::Estimated);
+            let mut words = match &c.priced_as {
+                Some(m) => format!("{usd} estimated from tokens at {} prices", clipped(m, 40)),
+                None => format!("{usd} as recorded"),
+            };
+            if !c.in_total {
+                words.push_str(" (its nested steps' costs count in the run's total instead)");
+            }
+            facts.push(words);
         }
         // Only a model reads a context window.
         if step.kind.is_model()
