@@ -7,6 +7,7 @@ pub mod names;
 mod rows;
 #[cfg(test)]
 mod tests;
+pub mod turn;
 
 pub use links::StepLinks;
 
@@ -298,7 +299,7 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
         }
         _ => {
             if let Some(v) = &step.output {
-                out.push_str(&called_tool(v).unwrap_or_else(|| compact(v, max)));
+                out.push_str(&turn_excerpt(v, max).unwrap_or_else(|| compact(v, max)));
             }
             if let Some(e) = &step.error {
                 arrow(&mut out);
@@ -323,15 +324,45 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
     clipped(out.trim(), max).into_owned()
 }
 
-/// `calls NAME(key: value, ...)` for a model output that is a tool call.
-fn called_tool(v: &Json) -> Option<String> {
-    let call = v.get("tool_call").or_else(|| v.get("function_call"))?;
-    let name = call.get("name")?.as_str()?;
-    let args = call
-        .get("arguments")
-        .map(|a| compact(a, 200))
-        .unwrap_or_default();
-    Some(format!("calls {}({args})", compact_text(name)))
+/// A model turn on one line: `calls get_weather(city: Tokyo), lookup(q: x)` for the calls it
+/// made, then the first words of its text; `None` for an output that is not shaped like a turn
+/// (plain text is left to [`compact`]).
+fn turn_excerpt(v: &Json, max: usize) -> Option<String> {
+    if v.is_string() || !turn::looks_like_turn(v) {
+        return None;
+    }
+    let t = turn::read_turn(v);
+    if t.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for (k, c) in t.calls.iter().enumerate() {
+        if out.len() > max.saturating_mul(4) {
+            out.push_str(&format!(", … {} more", t.calls.len() - k));
+            break;
+        }
+        out.push_str(if k == 0 { "calls " } else { ", " });
+        out.push_str(&call_text(c, 200));
+    }
+    if !t.text.is_empty() {
+        if !out.is_empty() {
+            out.push_str(" · ");
+        }
+        out.push_str(&compact_text(&t.text));
+    }
+    if out.is_empty() && !t.reasoning.is_empty() {
+        out.push_str(&format!("thought: {}", compact_text(&t.reasoning)));
+    }
+    Some(out)
+}
+
+/// `get_weather(city: Tokyo)`: a call's name and its arguments on one line, inert.
+pub fn call_text(c: &turn::TurnCall<'_>, max: usize) -> String {
+    let args = match &c.arguments {
+        Json::Null => String::new(),
+        a => compact(a, max),
+    };
+    format!("{}({})", compact_text(c.name), clipped(&args, max))
 }
 
 /// The start of a text on one line, inert.
@@ -351,10 +382,30 @@ fn compact(v: &Json, max: usize) -> String {
             Json::Null => out.push_str("null"),
             Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Json::Number(n) => out.push_str(&n.to_string()),
-            Json::Array(a) if depth > 0 => out.push_str(&format!(
-                "[{}]",
-                crate::analysis::count::counted(a.len(), "item", "items")
-            )),
+            // A short list of plain values reads as itself; a list of messages or content
+            // parts as what they say; any other list by its length.
+            Json::Array(a)
+                if depth > 0
+                    && !a.is_empty()
+                    && a.len() <= EXCERPT_MEMBERS
+                    && a.iter().all(|x| !x.is_array() && !x.is_object()) =>
+            {
+                out.push('[');
+                for (k, x) in a.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    go(x, depth + 1, out, max);
+                }
+                out.push(']');
+            }
+            Json::Array(a) if depth > 0 => match turn_excerpt(turn::last_message(a).unwrap_or(v), max) {
+                Some(t) if !t.is_empty() => out.push_str(&t),
+                _ => out.push_str(&format!(
+                    "[{}]",
+                    crate::analysis::count::counted(a.len(), "item", "items")
+                )),
+            },
             Json::Object(o) if depth > 0 => out.push_str(if o.is_empty() { "{}" } else { "{…}" }),
             Json::Array(a) => {
                 for (k, x) in a.iter().take(EXCERPT_MEMBERS).enumerate() {

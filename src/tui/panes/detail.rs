@@ -32,20 +32,25 @@ pub struct DetailDoc {
     pub step: usize,
     /// The width it was wrapped to.
     pub width: u16,
+    /// Nothing in it is folded (the zoomed pane, the full step view).
+    pub full: bool,
     /// The lines.
     pub lines: Vec<Line<'static>>,
 }
 
-/// Prepared details per (step, width).
+/// What a prepared detail is for: the step, the width and whether it is laid out in full.
+pub type DetailKey = (usize, u16, bool);
+
+/// Prepared details per (step, width, full).
 #[derive(Debug, Default)]
 pub struct DetailCache {
-    map: HashMap<(usize, u16), Arc<DetailDoc>>,
+    map: HashMap<DetailKey, Arc<DetailDoc>>,
 }
 
 impl DetailCache {
     /// The prepared detail, if any.
-    pub fn get(&self, step: usize, width: u16) -> Option<&Arc<DetailDoc>> {
-        self.map.get(&(step, width))
+    pub fn get(&self, key: DetailKey) -> Option<&Arc<DetailDoc>> {
+        self.map.get(&key)
     }
 
     /// Keeps a prepared detail (forgetting all others when full).
@@ -53,7 +58,7 @@ impl DetailCache {
         if self.map.len() >= MAX_CACHED {
             self.map.clear();
         }
-        self.map.insert((d.step, d.width), d);
+        self.map.insert((d.step, d.width, d.full), d);
     }
 }
 
@@ -64,16 +69,18 @@ pub struct DetailState {
     pub scroll: usize,
     /// The step the scroll belongs to.
     pub step: Option<usize>,
-    /// Details asked for and not yet back, per (step, width).
-    pub pending: Vec<(usize, u16)>,
+    /// Details asked for and not yet back.
+    pub pending: Vec<DetailKey>,
 }
 
-/// Lays out step `i` of `doc` for `width` columns.
-pub fn build(doc: &Document, i: usize, width: u16, theme: &Theme) -> DetailDoc {
+/// Lays out step `i` of `doc` for `width` columns; `full` (the zoomed pane, the full step view,
+/// a file) folds nothing.
+pub fn build(doc: &Document, i: usize, width: u16, full: bool, theme: &Theme) -> DetailDoc {
     let w = usize::from(width).max(20);
     let mut b = Builder {
         t: theme,
         w,
+        full,
         lines: Vec::new(),
     };
     if let Some(step) = doc.run.steps.get(i) {
@@ -82,6 +89,7 @@ pub fn build(doc: &Document, i: usize, width: u16, theme: &Theme) -> DetailDoc {
     DetailDoc {
         step: i,
         width,
+        full,
         lines: b.lines,
     }
 }
@@ -89,6 +97,8 @@ pub fn build(doc: &Document, i: usize, width: u16, theme: &Theme) -> DetailDoc {
 struct Builder<'a> {
     t: &'a Theme,
     w: usize,
+    /// Laid out for the zoomed pane or the full step view: nothing is folded.
+    full: bool,
     lines: Vec<Line<'static>>,
 }
 
@@ -263,35 +273,10 @@ impl Builder<'_> {
             self.section("Input");
             self.value(&v.to_value());
         }
-        let messages = step.messages();
-        if !messages.is_empty() {
-            let model = step
-                .request_model()
-                .map(|m| format!(" to {}", clipped(m, 40)))
-                .unwrap_or_default();
-            self.section(&format!("Messages ({}){model}", messages.len()));
-            for (n, m) in messages.iter().enumerate() {
-                let mut h = format!("#{n} {}", clipped(&m.role, 20));
-                if let Some(name) = &m.name {
-                    h.push_str(&format!(" ({})", clipped(name, 30)));
-                }
-                if let Some(id) = &m.tool_call_id {
-                    h.push_str(&format!(" · answers {}", clipped(id, 40)));
-                }
-                self.lines.push(Line::styled(h, self.style(Role::TextDim)));
-                if !m.content.is_empty() {
-                    self.text(&m.content, Role::Text);
-                }
-                for c in &m.tool_calls {
-                    self.note(&format!(
-                        "calls {}({})",
-                        clipped(&c.name, 40),
-                        clipped(&c.arguments, 200)
-                    ));
-                }
-            }
-        }
-        if let Some(v) = &step.output {
+        self.conversation(step);
+        if !self.reply(doc, i, step)
+            && let Some(v) = &step.output
+        {
             self.section("Output");
             self.value(&v.to_value());
         }
@@ -427,6 +412,8 @@ impl Builder<'_> {
     }
 }
 
+mod conversation;
+
 fn cut(s: &str) -> (&str, usize) {
     match s.char_indices().nth(MAX_SECTION_CHARS) {
         Some((b, _)) => (
@@ -457,7 +444,8 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
 
 /// Draws the prepared detail of step `i` in `area` from line `scroll` (the viewer uses it too).
 pub fn render_doc(app: &App, frame: &mut Frame, area: Rect, i: usize, scroll: usize) {
-    match app.detail_cache.get(i, area.width) {
+    let full = super::super::render::detail_full(app);
+    match app.detail_cache.get((i, area.width, full)) {
         Some(d) => {
             let h = usize::from(area.height);
             let start = scroll.min(d.lines.len().saturating_sub(1));
