@@ -71,6 +71,9 @@ pub struct Document {
     /// Per step: its cost in dollars and whether it is an estimate, from the report's `cost`
     /// (empty when the report has none).
     pub step_cost: Vec<Option<(f64, bool)>>,
+    /// Per step: another step with an opaque id has the same name (the short references
+    /// add the position to tell them apart); empty when no name repeats.
+    pub name_repeats: Vec<bool>,
     /// Per step: its position in `report.suspects`.
     pub suspect_of: Vec<Option<usize>>,
     /// Suspects in the full ranking: the listed ones and the like ones grouped under them
@@ -139,6 +142,7 @@ impl Document {
                 *slot = Some(pos);
             }
         }
+        let name_repeats = name_repeats(&run);
         let mut step_cost = Vec::new();
         if let Some(c) = &report.cost {
             step_cost = vec![None; n];
@@ -191,6 +195,7 @@ impl Document {
             nested: has_children.iter().any(|&c| c),
             has_children,
             suspect_of,
+            name_repeats,
             step_cost,
             ranked,
             rank_digits,
@@ -207,6 +212,49 @@ impl Document {
     /// The step index of a report's step id.
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.run.step_index(id)
+    }
+
+    /// How a short place on screen (a suspect's row, a shortlist, a hint) names step `i`: an id
+    /// a person chose as it is (`s4`); an opaque one by the step's name, with its position when
+    /// another step has that name too (`ChatCompletion (3)`), else by its kind and position
+    /// (`llm (3)`). Inert; the name cut to 40 columns.
+    pub fn step_ref(&self, i: usize) -> String {
+        self.step_ref_with(i, true, 40)
+    }
+
+    /// [`Document::step_ref`] in at most `max` columns, with or without the position a repeated
+    /// name gets (a place that shows the position beside it leaves it out): the name gives way,
+    /// the position stays (`ChatComplet… (3)`).
+    pub fn step_ref_with(&self, i: usize, position: bool, max: usize) -> String {
+        let Some(step) = self.run.steps.get(i) else {
+            return clipped(&format!("position {}", i + 1), max).into_owned();
+        };
+        let id = step.id.as_str();
+        if !names::is_opaque_id(id) {
+            return clipped(id, max).into_owned();
+        }
+        let (name, at) = match names::step_name(step) {
+            Some(n) => (
+                names::shortened(n),
+                position && self.name_repeats.get(i).copied().unwrap_or(false),
+            ),
+            None => (step.kind_label().to_owned(), true),
+        };
+        if !at {
+            return clipped(&name, max).into_owned();
+        }
+        let suffix = format!(" ({})", i + 1);
+        let room = max.saturating_sub(suffix.len()).max(1);
+        format!("{}{suffix}", clipped(&name, room))
+    }
+
+    /// [`Document::step_ref`] of the step with this id; an id the run does not hold (a piece of
+    /// context's) is shown as it is, cut to 40 columns.
+    pub fn step_ref_of(&self, id: &str) -> String {
+        match self.index_of(id) {
+            Some(i) => self.step_ref(i),
+            None => clipped(id, 40).into_owned(),
+        }
     }
 
     /// What step `i` cost, as the screen writes it (`$0.0012`, `~$0.0045` for an estimate);
@@ -229,6 +277,29 @@ impl Document {
             .map(|s| s.describe())
             .unwrap_or_else(|| format!("position {}", i + 1))
     }
+}
+
+/// Per step: its id is opaque and another such step has the same name. One pass to count the
+/// names, one to mark; empty when none repeats.
+fn name_repeats(run: &Run) -> Vec<bool> {
+    fn named(s: &crate::analysis::model::Step) -> Option<&str> {
+        names::is_opaque_id(s.id.as_str())
+            .then(|| names::step_name(s))
+            .flatten()
+    }
+    let mut count: HashMap<&str, u32> = HashMap::new();
+    for s in &run.steps {
+        if let Some(n) = named(s) {
+            *count.entry(n).or_default() += 1;
+        }
+    }
+    if count.values().all(|&c| c < 2) {
+        return Vec::new();
+    }
+    run.steps
+        .iter()
+        .map(|s| named(s).is_some_and(|n| count.get(n).is_some_and(|&c| c > 1)))
+        .collect()
 }
 
 /// The influence shortlist as positions in the ranking, and per position whether it is on it:

@@ -4,6 +4,8 @@
 //! path (an effect calls [`build`]) and cached per (step, width); `render` only slices it.
 
 use super::super::app::{App, Document, Pane};
+use super::super::document::names::is_opaque_id;
+use super::super::header::step_words;
 use super::super::render::pane_block;
 use super::super::theme::{Role, Theme};
 use super::super::widgets::inert_text::{clipped, wrap_spans, wrapped};
@@ -155,12 +157,13 @@ impl Builder<'_> {
     }
 
     fn step(&mut self, doc: &Document, i: usize, step: &Step) {
-        let mut head = vec![Span::styled(doc.describe(i), self.style(Role::Heading))];
+        let mut head = vec![Span::styled(step_words(doc, i), self.style(Role::Heading))];
         head.push(Span::styled(
             format!(" · {}", step.kind_label()),
             self.style(Role::StepKind),
         ));
-        if let Some(n) = &step.name {
+        // A step named in the title by its name (its id is opaque) does not repeat it.
+        if let Some(n) = step.name.as_ref().filter(|_| !is_opaque_id(step.id.as_str())) {
             head.push(Span::styled(
                 format!(" · {}", clipped(n, 80)),
                 self.style(Role::Text),
@@ -210,8 +213,15 @@ impl Builder<'_> {
             self.lines.extend(wrap_spans(marks, self.w, "  "));
         }
         let mut facts = Vec::new();
+        // The detail is where an opaque id is shown: the title names the step by its name.
+        if is_opaque_id(step.id.as_str()) {
+            facts.push(format!("id {}", clipped(step.id.as_str(), 80)));
+        }
         if let Some(p) = step.parent.as_ref() {
-            facts.push(format!("inside step '{}'", clipped(p.as_str(), 30)));
+            facts.push(match doc.index_of(p.as_str()) {
+                Some(pi) => format!("inside {}", step_words(doc, pi)),
+                None => format!("inside step '{}'", clipped(p.as_str(), 30)),
+            });
         }
         if let Some(d) = step.duration_ms() {
             facts.push(format_duration(d));
@@ -382,7 +392,7 @@ impl Builder<'_> {
         }
         self.section("Links");
         let name = |s: &str| match doc.index_of(s) {
-            Some(i) => doc.describe(i),
+            Some(i) => step_words(doc, i),
             None => format!("'{}'", clipped(s, 30)),
         };
         for l in ins {
@@ -428,7 +438,7 @@ fn cut(s: &str) -> (&str, usize) {
 pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused: bool) {
     let t = &app.theme;
     let sel = app.selected_step();
-    let title = sel.map(|i| doc.describe(i)).unwrap_or_default();
+    let title = sel.map(|i| step_words(doc, i)).unwrap_or_default();
     let block = pane_block(app, Pane::Detail, focused, &title, area.width);
     let inner = block.inner(area);
     frame.render_widget(block, area);
