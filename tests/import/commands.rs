@@ -22,6 +22,7 @@ fn every_fixture_is_analysed_with_no_flags() {
         embedder: &embedder,
         confidence: ConfidenceOptions::default(),
         judge: None,
+        prices: &tdn_tui::analysis::cost::BUILT_IN_PRICES,
     };
     for name in names {
         for l in load_all(name) {

@@ -215,6 +215,7 @@ pub fn big_report(run: &Run) -> Report {
                 .collect(),
         }),
         judge: None,
+        cost: None,
         experiments: None,
     }
 }

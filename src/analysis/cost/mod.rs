@@ -8,6 +8,9 @@ pub mod prices;
 
 pub use prices::{PRICES_AS_OF, Price, Prices};
 
+/// The built-in price table, for analyses that name no other.
+pub static BUILT_IN_PRICES: Prices = Prices::built_in();
+
 use crate::analysis::model::{Run, Step};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;

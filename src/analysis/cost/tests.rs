@@ -125,3 +125,22 @@ fn dollars_read_with_two_significant_digits_below_one() {
     assert_eq!(format_usd(1e-9, false), "<$0.000001");
     assert_eq!(format_usd(f64::NAN, true), "~$0");
 }
+
+#[test]
+fn the_summary_says_where_the_total_came_from() {
+    let r = run(vec![
+        step("a", None, paid(0.001), None),
+        step("b", None, tokens(1000, 100), Some("gpt-4o")),
+        step("c", None, tokens(5, 5), Some("my-llama")),
+    ]);
+    let c = cost_section(&r, &Prices::built_in()).expect("a cost");
+    assert_eq!(
+        summary(&c),
+        format!(
+            "~$0.0045: $0.001 recorded and ~$0.0035 estimated from tokens at the prices of {PRICES_AS_OF} (2 steps); left out: calls to my-llama (no price known; [prices] in tdn.toml adds one)"
+        )
+    );
+    let r = run(vec![step("a", None, paid(0.0045), None)]);
+    let c = cost_section(&r, &Prices::built_in()).expect("a cost");
+    assert_eq!(summary(&c), "$0.0045, as the trace records it (1 step)");
+}

@@ -373,6 +373,24 @@ mod tests {
     }
 
     #[test]
+    fn step_costs_and_the_runs_total_are_read() {
+        let mut v = trajectory(json!({"step_id": 4, "source": "agent", "message": "Done.",
+            "metrics": {"prompt_tokens": 5, "completion_tokens": 1, "cost_usd": 0.00055}}));
+        v["final_metrics"] = json!({"total_cost_usd": 0.003905});
+        let runs = Atif.import(Document::One(v), None).unwrap_or_default();
+        let run = &runs[0].value;
+        assert_eq!(run["cost_usd"], 0.003905);
+        let last = run["steps"]
+            .as_array()
+            .and_then(|s| s.iter().find(|x| x["id"] == "4"))
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(last["usage"]["cost_usd"], 0.00055);
+        assert_eq!(last["usage"]["input_tokens"], 5);
+        assert!(last["attributes"].get("atif.cost_usd").is_none());
+    }
+
+    #[test]
     fn a_last_turn_that_still_calls_tools_has_no_answer_and_a_plain_one_is_the_answer() {
         let busy = trajectory(
             json!({"step_id": 4, "source": "agent", "message": "Sleeping.",

@@ -16,7 +16,7 @@ use crate::analysis::influence::{
     ConfidenceOptions, EmbedError, Embedder, RankingSubject, dropped_section,
     influence_section_counted, ranking_confidence_of,
 };
-use crate::analysis::cost::{Prices, cost_section};
+use crate::analysis::cost::{BUILT_IN_PRICES, Prices, cost_section};
 use crate::analysis::judge::{Judge, build_request, finding_from, read_answer, should_ask};
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::load::{Loaded, Warning};
@@ -68,8 +68,6 @@ impl<'a> AnalyzeOptions<'a> {
     }
 }
 
-/// The built-in price table, for options that name no other.
-pub static BUILT_IN_PRICES: Prices = Prices::built_in();
 
 /// Scores are written with at most 6 decimals (0.9 x 0.8 is 0.72, not 0.7200000000000001).
 fn round6(x: f64) -> f64 {

@@ -286,6 +286,25 @@ mod tests {
     }
 
     #[test]
+    fn the_recorded_cost_is_the_total_else_its_parts() {
+        let total = span(
+            "ChatCompletion",
+            json!({"openinference.span.kind": "LLM", "llm.cost.total": 0.0045,
+                   "llm.cost.prompt": 1.0}),
+        );
+        assert_eq!(extract(&total, "llm").cost_usd, Some(0.0045));
+        let parts = span(
+            "ChatCompletion",
+            json!({"openinference.span.kind": "LLM", "llm.cost.prompt": "0.003",
+                   "llm.cost.completion": 0.0015}),
+        );
+        let added = extract(&parts, "llm").cost_usd.unwrap_or(f64::NAN);
+        assert!((added - 0.0045).abs() < 1e-12, "{added}");
+        let none = span("ChatCompletion", json!({"openinference.span.kind": "LLM"}));
+        assert_eq!(extract(&none, "llm").cost_usd, None);
+    }
+
+    #[test]
     fn tool_and_retriever_spans_give_calls_and_documents() {
         let t = span(
             "lookup",
