@@ -8,6 +8,8 @@
 
 #[path = "support/big_run.rs"]
 mod big_run;
+#[path = "tui/conversation.rs"]
+mod conversation;
 #[path = "tui/defects.rs"]
 mod defects;
 #[path = "tui/features.rs"]
