@@ -219,8 +219,8 @@ impl Builder<'_> {
         }
         if let Some(p) = step.parent.as_ref() {
             facts.push(match doc.index_of(p.as_str()) {
-                Some(pi) => format!("inside {}", step_words(doc, pi)),
-                None => format!("inside step '{}'", clipped(p.as_str(), 30)),
+                Some(pi) if is_opaque_id(p.as_str()) => format!("inside {}", step_words(doc, pi)),
+                _ => format!("inside step '{}'", clipped(p.as_str(), 30)),
             });
         }
         if let Some(d) = step.duration_ms() {
