@@ -125,7 +125,7 @@ pub fn cost_section(run: &Run, prices: &Prices) -> Option<CostSection> {
         let Some(u) = step.usage() else {
             continue;
         };
-        if let Some(usd) = u.cost_usd {
+        if let Some(usd) = u.cost() {
             steps.push(StepCost {
                 step: step.id.as_str().to_owned(),
                 index: step.index,

@@ -23,7 +23,7 @@ fn tokens(i: u64, o: u64) -> Option<Usage> {
 
 fn paid(usd: f64) -> Option<Usage> {
     Some(Usage {
-        cost_usd: Some(usd),
+        cost_usd: Some(Box::new(usd)),
         ..Usage::default()
     })
 }

@@ -202,7 +202,7 @@ fn recorded_costs_are_read_and_written_back_and_bad_ones_warned() {
     let l = load_json(v.clone());
     assert_eq!(l.run.cost_usd, Some(0.0039));
     let u = l.run.steps[1].usage().cloned().unwrap_or_default();
-    assert_eq!((u.input_tokens, u.cost_usd), (Some(5), Some(0.0012)));
+    assert_eq!((u.input_tokens, u.cost()), (Some(5), Some(0.0012)));
     let written = serde_json::to_value(&l.run).unwrap_or_default();
     assert_eq!(written["cost_usd"], 0.0039);
     assert_eq!(written["steps"][1]["usage"]["cost_usd"], 0.0012);
@@ -210,7 +210,7 @@ fn recorded_costs_are_read_and_written_back_and_bad_ones_warned() {
     v["steps"][1]["usage"] = json!({"cost_usd": "lots"});
     let l = load_json(v);
     assert_eq!(l.run.cost_usd, None);
-    assert_eq!(l.run.steps[1].usage().and_then(|u| u.cost_usd), None);
+    assert_eq!(l.run.steps[1].usage().and_then(|u| u.cost()), None);
     assert!(warned(&l, "\"cost_usd\" is a number"));
     assert!(warned(&l, "\"usage.cost_usd\" is not a number >= 0"));
 }

@@ -160,10 +160,19 @@ pub struct Usage {
     /// Completion tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
-    /// What the step cost in US dollars, as the trace records it (a finite number >= 0). An
-    /// estimate from tokens is never written here: the report makes it (`cost`).
+    /// What the step cost in US dollars, as the trace records it (a finite number >= 0); read it
+    /// with [`Usage::cost`]. An estimate from tokens is never written here: the report makes it
+    /// (`cost`). Boxed: most steps record none, and a step's rare parts stay at 128 bytes
+    /// (issue 11).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
+    pub cost_usd: Option<Box<f64>>,
+}
+
+impl Usage {
+    /// The recorded cost in US dollars, when there is one.
+    pub fn cost(&self) -> Option<f64> {
+        self.cost_usd.as_deref().copied()
+    }
 }
 
 /// One step of a run.
