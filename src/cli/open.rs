@@ -8,13 +8,13 @@ mod reports;
 
 use super::args::{Color as ColorArg, InputArgs, OpenArgs, OutcomeArgs};
 use super::common::{load_options, reference_choice, settle_outcome, write_stdout};
+use crate::analysis::cost::Prices;
 use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{ConfidenceOptions, Embedder};
 use crate::analysis::judge::Judge;
 use crate::analysis::load;
 use crate::analysis::model::{Run, RunStatus};
 use crate::analysis::progress::Progress;
-use crate::analysis::cost::Prices;
 use crate::analysis::report::{AnalyzeOptions, ReferenceChoice, Report, analyze_run};
 use crate::config::{ColorChoice, Overrides, Settings};
 use crate::experiments::command_judge::CommandJudge;

@@ -154,12 +154,14 @@ impl Reader<'_> {
             return;
         };
         for (name, entry) in t {
-            let number = |k: &str| match entry.get(k) {
-                Some(toml::Value::Float(f)) => Some(*f),
-                Some(toml::Value::Integer(i)) => Some(*i as f64),
-                _ => None,
-            }
-            .filter(|x| x.is_finite() && *x >= 0.0);
+            let number = |k: &str| {
+                match entry.get(k) {
+                    Some(toml::Value::Float(f)) => Some(*f),
+                    Some(toml::Value::Integer(i)) => Some(*i as f64),
+                    _ => None,
+                }
+                .filter(|x| x.is_finite() && *x >= 0.0)
+            };
             let unknown: Vec<&str> = entry
                 .as_table()
                 .map(|e| {
@@ -170,7 +172,9 @@ impl Reader<'_> {
                 })
                 .unwrap_or_default();
             for k in unknown {
-                self.warn(format!("unknown setting [prices.\"{name}\"] {k} was ignored"));
+                self.warn(format!(
+                    "unknown setting [prices.\"{name}\"] {k} was ignored"
+                ));
             }
             match (number("input_per_mtok"), number("output_per_mtok")) {
                 (Some(i), Some(o)) if !name.trim().is_empty() => prices.set(

@@ -171,7 +171,19 @@ fn prices_in_the_file_override_and_extend_the_built_in_table() {
         Some("my-llama")
     );
     assert_eq!(s.prices.lookup("half"), None);
-    assert!(s.warnings.iter().any(|w| w.contains("[prices.\"half\"] needs")));
-    assert!(s.warnings.iter().any(|w| w.contains("[prices.\"odd\"] cached")));
-    assert!(!s.warnings.iter().any(|w| w.contains("unknown setting [prices]")));
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("[prices.\"half\"] needs"))
+    );
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("[prices.\"odd\"] cached"))
+    );
+    assert!(
+        !s.warnings
+            .iter()
+            .any(|w| w.contains("unknown setting [prices]"))
+    );
 }

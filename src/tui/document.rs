@@ -266,7 +266,10 @@ impl Document {
 
     /// Some step has a cost (the timeline keeps a column for it).
     pub fn has_cost(&self) -> bool {
-        self.report.cost.as_ref().is_some_and(|c| !c.steps.is_empty())
+        self.report
+            .cost
+            .as_ref()
+            .is_some_and(|c| !c.steps.is_empty())
     }
 
     /// How a person names the step at `i`: `step 's4' (position 4)`.
@@ -470,13 +473,15 @@ fn compact(v: &Json, max: usize) -> String {
                 }
                 out.push(']');
             }
-            Json::Array(a) if depth > 0 => match turn_excerpt(turn::last_message(a).unwrap_or(v), max) {
-                Some(t) if !t.is_empty() => out.push_str(&t),
-                _ => out.push_str(&format!(
-                    "[{}]",
-                    crate::analysis::count::counted(a.len(), "item", "items")
-                )),
-            },
+            Json::Array(a) if depth > 0 => {
+                match turn_excerpt(turn::last_message(a).unwrap_or(v), max) {
+                    Some(t) if !t.is_empty() => out.push_str(&t),
+                    _ => out.push_str(&format!(
+                        "[{}]",
+                        crate::analysis::count::counted(a.len(), "item", "items")
+                    )),
+                }
+            }
             Json::Object(o) if depth > 0 => out.push_str(if o.is_empty() { "{}" } else { "{…}" }),
             Json::Array(a) => {
                 for (k, x) in a.iter().take(EXCERPT_MEMBERS).enumerate() {

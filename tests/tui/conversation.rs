@@ -56,7 +56,9 @@ fn a_model_turns_zoomed_row_shows_the_calls_it_made_with_their_arguments() {
     let h = open(ATIF, (200, 30), "1 z");
     let s = h.screen();
     assert!(
-        s.contains("calls financial_search(ticker: AAPL, metric: quarterly_revenue, period: latest)"),
+        s.contains(
+            "calls financial_search(ticker: AAPL, metric: quarterly_revenue, period: latest)"
+        ),
         "{s}"
     );
     for h in [open(KOOG, (200, 30), "1 z"), open(ATIF, (200, 30), "1 z")] {
@@ -101,7 +103,10 @@ fn the_detail_reads_a_model_step_as_a_conversation_with_calls_and_their_results(
 fn recorded_reasoning_shows_before_the_reply() {
     let h = open(ATIF, (120, 40), ": 2 Enter Enter");
     let s = h.screen();
-    let reasoning = s.find("reasoning\n").or_else(|| s.find("reasoning ")).unwrap_or(usize::MAX);
+    let reasoning = s
+        .find("reasoning\n")
+        .or_else(|| s.find("reasoning "))
+        .unwrap_or(usize::MAX);
     let thought = s.find("The user wants two things").unwrap_or(0);
     let said = s.find("I'll pull the financial data").unwrap_or(0);
     assert!(reasoning < thought && thought < said, "{s}");
@@ -115,7 +120,13 @@ fn long_messages_are_folded_in_the_pane_and_whole_in_the_full_view() {
         detail::build(&doc, 2, 100, full, &theme)
             .lines
             .iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>() + "\n")
+            .map(|l| {
+                l.spans
+                    .iter()
+                    .map(|s| s.content.as_ref())
+                    .collect::<String>()
+                    + "\n"
+            })
             .collect()
     };
     let (folded, full) = (text(false), text(true));
@@ -139,9 +150,18 @@ fn recorded_dollars_show_per_step_in_the_rows_the_detail_and_the_header() {
     let h = open(KOOG, (160, 30), "1 z");
     let s = h.screen();
     // The run's total (0.0011775 + 0.00061) in the header, each call's cost in its row.
-    assert!(s.lines().nth(1).is_some_and(|l| l.contains(" · $0.0018 ")), "{s}");
-    let row = s.lines().find(|l| l.contains("calls HelloTool")).unwrap_or("");
-    assert!(row.trim_end_matches('┃').trim_end().ends_with("$0.0012"), "{row}");
+    assert!(
+        s.lines().nth(1).is_some_and(|l| l.contains(" · $0.0018 ")),
+        "{s}"
+    );
+    let row = s
+        .lines()
+        .find(|l| l.contains("calls HelloTool"))
+        .unwrap_or("");
+    assert!(
+        row.trim_end_matches('┃').trim_end().ends_with("$0.0012"),
+        "{row}"
+    );
     assert!(s.contains("cost"), "the column has a header: {s}");
     let h = open(KOOG, (120, 40), ": 5 Enter Enter");
     assert!(h.screen().contains("$0.0012 as recorded"), "{}", h.screen());
@@ -172,7 +192,10 @@ fn an_estimate_is_marked_as_one_in_the_header_the_rows_and_the_waterfall() {
     let s = h.screen();
     let bar = s.lines().find(|l| l.contains("█")).unwrap_or("");
     assert!(bar.contains("~$0."), "{s}");
-    assert!(!s.lines().any(|l| l.contains('$') && !l.contains("~$")), "{s}");
+    assert!(
+        !s.lines().any(|l| l.contains('$') && !l.contains("~$")),
+        "{s}"
+    );
     let h = open(SMOL, (120, 40), ": 3 Enter Enter");
     assert!(
         h.screen().contains("~$0.084 estimated from tokens"),
@@ -204,11 +227,7 @@ fn suspects_shortlist_hints_and_the_detail_title_name_steps_not_span_ids() {
     );
     // A prove-it hint names the step it replays from (here one of 38 steps; `ChatOpenAI` is
     // the name of two).
-    let h = open(
-        "otlp/evilmartians__quo_tav_agent.json",
-        (160, 50),
-        "",
-    );
+    let h = open("otlp/evilmartians__quo_tav_agent.json", (160, 50), "");
     let prove = h
         .screen()
         .lines()
@@ -229,6 +248,9 @@ fn suspects_shortlist_hints_and_the_detail_title_name_steps_not_span_ids() {
     // The influence list's step column.
     let h = open(AGENTS, (120, 40), "");
     let s = h.screen();
-    let row = s.lines().find(|l| l.contains("★ tool_result")).unwrap_or("");
+    let row = s
+        .lines()
+        .find(|l| l.contains("★ tool_result"))
+        .unwrap_or("");
     assert!(row.contains("from get_weath") && !has_hex_id(row), "{row}");
 }

@@ -177,7 +177,11 @@ pub fn cost_section(run: &Run, prices: &Prices) -> Option<CostSection> {
             .iter()
             .any(|s| s.in_total && s.source == CostSource::Estimated) =>
         {
-            (recorded + estimated, TotalFrom::Steps, CostSource::Estimated)
+            (
+                recorded + estimated,
+                TotalFrom::Steps,
+                CostSource::Estimated,
+            )
         }
         None => (recorded, TotalFrom::Steps, CostSource::Recorded),
     };
@@ -258,7 +262,10 @@ fn mark_nested(run: &Run, steps: &mut [StepCost]) {
             continue;
         };
         if (costed[i] || below[i])
-            && let Some(p) = step.parent.as_ref().and_then(|p| run.step_index(p.as_str()))
+            && let Some(p) = step
+                .parent
+                .as_ref()
+                .and_then(|p| run.step_index(p.as_str()))
             && p < i
         {
             below[p] = true;

@@ -115,12 +115,12 @@ impl Prices {
         // The name after any path (`openai/`, `.../models/`) and vendor prefix (`anthropic.`).
         let last = model.rsplit('/').next().unwrap_or(&model);
         let starts: Vec<&str> = std::iter::once(last)
-            .chain(last.match_indices('.').filter_map(|(i, _)| last.get(i + 1..)))
+            .chain(
+                last.match_indices('.')
+                    .filter_map(|(i, _)| last.get(i + 1..)),
+            )
             .collect();
-        let user = self
-            .user
-            .iter()
-            .map(|(n, p)| (n.as_str(), *p, true));
+        let user = self.user.iter().map(|(n, p)| (n.as_str(), *p, true));
         let built_in = BUILT_IN.iter().map(|&(n, i, o)| {
             let price = Price {
                 input_per_mtok: i,
@@ -164,7 +164,10 @@ mod tests {
         assert_eq!(name(&p, "gpt-4o-mini").as_deref(), Some("gpt-4o-mini"));
         assert_eq!(name(&p, "openai/gpt-4o").as_deref(), Some("gpt-4o"));
         assert_eq!(name(&p, "gpt-4.1-2025-04-14").as_deref(), Some("gpt-4.1"));
-        assert_eq!(name(&p, "GPT-5-mini-2025-08-07").as_deref(), Some("gpt-5-mini"));
+        assert_eq!(
+            name(&p, "GPT-5-mini-2025-08-07").as_deref(),
+            Some("gpt-5-mini")
+        );
         assert_eq!(
             name(
                 &p,
@@ -215,7 +218,10 @@ mod tests {
         let x = p.lookup("gpt-4o-2024-08-06");
         assert_eq!(x.as_ref().map(|x| x.price), Some(cheap));
         assert!(x.is_some_and(|x| x.from_config));
-        assert_eq!(name(&p, "my-local-llama-3").as_deref(), Some("my-local-llama"));
+        assert_eq!(
+            name(&p, "my-local-llama-3").as_deref(),
+            Some("my-local-llama")
+        );
         // gpt-4o-mini is not the user's gpt-4o: the longer built-in name fits it better.
         let mini = p.lookup("gpt-4o-mini");
         assert!(mini.is_some_and(|x| x.name == "gpt-4o-mini" && !x.from_config));

@@ -9,6 +9,7 @@ use super::{
     VerdictStep,
 };
 use crate::analysis::claims::{CheckedClaim, check_claims};
+use crate::analysis::cost::{BUILT_IN_PRICES, Prices, cost_section};
 use crate::analysis::detect::say::{short, step as step_name};
 use crate::analysis::detect::{Facts, RunFacts, detect_all};
 use crate::analysis::import::SourceFormat;
@@ -16,7 +17,6 @@ use crate::analysis::influence::{
     ConfidenceOptions, EmbedError, Embedder, RankingSubject, dropped_section,
     influence_section_counted, ranking_confidence_of,
 };
-use crate::analysis::cost::{BUILT_IN_PRICES, Prices, cost_section};
 use crate::analysis::judge::{Judge, build_request, finding_from, read_answer, should_ask};
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::load::{Loaded, Warning};
@@ -67,7 +67,6 @@ impl<'a> AnalyzeOptions<'a> {
         }
     }
 }
-
 
 /// Scores are written with at most 6 decimals (0.9 x 0.8 is 0.72, not 0.7200000000000001).
 fn round6(x: f64) -> f64 {

@@ -143,9 +143,8 @@ fn a_model_step_that_calls_a_tool_names_it_and_never_shows_its_prompt() {
 #[test]
 fn excerpts_are_inert_nested_values_summarised_and_cut() {
     let mut s = Step::new("s1", StepKind::Llm);
-    s.output = Some(
-        json!({"a": {"b": 1}, "list": [1, 2], "deep": [[1]], "t": "x\u{1b}[2J"}).into(),
-    );
+    s.output =
+        Some(json!({"a": {"b": 1}, "list": [1, 2], "deep": [[1]], "t": "x\u{1b}[2J"}).into());
     assert_eq!(
         step_excerpt(&s, 200),
         "a: {…}, list: [1, 2], deep: [1 item], t: x\\u{1b}[2J"
@@ -189,9 +188,15 @@ fn a_model_turns_row_shows_its_calls_with_their_arguments_or_its_first_words() {
     );
     // A short list of plain values reads as itself; a list of messages as the last one.
     let mut t = Step::new("t", StepKind::Tool);
-    t.output = Some(json!({"tickers": ["AAPL", "MSFT"], "messages": [
-        {"type": "human", "content": "go"}, {"type": "ai", "content": "Done."}]}).into());
-    assert_eq!(step_excerpt(&t, 200), "tickers: [AAPL, MSFT], messages: Done.");
+    t.output = Some(
+        json!({"tickers": ["AAPL", "MSFT"], "messages": [
+        {"type": "human", "content": "go"}, {"type": "ai", "content": "Done."}]})
+        .into(),
+    );
+    assert_eq!(
+        step_excerpt(&t, 200),
+        "tickers: [AAPL, MSFT], messages: Done."
+    );
 }
 
 #[test]

@@ -64,9 +64,15 @@ pub fn looks_like_turn(v: &Json) -> bool {
         Json::String(_) => true,
         Json::Array(a) => a.first().is_some_and(looks_like_turn),
         Json::Object(o) => {
-            ["tool_calls", "tool_call", "function_call", "role", "choices"]
-                .iter()
-                .any(|k| o.contains_key(k))
+            [
+                "tool_calls",
+                "tool_call",
+                "function_call",
+                "role",
+                "choices",
+            ]
+            .iter()
+            .any(|k| o.contains_key(k))
                 || o.get("type").and_then(Json::as_str).is_some_and(is_block)
                 || is_langchain_message(o)
                 || (o.len() <= 3 && o.contains_key("content"))
@@ -245,10 +251,9 @@ fn push<'a>(v: &'a Json, t: &mut Turn<'a>, depth: usize) {
                     break;
                 }
             }
-            let calls = o.get("tool_calls").or_else(|| {
-                o.get("additional_kwargs")
-                    .and_then(|k| k.get("tool_calls"))
-            });
+            let calls = o
+                .get("tool_calls")
+                .or_else(|| o.get("additional_kwargs").and_then(|k| k.get("tool_calls")));
             match calls {
                 Some(Json::Array(calls)) => {
                     for c in calls.iter() {
@@ -304,7 +309,10 @@ mod tests {
             "tool_calls": [{"id": "c", "type": "function",
                 "function": {"name": "get_weather", "arguments": "{\"city\":\"Tokyo\"}"}}]}));
         assert_eq!(text, "Checking.");
-        assert_eq!(calls, [("get_weather".to_owned(), json!({"city": "Tokyo"}))]);
+        assert_eq!(
+            calls,
+            [("get_weather".to_owned(), json!({"city": "Tokyo"}))]
+        );
         // Anthropic blocks: thinking, text, tool_use.
         let (text, calls, reasoning) = turn(json!([
             {"type": "thinking", "thinking": "The user wants Berlin."},
@@ -323,12 +331,17 @@ mod tests {
         // A provider response: choices[].message, reasoning_content.
         let (text, _, reasoning) = turn(json!({"choices": [{"message": {"role": "assistant",
             "content": "Sunny.", "reasoning_content": "Look it up first."}}]}));
-        assert_eq!((text.as_str(), reasoning.as_str()), ("Sunny.", "Look it up first."));
+        assert_eq!(
+            (text.as_str(), reasoning.as_str()),
+            ("Sunny.", "Look it up first.")
+        );
     }
 
     #[test]
     fn data_with_a_text_key_is_not_a_turn_and_deep_values_stop() {
-        assert!(!looks_like_turn(&Json::from(json!({"datasets": [1, 2], "text": "x", "a": 1, "b": 2}))));
+        assert!(!looks_like_turn(&Json::from(
+            json!({"datasets": [1, 2], "text": "x", "a": 1, "b": 2})
+        )));
         assert!(looks_like_turn(&Json::from(json!({"tool_calls": []}))));
         let mut deep = json!("bottom");
         for _ in 0..100 {

@@ -163,7 +163,11 @@ impl Builder<'_> {
             self.style(Role::StepKind),
         ));
         // A step named in the title by its name (its id is opaque) does not repeat it.
-        if let Some(n) = step.name.as_ref().filter(|_| !is_opaque_id(step.id.as_str())) {
+        if let Some(n) = step
+            .name
+            .as_ref()
+            .filter(|_| !is_opaque_id(step.id.as_str()))
+        {
             head.push(Span::styled(
                 format!(" · {}", clipped(n, 80)),
                 self.style(Role::Text),

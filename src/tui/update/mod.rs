@@ -246,7 +246,9 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         Action::DetailReady(d) => {
-            app.detail.pending.retain(|k| *k != (d.step, d.width, d.full));
+            app.detail
+                .pending
+                .retain(|k| *k != (d.step, d.width, d.full));
             app.detail_cache.put(d);
         }
         Action::Opened(doc) => {

@@ -331,7 +331,9 @@ fn step_from_fields<F: Fields>(
                     Some(x) => usage.cost_usd = Some(Box::new(x)),
                     None => w.push(here(
                         "usage",
-                        format!("{describe}: \"usage.cost_usd\" is not a number >= 0; it was ignored"),
+                        format!(
+                            "{describe}: \"usage.cost_usd\" is not a number >= 0; it was ignored"
+                        ),
                     )),
                 },
             }

@@ -76,8 +76,10 @@ impl Builder<'_> {
             } else if let Some(id) = &m.tool_call_id {
                 head.push_str(&format!(" · answers call {}", clipped(id, 40)));
             }
-            self.lines
-                .push(ratatui::text::Line::styled(head, self.style(role_of(&m.role))));
+            self.lines.push(ratatui::text::Line::styled(
+                head,
+                self.style(role_of(&m.role)),
+            ));
             if !m.content.is_empty() {
                 self.folded(&m.content, Role::Text);
             }
@@ -142,7 +144,9 @@ impl Builder<'_> {
             let result = r.and_then(|k| {
                 let s = doc.run.steps.get(k)?;
                 let said = match (&s.error, &s.output) {
-                    (Some(e), _) => format!("{} {}", marks::FAILED, one_line(e, 4096, RESULT_CHARS)),
+                    (Some(e), _) => {
+                        format!("{} {}", marks::FAILED, one_line(e, 4096, RESULT_CHARS))
+                    }
                     (None, Some(v)) => one_line(&value_text(&v.to_value()), 4096, RESULT_CHARS),
                     (None, None) => "no output recorded".to_owned(),
                 };
@@ -178,14 +182,18 @@ impl Builder<'_> {
             self.style(Role::StepKind),
         )];
         match result {
-            Some((said, from)) => pieces.push((
-                format!(" → {said} ({from})"),
-                self.style(Role::Text),
+            Some((said, from)) => {
+                pieces.push((format!(" → {said} ({from})"), self.style(Role::Text)))
+            }
+            None => pieces.push((
+                " → no result recorded".to_owned(),
+                self.style(Role::TextDim),
             )),
-            None => pieces.push((" → no result recorded".to_owned(), self.style(Role::TextDim))),
         }
         self.lines
-            .extend(super::super::super::widgets::inert_text::wrap_spans(pieces, self.w, "    "));
+            .extend(super::super::super::widgets::inert_text::wrap_spans(
+                pieces, self.w, "    ",
+            ));
     }
 }
 
@@ -234,7 +242,10 @@ fn answers(messages: &[Message]) -> Answers {
             .and_then(|id| by_id.remove(id))
             .or_else(|| {
                 // Without an id, the first call still waiting.
-                m.tool_call_id.is_none().then(|| waiting.front().copied()).flatten()
+                m.tool_call_id
+                    .is_none()
+                    .then(|| waiting.front().copied())
+                    .flatten()
             });
         if let Some(call) = by {
             waiting.retain(|w| *w != call);
@@ -271,8 +282,7 @@ fn ran_by(doc: &Document, i: usize, calls: &[TurnCall<'_>]) -> Vec<Option<usize>
                 .take_while(|s| !(s.kind.is_model() && s.kind != StepKind::Agent))
                 .enumerate()
                 .find(|(k, s)| {
-                    !taken.contains(k)
-                        && s.tool.as_ref().is_some_and(|t| t.name == c.name)
+                    !taken.contains(k) && s.tool.as_ref().is_some_and(|t| t.name == c.name)
                 })
                 .map(|(k, _)| k)
         };
@@ -289,9 +299,7 @@ fn ran_by(doc: &Document, i: usize, calls: &[TurnCall<'_>]) -> Vec<Option<usize>
 fn recorded_reasoning(step: &Step) -> Option<&str> {
     step.attributes()
         .iter()
-        .find(|(k, v)| {
-            k.ends_with("reasoning_content") && v.is_string()
-        })
+        .find(|(k, v)| k.ends_with("reasoning_content") && v.is_string())
         .and_then(|(_, v)| v.as_str())
         .filter(|s| !s.trim().is_empty())
 }

@@ -345,10 +345,7 @@ impl ItemLines<'_> {
                 if short { marks::SHORTLIST } else { " " },
                 t.style(Role::Shortlist),
             ),
-            Span::styled(
-                format!(" {:<16} ", clipped(&step, 16)),
-                t.style(Role::Text),
-            ),
+            Span::styled(format!(" {:<16} ", clipped(&step, 16)), t.style(Role::Text)),
         ];
         if c.pos {
             let pos = match self.doc.index_of(&s.step) {

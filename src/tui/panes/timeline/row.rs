@@ -114,7 +114,9 @@ impl<'a> RowContext<'a> {
             String::new()
         };
         let right = match (&self.waterfall, self.right_columns_shown()) {
-            (Some(w), _) if self.cost_shown() => format!("{:>w$} {}", "cost", w.axis(), w = COST_WIDTH),
+            (Some(w), _) if self.cost_shown() => {
+                format!("{:>w$} {}", "cost", w.axis(), w = COST_WIDTH)
+            }
             (Some(w), _) => w.axis(),
             // A column no step fills has no header.
             (None, true) => format!(
