@@ -136,7 +136,10 @@ pub fn cost_section(run: &Run, prices: &Prices) -> Option<CostSection> {
             });
             continue;
         }
-        let tokens = u.input_tokens.unwrap_or(0) + u.output_tokens.unwrap_or(0);
+        let tokens = u
+            .input_tokens
+            .unwrap_or(0)
+            .saturating_add(u.output_tokens.unwrap_or(0));
         if tokens == 0 {
             continue;
         }

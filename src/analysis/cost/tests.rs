@@ -144,3 +144,15 @@ fn the_summary_says_where_the_total_came_from() {
     let c = cost_section(&r, &Prices::built_in()).expect("a cost");
     assert_eq!(summary(&c), "$0.0045, as the trace records it (1 step)");
 }
+
+#[test]
+fn hostile_token_counts_neither_overflow_nor_panic() {
+    let r = run(vec![step(
+        "a",
+        None,
+        tokens(u64::MAX, u64::MAX),
+        Some("gpt-4o"),
+    )]);
+    let c = cost_section(&r, &Prices::built_in()).expect("a cost");
+    assert!(c.total_usd.is_finite() && c.total_usd > 0.0);
+}
