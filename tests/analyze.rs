@@ -3,6 +3,8 @@
 //! exit codes of docs/report.md and docs/run-format.md, and the judge runs only as the user
 //! allowed. Expected values come from sample-runs/README.md and the specs.
 
+#[path = "analyze/cost.rs"]
+mod cost;
 #[path = "analyze/eval.rs"]
 mod eval;
 #[path = "analyze/judge.rs"]
