@@ -7,8 +7,9 @@ use serde_json::json;
 fn recorded_costs_are_read_in_every_export_shape() {
     let o = |id: &str, t: &str, cost: Value| {
         let mut o = json!({"id": id, "traceId": "t", "type": t});
-        o.as_object_mut()
-            .map(|m| m.extend(cost.as_object().cloned().unwrap_or_default()));
+        if let (Some(m), Some(c)) = (o.as_object_mut(), cost.as_object()) {
+            m.extend(c.clone());
+        }
         o
     };
     let doc = Document::One(json!({"id": "t", "observations": [
