@@ -120,7 +120,7 @@ fn tail(doc: &Document, level: usize, warnings_key: &str) -> String {
     let r = &doc.report;
     let mut out = format!(" · {}", counted(r.run.steps, "step", "steps"));
     // What the run cost: an estimate says so, in fewer words when room is short.
-    if let Some(c) = &r.cost {
+    if let Some(c) = r.cost.as_ref().filter(|c| c.known()) {
         let usd = format_usd(c.total_usd, c.estimated());
         match (c.estimated(), level) {
             (true, 0..=1) => out.push_str(&format!(" · {usd} estimated")),

@@ -44,8 +44,8 @@ pub struct StepCost {
     pub in_total: bool,
 }
 
-/// `cost`: what the run cost (null when no step records a cost or tokens a price is known for,
-/// and the run records no total).
+/// `cost`: what the run cost (absent when no step records a cost or tokens of a named model, and
+/// the run records no total). With no cost at all it still lists the models without a price.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostSection {
     /// US dollars: the run's recorded total when it records one, else the sum of the steps'
@@ -90,6 +90,11 @@ impl CostSection {
     /// True when some part of the total is an estimate.
     pub fn estimated(&self) -> bool {
         self.source == CostSource::Estimated
+    }
+
+    /// True when it holds a total worth showing: the run's own, or some step's cost.
+    pub fn known(&self) -> bool {
+        self.total_from == TotalFrom::Run || !self.steps.is_empty()
     }
 }
 
@@ -163,7 +168,8 @@ pub fn cost_section(run: &Run, prices: &Prices) -> Option<CostSection> {
             }
         }
     }
-    if steps.is_empty() && run.cost_usd.is_none() {
+    // A run with no cost at all still says which models lack a price, so the user can add one.
+    if steps.is_empty() && run.cost_usd.is_none() && unpriced.is_empty() {
         return None;
     }
     mark_nested(run, &mut steps);
@@ -208,6 +214,7 @@ pub fn summary(c: &CostSection) -> String {
     let counted = c.steps.iter().filter(|s| s.in_total).count();
     let steps = crate::analysis::count::counted(counted, "step", "steps");
     let mut out = match (c.total_from, c.source) {
+        (TotalFrom::Steps, _) if counted == 0 => "unknown: no step records a cost".to_owned(),
         (TotalFrom::Run, _) => format!(
             "{}, as the run records it (its steps record {})",
             format_usd(c.total_usd, false),

@@ -156,3 +156,20 @@ fn hostile_token_counts_neither_overflow_nor_panic() {
     let c = cost_section(&r, &Prices::built_in()).expect("a cost");
     assert!(c.total_usd.is_finite() && c.total_usd > 0.0);
 }
+
+#[test]
+fn a_run_whose_models_have_no_price_says_which() {
+    let r = run(vec![step(
+        "a",
+        None,
+        tokens(10, 10),
+        Some("claude-fable-5"),
+    )]);
+    let c = cost_section(&r, &Prices::built_in()).expect("a section naming the model");
+    assert!(!c.known());
+    assert_eq!(c.unpriced_models, ["claude-fable-5"]);
+    assert_eq!(
+        summary(&c),
+        "unknown: no step records a cost; left out: calls to claude-fable-5 (no price known; [prices] in tdn.toml adds one)"
+    );
+}
