@@ -4,6 +4,8 @@
 //! allowed. Expected values come from sample-runs/README.md and the specs; the README's and
 //! docs' examples and lists are checked against the program (analyze/docs.rs).
 
+#[path = "analyze/cost.rs"]
+mod cost;
 #[path = "analyze/docs.rs"]
 mod docs;
 #[path = "analyze/eval.rs"]

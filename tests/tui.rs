@@ -10,6 +10,8 @@
 mod big_run;
 #[path = "tui/compare.rs"]
 mod compare;
+#[path = "tui/conversation.rs"]
+mod conversation;
 #[path = "tui/defects.rs"]
 mod defects;
 #[path = "tui/features.rs"]

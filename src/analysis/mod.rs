@@ -7,6 +7,7 @@
 
 pub mod claims;
 pub mod compare;
+pub mod cost;
 pub mod count;
 pub mod detect;
 pub mod eval;

@@ -172,7 +172,7 @@ impl RunBuilder {
         self.with(|s| {
             s.extras_mut().usage = Some(Usage {
                 input_tokens: Some(n),
-                output_tokens: None,
+                ..Usage::default()
             })
         })
     }

@@ -78,6 +78,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
                     run: p.run,
                     comparison: c,
                 }),
+            prices: &settings.prices,
         };
         let bar_now = bar.take().unwrap_or_else(|| Bar::start(progress.clone()));
         let report = analyze_with_progress(&loaded, &opts, &progress);

@@ -62,6 +62,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         confidence: settings.confidence,
         judge: None,
         against: None,
+        prices: &settings.prices,
     };
 
     let progress = Progress::new(inputs.len());

@@ -69,6 +69,7 @@ pub fn run(args: &LocalizeArgs) -> anyhow::Result<ExitCode> {
                 confidence: settings.confidence,
                 judge: judge.as_ref().map(|j| j as &dyn Judge),
                 against: None,
+                prices: &settings.prices,
             },
         ))
     })?;

@@ -9,6 +9,7 @@ mod reports;
 use super::args::{Color as ColorArg, InputArgs, OpenArgs, OutcomeArgs};
 use super::common::{load_options, reference_choice, settle_outcome, write_stdout};
 use crate::analysis::compare::compare;
+use crate::analysis::cost::Prices;
 use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{ConfidenceOptions, Embedder};
 use crate::analysis::judge::Judge;
@@ -101,6 +102,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         outcome: args.outcome.clone(),
         embedder,
         confidence: settings.confidence,
+        prices: settings.prices.clone(),
         // Asking the judge analyses the run again with it; the screen shows the command and
         // asks before its first use, which is the user's consent for a command from the current
         // folder. A saved report (`--report`) is shown as it is.
@@ -178,6 +180,7 @@ struct Work {
     outcome: OutcomeArgs,
     embedder: Arc<dyn Embedder>,
     confidence: ConfidenceOptions,
+    prices: Prices,
     judge: Option<CommandJudge>,
 }
 
@@ -194,6 +197,7 @@ impl Work {
             outcome,
             embedder,
             confidence,
+            prices,
             judge,
         } = self;
         let mut loaded = load::load_path_with_progress(&path, &load_options(&input), progress)?;
@@ -221,6 +225,7 @@ impl Work {
             reference,
             embedder,
             confidence,
+            prices,
             source: std::path::absolute(&path).unwrap_or_else(|_| path.clone()),
             saved: report.clone(),
             given: std::sync::Mutex::new(std::collections::HashMap::new()),
@@ -319,6 +324,7 @@ struct Analysis {
     reference: ReferenceChoice,
     embedder: Arc<dyn Embedder>,
     confidence: ConfidenceOptions,
+    prices: Prices,
     source: std::path::PathBuf,
     /// `--report`: the file the reports were read from.
     saved: Option<std::path::PathBuf>,
@@ -347,6 +353,7 @@ impl Analysis {
             confidence: self.confidence,
             judge,
             against: None,
+            prices: &self.prices,
         }
     }
 

@@ -2,6 +2,7 @@
 //! warning naming the file and key, and the caller keeps its default.
 
 use super::file::ConfigFile;
+use crate::analysis::cost::{Price, Prices};
 
 const KNOWN: &[(&str, &[&str])] = &[
     ("runner", &["command", "timeout_s", "parallel", "runs"]),
@@ -54,6 +55,10 @@ impl Reader<'_> {
     pub(super) fn check_known(&mut self) {
         let mut unknown = Vec::new();
         for (section, v) in &self.file.table {
+            // `[prices."model-name"]`: any name; read (and checked) by `prices`.
+            if section == "prices" {
+                continue;
+            }
             match KNOWN.iter().find(|(s, _)| s == section) {
                 None => unknown.push(format!("[{section}]")),
                 Some((_, keys)) => {
@@ -134,6 +139,54 @@ impl Reader<'_> {
                     "[{section}] {key} must be a non-negative integer; the default is used"
                 ));
                 None
+            }
+        }
+    }
+
+    /// `[prices."model-name"] input_per_mtok = .., output_per_mtok = ..`: each entry whose two
+    /// prices are numbers >= 0 is set in `prices`; any other is a warning and left out.
+    pub(super) fn prices(&mut self, prices: &mut Prices) {
+        let Some(v) = self.file.table.get("prices") else {
+            return;
+        };
+        let Some(t) = v.as_table() else {
+            self.warn("prices (not a section) was ignored".to_owned());
+            return;
+        };
+        for (name, entry) in t {
+            let number = |k: &str| {
+                match entry.get(k) {
+                    Some(toml::Value::Float(f)) => Some(*f),
+                    Some(toml::Value::Integer(i)) => Some(*i as f64),
+                    _ => None,
+                }
+                .filter(|x| x.is_finite() && *x >= 0.0)
+            };
+            let unknown: Vec<&str> = entry
+                .as_table()
+                .map(|e| {
+                    e.keys()
+                        .map(String::as_str)
+                        .filter(|k| !matches!(*k, "input_per_mtok" | "output_per_mtok"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for k in unknown {
+                self.warn(format!(
+                    "unknown setting [prices.\"{name}\"] {k} was ignored"
+                ));
+            }
+            match (number("input_per_mtok"), number("output_per_mtok")) {
+                (Some(i), Some(o)) if !name.trim().is_empty() => prices.set(
+                    name,
+                    Price {
+                        input_per_mtok: i,
+                        output_per_mtok: o,
+                    },
+                ),
+                _ => self.warn(format!(
+                    "[prices.\"{name}\"] needs input_per_mtok and output_per_mtok, numbers of dollars per million tokens >= 0; the entry was ignored"
+                )),
             }
         }
     }

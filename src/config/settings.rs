@@ -7,6 +7,7 @@ use super::reader::Reader;
 use super::rules::{
     DEFAULT_FLIP_THRESHOLD, EmbedderChoice, FlipRule, FlipRuleError, parse_embedder, parse_flip,
 };
+use crate::analysis::cost::Prices;
 use crate::analysis::influence::{ConfidenceOptions, Strategy};
 use std::path::{Path, PathBuf};
 
@@ -183,6 +184,8 @@ pub struct Settings {
     pub experiments: ExperimentSettings,
     /// `[ledger]`.
     pub ledger: LedgerSettings,
+    /// The price table (`[prices."model-name"]` over the built-in one).
+    pub prices: Prices,
     /// Display.
     pub ui: UiSettings,
 }
@@ -216,6 +219,7 @@ impl Default for Settings {
                 cadence: 5,
                 plateau: 3,
             },
+            prices: Prices::built_in(),
             ui: UiSettings {
                 theme: None,
                 color: ColorChoice::Auto,
@@ -394,6 +398,7 @@ impl Settings {
         if let Some(n) = r.count("ledger", "plateau") {
             self.ledger.plateau = n;
         }
+        r.prices(&mut self.prices);
         if let Some(t) = r.string("ui", "theme") {
             self.ui.theme = Some(t);
         }

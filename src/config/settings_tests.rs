@@ -153,3 +153,37 @@ fn the_pager_and_editor_are_resolved_with_the_settings() {
         Settings::resolve_with(&Overrides::default(), &MapEnv(HashMap::new()), None).unwrap();
     assert_eq!(none.ui.viewers, crate::config::Viewers::default());
 }
+
+#[test]
+fn prices_in_the_file_override_and_extend_the_built_in_table() {
+    let (_d, s) = with_file(
+        "[prices.\"gpt-4o\"]\ninput_per_mtok = 1.0\noutput_per_mtok = 4\n\n\
+         [prices.\"my-llama\"]\ninput_per_mtok = 0.1\noutput_per_mtok = 0.2\n\n\
+         [prices.\"half\"]\ninput_per_mtok = 1.0\n\n\
+         [prices.\"odd\"]\ninput_per_mtok = 1.0\noutput_per_mtok = 1.0\ncached = 2\n",
+        ConfigOrigin::UserDir,
+    );
+    let p = s.prices.lookup("gpt-4o-2024-08-06").expect("priced");
+    assert!(p.from_config);
+    assert_eq!(p.price.output_per_mtok, 4.0);
+    assert_eq!(
+        s.prices.lookup("my-llama-3").map(|p| p.name).as_deref(),
+        Some("my-llama")
+    );
+    assert_eq!(s.prices.lookup("half"), None);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("[prices.\"half\"] needs"))
+    );
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("[prices.\"odd\"] cached"))
+    );
+    assert!(
+        !s.warnings
+            .iter()
+            .any(|w| w.contains("unknown setting [prices]"))
+    );
+}

@@ -7,12 +7,14 @@ pub mod names;
 mod rows;
 #[cfg(test)]
 mod tests;
+pub mod turn;
 
 pub use links::StepLinks;
 
 use super::panes::dropped::DroppedIndex;
 use super::widgets::graph_gutter::Graph;
 use super::widgets::inert_text::{clipped, one_line};
+use crate::analysis::cost::{CostSource, format_usd};
 use crate::analysis::model::{Json, Run};
 use crate::analysis::report::Report;
 use links::link_lookups;
@@ -66,6 +68,12 @@ pub struct Document {
     pub has_children: Vec<bool>,
     /// Some step has a parent (the timeline shows fold markers).
     pub nested: bool,
+    /// Per step: its cost in dollars and whether it is an estimate, from the report's `cost`
+    /// (empty when the report has none).
+    pub step_cost: Vec<Option<(f64, bool)>>,
+    /// Per step: another step with an opaque id has the same name (the short references
+    /// add the position to tell them apart); empty when no name repeats.
+    pub name_repeats: Vec<bool>,
     /// Per step: its position in `report.suspects`.
     pub suspect_of: Vec<Option<usize>>,
     /// Suspects in the full ranking: the listed ones and the like ones grouped under them
@@ -137,6 +145,16 @@ impl Document {
                 *slot = Some(pos);
             }
         }
+        let name_repeats = name_repeats(&run);
+        let mut step_cost = Vec::new();
+        if let Some(c) = &report.cost {
+            step_cost = vec![None; n];
+            for sc in &c.steps {
+                if let Some(slot) = step_cost.get_mut(sc.index) {
+                    *slot = Some((sc.usd, sc.source == CostSource::Estimated));
+                }
+            }
+        }
         let shortlisted = report
             .confidence
             .shortlist
@@ -180,6 +198,8 @@ impl Document {
             nested: has_children.iter().any(|&c| c),
             has_children,
             suspect_of,
+            name_repeats,
+            step_cost,
             ranked,
             rank_digits,
             shortlisted,
@@ -198,6 +218,64 @@ impl Document {
         self.run.step_index(id)
     }
 
+    /// How a short place on screen (a suspect's row, a shortlist, a hint) names step `i`: an id
+    /// a person chose as it is (`s4`); an opaque one by the step's name, with its position when
+    /// another step has that name too (`ChatCompletion (3)`), else by its kind and position
+    /// (`llm (3)`). Inert; the name cut to 40 columns.
+    pub fn step_ref(&self, i: usize) -> String {
+        self.step_ref_with(i, true, 40)
+    }
+
+    /// [`Document::step_ref`] in at most `max` columns, with or without the position a repeated
+    /// name gets (a place that shows the position beside it leaves it out): the name gives way,
+    /// the position stays (`ChatComplet… (3)`).
+    pub fn step_ref_with(&self, i: usize, position: bool, max: usize) -> String {
+        let Some(step) = self.run.steps.get(i) else {
+            return clipped(&format!("position {}", i + 1), max).into_owned();
+        };
+        let id = step.id.as_str();
+        if !names::is_opaque_id(id) {
+            return clipped(id, max).into_owned();
+        }
+        let (name, at) = match names::step_name(step) {
+            Some(n) => (
+                names::shortened(n),
+                position && self.name_repeats.get(i).copied().unwrap_or(false),
+            ),
+            None => (step.kind_label().to_owned(), true),
+        };
+        if !at {
+            return clipped(&name, max).into_owned();
+        }
+        let suffix = format!(" ({})", i + 1);
+        let room = max.saturating_sub(suffix.len()).max(1);
+        format!("{}{suffix}", clipped(&name, room))
+    }
+
+    /// [`Document::step_ref`] of the step with this id; an id the run does not hold (a piece of
+    /// context's) is shown as it is, cut to 40 columns.
+    pub fn step_ref_of(&self, id: &str) -> String {
+        match self.index_of(id) {
+            Some(i) => self.step_ref(i),
+            None => clipped(id, 40).into_owned(),
+        }
+    }
+
+    /// What step `i` cost, as the screen writes it (`$0.0012`, `~$0.0045` for an estimate);
+    /// `None` when it has no cost.
+    pub fn cost_text(&self, i: usize) -> Option<String> {
+        let (usd, estimated) = self.step_cost.get(i).copied().flatten()?;
+        Some(format_usd(usd, estimated))
+    }
+
+    /// Some step has a cost (the timeline keeps a column for it).
+    pub fn has_cost(&self) -> bool {
+        self.report
+            .cost
+            .as_ref()
+            .is_some_and(|c| !c.steps.is_empty())
+    }
+
     /// How a person names the step at `i`: `step 's4' (position 4)`.
     pub fn describe(&self, i: usize) -> String {
         self.run
@@ -206,6 +284,29 @@ impl Document {
             .map(|s| s.describe())
             .unwrap_or_else(|| format!("position {}", i + 1))
     }
+}
+
+/// Per step: its id is opaque and another such step has the same name. One pass to count the
+/// names, one to mark; empty when none repeats.
+fn name_repeats(run: &Run) -> Vec<bool> {
+    fn named(s: &crate::analysis::model::Step) -> Option<&str> {
+        names::is_opaque_id(s.id.as_str())
+            .then(|| names::step_name(s))
+            .flatten()
+    }
+    let mut count: HashMap<&str, u32> = HashMap::new();
+    for s in &run.steps {
+        if let Some(n) = named(s) {
+            *count.entry(n).or_default() += 1;
+        }
+    }
+    if count.values().all(|&c| c < 2) {
+        return Vec::new();
+    }
+    run.steps
+        .iter()
+        .map(|s| named(s).is_some_and(|n| count.get(n).is_some_and(|&c| c > 1)))
+        .collect()
 }
 
 /// The influence shortlist as positions in the ranking, and per position whether it is on it:
@@ -276,7 +377,7 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
         }
         _ => {
             if let Some(v) = &step.output {
-                out.push_str(&called_tool(v).unwrap_or_else(|| compact(v, max)));
+                out.push_str(&turn_excerpt(v, max).unwrap_or_else(|| compact(v, max)));
             }
             if let Some(e) = &step.error {
                 arrow(&mut out);
@@ -301,15 +402,45 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
     clipped(out.trim(), max).into_owned()
 }
 
-/// `calls NAME(key: value, ...)` for a model output that is a tool call.
-fn called_tool(v: &Json) -> Option<String> {
-    let call = v.get("tool_call").or_else(|| v.get("function_call"))?;
-    let name = call.get("name")?.as_str()?;
-    let args = call
-        .get("arguments")
-        .map(|a| compact(a, 200))
-        .unwrap_or_default();
-    Some(format!("calls {}({args})", compact_text(name)))
+/// A model turn on one line: `calls get_weather(city: Tokyo), lookup(q: x)` for the calls it
+/// made, then the first words of its text; `None` for an output that is not shaped like a turn
+/// (plain text is left to [`compact`]).
+fn turn_excerpt(v: &Json, max: usize) -> Option<String> {
+    if v.is_string() || !turn::looks_like_turn(v) {
+        return None;
+    }
+    let t = turn::read_turn(v);
+    if t.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for (k, c) in t.calls.iter().enumerate() {
+        if out.len() > max.saturating_mul(4) {
+            out.push_str(&format!(", … {} more", t.calls.len() - k));
+            break;
+        }
+        out.push_str(if k == 0 { "calls " } else { ", " });
+        out.push_str(&call_text(c, 200));
+    }
+    if !t.text.is_empty() {
+        if !out.is_empty() {
+            out.push_str(" · ");
+        }
+        out.push_str(&compact_text(&t.text));
+    }
+    if out.is_empty() && !t.reasoning.is_empty() {
+        out.push_str(&format!("thought: {}", compact_text(&t.reasoning)));
+    }
+    Some(out)
+}
+
+/// `get_weather(city: Tokyo)`: a call's name and its arguments on one line, inert.
+pub fn call_text(c: &turn::TurnCall<'_>, max: usize) -> String {
+    let args = match &c.arguments {
+        Json::Null => String::new(),
+        a => compact(a, max),
+    };
+    format!("{}({})", compact_text(c.name), clipped(&args, max))
 }
 
 /// The start of a text on one line, inert.
@@ -329,10 +460,32 @@ fn compact(v: &Json, max: usize) -> String {
             Json::Null => out.push_str("null"),
             Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Json::Number(n) => out.push_str(&n.to_string()),
-            Json::Array(a) if depth > 0 => out.push_str(&format!(
-                "[{}]",
-                crate::analysis::count::counted(a.len(), "item", "items")
-            )),
+            // A short list of plain values reads as itself; a list of messages or content
+            // parts as what they say; any other list by its length.
+            Json::Array(a)
+                if depth > 0
+                    && !a.is_empty()
+                    && a.len() <= EXCERPT_MEMBERS
+                    && a.iter().all(|x| !x.is_array() && !x.is_object()) =>
+            {
+                out.push('[');
+                for (k, x) in a.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    go(x, depth + 1, out, max);
+                }
+                out.push(']');
+            }
+            Json::Array(a) if depth > 0 => {
+                match turn_excerpt(turn::last_message(a).unwrap_or(v), max) {
+                    Some(t) if !t.is_empty() => out.push_str(&t),
+                    _ => out.push_str(&format!(
+                        "[{}]",
+                        crate::analysis::count::counted(a.len(), "item", "items")
+                    )),
+                }
+            }
             Json::Object(o) if depth > 0 => out.push_str(if o.is_empty() { "{}" } else { "{…}" }),
             Json::Array(a) => {
                 for (k, x) in a.iter().take(EXCERPT_MEMBERS).enumerate() {

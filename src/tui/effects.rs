@@ -62,6 +62,8 @@ pub enum Effect {
         step: usize,
         /// The width.
         width: u16,
+        /// Laid out in full (nothing folded).
+        full: bool,
     },
     /// Search the steps' labels.
     Search {
@@ -230,11 +232,14 @@ pub fn run_now(effect: Effect, ctx: &EffectContext) -> Vec<Action> {
             vec![Action::FilterResults(query, result)]
         }
         Effect::Share { doc, verdicts, dir } => vec![share(&doc, verdicts, &dir)],
-        Effect::PrepareDetail { doc, step, width } => {
-            vec![Action::DetailReady(Arc::new(detail::build(
-                &doc, step, width, &ctx.theme,
-            )))]
-        }
+        Effect::PrepareDetail {
+            doc,
+            step,
+            width,
+            full,
+        } => vec![Action::DetailReady(Arc::new(detail::build(
+            &doc, step, width, full, &ctx.theme,
+        )))],
         Effect::Search {
             doc,
             query,

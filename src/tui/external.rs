@@ -36,7 +36,7 @@ const END_GRACE: Duration = Duration::from_secs(1);
 
 /// The text a step is shown as: its detail as plain lines, then the whole step as JSON, inert.
 pub fn step_text(doc: &Document, step: usize, theme: &Theme) -> String {
-    let d = detail::build(doc, step, FILE_WIDTH, theme);
+    let d = detail::build(doc, step, FILE_WIDTH, true, theme);
     let mut out = String::new();
     for l in &d.lines {
         for s in &l.spans {

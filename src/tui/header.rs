@@ -10,6 +10,7 @@ use super::document::names::{is_opaque_id, shortened, step_name};
 use super::theme::Role;
 use super::widgets::inert_text::{clipped, one_line, width_of};
 use super::widgets::marks;
+use crate::analysis::cost::format_usd;
 use crate::analysis::count::counted;
 use crate::analysis::model::RunStatus;
 use crate::analysis::report::Party;
@@ -113,10 +114,21 @@ fn ending(doc: &Document) -> (String, Option<String>) {
 }
 
 /// Everything after the name, in fewer words at each `level` (0: all; then without the source
-/// format, the suspect's category, the suspect, and the warnings' word).
+/// format and the word "estimated", the suspect's category, the suspect, the warnings' word; and
+/// only when the answer has no room even so, the cost).
 fn tail(doc: &Document, level: usize, warnings_key: &str) -> String {
     let r = &doc.report;
     let mut out = format!(" · {}", counted(r.run.steps, "step", "steps"));
+    // What the run cost: an estimate says so, in fewer words when room is short.
+    if let Some(c) = r.cost.as_ref().filter(|c| c.known()) {
+        let usd = format_usd(c.total_usd, c.estimated());
+        match (c.estimated(), level) {
+            (true, 0..=1) => out.push_str(&format!(" · {usd} estimated")),
+            (_, 0..=4) => out.push_str(&format!(" · {usd}")),
+            // The last resort, for an answer that has no room at all.
+            _ => {}
+        }
+    }
     if level == 0 && r.run.source_format != crate::analysis::model::RUN_FORMAT {
         out.push_str(&format!(" · from {}", r.run.source_format));
     }
@@ -168,7 +180,11 @@ fn outcome_line(doc: &Document, width: usize, warnings_key: &str) -> String {
         .as_deref()
         .map_or(0, |s| width_of(s).min(WANTED_ANSWER));
     let mut best: Option<(usize, String)> = None;
-    for level in 0..5 {
+    for level in 0..6 {
+        // The cost gives way only to an answer that has no room at all.
+        if level == 5 && best.as_ref().is_some_and(|(r, _)| *r >= MIN_ANSWER) {
+            break;
+        }
         let tail = tail(doc, level, warnings_key);
         // The leading space, the status, " · " before the name.
         let fixed = 1 + width_of(&status) + 3 + width_of(&tail);
@@ -185,6 +201,9 @@ fn outcome_line(doc: &Document, width: usize, warnings_key: &str) -> String {
         let name = clipped(&name, name_w);
         // ": " before what it said.
         let answer_room = room.saturating_sub(width_of(&name) + 2);
+        if level == 5 && answer_room < MIN_ANSWER {
+            continue;
+        }
         let shown = said
             .as_deref()
             .filter(|_| answer_room >= MIN_ANSWER)
@@ -199,7 +218,7 @@ fn outcome_line(doc: &Document, width: usize, warnings_key: &str) -> String {
         }
     }
     best.map(|(_, line)| line).unwrap_or_else(|| {
-        let tail = tail(doc, 4, warnings_key);
+        let tail = tail(doc, 5, warnings_key);
         clipped(&format!(" {status} · {name}{tail}"), width).into_owned()
     })
 }

@@ -118,6 +118,11 @@ pub fn detail_width(app: &App) -> Option<u16> {
     a.of(Pane::Detail).map(|r| r.width.saturating_sub(2))
 }
 
+/// The detail is shown in full, nothing folded: in the full step view or the zoomed detail pane.
+pub fn detail_full(app: &App) -> bool {
+    matches!(app.overlay, Some(Overlay::Viewer { .. })) || (app.zoom && app.focus == Pane::Detail)
+}
+
 /// A pane's frame: its title (plus `extra`) and its border, thick when the pane has the focus
 /// (so the focus reads without colour too).
 pub fn pane_block<'a>(app: &App, pane: Pane, focused: bool, extra: &str, width: u16) -> Block<'a> {

@@ -27,6 +27,7 @@ fn report(bad: &Loaded, good: Option<&Run>) -> Report {
         against: good
             .zip(cmp.as_ref())
             .map(|(run, comparison)| Against { run, comparison }),
+        prices: &tdn_tui::analysis::cost::BUILT_IN_PRICES,
     };
     analyze(bad, &opts)
 }

@@ -23,6 +23,7 @@ fn every_fixture_is_analysed_with_no_flags() {
         confidence: ConfidenceOptions::default(),
         judge: None,
         against: None,
+        prices: &tdn_tui::analysis::cost::BUILT_IN_PRICES,
     };
     for name in names {
         for l in load_all(name) {

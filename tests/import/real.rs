@@ -555,6 +555,7 @@ fn every_real_export_is_analysed_and_no_claim_is_serialised_text() {
         confidence: ConfidenceOptions::default(),
         judge: None,
         against: None,
+        prices: &tdn_tui::analysis::cost::BUILT_IN_PRICES,
     };
     let mut checked = 0;
     for e in EXPECTED {

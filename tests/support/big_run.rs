@@ -70,6 +70,7 @@ pub fn big_run(n: usize) -> Run {
         s.extras_mut().usage = Some(Usage {
             input_tokens: Some(100 + (i as u64 % 900)),
             output_tokens: Some(20),
+            ..Usage::default()
         });
         s.extras_mut().started_at = Some(Timestamp(1_700_000_000_000 + i as i64 * 10));
         s.extras_mut().ended_at = Some(Timestamp(1_700_000_000_000 + i as i64 * 10 + 7));
@@ -215,6 +216,7 @@ pub fn big_report(run: &Run) -> Report {
         }),
         judge: None,
         against: None,
+        cost: None,
         experiments: None,
     }
 }

@@ -427,7 +427,12 @@ fn page_down_in_the_viewer_moves_by_the_rows_drawn_whatever_the_status_line_take
         ((80, 16), "M Enter"),
         ((120, 18), "M Enter"),
     ] {
-        let mut h = screen(calendar(), size, scripted());
+        // Step s3 with a long input: its detail takes more than a page.
+        let doc = calendar();
+        let mut run = (*doc.run).clone();
+        run.steps[2].input = Some("a line of input\n".repeat(40).into());
+        let doc = Document::new(run, (*doc.report).clone(), doc.source.clone());
+        let mut h = screen(doc, size, scripted());
         press(&mut h, ": s 3 Enter");
         press(&mut h, keys);
         let s = h.screen();

@@ -139,7 +139,9 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
         }
         let metrics = s.get("metrics");
         let count = |k: &str| metrics.and_then(|m| m.get(k)).and_then(chat::count);
-        if let Some(u) = chat::usage(count("prompt_tokens"), count("completion_tokens")) {
+        let cost = metrics.and_then(|m| m.get("cost_usd")).and_then(chat::cost);
+        let usage = chat::usage(count("prompt_tokens"), count("completion_tokens"));
+        if let Some(u) = chat::with_cost(usage, cost) {
             step.insert("usage".to_owned(), u);
         }
         if let Some(t) = s.get("timestamp").filter(|t| t.is_string()) {
@@ -157,9 +159,6 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
             "atif",
             &mut attributes,
         );
-        if let Some(cost) = metrics.and_then(|m| m.get("cost_usd")) {
-            attributes.insert("atif.cost_usd".to_owned(), cost.clone());
-        }
         let results: &[Value] = s
             .get("observation")
             .and_then(|o| o.get("results"))
@@ -247,6 +246,13 @@ fn build(v: &Value, atif_steps: &[Value]) -> Value {
     tools.extend(undefined);
     if !tools.is_empty() {
         run.insert("tools".to_owned(), Value::Array(tools));
+    }
+    if let Some(total) = v
+        .get("final_metrics")
+        .and_then(|m| m.get("total_cost_usd"))
+        .and_then(chat::cost)
+    {
+        run.insert("cost_usd".to_owned(), json!(total));
     }
     let mut attributes = Map::new();
     keep_fields(
@@ -364,6 +370,24 @@ mod tests {
         assert_eq!(run["task"], "Create hello.txt.");
         assert_eq!(run["final_answer"], "Created hello.txt.");
         assert_eq!(run["title"], "openhands 1.1.0");
+    }
+
+    #[test]
+    fn step_costs_and_the_runs_total_are_read() {
+        let mut v = trajectory(json!({"step_id": 4, "source": "agent", "message": "Done.",
+            "metrics": {"prompt_tokens": 5, "completion_tokens": 1, "cost_usd": 0.00055}}));
+        v["final_metrics"] = json!({"total_cost_usd": 0.003905});
+        let runs = Atif.import(Document::One(v), None).unwrap_or_default();
+        let run = &runs[0].value;
+        assert_eq!(run["cost_usd"], 0.003905);
+        let last = run["steps"]
+            .as_array()
+            .and_then(|s| s.iter().find(|x| x["id"] == "4"))
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(last["usage"]["cost_usd"], 0.00055);
+        assert_eq!(last["usage"]["input_tokens"], 5);
+        assert!(last["attributes"].get("atif.cost_usd").is_none());
     }
 
     #[test]

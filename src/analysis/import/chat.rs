@@ -436,6 +436,29 @@ pub fn usage(input: Option<u64>, output: Option<u64>) -> Option<Value> {
     Some(Value::Object(m))
 }
 
+/// A recorded cost in dollars from a number or a string holding one: finite and >= 0, else `None`.
+pub fn cost(v: &Value) -> Option<f64> {
+    let x = match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    }?;
+    (x.is_finite() && x >= 0.0).then_some(x)
+}
+
+/// A step's `usage` with `cost_usd` added when a cost is recorded (made when only the cost is).
+pub fn with_cost(usage: Option<Value>, cost: Option<f64>) -> Option<Value> {
+    let Some(c) = cost else {
+        return usage;
+    };
+    let mut m = match usage {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    m.insert("cost_usd".to_owned(), json!(c));
+    Some(Value::Object(m))
+}
+
 /// A token count from a number or a string holding one; negative or fractional counts are `None`.
 pub fn count(v: &Value) -> Option<u64> {
     match v {

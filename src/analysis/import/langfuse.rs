@@ -163,6 +163,21 @@ fn tool_message_name(output: &Value) -> Option<String> {
         .flatten()
 }
 
+/// What an observation cost in dollars as Langfuse records it: `costDetails.total`, else
+/// `calculatedTotalCost` (the API), `totalCost` (UI exports), else `inputCost` + `outputCost`.
+fn recorded_cost(o: &Value) -> Option<f64> {
+    let at = |k: &str| o.get(k).and_then(chat::cost);
+    o.get("costDetails")
+        .and_then(|d| d.get("total"))
+        .and_then(chat::cost)
+        .or_else(|| at("calculatedTotalCost"))
+        .or_else(|| at("totalCost"))
+        .or_else(|| match (at("inputCost"), at("outputCost")) {
+            (None, None) => None,
+            (i, out) => Some(i.unwrap_or(0.0) + out.unwrap_or(0.0)),
+        })
+}
+
 /// One observation as a shared span. The OpenTelemetry attributes Langfuse keeps in
 /// `metadata.attributes` are read by the conventions; the observation's own `input`, `output`,
 /// `usage` and `model` fill what they leave.
@@ -243,6 +258,7 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
         given.input_tokens = input_tokens;
         given.output_tokens = output_tokens;
     }
+    given.cost_usd = recorded_cost(o).filter(|&c| c > 0.0 || hint == Some("llm"));
     let mut attrs = attrs;
     attrs.insert("langfuse.type".to_owned(), Value::String(t.to_owned()));
     keep_fields(
@@ -442,6 +458,10 @@ fn documents(out: &Value) -> Option<Vec<Value>> {
         .collect();
     (docs.len() == list.len()).then_some(docs)
 }
+
+#[cfg(test)]
+#[path = "langfuse_cost_tests.rs"]
+mod cost_tests;
 
 #[cfg(test)]
 mod tests {

@@ -193,3 +193,24 @@ fn hostile_places_cost_a_bounded_comparison() {
     assert!(l.warnings.is_empty(), "{:#?}", l.warnings);
     assert_eq!(l.run.unit("u").map(|u| u.at.len()), Some(5_000));
 }
+
+#[test]
+fn recorded_costs_are_read_and_written_back_and_bad_ones_warned() {
+    let mut v = call_run();
+    v["cost_usd"] = json!(0.0039);
+    v["steps"][1]["usage"] = json!({"input_tokens": 5, "cost_usd": 0.0012});
+    let l = load_json(v.clone());
+    assert_eq!(l.run.cost_usd, Some(0.0039));
+    let u = l.run.steps[1].usage().cloned().unwrap_or_default();
+    assert_eq!((u.input_tokens, u.cost()), (Some(5), Some(0.0012)));
+    let written = serde_json::to_value(&l.run).unwrap_or_default();
+    assert_eq!(written["cost_usd"], 0.0039);
+    assert_eq!(written["steps"][1]["usage"]["cost_usd"], 0.0012);
+    v["cost_usd"] = json!(-1);
+    v["steps"][1]["usage"] = json!({"cost_usd": "lots"});
+    let l = load_json(v);
+    assert_eq!(l.run.cost_usd, None);
+    assert_eq!(l.run.steps[1].usage().and_then(|u| u.cost()), None);
+    assert!(warned(&l, "\"cost_usd\" is a number"));
+    assert!(warned(&l, "\"usage.cost_usd\" is not a number >= 0"));
+}

@@ -181,6 +181,10 @@ pub struct Run {
     /// A known-good answer; turns on contrastive scoring.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference_answer: Option<String>,
+    /// What the whole run cost in US dollars, as the recorder states it (a finite number >= 0),
+    /// when it does; the steps' own costs are in their `usage`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     /// Default model facts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelInfo>,
@@ -226,6 +230,7 @@ impl Run {
             task: None,
             final_answer: None,
             reference_answer: None,
+            cost_usd: None,
             model: None,
             limits: None,
             tools: Vec::new(),

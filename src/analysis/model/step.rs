@@ -156,7 +156,7 @@ pub struct StepContext {
     pub sent: Vec<UnitId>,
 }
 
-/// Token counts (`usage`).
+/// What a step spent (`usage`): token counts and, when the trace records it, the cost.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     /// Prompt tokens.
@@ -165,6 +165,19 @@ pub struct Usage {
     /// Completion tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
+    /// What the step cost in US dollars, as the trace records it (a finite number >= 0); read it
+    /// with [`Usage::cost`]. An estimate from tokens is never written here: the report makes it
+    /// (`cost`). Boxed: most steps record none, and a step's rare parts stay at 128 bytes
+    /// (issue 11).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<Box<f64>>,
+}
+
+impl Usage {
+    /// The recorded cost in US dollars, when there is one.
+    pub fn cost(&self) -> Option<f64> {
+        self.cost_usd.as_deref().copied()
+    }
 }
 
 /// One step of a run.
@@ -478,7 +491,7 @@ mod tests {
         x.context_window = Some(8000);
         x.usage = Some(Usage {
             input_tokens: Some(5),
-            output_tokens: None,
+            ..Usage::default()
         });
         assert_eq!(
             serde_json::to_string(&s).unwrap(),
@@ -523,7 +536,7 @@ mod tests {
         let mut usage_only = Step::new("s1", StepKind::Llm);
         usage_only.extras_mut().usage = Some(Usage {
             input_tokens: Some(5),
-            output_tokens: None,
+            ..Usage::default()
         });
         let mut made_empty = usage_only.clone();
         let x = made_empty.extras_mut();

@@ -10,6 +10,7 @@ use super::{
     VerdictStep,
 };
 use crate::analysis::claims::{CheckedClaim, check_claims};
+use crate::analysis::cost::{BUILT_IN_PRICES, Prices, cost_section};
 use crate::analysis::detect::say::{short, step as step_name};
 use crate::analysis::detect::{Facts, RunFacts, detect_all};
 use crate::analysis::import::SourceFormat;
@@ -55,6 +56,8 @@ pub struct AnalyzeOptions<'a> {
     /// divergence is ranking evidence, and its final answer the influence reference unless one
     /// is given.
     pub against: Option<Against<'a>>,
+    /// The prices that estimate a step's cost from its tokens when the trace records none.
+    pub prices: &'a Prices,
 }
 
 impl<'a> AnalyzeOptions<'a> {
@@ -66,6 +69,7 @@ impl<'a> AnalyzeOptions<'a> {
             confidence: ConfidenceOptions::default(),
             judge: None,
             against: None,
+            prices: &BUILT_IN_PRICES,
         }
     }
 }
@@ -266,6 +270,7 @@ fn rules_report(
         dropped: None,
         judge,
         against,
+        cost: cost_section(run, opts.prices),
         experiments: None,
     }
 }

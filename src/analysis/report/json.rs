@@ -322,8 +322,8 @@ fn string_into(text: &str, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
 }
 
 /// The report's line in pieces, in order: the layout serde's derived `Serialize` writes for
-/// [`Report`] and [`InfluenceSection`] (fields in declaration order, `experiments` only when
-/// present), with the long lists cut into pieces. The fields are named one by one below, so a
+/// [`Report`] and [`InfluenceSection`] (fields in declaration order, `cost` and `experiments`
+/// only when present), with the long lists cut into pieces. The fields are named one by one below, so a
 /// field added to either struct fails to compile here until it is written; a test compares
 /// the line with serde's own.
 fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
@@ -341,6 +341,7 @@ fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
         dropped,
         judge,
         against,
+        cost,
         experiments,
     } = report;
     let mut p = vec![
@@ -402,6 +403,10 @@ fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
     if let Some(against) = against {
         p.push(Piece::Layout(",\"against\":"));
         p.push(Piece::Value(against));
+    }
+    if let Some(cost) = cost {
+        p.push(Piece::Layout(",\"cost\":"));
+        p.push(Piece::Value(cost));
     }
     if let Some(experiments) = experiments {
         p.push(Piece::Layout(",\"experiments\":"));

@@ -115,6 +115,13 @@ pub fn render_markdown(report: &Report, extras: &MarkdownExtras) -> String {
         "- **Outcome**: {}",
         md(&super::text::outcome_sentence(report), 600)
     );
+    if let Some(c) = &report.cost {
+        let _ = writeln!(
+            out,
+            "- **Cost**: {}",
+            md(&crate::analysis::cost::summary(c), 600)
+        );
+    }
     let _ = writeln!(
         out,
         "- **Fault**: {}. {}",

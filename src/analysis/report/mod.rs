@@ -68,6 +68,10 @@ pub struct Report {
     /// (docs/compare.md, "In the ranking").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub against: Option<AgainstSection>,
+    /// What the run cost in dollars, per step and in all, recorded or estimated from tokens
+    /// (absent when nothing in the run has a cost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::analysis::cost::CostSection>,
     /// Only from `localize`: the experiment session behind the verdicts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiments: Option<ExperimentsSummary>,

@@ -139,6 +139,9 @@ pub fn render_text(report: &Report) -> String {
             let _ = writeln!(out, "{}{}", if k == 0 { "" } else { "  " }, inert(line));
         }
     }
+    if let Some(c) = &report.cost {
+        let _ = writeln!(out, "Cost: {}.", inert(&crate::analysis::cost::summary(c)));
+    }
     out.push('\n');
     let failed = run_failed(report);
     if !failed && !report.suspects.is_empty() {

@@ -143,15 +143,88 @@ fn a_model_step_that_calls_a_tool_names_it_and_never_shows_its_prompt() {
 #[test]
 fn excerpts_are_inert_nested_values_summarised_and_cut() {
     let mut s = Step::new("s1", StepKind::Llm);
-    s.output = Some(json!({"a": {"b": 1}, "list": [1, 2], "t": "x\u{1b}[2J"}).into());
+    s.output =
+        Some(json!({"a": {"b": 1}, "list": [1, 2], "deep": [[1]], "t": "x\u{1b}[2J"}).into());
     assert_eq!(
         step_excerpt(&s, 200),
-        "a: {…}, list: [2 items], t: x\\u{1b}[2J"
+        "a: {…}, list: [1, 2], deep: [1 item], t: x\\u{1b}[2J"
     );
-    // Issue 26: one member is one item, not "[1 items]".
-    s.output = Some(json!({"content": ["only"], "parts": [1, 2]}).into());
-    assert_eq!(step_excerpt(&s, 200), "content: [1 item], parts: [2 items]");
+    // Issue 26: one member is one item, not "[1 items]"; a model's content is what it says.
+    s.output = Some(json!({"rows": [{"a": 1}], "parts": [[1], [2]]}).into());
+    assert_eq!(step_excerpt(&s, 200), "rows: [1 item], parts: [2 items]");
+    s.output = Some(json!({"content": ["only"]}).into());
+    assert_eq!(step_excerpt(&s, 200), "only");
     s.output = Some(json!("word ".repeat(100)).into());
     let e = step_excerpt(&s, 20);
     assert!(e.ends_with('…') && e.chars().count() <= 20, "{e}");
+}
+
+#[test]
+fn a_model_turns_row_shows_its_calls_with_their_arguments_or_its_first_words() {
+    let llm = |out: serde_json::Value| {
+        let mut s = Step::new("m", StepKind::Llm);
+        s.output = Some(out.into());
+        step_excerpt(&s, 200)
+    };
+    // Plural calls in the importers' shape: no `tool_calls: [2 items]`.
+    assert_eq!(
+        llm(json!({"tool_calls": [
+            {"id": "c1", "name": "HelloTool", "arguments": {"name": "Bob"}},
+            {"id": "c2", "name": "ByeTool", "arguments": {"name": "Bob"}}]})),
+        "calls HelloTool(name: Bob), ByeTool(name: Bob)"
+    );
+    // Text with a call: the call first, then the reply's first words.
+    assert_eq!(
+        llm(json!({"content": "Checking.", "tool_calls": [
+            {"name": "get_weather", "arguments": "{\"city\": \"Tokyo\"}"}]})),
+        "calls get_weather(city: Tokyo) · Checking."
+    );
+    // Anthropic blocks: no `content: [1 items]`.
+    assert_eq!(
+        llm(json!({"role": "assistant", "content": [
+            {"type": "text", "text": "Weather in Berlin…"},
+            {"type": "tool_use", "id": "t", "name": "mcp__weather__get_weather", "input": {"city": "Berlin"}}]})),
+        "calls mcp__weather__get_weather(city: Berlin) · Weather in Berlin…"
+    );
+    // A short list of plain values reads as itself; a list of messages as the last one.
+    let mut t = Step::new("t", StepKind::Tool);
+    t.output = Some(
+        json!({"tickers": ["AAPL", "MSFT"], "messages": [
+        {"type": "human", "content": "go"}, {"type": "ai", "content": "Done."}]})
+        .into(),
+    );
+    assert_eq!(
+        step_excerpt(&t, 200),
+        "tickers: [AAPL, MSFT], messages: Done."
+    );
+}
+
+#[test]
+fn steps_are_named_by_their_names_with_the_position_when_names_repeat() {
+    let mut run = Run::new("r", RunStatus::Failed);
+    for (id, name) in [
+        ("338d5ac2c68af598", Some("ChatCompletion")),
+        ("04dc3df345b4c1d7", Some("ChatCompletion")),
+        ("5b99c3e3411ed17b", Some("get_weather")),
+        ("aa539eb36c9027e2", None),
+        ("s4", Some("ChatCompletion")),
+    ] {
+        let mut s = Step::new(id, StepKind::Llm);
+        s.name = name.map(str::to_owned);
+        run.steps.push(s);
+    }
+    run.reindex();
+    let report: Report = serde_json::from_str(include_str!(
+        "../../../tests/fixtures/tui/calendar.report.json"
+    ))
+    .expect("fixture");
+    let doc = Document::new(run, report, None);
+    assert_eq!(doc.step_ref(0), "ChatCompletion (1)");
+    assert_eq!(doc.step_ref(1), "ChatCompletion (2)");
+    assert_eq!(doc.step_ref(2), "get_weather");
+    assert_eq!(doc.step_ref(3), "llm (4)");
+    assert_eq!(doc.step_ref(4), "s4", "an id a person chose stays");
+    assert_eq!(doc.step_ref_with(0, false, 40), "ChatCompletion");
+    assert_eq!(doc.step_ref_with(0, true, 12), "ChatCom… (1)");
+    assert_eq!(doc.step_ref_of("tool_result-9d53"), "tool_result-9d53");
 }

@@ -24,7 +24,7 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, scroll: 
     let k = |a: Action| app.keymap.keys_for(Scope::Viewer, &a);
     let title = format!(
         " {} · {} closes · {} copies the output · {} the step ",
-        doc.describe(i),
+        super::super::header::step_words(doc, i),
         k(Action::Back),
         k(Action::CopyOutput),
         k(Action::CopyStep)

@@ -263,7 +263,7 @@ fn claim_lines(
     }
     let step = |id: &Option<String>| match id.as_deref() {
         Some(s) => match doc.index_of(s) {
-            Some(ix) => (doc.describe(ix), true),
+            Some(ix) => (crate::tui::header::step_words(doc, ix), true),
             None => (format!("'{}' (not in the run)", clipped(s, 30)), false),
         },
         None => ("none".to_owned(), false),

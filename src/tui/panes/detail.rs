@@ -4,11 +4,14 @@
 //! path (an effect calls [`build`]) and cached per (step, width); `render` only slices it.
 
 use super::super::app::{App, Document, Pane};
+use super::super::document::names::is_opaque_id;
+use super::super::header::step_words;
 use super::super::render::pane_block;
 use super::super::theme::{Role, Theme};
 use super::super::widgets::inert_text::{clipped, wrap_spans, wrapped};
 use super::super::widgets::json_view::{embedded_json, json_lines};
 use super::timeline::{format_count, format_duration};
+use crate::analysis::cost::CostSource;
 use crate::analysis::model::{Step, value_text};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -31,20 +34,25 @@ pub struct DetailDoc {
     pub step: usize,
     /// The width it was wrapped to.
     pub width: u16,
+    /// Nothing in it is folded (the zoomed pane, the full step view).
+    pub full: bool,
     /// The lines.
     pub lines: Vec<Line<'static>>,
 }
 
-/// Prepared details per (step, width).
+/// What a prepared detail is for: the step, the width and whether it is laid out in full.
+pub type DetailKey = (usize, u16, bool);
+
+/// Prepared details per (step, width, full).
 #[derive(Debug, Default)]
 pub struct DetailCache {
-    map: HashMap<(usize, u16), Arc<DetailDoc>>,
+    map: HashMap<DetailKey, Arc<DetailDoc>>,
 }
 
 impl DetailCache {
     /// The prepared detail, if any.
-    pub fn get(&self, step: usize, width: u16) -> Option<&Arc<DetailDoc>> {
-        self.map.get(&(step, width))
+    pub fn get(&self, key: DetailKey) -> Option<&Arc<DetailDoc>> {
+        self.map.get(&key)
     }
 
     /// Keeps a prepared detail (forgetting all others when full).
@@ -52,7 +60,7 @@ impl DetailCache {
         if self.map.len() >= MAX_CACHED {
             self.map.clear();
         }
-        self.map.insert((d.step, d.width), d);
+        self.map.insert((d.step, d.width, d.full), d);
     }
 }
 
@@ -63,16 +71,18 @@ pub struct DetailState {
     pub scroll: usize,
     /// The step the scroll belongs to.
     pub step: Option<usize>,
-    /// Details asked for and not yet back, per (step, width).
-    pub pending: Vec<(usize, u16)>,
+    /// Details asked for and not yet back.
+    pub pending: Vec<DetailKey>,
 }
 
-/// Lays out step `i` of `doc` for `width` columns.
-pub fn build(doc: &Document, i: usize, width: u16, theme: &Theme) -> DetailDoc {
+/// Lays out step `i` of `doc` for `width` columns; `full` (the zoomed pane, the full step view,
+/// a file) folds nothing.
+pub fn build(doc: &Document, i: usize, width: u16, full: bool, theme: &Theme) -> DetailDoc {
     let w = usize::from(width).max(20);
     let mut b = Builder {
         t: theme,
         w,
+        full,
         lines: Vec::new(),
     };
     if let Some(step) = doc.run.steps.get(i) {
@@ -81,6 +91,7 @@ pub fn build(doc: &Document, i: usize, width: u16, theme: &Theme) -> DetailDoc {
     DetailDoc {
         step: i,
         width,
+        full,
         lines: b.lines,
     }
 }
@@ -88,6 +99,8 @@ pub fn build(doc: &Document, i: usize, width: u16, theme: &Theme) -> DetailDoc {
 struct Builder<'a> {
     t: &'a Theme,
     w: usize,
+    /// Laid out for the zoomed pane or the full step view: nothing is folded.
+    full: bool,
     lines: Vec<Line<'static>>,
 }
 
@@ -144,12 +157,17 @@ impl Builder<'_> {
     }
 
     fn step(&mut self, doc: &Document, i: usize, step: &Step) {
-        let mut head = vec![Span::styled(doc.describe(i), self.style(Role::Heading))];
+        let mut head = vec![Span::styled(step_words(doc, i), self.style(Role::Heading))];
         head.push(Span::styled(
             format!(" · {}", step.kind_label()),
             self.style(Role::StepKind),
         ));
-        if let Some(n) = &step.name {
+        // A step named in the title by its name (its id is opaque) does not repeat it.
+        if let Some(n) = step
+            .name
+            .as_ref()
+            .filter(|_| !is_opaque_id(step.id.as_str()))
+        {
             head.push(Span::styled(
                 format!(" · {}", clipped(n, 80)),
                 self.style(Role::Text),
@@ -199,8 +217,15 @@ impl Builder<'_> {
             self.lines.extend(wrap_spans(marks, self.w, "  "));
         }
         let mut facts = Vec::new();
+        // The detail is where an opaque id is shown: the title names the step by its name.
+        if is_opaque_id(step.id.as_str()) {
+            facts.push(format!("id {}", clipped(step.id.as_str(), 80)));
+        }
         if let Some(p) = step.parent.as_ref() {
-            facts.push(format!("inside step '{}'", clipped(p.as_str(), 30)));
+            facts.push(match doc.index_of(p.as_str()) {
+                Some(pi) if is_opaque_id(p.as_str()) => format!("inside {}", step_words(doc, pi)),
+                _ => format!("inside step '{}'", clipped(p.as_str(), 30)),
+            });
         }
         if let Some(d) = step.duration_ms() {
             facts.push(format_duration(d));
@@ -212,6 +237,21 @@ impl Builder<'_> {
                 f(u.input_tokens),
                 f(u.output_tokens)
             ));
+        }
+        if let Some(c) = doc.report.cost.as_ref().and_then(|c| {
+            c.steps
+                .get(c.steps.partition_point(|s| s.index < i))
+                .filter(|s| s.index == i)
+        }) {
+            let usd = crate::analysis::cost::format_usd(c.usd, c.source == CostSource::Estimated);
+            let mut words = match &c.priced_as {
+                Some(m) => format!("{usd} estimated from tokens at {} prices", clipped(m, 40)),
+                None => format!("{usd} as recorded"),
+            };
+            if !c.in_total {
+                words.push_str(" (its nested steps' costs count in the run's total instead)");
+            }
+            facts.push(words);
         }
         // Only a model reads a context window.
         if step.kind.is_model()
@@ -247,35 +287,10 @@ impl Builder<'_> {
             self.section("Input");
             self.value(&v.to_value());
         }
-        let messages = step.messages();
-        if !messages.is_empty() {
-            let model = step
-                .request_model()
-                .map(|m| format!(" to {}", clipped(m, 40)))
-                .unwrap_or_default();
-            self.section(&format!("Messages ({}){model}", messages.len()));
-            for (n, m) in messages.iter().enumerate() {
-                let mut h = format!("#{n} {}", clipped(&m.role, 20));
-                if let Some(name) = &m.name {
-                    h.push_str(&format!(" ({})", clipped(name, 30)));
-                }
-                if let Some(id) = &m.tool_call_id {
-                    h.push_str(&format!(" · answers {}", clipped(id, 40)));
-                }
-                self.lines.push(Line::styled(h, self.style(Role::TextDim)));
-                if !m.content.is_empty() {
-                    self.text(&m.content, Role::Text);
-                }
-                for c in &m.tool_calls {
-                    self.note(&format!(
-                        "calls {}({})",
-                        clipped(&c.name, 40),
-                        clipped(&c.arguments, 200)
-                    ));
-                }
-            }
-        }
-        if let Some(v) = &step.output {
+        self.conversation(step);
+        if !self.reply(doc, i, step)
+            && let Some(v) = &step.output
+        {
             self.section("Output");
             self.value(&v.to_value());
         }
@@ -381,7 +396,7 @@ impl Builder<'_> {
         }
         self.section("Links");
         let name = |s: &str| match doc.index_of(s) {
-            Some(i) => doc.describe(i),
+            Some(i) => step_words(doc, i),
             None => format!("'{}'", clipped(s, 30)),
         };
         for l in ins {
@@ -411,6 +426,8 @@ impl Builder<'_> {
     }
 }
 
+mod conversation;
+
 fn cut(s: &str) -> (&str, usize) {
     match s.char_indices().nth(MAX_SECTION_CHARS) {
         Some((b, _)) => (
@@ -425,7 +442,7 @@ fn cut(s: &str) -> (&str, usize) {
 pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused: bool) {
     let t = &app.theme;
     let sel = app.selected_step();
-    let title = sel.map(|i| doc.describe(i)).unwrap_or_default();
+    let title = sel.map(|i| step_words(doc, i)).unwrap_or_default();
     let block = pane_block(app, Pane::Detail, focused, &title, area.width);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -441,7 +458,8 @@ pub fn render(app: &App, doc: &Document, frame: &mut Frame, area: Rect, focused:
 
 /// Draws the prepared detail of step `i` in `area` from line `scroll` (the viewer uses it too).
 pub fn render_doc(app: &App, frame: &mut Frame, area: Rect, i: usize, scroll: usize) {
-    match app.detail_cache.get(i, area.width) {
+    let full = super::super::render::detail_full(app);
+    match app.detail_cache.get((i, area.width, full)) {
         Some(d) => {
             let h = usize::from(area.height);
             let start = scroll.min(d.lines.len().saturating_sub(1));

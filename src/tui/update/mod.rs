@@ -247,7 +247,9 @@ fn apply(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         Action::DetailReady(d) => {
-            app.detail.pending.retain(|k| *k != (d.step, d.width));
+            app.detail
+                .pending
+                .retain(|k| *k != (d.step, d.width, d.full));
             app.detail_cache.put(d);
         }
         Action::Opened(doc) => {
@@ -359,12 +361,15 @@ fn request_detail(app: &mut App, fx: &mut Vec<Effect>) {
     let Some(width) = detail_width(app) else {
         return;
     };
-    if app.detail_cache.get(i, width).is_none() && !app.detail.pending.contains(&(i, width)) {
-        app.detail.pending.push((i, width));
+    let full = super::render::detail_full(app);
+    let key = (i, width, full);
+    if app.detail_cache.get(key).is_none() && !app.detail.pending.contains(&key) {
+        app.detail.pending.push(key);
         fx.push(Effect::PrepareDetail {
             doc,
             step: i,
             width,
+            full,
         });
     }
 }

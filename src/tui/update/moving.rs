@@ -150,7 +150,7 @@ fn detail_len(app: &App) -> usize {
     app.selected_step()
         .and_then(|i| {
             app.detail_cache
-                .get(i, detail_width(app)?)
+                .get((i, detail_width(app)?, crate::tui::render::detail_full(app)))
                 .map(|d| d.lines.len())
         })
         .unwrap_or(0)

@@ -73,6 +73,9 @@ pub const RETAINED: &str = "⊕";
 /// A ledger disposition: a candidate for demotion.
 pub const DEMOTION: &str = "↓";
 
+/// Before a dollar amount: an estimate from tokens and a price table, not a recorded cost.
+pub const ESTIMATE: &str = "~$";
+
 /// Every glyph with its meaning, as the help lists them.
 pub const ALL: &[(&str, &str)] = &[
     (FAILED, "failed step"),
@@ -85,6 +88,10 @@ pub const ALL: &[(&str, &str)] = &[
     (LANE_SOURCE, "output reused by later steps"),
     (WARNING, "loader warning"),
     (OUTDATED, "outdated document"),
+    (
+        ESTIMATE,
+        "cost estimated from tokens (a bare $ was recorded)",
+    ),
     (CLEAR_WINNER, "clear winner"),
     (TOO_CLOSE, "too close to call"),
     (OPEN_RUN, "the open run"),

@@ -86,6 +86,8 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
     ]
     .iter()
     .find_map(|k| a.get(*k).and_then(chat::count));
+    // Not in the conventions yet; OpenLIT and LiteLLM write it.
+    p.cost_usd = a.get("gen_ai.usage.cost").and_then(chat::cost);
 
     let definitions = match json_attr("gen_ai.tool.definitions") {
         Some(Value::Array(list)) => list,

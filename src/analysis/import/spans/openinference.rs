@@ -90,6 +90,14 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
 
     p.input_tokens = a.get("llm.token_count.prompt").and_then(chat::count);
     p.output_tokens = a.get("llm.token_count.completion").and_then(chat::count);
+    // The recorded cost: the total, else its prompt and completion parts added.
+    let cost = |k: &str| a.get(k).and_then(chat::cost);
+    p.cost_usd = cost("llm.cost.total").or_else(|| {
+        match (cost("llm.cost.prompt"), cost("llm.cost.completion")) {
+            (None, None) => None,
+            (i, o) => Some(i.unwrap_or(0.0) + o.unwrap_or(0.0)),
+        }
+    });
     p.model = text("llm.model_name");
     if let Some(Value::Array(tools)) = unflatten(a, "llm.tools")
         && kind != "tool"
@@ -275,6 +283,25 @@ mod tests {
         assert_eq!(p.input_tokens, Some(40));
         assert_eq!(p.tools, vec![json!({"name": "refund"})]);
         assert_eq!(p.model.as_deref(), Some("m-2"));
+    }
+
+    #[test]
+    fn the_recorded_cost_is_the_total_else_its_parts() {
+        let total = span(
+            "ChatCompletion",
+            json!({"openinference.span.kind": "LLM", "llm.cost.total": 0.0045,
+                   "llm.cost.prompt": 1.0}),
+        );
+        assert_eq!(extract(&total, "llm").cost_usd, Some(0.0045));
+        let parts = span(
+            "ChatCompletion",
+            json!({"openinference.span.kind": "LLM", "llm.cost.prompt": "0.003",
+                   "llm.cost.completion": 0.0015}),
+        );
+        let added = extract(&parts, "llm").cost_usd.unwrap_or(f64::NAN);
+        assert!((added - 0.0045).abs() < 1e-12, "{added}");
+        let none = span("ChatCompletion", json!({"openinference.span.kind": "LLM"}));
+        assert_eq!(extract(&none, "llm").cost_usd, None);
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub struct Parts {
     pub input_tokens: Option<u64>,
     /// Completion tokens.
     pub output_tokens: Option<u64>,
+    /// What the call cost in US dollars, as recorded.
+    pub cost_usd: Option<f64>,
     /// Tool definitions offered to the model, `{name, description?, parameters?}`.
     pub tools: Vec<Value>,
     /// The agent acting.
@@ -50,6 +52,7 @@ impl Parts {
         self.documents = self.documents.or(other.documents);
         self.input_tokens = self.input_tokens.or(other.input_tokens);
         self.output_tokens = self.output_tokens.or(other.output_tokens);
+        self.cost_usd = self.cost_usd.or(other.cost_usd);
         if self.tools.is_empty() {
             self.tools = other.tools;
         }
@@ -227,7 +230,10 @@ pub fn build(span: &Span) -> Built {
     put("documents", parts.documents.map(Value::Array));
     put(
         "usage",
-        chat::usage(parts.input_tokens, parts.output_tokens),
+        chat::with_cost(
+            chat::usage(parts.input_tokens, parts.output_tokens),
+            parts.cost_usd,
+        ),
     );
     put("started_at", span.start_ns.and_then(ms));
     put("ended_at", span.end_ns.and_then(ms));

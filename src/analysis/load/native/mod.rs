@@ -47,6 +47,7 @@ const TOP_FIELDS: &[&str] = &[
     "task",
     "final_answer",
     "reference_answer",
+    "cost_usd",
     "model",
     "limits",
     "tools",
@@ -151,6 +152,19 @@ pub(super) fn top_fields(mut run: Run, obj: &mut Map<String, Value>, w: &mut Vec
     run.task = opt_string(obj, "task", w);
     run.final_answer = opt_string(obj, "final_answer", w);
     run.reference_answer = opt_string(obj, "reference_answer", w);
+    run.cost_usd = match obj.remove("cost_usd") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_f64().filter(|x| x.is_finite() && *x >= 0.0) {
+            Some(x) => Some(x),
+            None => {
+                w.push(Warning::run(
+                    Some("cost_usd"),
+                    ignored("cost_usd", &v, "a number >= 0"),
+                ));
+                None
+            }
+        },
+    };
     run.model = model_info(obj, w);
     run.limits = limits(obj, w);
     run.tools = tools(obj, w);

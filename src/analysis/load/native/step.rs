@@ -325,6 +325,18 @@ fn step_from_fields<F: Fields>(
                     },
                 }
             }
+            match u.get("cost_usd") {
+                None | Some(Value::Null) => {}
+                Some(v) => match v.as_f64().filter(|x| x.is_finite() && *x >= 0.0) {
+                    Some(x) => usage.cost_usd = Some(Box::new(x)),
+                    None => w.push(here(
+                        "usage",
+                        format!(
+                            "{describe}: \"usage.cost_usd\" is not a number >= 0; it was ignored"
+                        ),
+                    )),
+                },
+            }
             step.extras_mut().usage = Some(usage);
         }
         Some(other) => w.push(wrong("usage", &other, "an object")),

@@ -212,7 +212,7 @@ fn row_spans(app: &App, doc: &Document, row: DroppedRow) -> Vec<Span<'static>> {
                 return Vec::new();
             };
             let name = match doc.index_of(&s.step) {
-                Some(i) => doc.describe(i),
+                Some(i) => crate::tui::header::step_words(doc, i),
                 None => format!("step '{}'", clipped(&s.step, 30)),
             };
             vec![

@@ -42,7 +42,7 @@ impl ItemLines<'_> {
                 .similar
                 .iter()
                 .take(SIMILAR_SHOWN)
-                .map(|x| format!("'{}'", clipped(&x.step, 20)))
+                .map(|x| format!("'{}'", clipped(&self.doc.step_ref_of(&x.step), 24)))
                 .collect();
             out.extend(wrap_spans(
                 vec![(
@@ -91,7 +91,7 @@ impl ItemLines<'_> {
         }
         if let Some(c) = &s.cause {
             let cause = match self.doc.index_of(c) {
-                Some(i) => self.doc.describe(i),
+                Some(i) => crate::tui::header::step_words(self.doc, i),
                 None => format!("'{}'", clipped(c, 40)),
             };
             out.push(Line::styled(

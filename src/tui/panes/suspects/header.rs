@@ -156,7 +156,7 @@ pub fn confidence_lines(
     let t = &app.theme;
     // A step of the run is named as one; a piece of context by its id.
     let name = |id: &str| match doc.index_of(id) {
-        Some(_) => format!("step '{}'", clipped(id, 24)),
+        Some(_) => format!("step '{}'", clipped(&doc.step_ref_of(id), 24)),
         None => format!("'{}'", clipped(id, 40)),
     };
     let strategy = if c.strategy.is_empty() {
@@ -203,7 +203,7 @@ pub fn confidence_lines(
                     .shortlist
                     .iter()
                     .take(SHORTLIST_SHOWN)
-                    .map(|s| clipped(s, 24).into_owned())
+                    .map(|s| clipped(&doc.step_ref_of(s), 24).into_owned())
                     .collect();
                 let text = if n > SHORTLIST_SHOWN {
                     format!(
@@ -286,12 +286,15 @@ fn prove_lines(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
                 tests.push(if produced {
                     (
                         app.key(Action::Ablate),
-                        format!("re-runs without what '{}' produced", clipped(&s.step, 20)),
+                        format!(
+                            "re-runs without what '{}' produced",
+                            clipped(&doc.step_ref_of(&s.step), 24)
+                        ),
                     )
                 } else {
                     (
                         app.key(Action::Replay),
-                        format!("replays from '{}'", clipped(&s.step, 20)),
+                        format!("replays from '{}'", clipped(&doc.step_ref_of(&s.step), 24)),
                     )
                 });
             }
@@ -303,7 +306,10 @@ fn prove_lines(app: &App, doc: &Document, width: usize) -> Vec<Line<'static>> {
                 app.key(Action::Replay),
                 format!(
                     "replays from '{}'",
-                    clipped(e.step.as_deref().unwrap_or(&e.id), 20)
+                    match e.step.as_deref() {
+                        Some(step) => clipped(&doc.step_ref_of(step), 24).into_owned(),
+                        None => clipped(&e.id, 20).into_owned(),
+                    }
                 ),
             )),
         },

@@ -319,6 +319,12 @@ impl ItemLines<'_> {
             Some((m, role)) => (format!("{m} "), role),
             None => (String::new(), Role::TextDim),
         };
+        // The step by its name (an opaque id stays in the detail); its position is a column of
+        // its own when there is room, else part of the name when names repeat.
+        let step = match self.doc.index_of(&s.step) {
+            Some(i) => self.doc.step_ref_with(i, !c.pos, 16),
+            None => s.step.clone(),
+        };
         let mut spans = vec![
             Span::styled(
                 format!(
@@ -339,10 +345,7 @@ impl ItemLines<'_> {
                 if short { marks::SHORTLIST } else { " " },
                 t.style(Role::Shortlist),
             ),
-            Span::styled(
-                format!(" {:<16} ", clipped(&s.step, 16)),
-                t.style(Role::Text),
-            ),
+            Span::styled(format!(" {:<16} ", clipped(&step, 16)), t.style(Role::Text)),
         ];
         if c.pos {
             let pos = match self.doc.index_of(&s.step) {
@@ -383,7 +386,10 @@ impl ItemLines<'_> {
         let from = e
             .step
             .as_deref()
-            .map(|s| format!("from {}", clipped(s, 10)))
+            .map(|s| match self.doc.index_of(s) {
+                Some(i) => format!("from {}", self.doc.step_ref_with(i, true, 11)),
+                None => format!("from {}", clipped(s, 11)),
+            })
             .unwrap_or_default();
         let score = format!(" {:.2}", e.score);
         let id_w = self.context_id_width();

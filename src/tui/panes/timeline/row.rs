@@ -27,6 +27,10 @@ const WIDE_ROW: usize = 50;
 const MIN_EXCERPT: usize = 12;
 /// Columns of the marks between the gutter and the position: flow, failed, rank (3), shortlist.
 const MARKS_WIDTH: usize = 6;
+/// From this inner width a run with costs gets a dollar column (`~$0.00045` fits in 10).
+const COST_ROW: usize = 80;
+/// Columns of the dollar column.
+const COST_WIDTH: usize = 10;
 
 /// What drawing rows needs, built once per frame.
 pub struct RowContext<'a> {
@@ -104,11 +108,19 @@ impl<'a> RowContext<'a> {
             left.push_str("  ");
         }
         left.push_str("name @agent kind · what it did");
+        let cost = if self.cost_shown() {
+            format!(" {:>w$}", "cost", w = COST_WIDTH)
+        } else {
+            String::new()
+        };
         let right = match (&self.waterfall, self.right_columns_shown()) {
+            (Some(w), _) if self.cost_shown() => {
+                format!("{:>w$} {}", "cost", w.axis(), w = COST_WIDTH)
+            }
             (Some(w), _) => w.axis(),
             // A column no step fills has no header.
             (None, true) => format!(
-                "{:>6} {:>8}",
+                "{:>6} {:>8}{cost}",
                 if self.doc.has_durations { "time" } else { "" },
                 if self.doc.has_tokens { "tokens" } else { "" }
             ),
@@ -128,7 +140,18 @@ impl<'a> RowContext<'a> {
     }
 
     fn right_columns_shown(&self) -> bool {
-        self.width >= WIDE_ROW && self.doc.has_timing
+        self.width >= WIDE_ROW && (self.doc.has_timing || self.cost_shown())
+    }
+
+    /// The run has costs and the timeline is wide enough for their column.
+    fn cost_shown(&self) -> bool {
+        self.width >= COST_ROW && self.doc.has_cost()
+    }
+
+    /// Step `i`'s dollar column, right-aligned (blank without a cost).
+    fn cost_column(&self, i: usize) -> String {
+        let c = self.doc.cost_text(i).unwrap_or_default();
+        format!("{c:>w$}", w = COST_WIDTH)
     }
 
     /// The row of step `i`.
@@ -212,7 +235,14 @@ impl<'a> RowContext<'a> {
         let right: Vec<Span<'a>> = match &self.waterfall {
             Some(w) => {
                 let dur = step.duration_ms().map(format_duration).unwrap_or_default();
-                let mut v = vec![Span::styled(format!("{dur:>6} "), t.style(Role::TextDim))];
+                let mut v = Vec::new();
+                if self.cost_shown() {
+                    v.push(Span::styled(
+                        format!("{} ", self.cost_column(i)),
+                        t.style(Role::TextDim),
+                    ));
+                }
+                v.push(Span::styled(format!("{dur:>6} "), t.style(Role::TextDim)));
                 v.extend(w.bar(
                     t,
                     self.doc.spans.get(i).copied().flatten(),
@@ -223,7 +253,11 @@ impl<'a> RowContext<'a> {
                 v
             }
             None if self.right_columns_shown() => {
-                let r = right_columns(step);
+                let mut r = right_columns(step);
+                if self.cost_shown() {
+                    r.push(' ');
+                    r.push_str(&self.cost_column(i));
+                }
                 if r.trim().is_empty() {
                     Vec::new()
                 } else {
@@ -373,9 +407,7 @@ fn right_columns(step: &Step) -> String {
     format!("{dur:>6} {:>8}", cost_text(step))
 }
 
-/// What a step cost, as the run records it: its tokens (`1.8k tok`), or nothing. The one place
-/// a row's cost is worded, so a dollar cost recorded on the step can take this column when steps
-/// carry one.
+/// A step's tokens (`1.8k tok`), or nothing; its dollars have a column of their own.
 fn cost_text(step: &Step) -> String {
     super::tokens(step)
         .filter(|&n| n > 0)
