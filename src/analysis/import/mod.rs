@@ -285,7 +285,8 @@ pub fn stream(text: &str, forced: Option<SourceFormat>) -> Option<Streamed> {
     };
     // Only a file that names a resource-spans list is tried, so other files are parsed once.
     let names = |name: &[u8]| memchr::memmem::find(text.as_bytes(), name).is_some();
-    if !forced && !(names(b"resourceSpans") || names(b"resource_spans") || names(b"batches")) {
+    let tried = forced || names(b"resourceSpans") || names(b"resource_spans") || names(b"batches");
+    if !tried {
         return None;
     }
     otlp::decode_text(text, forced).map(|decoded| Streamed { decoded })
