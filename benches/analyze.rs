@@ -1,12 +1,14 @@
-//! `analyze` on generated runs of 1,000, 10,000 and 100,000 steps in four shapes
+//! `analyze` on generated runs of 1,000, 10,000 and 100,000 steps in six shapes
 //! (`support/gen.rs`): values that repeat; many distinct values flowing between steps; text drawn
-//! from a small vocabulary (issue 28); and that text as an OTLP export of GenAI spans, read by
-//! the importer (100,000 spans). From the file's text to the report, as the command does, beside
-//! the parse floor, reading the same text into one `serde_json::Value`. Both run over and over
+//! from a small vocabulary (issue 28); and that text as an OTLP export of GenAI spans, as a
+//! Langfuse trace and as span rows, each read by its importer (up to 100,000 spans). From the
+//! file's text to the report, as the command does, beside the parse floor, reading the same text
+//! into one `serde_json::Value`. Both run over and over
 //! in one process, on a heap the previous iteration left behind: a fair pair for spotting a
 //! change, lower than a fresh process's figures (`examples/parse_floor.rs` and `analyze` itself
 //! are the issue's measure). docs/performance.md has the numbers and the commands:
-//! `cargo bench --bench analyze`, or one group, `cargo bench --bench analyze -- analyze/vocab`.
+//! `cargo bench --bench analyze`, or one group, `cargo bench --bench analyze -- analyze/vocab`
+//! (the imports: `-- "analyze/(otlp|langfuse|span-rows)"`).
 
 /// The binary's allocator (src/main.rs), so the figures are the program's.
 #[global_allocator]

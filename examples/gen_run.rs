@@ -4,17 +4,21 @@
 //! `cargo run --release --example gen_run -- SHAPE STEPS [--vocab N] [--words LOW-HIGH]
 //! [--pool N] [--digits N] [--reuse PERCENT] [--mix PERCENT]`
 //!
-//! SHAPE is `distinct`, `repeating`, `vocab` (a small vocabulary) or `otlp` (the same talk as an
-//! OTLP export of STEPS spans); the options set the small vocabulary's knobs (`gen.rs`, `Vocab`).
+//! SHAPE is `distinct`, `repeating`, `vocab` (a small vocabulary), `otlp` (the same talk as an
+//! OTLP export of STEPS spans), `langfuse` or `span-rows` (those spans as a Langfuse trace or as
+//! span rows; not in `gen_runs.py`); the options set the small vocabulary's knobs (`gen.rs`,
+//! `Vocab`).
 
 #[path = "../benches/support/gen.rs"]
 mod gen_runs;
 
-use gen_runs::{Shape, Vocab, otlp_export, run_value, vocab_run};
+use gen_runs::{
+    Shape, Vocab, langfuse_export, otlp_export, run_value, span_rows_export, vocab_run,
+};
 use std::io::Write;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let usage = "usage: gen_run distinct|repeating|vocab|otlp STEPS [--vocab N] [--words LOW-HIGH] [--pool N] [--digits N] [--reuse PERCENT] [--mix PERCENT]";
+    let usage = "usage: gen_run distinct|repeating|vocab|otlp|langfuse|span-rows STEPS [--vocab N] [--words LOW-HIGH] [--pool N] [--digits N] [--reuse PERCENT] [--mix PERCENT]";
     let mut args = std::env::args().skip(1);
     let shape = args.next().and_then(|s| Shape::named(&s)).ok_or(usage)?;
     let steps: usize = args.next().ok_or(usage)?.parse()?;
@@ -37,6 +41,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let v = match shape {
         Shape::Vocab => vocab_run(steps, &p),
         Shape::Otlp => otlp_export(steps, &p),
+        Shape::Langfuse => langfuse_export(steps, &p),
+        Shape::SpanRows => span_rows_export(steps, &p),
         _ => run_value(shape, steps),
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

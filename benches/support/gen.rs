@@ -1,4 +1,4 @@
-//! Generated runs for the benchmarks (docs/performance.md), in four shapes:
+//! Generated runs for the benchmarks (docs/performance.md), in six shapes:
 //!
 //! - `Repeating`: a few hundred orders, customers and amounts, reused across the run (values
 //!   repeat, so the link index stays small);
@@ -11,7 +11,11 @@
 //!   for the knobs);
 //! - `Otlp` (issue 28): the same talk as an OTLP JSON export in the GenAI conventions, chat
 //!   spans whose `gen_ai.input.messages` hold the system prompt and the last three messages
-//!   each time, and `execute_tool` spans with their arguments and results.
+//!   each time, and `execute_tool` spans with their arguments and results;
+//! - `Langfuse` and `SpanRows` (issue 28): the same spans as a Langfuse trace with its
+//!   observations (OpenAI-style messages as each generation's input, the tool's arguments and
+//!   result as objects) and as span rows (the collector's ClickHouse exporter, `{"data": [...]}`,
+//!   every attribute a string); see [`langfuse_export`] and [`span_rows_export`].
 //!
 //! The first three are `tdn.run/1` files. In the first two, a step cycle of user message, model
 //! call (with a thought, a tool call and the context it was sent), tool call (a JSON result that
@@ -20,7 +24,8 @@
 //! small-vocabulary run cycles through a user message, a model call, a tool call (a JSON result
 //! and a context unit), a search, a memory read or write, and a model answer: about 550 bytes a
 //! step. Deterministic (a fixed-seed generator), no I/O. `gen_runs.py` beside this file writes
-//! the same bytes, for measuring by hand (`examples/gen_run.rs` writes them from this file).
+//! the same bytes for the first four shapes, for measuring by hand (`examples/gen_run.rs` writes
+//! every shape from this file).
 
 use serde_json::{Value, json};
 
@@ -35,11 +40,22 @@ pub enum Shape {
     Vocab,
     /// The small vocabulary's talk as an OTLP export of GenAI spans.
     Otlp,
+    /// The same spans as a Langfuse trace with its observations.
+    Langfuse,
+    /// The same spans as span rows (the collector's ClickHouse exporter).
+    SpanRows,
 }
 
 impl Shape {
     /// Every shape.
-    pub const ALL: [Shape; 4] = [Shape::Repeating, Shape::Distinct, Shape::Vocab, Shape::Otlp];
+    pub const ALL: [Shape; 6] = [
+        Shape::Repeating,
+        Shape::Distinct,
+        Shape::Vocab,
+        Shape::Otlp,
+        Shape::Langfuse,
+        Shape::SpanRows,
+    ];
 
     /// Its name in benchmark ids.
     pub fn name(self) -> &'static str {
@@ -48,6 +64,8 @@ impl Shape {
             Shape::Distinct => "distinct",
             Shape::Vocab => "vocab",
             Shape::Otlp => "otlp",
+            Shape::Langfuse => "langfuse",
+            Shape::SpanRows => "span-rows",
         }
     }
 
@@ -154,6 +172,8 @@ pub fn run_json(shape: Shape, n: usize) -> String {
     match shape {
         Shape::Vocab => vocab_run(n, &Vocab::default()).to_string(),
         Shape::Otlp => otlp_export(n, &Vocab::default()).to_string(),
+        Shape::Langfuse => langfuse_export(n, &Vocab::default()).to_string(),
+        Shape::SpanRows => span_rows_export(n, &Vocab::default()).to_string(),
         _ => run_value(shape, n).to_string(),
     }
 }
@@ -672,4 +692,177 @@ pub fn otlp_export(n: usize, p: &Vocab) -> Value {
     json!({"resourceSpans": [{
         "resource": {"attributes": [attr("service.name", json!("support-agent"))]},
         "scopeSpans": [{"scope": {"name": "gen"}, "spans": spans}]}]})
+}
+
+/// The spans of [`otlp_export`] with their attributes as plain JSON (strings and integers).
+fn otlp_spans(n: usize, p: &Vocab) -> Vec<Value> {
+    let mut export = otlp_export(n, p);
+    let spans = export["resourceSpans"][0]["scopeSpans"][0]["spans"].take();
+    let Value::Array(spans) = spans else {
+        return Vec::new();
+    };
+    spans
+        .into_iter()
+        .map(|mut s| {
+            let mut attrs = serde_json::Map::new();
+            if let Value::Array(list) = s["attributes"].take() {
+                for kv in list {
+                    let key = kv["key"].as_str().unwrap_or_default().to_owned();
+                    let v = &kv["value"];
+                    let value = match (v.get("stringValue"), v.get("intValue")) {
+                        (Some(x), _) => x.clone(),
+                        (None, Some(Value::String(i))) => json!(i.parse::<i64>().unwrap_or(0)),
+                        _ => Value::Null,
+                    };
+                    attrs.insert(key, value);
+                }
+            }
+            s["attributes"] = Value::Object(attrs);
+            s
+        })
+        .collect()
+}
+
+fn nanos_of(v: &Value) -> u64 {
+    v.as_str().and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// `YYYY-MM-DD`, `HH:MM:SS` and the nanoseconds of a time on 2026-01-01 (the generated spans'
+/// day), from Unix nanoseconds.
+fn clock(ns: u64) -> (String, String, u64) {
+    let day = 1_767_225_600u64;
+    let secs = (ns / 1_000_000_000).saturating_sub(day);
+    let time = format!(
+        "{:02}:{:02}:{:02}",
+        secs / 3600 % 24,
+        secs / 60 % 60,
+        secs % 60
+    );
+    ("2026-01-01".to_owned(), time, ns % 1_000_000_000)
+}
+
+/// GenAI messages (`{role, parts}`) as OpenAI chat messages.
+fn openai_messages(genai: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for m in genai.as_array().into_iter().flatten() {
+        let role = m["role"].as_str().unwrap_or("user");
+        let mut text = Vec::new();
+        let mut calls = Vec::new();
+        for part in m["parts"].as_array().into_iter().flatten() {
+            match part["type"].as_str() {
+                Some("text") => text.push(part["content"].as_str().unwrap_or_default().to_owned()),
+                Some("tool_call") => calls.push(json!({"id": part["id"], "type": "function",
+                    "function": {"name": part["name"], "arguments": part["arguments"].to_string()}})),
+                Some("tool_call_response") => out.push(json!({"role": "tool",
+                    "tool_call_id": part["id"], "content": part["response"]})),
+                _ => {}
+            }
+        }
+        if role == "tool" {
+            continue;
+        }
+        let mut msg = json!({"role": role, "content": text.join("\n")});
+        if !calls.is_empty() {
+            msg["tool_calls"] = Value::Array(calls);
+        }
+        out.push(msg);
+    }
+    out
+}
+
+/// The spans of [`otlp_export`] as a Langfuse trace (`GET /api/public/traces/{id}`): the agent
+/// span an `AGENT` observation, each chat span a `GENERATION` whose input is the OpenAI-style
+/// messages it was sent, each tool span a `TOOL` with its arguments and result as objects.
+#[allow(dead_code)]
+pub fn langfuse_export(n: usize, p: &Vocab) -> Value {
+    let iso = |v: &Value| {
+        let (date, time, ns) = clock(nanos_of(v));
+        format!("{date}T{time}.{:06}Z", ns / 1000)
+    };
+    let spans = otlp_spans(n, p);
+    let trace = spans
+        .first()
+        .and_then(|s| s["traceId"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let observations: Vec<Value> = spans
+        .iter()
+        .map(|s| {
+            let a = &s["attributes"];
+            let mut o = json!({"id": s["spanId"], "traceId": trace, "name": s["name"],
+                "startTime": iso(&s["startTimeUnixNano"]), "endTime": iso(&s["endTimeUnixNano"]),
+                "parentObservationId": s.get("parentSpanId").cloned().unwrap_or(Value::Null),
+                "level": "DEFAULT", "input": null, "output": null});
+            let parsed = |k: &str| {
+                a[k].as_str()
+                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                    .unwrap_or(Value::Null)
+            };
+            match a["gen_ai.operation.name"].as_str() {
+                Some("chat") => {
+                    o["type"] = json!("GENERATION");
+                    o["model"] = a["gen_ai.request.model"].clone();
+                    o["input"] = Value::Array(openai_messages(&parsed("gen_ai.input.messages")));
+                    o["output"] = openai_messages(&parsed("gen_ai.output.messages"))
+                        .into_iter()
+                        .next()
+                        .unwrap_or(Value::Null);
+                    o["usageDetails"] = json!({"input": a["gen_ai.usage.input_tokens"],
+                        "output": a["gen_ai.usage.output_tokens"]});
+                }
+                Some("execute_tool") => {
+                    o["type"] = json!("TOOL");
+                    o["name"] = a["gen_ai.tool.name"].clone();
+                    o["input"] = parsed("gen_ai.tool.call.arguments");
+                    o["output"] = parsed("gen_ai.tool.call.result");
+                }
+                _ => {
+                    o["type"] = json!("AGENT");
+                    o["name"] = a["gen_ai.agent.name"].clone();
+                }
+            }
+            o
+        })
+        .collect();
+    json!({"id": trace, "name": "support", "observations": observations})
+}
+
+/// The spans of [`otlp_export`] as span rows, as the collector's ClickHouse exporter stores them
+/// and ClickHouse's JSON output gives them (`{"data": [...]}`): every attribute a string.
+#[allow(dead_code)]
+pub fn span_rows_export(n: usize, p: &Vocab) -> Value {
+    let rows: Vec<Value> = otlp_spans(n, p)
+        .into_iter()
+        .map(|s| {
+            let start = nanos_of(&s["startTimeUnixNano"]);
+            let (date, time, ns) = clock(start);
+            let attrs: serde_json::Map<String, Value> = s["attributes"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| {
+                    let text = match v {
+                        Value::String(t) => t.clone(),
+                        other => other.to_string(),
+                    };
+                    (k.clone(), Value::String(text))
+                })
+                .collect();
+            let kind = if s["kind"] == json!(3) {
+                "SPAN_KIND_CLIENT"
+            } else {
+                "SPAN_KIND_INTERNAL"
+            };
+            json!({"Timestamp": format!("{date} {time}.{ns:09}"), "TraceId": s["traceId"],
+                "SpanId": s["spanId"], "ParentSpanId": s.get("parentSpanId").cloned().unwrap_or(json!("")),
+                "TraceState": "", "SpanName": s["name"], "SpanKind": kind,
+                "ServiceName": "support-agent",
+                "ResourceAttributes": {"service.name": "support-agent"},
+                "ScopeName": "gen", "ScopeVersion": "", "SpanAttributes": attrs,
+                "Duration": nanos_of(&s["endTimeUnixNano"]).saturating_sub(start),
+                "StatusCode": "STATUS_CODE_UNSET", "StatusMessage": "",
+                "Events.Timestamp": [], "Events.Name": [], "Events.Attributes": []})
+        })
+        .collect();
+    json!({"data": rows})
 }

@@ -259,6 +259,56 @@ pub(crate) fn keep_fields(from: &Value, keys: &[&str], prefix: &str, to: &mut Ma
     }
 }
 
+/// A file decoded while its text was parsed, before its runs are built (see [`stream`]).
+#[derive(Debug)]
+pub struct Streamed {
+    decoded: otlp::Decoded,
+}
+
+impl Streamed {
+    /// The format it was read as.
+    pub fn format(&self) -> SourceFormat {
+        SourceFormat::Otlp
+    }
+}
+
+/// Decodes `text` while it is parsed, when it is in a format read that way (OTLP JSON exports):
+/// the text is never held as one tree of JSON values beside what it becomes, and the caller may
+/// free the text before the runs are built ([`import_streamed`]). `forced` is `--from`. `None`
+/// when the text is not such a file (or not valid JSON): [`crate::analysis::load::parse_document`],
+/// [`sniff`] and [`to_native_values`] then read it, and give the same runs a streamed file gives.
+pub fn stream(text: &str, forced: Option<SourceFormat>) -> Option<Streamed> {
+    let forced = match forced {
+        None => false,
+        Some(SourceFormat::Otlp) => true,
+        Some(_) => return None,
+    };
+    // Only a file that names a resource-spans list is tried, so other files are parsed once.
+    let names = |name: &[u8]| memchr::memmem::find(text.as_bytes(), name).is_some();
+    let tried = forced || names(b"resourceSpans") || names(b"resource_spans") || names(b"batches");
+    if !tried {
+        return None;
+    }
+    otlp::decode_text(text, forced).map(|decoded| Streamed { decoded })
+}
+
+/// The runs of a streamed file (only the one at `index` when given), as [`to_native_values`]
+/// gives them for the parsed file.
+pub fn import_streamed(
+    streamed: Streamed,
+    index: Option<usize>,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    if let Some(i) = index {
+        let n = otlp::count_decoded(&streamed.decoded);
+        if i >= n {
+            return Err(ImportError(format!(
+                "--index {i} is out of range: the file holds {n} run(s), numbered from 0"
+            )));
+        }
+    }
+    otlp::import_decoded(streamed.decoded, index)
+}
+
 /// Runs the importer for `format` on the document.
 pub fn to_native_values(
     format: SourceFormat,

@@ -71,7 +71,8 @@ pub fn load_path_with_progress(
     }
     progress.stage(Stage::Reading, 0);
     let text = read_text(path)?;
-    load_str_with_progress(&text, path, opts, progress)
+    // The text is handed over, so it is freed once parsed, before the runs are built.
+    load_text(text, path, opts, progress)
 }
 
 /// Reads every run in `text`, reporting errors against `path`.
@@ -87,13 +88,36 @@ pub fn load_str_with_progress(
     opts: &LoadOptions,
     progress: &Progress,
 ) -> Result<Vec<Loaded>, LoadError> {
+    load_text(text, path, opts, progress)
+}
+
+/// [`load_str_with_progress`] on a text it owns (a `String`) or borrows: an owned text is freed
+/// as soon as it is parsed (issue 28: an import holds the runs it builds, not the file too).
+fn load_text<T: AsRef<str>>(
+    text: T,
+    path: &Path,
+    opts: &LoadOptions,
+    progress: &Progress,
+) -> Result<Vec<Loaded>, LoadError> {
     progress.stage(Stage::Loading, 0);
     if matches!(opts.format, None | Some(SourceFormat::Native))
-        && let Some(done) = native_result(run_from_text(text, progress), path, opts)
+        && let Some(done) = native_result(run_from_text(text.as_ref(), progress), path, opts)
     {
         return done;
     }
-    let doc = parse_document(text, path)?;
+    // An OTLP export is decoded span by span as it is parsed, never held as one JSON tree.
+    if let Some(streamed) = import::stream(text.as_ref(), opts.format) {
+        drop(text);
+        let format = streamed.format();
+        let raw = import::import_streamed(streamed, opts.index).map_err(|e| LoadError::Import {
+            path: path.to_path_buf(),
+            format,
+            message: e.to_string(),
+        })?;
+        return validate(raw, format, path);
+    }
+    let doc = parse_document(text.as_ref(), path)?;
+    drop(text);
     let format = match opts.format {
         Some(f) => f,
         None => import::sniff(&doc).ok_or_else(|| LoadError::UnknownFormat {
@@ -117,7 +141,16 @@ pub fn load_str_with_progress(
             count,
         });
     }
-    let mut out = Vec::with_capacity(count);
+    validate(raw, format, path)
+}
+
+/// The imported runs checked as native runs are, each with its importer's warnings first.
+fn validate(
+    raw: Vec<import::ImportedRun>,
+    format: SourceFormat,
+    path: &Path,
+) -> Result<Vec<Loaded>, LoadError> {
+    let mut out = Vec::with_capacity(raw.len());
     for imported in raw {
         let (run, mut warnings) = run_from_value(imported.value, format).map_err(|e| e.at(path))?;
         let mut all = imported.warnings;

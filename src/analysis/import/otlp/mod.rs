@@ -2,9 +2,15 @@
 //! (the collector's file exporter), or a `batches` object. One run per trace id, in order of first
 //! appearance; one step per span, read by the shared span reader (`spans`).
 //!
-//! `wire` decodes the format. Pure: no I/O, no panic on any input.
+//! `wire` decodes the format; `stream` decodes it while the text is parsed, so a big export is
+//! never held as one tree of JSON values (the loader's way in); a parsed [`Document`] is decoded
+//! by the same span reader. Pure: no I/O, no panic on any input.
 
+mod stream;
 mod wire;
+
+pub(super) use stream::decode_text;
+pub(super) use wire::Decoded;
 
 pub(super) use wire::span_kind;
 
@@ -61,40 +67,61 @@ impl Importer for Otlp {
     }
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        let decoded = wire::decode(requests(&doc));
-        // Every span is decoded into owned values: the parsed file is freed before the runs are
-        // built, so it and the runs are never in memory together.
-        drop(doc);
-        let wire::Decoded {
-            spans: all,
-            resources,
-            not_traces,
-        } = decoded;
-        let groups = spans::by_trace(all.into_iter().map(|s| (s.trace_id.clone(), s)));
-        if groups.is_empty() {
-            return Err(ImportError(
-                "no spans found; OTLP JSON lists them under resourceSpans, then scopeSpans, then spans"
-                    .to_owned(),
-            ));
-        }
-        Ok(super::pick(groups, index, "trace(s)")?
-            .into_iter()
-            .map(|(trace_id, members)| {
-                let mut run =
-                    spans::build_run(&trace_id, members, spans::Source::otel(&resources));
-                if not_traces > 0 {
-                    run.warnings.push(Warning::file(
-                        None,
-                        format!(
-                            "{} JSON value(s) in the file hold no resourceSpans (logs or metrics from the same exporter); they were skipped",
-                            not_traces
-                        ),
-                    ));
-                }
-                run
-            })
-            .collect())
+        // Each value is taken apart as its spans are decoded, so the parsed file and the spans
+        // are not both held whole.
+        let requests = match doc {
+            Document::One(Value::Array(items)) => items,
+            Document::One(v) => vec![v],
+            Document::Lines(vs) => vs,
+        };
+        import_decoded(wire::decode(requests), index)
     }
+}
+
+/// How many runs (distinct trace ids) decoded spans hold (see [`Importer::count`]).
+pub(super) fn count_decoded(decoded: &Decoded) -> usize {
+    decoded
+        .spans
+        .iter()
+        .map(|s| s.trace_id.as_str())
+        .collect::<HashSet<_>>()
+        .len()
+}
+
+/// The runs of decoded spans (only the one at `index` when given): one per trace id, in order of
+/// first appearance.
+pub(super) fn import_decoded(
+    decoded: Decoded,
+    index: Option<usize>,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let wire::Decoded {
+        spans: all,
+        resources,
+        not_traces,
+    } = decoded;
+    let groups = spans::by_trace(all.into_iter().map(|s| (s.trace_id.clone(), s)));
+    if groups.is_empty() {
+        return Err(ImportError(
+            "no spans found; OTLP JSON lists them under resourceSpans, then scopeSpans, then spans"
+                .to_owned(),
+        ));
+    }
+    Ok(super::pick(groups, index, "trace(s)")?
+        .into_iter()
+        .map(|(trace_id, members)| {
+            let mut run = spans::build_run(&trace_id, members, spans::Source::otel(&resources));
+            if not_traces > 0 {
+                run.warnings.push(Warning::file(
+                    None,
+                    format!(
+                        "{} JSON value(s) in the file hold no resourceSpans (logs or metrics from the same exporter); they were skipped",
+                        not_traces
+                    ),
+                ));
+            }
+            run
+        })
+        .collect())
 }
 
 #[cfg(test)]

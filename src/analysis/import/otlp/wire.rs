@@ -10,7 +10,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value};
 
 /// Every span of a document with its resources' attributes.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Decoded {
     /// Spans in file order.
     pub spans: Vec<Span>,
@@ -61,129 +61,224 @@ pub fn is_request(v: &Value) -> bool {
     get(v, &["resourceSpans", "resource_spans", "batches"]).is_some_and(Value::is_array)
 }
 
-/// Decodes the spans of several export requests, in order.
-pub fn decode<'a>(requests: impl IntoIterator<Item = &'a Value>) -> Decoded {
+/// The spans of one resource-spans entry, with the resource's attributes: what the streaming
+/// reader (`stream.rs`) and [`decode`] both make of an entry, whichever way they walked to it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceSpans {
+    /// The resource's attributes, decoded.
+    pub attrs: Map<String, Value>,
+    /// Its spans in file order, their `resource` not yet set.
+    pub spans: Vec<Span>,
+}
+
+impl Decoded {
+    /// Adds one resource-spans entry: a resource of its own (even when it has no attributes or
+    /// no spans, as every entry is one), its spans pointing at it.
+    pub fn push(&mut self, rs: ResourceSpans) {
+        let resource = self.resources.len();
+        self.resources.push(rs.attrs);
+        self.spans.extend(rs.spans.into_iter().map(|mut s| {
+            s.resource = resource;
+            s
+        }));
+    }
+}
+
+/// Decodes the spans of several export requests, in order, taking each value apart (the parsed
+/// file is not held beside the spans it became).
+pub fn decode(requests: Vec<Value>) -> Decoded {
     let mut out = Decoded::default();
     for request in requests {
-        if !is_request(request) {
+        if !is_request(&request) {
             out.not_traces += 1;
+            continue;
         }
-        for rs in resource_spans(request) {
-            let resource = out.resources.len();
-            let res_attrs = rs
-                .get("resource")
-                .map(|r| attributes(array(r, &["attributes"])))
-                .unwrap_or_default();
-            out.resources.push(res_attrs);
-            for ss in scope_spans(rs) {
-                for span in raw_spans(ss) {
-                    if span.is_object() {
-                        out.spans.push(decode_span(span, resource));
-                    }
-                }
-            }
+        let Value::Object(mut request) = request else {
+            continue;
+        };
+        for rs in take_array(
+            &mut request,
+            &["resourceSpans", "resource_spans", "batches"],
+        ) {
+            out.push(resource_spans_of(rs));
         }
     }
     out
 }
 
-fn decode_span(s: &Value, resource: usize) -> Span {
-    let status = s.get("status");
-    Span {
-        trace_id: get(s, &["traceId", "trace_id"])
+/// One resource-spans entry (a value that is not an object is a resource with no spans).
+fn resource_spans_of(rs: Value) -> ResourceSpans {
+    let Value::Object(mut rs) = rs else {
+        return ResourceSpans::default();
+    };
+    let attrs = rs
+        .remove("resource")
+        .map(resource_attributes)
+        .unwrap_or_default();
+    let mut spans = Vec::new();
+    for ss in take_array(&mut rs, &SCOPE_SPANS) {
+        let Value::Object(mut ss) = ss else { continue };
+        spans.extend(
+            take_array(&mut ss, &["spans"])
+                .into_iter()
+                .filter_map(span_of),
+        );
+    }
+    ResourceSpans { attrs, spans }
+}
+
+/// The names a resource-spans entry gives its scope-spans list, the first present one read.
+pub const SCOPE_SPANS: [&str; 4] = [
+    "scopeSpans",
+    "scope_spans",
+    "instrumentationLibrarySpans",
+    "instrumentation_library_spans",
+];
+
+/// A resource's attributes (`{attributes: [...]}`).
+pub fn resource_attributes(resource: Value) -> Map<String, Value> {
+    match resource {
+        Value::Object(mut r) => attributes(take_array(&mut r, &["attributes"])),
+        _ => Map::new(),
+    }
+}
+
+/// The value of the first of `keys` present, taken out.
+fn take(o: &mut Map<String, Value>, keys: &[&str]) -> Option<Value> {
+    let key = keys.iter().find(|k| o.contains_key(**k))?;
+    o.remove(*key)
+}
+
+/// The array under the first of `keys` present, taken out (empty when it is not an array).
+fn take_array(o: &mut Map<String, Value>, keys: &[&str]) -> Vec<Value> {
+    match take(o, keys) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    }
+}
+
+fn take_string(o: &mut Map<String, Value>, key: &str) -> String {
+    match o.remove(key) {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// A span of a `spans` list: `None` for an item that is not an object.
+pub fn span_of(s: Value) -> Option<Span> {
+    let Value::Object(mut s) = s else {
+        return None;
+    };
+    let status = s.remove("status");
+    Some(Span {
+        trace_id: take(&mut s, &["traceId", "trace_id"])
+            .as_ref()
             .and_then(id)
             .unwrap_or_default(),
-        span_id: get(s, &["spanId", "span_id"])
+        span_id: take(&mut s, &["spanId", "span_id"])
+            .as_ref()
             .and_then(id)
             .unwrap_or_default(),
-        parent_id: get(s, &["parentSpanId", "parent_span_id"]).and_then(id),
-        name: s
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned(),
+        parent_id: take(&mut s, &["parentSpanId", "parent_span_id"])
+            .as_ref()
+            .and_then(id),
+        name: take_string(&mut s, "name"),
         kind: s.get("kind").and_then(span_kind),
-        start_ns: get(s, &["startTimeUnixNano", "start_time_unix_nano"]).and_then(nanos),
-        end_ns: get(s, &["endTimeUnixNano", "end_time_unix_nano"]).and_then(nanos),
-        attrs: attributes(array(s, &["attributes"])),
-        events: array(s, &["events"])
-            .iter()
-            .map(|e| Event {
-                name: e
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-                attrs: attributes(array(e, &["attributes"])),
+        start_ns: take(&mut s, &["startTimeUnixNano", "start_time_unix_nano"])
+            .as_ref()
+            .and_then(nanos),
+        end_ns: take(&mut s, &["endTimeUnixNano", "end_time_unix_nano"])
+            .as_ref()
+            .and_then(nanos),
+        attrs: attributes(take_array(&mut s, &["attributes"])),
+        events: take_array(&mut s, &["events"])
+            .into_iter()
+            .map(|e| match e {
+                Value::Object(mut e) => Event {
+                    name: take_string(&mut e, "name"),
+                    attrs: attributes(take_array(&mut e, &["attributes"])),
+                },
+                _ => Event::default(),
             })
             .collect(),
         status: status
+            .as_ref()
             .and_then(|st| st.get("code"))
             .map(StatusCode::parse)
             .unwrap_or_default(),
         status_message: status
+            .as_ref()
             .and_then(|st| st.get("message"))
             .and_then(Value::as_str)
             .and_then(super::super::chat::non_empty),
-        resource,
         ..Span::default()
-    }
+    })
 }
 
 /// `[{key, value: AnyValue}]` → a map of decoded values.
-pub fn attributes(list: &[Value]) -> Map<String, Value> {
+pub fn attributes(list: Vec<Value>) -> Map<String, Value> {
     let mut m = Map::new();
     for kv in list {
-        if let Some(k) = kv.get("key").and_then(Value::as_str) {
-            let v = kv.get("value").map(any_value).unwrap_or(Value::Null);
-            m.insert(k.to_owned(), v);
+        let Value::Object(mut kv) = kv else { continue };
+        if let Some(Value::String(k)) = kv.remove("key") {
+            let v = kv.remove("value").map(any_value).unwrap_or(Value::Null);
+            m.insert(k, v);
         }
     }
     m
 }
 
 /// An OTLP `AnyValue` as plain JSON. A value that is not an `AnyValue` object is kept as it is.
-pub fn any_value(v: &Value) -> Value {
-    let Value::Object(o) = v else {
-        return v.clone();
+pub fn any_value(v: Value) -> Value {
+    let Value::Object(mut o) = v else {
+        return v;
     };
-    let pick = |a: &str, b: &str| o.get(a).or_else(|| o.get(b));
+    let mut pick = |a: &str, b: &str| o.remove(a).or_else(|| o.remove(b));
     if let Some(s) = pick("stringValue", "string_value") {
-        return s.clone();
+        return s;
     }
     if let Some(b) = pick("boolValue", "bool_value") {
-        return b.clone();
+        return b;
     }
     if let Some(i) = pick("intValue", "int_value") {
         return match i {
-            Value::String(s) => s
-                .trim()
-                .parse::<i64>()
-                .map(Value::from)
-                .unwrap_or_else(|_| i.clone()),
-            other => other.clone(),
+            Value::String(s) => match s.trim().parse::<i64>() {
+                Ok(n) => Value::from(n),
+                Err(_) => Value::String(s),
+            },
+            other => other,
         };
     }
     if let Some(d) = pick("doubleValue", "double_value") {
         return match d {
-            Value::String(s) => s
+            Value::String(s) => match s
                 .trim()
                 .parse::<f64>()
                 .ok()
                 .and_then(serde_json::Number::from_f64)
-                .map(Value::Number)
-                .unwrap_or_else(|| d.clone()),
-            other => other.clone(),
+            {
+                Some(n) => Value::Number(n),
+                None => Value::String(s),
+            },
+            other => other,
         };
     }
     if let Some(a) = pick("arrayValue", "array_value") {
-        return Value::Array(array(a, &["values"]).iter().map(any_value).collect());
+        let values = match a {
+            Value::Object(mut a) => take_array(&mut a, &["values"]),
+            _ => Vec::new(),
+        };
+        return Value::Array(values.into_iter().map(any_value).collect());
     }
     if let Some(kv) = pick("kvlistValue", "kvlist_value") {
-        return Value::Object(attributes(array(kv, &["values"])));
+        let values = match kv {
+            Value::Object(mut kv) => take_array(&mut kv, &["values"]),
+            _ => Vec::new(),
+        };
+        return Value::Object(attributes(values));
     }
     if let Some(b) = pick("bytesValue", "bytes_value") {
-        return b.clone();
+        return b;
     }
     Value::Null
 }
@@ -240,27 +335,25 @@ mod tests {
 
     #[test]
     fn any_values_decode_to_plain_json() {
-        assert_eq!(any_value(&json!({"stringValue": "x"})), json!("x"));
+        assert_eq!(any_value(json!({"stringValue": "x"})), json!("x"));
         assert_eq!(
-            any_value(&json!({"intValue": "9007199254740993"})),
+            any_value(json!({"intValue": "9007199254740993"})),
             json!(9007199254740993_i64)
         );
-        assert_eq!(any_value(&json!({"intValue": 12})), json!(12));
-        assert_eq!(any_value(&json!({"doubleValue": "0.5"})), json!(0.5));
-        assert_eq!(any_value(&json!({"bool_value": true})), json!(true));
+        assert_eq!(any_value(json!({"intValue": 12})), json!(12));
+        assert_eq!(any_value(json!({"doubleValue": "0.5"})), json!(0.5));
+        assert_eq!(any_value(json!({"bool_value": true})), json!(true));
         assert_eq!(
-            any_value(
-                &json!({"arrayValue": {"values": [{"stringValue": "a"}, {"intValue": "1"}]}})
-            ),
+            any_value(json!({"arrayValue": {"values": [{"stringValue": "a"}, {"intValue": "1"}]}})),
             json!(["a", 1])
         );
         assert_eq!(
             any_value(
-                &json!({"kvlistValue": {"values": [{"key": "k", "value": {"boolValue": false}}]}})
+                json!({"kvlistValue": {"values": [{"key": "k", "value": {"boolValue": false}}]}})
             ),
             json!({"k": false})
         );
-        assert_eq!(any_value(&json!({})), Value::Null);
+        assert_eq!(any_value(json!({})), Value::Null);
     }
 
     #[test]

@@ -313,6 +313,10 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
     if let Some(r) = root.filter(|r| !r.name.is_empty()) {
         run.insert("title".to_owned(), Value::String(r.name.clone()));
     }
+    let root_resource = root.map(|r| r.resource);
+    // The spans (ids, names, what was left of them) are let go before the model calls' messages
+    // and units are made, the most the import holds at once.
+    drop(spans);
     let view = outcome::View {
         steps: &steps,
         facts: &facts,
@@ -356,7 +360,7 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
         run.insert("tools".to_owned(), Value::Array(tools));
     }
     let mut attributes = Map::new();
-    if let Some(res) = root.and_then(|r| src.resources.get(r.resource))
+    if let Some(res) = root_resource.and_then(|r| src.resources.get(r))
         && !res.is_empty()
     {
         attributes.insert("otel.resource".to_owned(), Value::Object(res.clone()));

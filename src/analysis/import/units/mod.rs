@@ -130,12 +130,17 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
         str_of(s, "kind") == Some("llm")
             && s.get("container").and_then(Value::as_bool) != Some(true)
     };
-    // Each call's messages, in run order.
+    // Each call's messages, in run order. A call's recorded input is let go as soon as its
+    // messages are read (they replace it below), so the inputs and the messages are not both held.
     let calls: Vec<(usize, Vec<Msg>)> = steps
-        .iter()
+        .iter_mut()
         .enumerate()
         .filter(|(_, s)| is_llm(s))
-        .filter_map(|(i, s)| Some((i, messages_of(s.get("input")?)?)))
+        .filter_map(|(i, s)| {
+            let msgs = messages_of(s.get("input")?)?;
+            s.remove("input");
+            Some((i, msgs))
+        })
         .collect();
     if calls.is_empty() {
         return Attached::default();
@@ -368,7 +373,6 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
         let Some(s) = steps.get_mut(step) else {
             continue;
         };
-        s.remove("input");
         s.insert(
             "messages".to_owned(),
             Value::Array(msgs.iter().map(Msg::to_value).collect()),
