@@ -42,35 +42,80 @@ use tdn_tui::tui::theme::{Role, Theme};
 
 const SIZES: [(u16, u16); 3] = [(80, 24), (100, 30), (160, 50)];
 
-/// Every screen worth pinning: (name, keys).
-const SCREENS: &[(&str, &str)] = &[
-    ("timeline", "1"),
-    ("suspects", "2"),
-    ("suspects_context", "2 i"),
-    ("detail", "3"),
-    ("dropped", "4"),
-    ("claims", "5"),
-    ("experiments_empty", "6"),
-    ("experiments_confirmed", "i a y 6"),
-    ("confirm", "i a"),
-    ("help", "?"),
-    ("viewer", "1 j Enter"),
-    ("search", "1 / c r e"),
-    ("filter", "f i s : s u s p e c t"),
-    ("sorted", "1 s"),
-    ("waterfall", "w"),
-    ("zoom", "z"),
-    ("help_search", "? / a b l a t e"),
-    ("warnings", "W"),
-];
-
-#[test]
-fn every_screen_matches_its_snapshot() {
+/// The screen after `keys` at every size, each matched with its snapshot
+/// (`tests/snapshots/tui__{W}x{H}_{name}.snap`).
+fn pinned(name: &str, keys: &str) {
     for (w, h) in SIZES {
-        for (name, keys) in SCREENS {
-            let mut s = screen(calendar(), (w, h), scripted());
-            press(&mut s, keys);
-            insta::assert_snapshot!(format!("{w}x{h}_{name}"), s.screen());
+        let mut s = screen(calendar(), (w, h), scripted());
+        press(&mut s, keys);
+        insta::assert_snapshot!(format!("{w}x{h}_{name}"), s.screen());
+    }
+}
+
+/// One test per screen worth pinning, so a failure names the view: `name => "keys"`.
+macro_rules! pinned_screens {
+    ($($name:ident => $keys:literal,)*) => {
+        /// Every pinned screen's name, for the check that each has its snapshots.
+        const PINNED: &[&str] = &[$(stringify!($name)),*];
+        $(
+            #[test]
+            fn $name() {
+                pinned(stringify!($name), $keys);
+            }
+        )*
+    };
+}
+
+/// The snapshot tests of each view of the sample run.
+mod view {
+    use super::pinned;
+
+    pinned_screens! {
+        timeline => "1",
+        suspects => "2",
+        suspects_context => "2 i",
+        detail => "3",
+        dropped => "4",
+        claims => "5",
+        experiments_empty => "6",
+        experiments_confirmed => "i a y 6",
+        confirm => "i a",
+        help => "?",
+        viewer => "1 j Enter",
+        search => "1 / c r e",
+        filter => "f i s : s u s p e c t",
+        sorted => "1 s",
+        waterfall => "w",
+        zoom => "z",
+        help_search => "? / a b l a t e",
+        warnings => "W",
+    }
+
+    #[test]
+    fn every_pinned_view_has_its_snapshots_and_no_snapshot_is_left_over() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+        for name in PINNED {
+            for (w, h) in super::SIZES {
+                let file = dir.join(format!("tui__{w}x{h}_{name}.snap"));
+                assert!(file.exists(), "{} is missing", file.display());
+            }
+        }
+        // A snapshot of a view no longer pinned would be checked by nothing.
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let file = entry.unwrap().file_name().to_string_lossy().into_owned();
+            let Some(rest) = file
+                .strip_prefix("tui__")
+                .and_then(|f| f.strip_suffix(".snap"))
+            else {
+                continue;
+            };
+            let Some((_, name)) = rest.split_once('_') else {
+                continue;
+            };
+            assert!(
+                PINNED.contains(&name) || name == "too_small",
+                "{file} belongs to no pinned view"
+            );
         }
     }
 }
