@@ -35,6 +35,25 @@ pub fn duration(ms: u64) -> String {
     }
 }
 
+/// A large count in a few characters, as token counts are shown: `950`, `1.8k`, `12k`, `3.4M`.
+pub fn short_count(n: u64) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else if n < 10_000 {
+        format!("{}.{}k", n / 1000, (n % 1000) / 100)
+    } else if n < 1_000_000 {
+        format!("{}k", n / 1000)
+    } else {
+        format!("{}.{}M", n / 1_000_000, (n % 1_000_000) / 100_000)
+    }
+}
+
+/// A step's duration (milliseconds, negative when its clock ran backwards) as [`duration`]
+/// writes it; a negative one reads `0ms`.
+pub fn step_duration(ms: i64) -> String {
+    duration(u64::try_from(ms).unwrap_or(0))
+}
+
 /// Dollars as people read them: `$1.23`, and under a cent with its first significant digits
 /// (`$0.0045`), so a cheap call does not read `$0.00`.
 pub fn dollars(usd: f64) -> String {

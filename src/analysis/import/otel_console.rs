@@ -6,37 +6,21 @@
 //! Decoding is shared with Phoenix (`span_json`); each span is read by the shared span reader.
 //! Pure; never panics.
 
-use super::{ImportError, ImportedRun, Importer, SourceFormat, span_json};
-use crate::analysis::load::Document;
+use super::SourceFormat;
+use super::span_json::SpanJson;
 
-/// The console-exporter importer.
-pub struct OtelConsole;
-
-impl Importer for OtelConsole {
-    fn format(&self) -> SourceFormat {
-        SourceFormat::OtelConsole
-    }
-
-    fn looks_for(&self) -> &'static str {
-        "spans with \"name\", \"context\": {\"trace_id\", \"span_id\"} and no \"span_kind\" (one per object, in an array, or under {\"traces\": [{\"spans\"}]})"
-    }
-
-    fn sniff(&self, doc: &Document) -> bool {
-        span_json::first_span(doc).is_some_and(|s| s.get("span_kind").is_none())
-    }
-
-    fn count(&self, doc: &Document) -> usize {
-        span_json::count(doc)
-    }
-
-    fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        span_json::import(&doc, index)
-    }
-}
+/// The console-exporter importer: spans without `span_kind`.
+pub static OTEL_CONSOLE: SpanJson = SpanJson {
+    format: SourceFormat::OtelConsole,
+    span_kind: false,
+    looks_for: "spans with \"name\", \"context\": {\"trace_id\", \"span_id\"} and no \"span_kind\" (one per object, in an array, or under {\"traces\": [{\"spans\"}]})",
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::import::Importer;
+    use crate::analysis::load::Document;
     use serde_json::json;
 
     #[test]
@@ -52,8 +36,8 @@ mod tests {
             "status": {"status_code": "ERROR", "description": "timeout"},
             "attributes": {"gen_ai.tool.name": "lookup"}, "events": []});
         let doc = Document::Lines(vec![child, root]);
-        assert!(OtelConsole.sniff(&doc));
-        let runs = OtelConsole.import(doc, None).unwrap_or_default();
+        assert!(OTEL_CONSOLE.sniff(&doc));
+        let runs = OTEL_CONSOLE.import(doc, None).unwrap_or_default();
         let run = &runs[0].value;
         assert_eq!(run["id"], "5b8efff798038103d269b633813fc60c");
         assert_eq!(run["steps"][0]["id"], "051581bf3cb55c13");
@@ -75,6 +59,6 @@ mod tests {
     fn phoenix_spans_are_not_console_spans() {
         let doc =
             Document::One(json!([{"name": "x", "context": {"span_id": "a"}, "span_kind": "LLM"}]));
-        assert!(!OtelConsole.sniff(&doc));
+        assert!(!OTEL_CONSOLE.sniff(&doc));
     }
 }

@@ -5,37 +5,21 @@
 //! per trace id. Decoding is shared with the console exporter (`span_json`); each span is read by
 //! the shared span reader. Pure; never panics.
 
-use super::{ImportError, ImportedRun, Importer, SourceFormat, span_json};
-use crate::analysis::load::Document;
+use super::SourceFormat;
+use super::span_json::SpanJson;
 
-/// The Phoenix importer.
-pub struct Phoenix;
-
-impl Importer for Phoenix {
-    fn format(&self) -> SourceFormat {
-        SourceFormat::Phoenix
-    }
-
-    fn looks_for(&self) -> &'static str {
-        "spans with \"name\", \"context\": {\"trace_id\", \"span_id\"} and \"span_kind\" (a list, an object of lists, or {\"data\": [...]})"
-    }
-
-    fn sniff(&self, doc: &Document) -> bool {
-        span_json::first_span(doc).is_some_and(|s| s.get("span_kind").is_some())
-    }
-
-    fn count(&self, doc: &Document) -> usize {
-        span_json::count(doc)
-    }
-
-    fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        span_json::import(&doc, index)
-    }
-}
+/// The Phoenix importer: spans with `span_kind`.
+pub static PHOENIX: SpanJson = SpanJson {
+    format: SourceFormat::Phoenix,
+    span_kind: true,
+    looks_for: "spans with \"name\", \"context\": {\"trace_id\", \"span_id\"} and \"span_kind\" (a list, an object of lists, or {\"data\": [...]})",
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::import::Importer;
+    use crate::analysis::load::Document;
     use serde_json::json;
 
     #[test]
@@ -58,9 +42,9 @@ mod tests {
             "second": [span("000000000000000003e86c1ad72fb951", "0000000000000000", None, "LLM",
                             json!({"llm.output_messages.0.message.content": "hi"}))]
         }));
-        assert!(Phoenix.sniff(&doc));
-        assert_eq!(Phoenix.count(&doc), 2);
-        let runs = Phoenix.import(doc, None).unwrap_or_default();
+        assert!(PHOENIX.sniff(&doc));
+        assert_eq!(PHOENIX.count(&doc), 2);
+        let runs = PHOENIX.import(doc, None).unwrap_or_default();
         assert_eq!(runs.len(), 2);
         let first = &runs[0].value;
         assert_eq!(first["steps"][0]["kind"], "agent");

@@ -10,9 +10,43 @@
 //! trace), or one object per span, several in a row. Pure; never panics.
 
 use super::spans::{self, Event, Resources, Span, StatusCode};
-use super::{ImportError, ImportedRun, chat};
+use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
 use crate::analysis::load::Document;
 use serde_json::{Map, Value};
+
+/// An importer of this family (`phoenix`, `otel_console`): they read the same spans and differ
+/// only in how they are told apart, Phoenix's spans carrying `span_kind` and the console
+/// exporter's not.
+pub struct SpanJson {
+    /// The format it reads.
+    pub format: SourceFormat,
+    /// Whether its spans carry `span_kind`.
+    pub span_kind: bool,
+    /// What it looks for, for the error that names every format.
+    pub looks_for: &'static str,
+}
+
+impl Importer for SpanJson {
+    fn format(&self) -> SourceFormat {
+        self.format
+    }
+
+    fn looks_for(&self) -> &'static str {
+        self.looks_for
+    }
+
+    fn sniff(&self, doc: &Document) -> bool {
+        first_span(doc).is_some_and(|s| s.get("span_kind").is_some() == self.span_kind)
+    }
+
+    fn count(&self, doc: &Document) -> usize {
+        count(doc)
+    }
+
+    fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
+        import(&doc, index)
+    }
+}
 
 /// True for one span of this family: a `context` object with a `span_id`, and a `name`.
 pub fn is_span(v: &Value) -> bool {

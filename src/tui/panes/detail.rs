@@ -10,8 +10,8 @@ use super::super::render::pane_block;
 use super::super::theme::{Role, Theme};
 use super::super::widgets::inert_text::{clipped, wrap_spans, wrapped};
 use super::super::widgets::json_view::{embedded_json, json_lines};
-use super::timeline::{format_count, format_duration};
 use crate::analysis::cost::CostSource;
+use crate::analysis::count::{short_count, step_duration};
 use crate::analysis::model::{Step, value_text};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -228,10 +228,10 @@ impl Builder<'_> {
             });
         }
         if let Some(d) = step.duration_ms() {
-            facts.push(format_duration(d));
+            facts.push(step_duration(d));
         }
         if let Some(u) = step.usage() {
-            let f = |x: Option<u64>| x.map(format_count).unwrap_or_else(|| "?".to_owned());
+            let f = |x: Option<u64>| x.map(short_count).unwrap_or_else(|| "?".to_owned());
             facts.push(format!(
                 "tokens in {} / out {}",
                 f(u.input_tokens),
@@ -257,7 +257,7 @@ impl Builder<'_> {
         if step.kind.is_model()
             && let Some(cw) = doc.run.context_window_at(step)
         {
-            facts.push(format!("context window {}", format_count(cw)));
+            facts.push(format!("context window {}", short_count(cw)));
         }
         if !facts.is_empty() {
             self.note(&facts.join(" · "));

@@ -7,8 +7,6 @@
 mod row;
 pub mod waterfall;
 
-pub use row::{format_count, format_duration};
-
 use super::super::app::{App, Document, Pane, RowHit, group};
 use super::super::overlays::search::SearchHits;
 use super::super::render::pane_block;

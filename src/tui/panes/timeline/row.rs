@@ -10,6 +10,7 @@ use super::super::super::theme::Role;
 use super::super::super::widgets::inert_text::{clipped, width_of};
 use super::super::super::widgets::marks;
 use super::waterfall::{Waterfall, bar_width};
+use crate::analysis::count::{short_count, step_duration};
 use crate::analysis::model::Step;
 use crate::tui::widgets::selection::selected_row;
 use fuzzy_matcher::FuzzyMatcher;
@@ -234,7 +235,7 @@ impl<'a> RowContext<'a> {
         let used: usize = spans.iter().map(|s| width_of(&s.content)).sum();
         let right: Vec<Span<'a>> = match &self.waterfall {
             Some(w) => {
-                let dur = step.duration_ms().map(format_duration).unwrap_or_default();
+                let dur = step.duration_ms().map(step_duration).unwrap_or_default();
                 let mut v = Vec::new();
                 if self.cost_shown() {
                     v.push(Span::styled(
@@ -403,7 +404,7 @@ impl<'a> RowContext<'a> {
 
 /// Duration and cost, right-aligned: `  1.2s  1.8k tok`.
 fn right_columns(step: &Step) -> String {
-    let dur = step.duration_ms().map(format_duration).unwrap_or_default();
+    let dur = step.duration_ms().map(step_duration).unwrap_or_default();
     format!("{dur:>6} {:>8}", cost_text(step))
 }
 
@@ -411,34 +412,8 @@ fn right_columns(step: &Step) -> String {
 fn cost_text(step: &Step) -> String {
     super::tokens(step)
         .filter(|&n| n > 0)
-        .map(|n| format!("{} tok", format_count(n)))
+        .map(|n| format!("{} tok", short_count(n)))
         .unwrap_or_default()
-}
-
-/// `850ms`, `1.2s`, `3m04s`, `2h05m`.
-pub fn format_duration(ms: i64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms < 60_000 {
-        format!("{}.{}s", ms / 1000, (ms % 1000) / 100)
-    } else if ms < 3_600_000 {
-        format!("{}m{:02}s", ms / 60_000, (ms % 60_000) / 1000)
-    } else {
-        format!("{}h{:02}m", ms / 3_600_000, (ms % 3_600_000) / 60_000)
-    }
-}
-
-/// `950`, `1.8k`, `12k`, `3.4M`.
-pub fn format_count(n: u64) -> String {
-    if n < 1000 {
-        n.to_string()
-    } else if n < 10_000 {
-        format!("{}.{}k", n / 1000, (n % 1000) / 100)
-    } else if n < 1_000_000 {
-        format!("{}k", n / 1000)
-    } else {
-        format!("{}.{}M", n / 1_000_000, (n % 1_000_000) / 100_000)
-    }
 }
 
 #[cfg(test)]
@@ -447,13 +422,14 @@ mod tests {
 
     #[test]
     fn durations_and_counts_read_naturally() {
-        assert_eq!(format_duration(850), "850ms");
-        assert_eq!(format_duration(1250), "1.2s");
-        assert_eq!(format_duration(184_000), "3m04s");
-        assert_eq!(format_duration(7_500_000), "2h05m");
-        assert_eq!(format_count(950), "950");
-        assert_eq!(format_count(1840), "1.8k");
-        assert_eq!(format_count(12_345), "12k");
-        assert_eq!(format_count(3_400_000), "3.4M");
+        assert_eq!(step_duration(850), "850ms");
+        assert_eq!(step_duration(1250), "1.2s");
+        assert_eq!(step_duration(184_000), "3m04s");
+        assert_eq!(step_duration(7_500_000), "2h05m");
+        assert_eq!(step_duration(-20), "0ms");
+        assert_eq!(short_count(950), "950");
+        assert_eq!(short_count(1840), "1.8k");
+        assert_eq!(short_count(12_345), "12k");
+        assert_eq!(short_count(3_400_000), "3.4M");
     }
 }

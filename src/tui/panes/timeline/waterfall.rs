@@ -6,7 +6,7 @@
 //! role; a step without timestamps says so. Reads only what the document computed at open.
 
 use super::super::super::theme::{Role, Theme};
-use super::row::format_duration;
+use crate::analysis::count::step_duration;
 use ratatui::text::Span;
 
 /// Share of the timeline's width the bars take, in percent, and the bounds.
@@ -55,7 +55,7 @@ impl Waterfall {
             if d == 0 {
                 "0s".to_owned()
             } else {
-                format_duration(d)
+                step_duration(d)
             }
         };
         let mut scale = vec![' '; self.width];
