@@ -204,6 +204,8 @@ pub enum Category {
     FollowedPlan,
     /// A change made before the user confirmed it.
     UnconfirmedAction,
+    /// A conversation that ends on the user's yes to a change the agent proposed, never made.
+    ConfirmedNotDone,
     /// A number stated that nothing before it gives.
     UngroundedNumber,
     /// A change that made a later call on the same thing fail.
@@ -218,7 +220,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 38] = [
+    pub const ALL: [Category; 39] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
@@ -252,6 +254,7 @@ impl Category {
         Category::AnswerBasis,
         Category::FollowedPlan,
         Category::UnconfirmedAction,
+        Category::ConfirmedNotDone,
         Category::UngroundedNumber,
         Category::ConflictingChange,
         Category::ReissuedInstruction,
@@ -312,6 +315,7 @@ impl Category {
             Category::AnswerBasis => "answer_basis",
             Category::FollowedPlan => "followed_plan",
             Category::UnconfirmedAction => "unconfirmed_action",
+            Category::ConfirmedNotDone => "confirmed_not_done",
             Category::UngroundedNumber => "ungrounded_number",
             Category::ConflictingChange => "conflicting_change",
             Category::ReissuedInstruction => "reissued_instruction",
