@@ -4,18 +4,22 @@
 //! because no message of the agent since the user's message before asked them to confirm. One
 //! confirmation covers every change made before the user speaks again. The first such decision
 //! after each user message is flagged. When the run's instructions ask for confirmation, the
-//! evidence quotes them. Linear in the run. No I/O.
+//! evidence quotes them. Also a conversation that ends on the user's yes to a change the agent
+//! asked them to confirm: the change they agreed to was never made. Linear in the run. No I/O.
 
 use super::conversation::{AFFIRMATIONS, CONFIRM_ASKS, is_conversation, said};
 use super::phrases::PhraseSet;
 use super::say::{quote, short, step, tool_of};
+use super::vocab::{ACTION_NAME_WORDS, DECLINES};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::UNCONFIRMED_ACTION;
+use crate::analysis::rank::params::{CONFIRMED_NOT_DONE, UNCONFIRMED_ACTION};
 use hashbrown::HashSet;
 
 static ASKS: PhraseSet = PhraseSet::new(CONFIRM_ASKS);
 static YES: PhraseSet = PhraseSet::new(AFFIRMATIONS);
+static NO: PhraseSet = PhraseSet::new(DECLINES);
+static ACTIONS: PhraseSet = PhraseSet::new(ACTION_NAME_WORDS);
 
 /// A change made before the user confirmed it.
 pub struct UnconfirmedAction;
@@ -49,6 +53,62 @@ fn asked_before(f: &Facts<'_>, u: usize) -> bool {
         .filter(|s| decides(s))
         .filter_map(said)
         .any(|text| text.contains('?') || ASKS.find_any_case(text).is_some())
+}
+
+/// The agent's latest message before the user step at `u` (since the user's message before) that
+/// asks them to confirm an action: a question or a request to confirm, naming an action verb
+/// ("proceed with the exchange?", "shall I cancel it?").
+fn asked_to_act<'a>(f: &'a Facts<'a>, u: usize) -> Option<(usize, &'a str)> {
+    let from = f.last_user_before(u).map_or(0, |p| p + 1);
+    let asks = |text: &str| text.contains('?') || ASKS.find_any_case(text).is_some();
+    (from..u).rev().find_map(|i| {
+        let s = f.run.steps.get(i)?;
+        let text = said(s).filter(|_| decides(s))?;
+        (asks(text) && ACTIONS.find_any_case(text).is_some()).then_some((i, text))
+    })
+}
+
+/// The conversation ends on the user's yes to an action the agent asked them to confirm: the
+/// change they agreed to was never made (the last step that is not an instruction is that
+/// message, so nothing came after it). A message that turns the offer down ("no", "no thanks",
+/// "never mind") is no yes.
+fn confirmed_not_done(f: &Facts<'_>) -> Option<Finding> {
+    let run = f.run;
+    let u = run.steps.iter().rposition(|s| s.kind != StepKind::System)?;
+    if run.steps.get(u)?.kind != StepKind::User {
+        return None;
+    }
+    let user_said = f.texts.produced(u);
+    YES.find_any_case(&user_said)?;
+    let opens_with_no = user_said
+        .trim_start()
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .is_some_and(|w| w.eq_ignore_ascii_case("no"));
+    if opens_with_no || NO.find_any_case(&user_said).is_some() {
+        return None;
+    }
+    let (a, asked) = asked_to_act(f, u)?;
+    Some(
+        Finding::new(
+            u,
+            Category::ConfirmedNotDone,
+            DetectorId::Confirmation,
+            CONFIRMED_NOT_DONE,
+            Nature::Suspect,
+            "the run ends on the user's yes: the change they agreed to was never made".to_owned(),
+        )
+        .because(format!(
+            "the agent asked at {} to confirm: {}",
+            step(run, a),
+            quote(asked)
+        ))
+        .because(format!(
+            "the user agreed at {}, the last step of the run, and no call was made after it: {}",
+            step(run, u),
+            quote(&user_said)
+        )),
+    )
 }
 
 impl Detector for UnconfirmedAction {
@@ -117,6 +177,7 @@ impl Detector for UnconfirmedAction {
             }
             out.push(fi);
         }
+        out.extend(confirmed_not_done(f));
         out
     }
 }
@@ -204,6 +265,58 @@ mod tests {
         let ev = found[0].evidence.join("\n");
         assert!(ev.contains("does not say yes"), "{ev}");
         assert!(ev.contains("obtain explicit user confirmation"), "{ev}");
+    }
+
+    #[test]
+    fn a_run_that_ends_on_the_users_yes_never_made_the_change() {
+        let run = shop()
+            .user("u1", "Exchange my shirt ORD-1042 for the red one.")
+            .llm(
+                "m2",
+                "I will exchange it for the red one. Shall I proceed with the exchange?",
+            )
+            .user("u3", "Yes, go ahead and finalize it.")
+            .build();
+        let found = facts_for(&run, |f| UnconfirmedAction.detect(f));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].step, 3);
+        assert_eq!(found[0].category, Category::ConfirmedNotDone);
+        let ev = found[0].evidence.join("\n");
+        assert!(ev.contains("Shall I proceed"), "{ev}");
+        // The change made after the yes: nothing left undone.
+        let done = shop()
+            .user("u1", "Exchange my shirt ORD-1042 for the red one.")
+            .llm(
+                "m2",
+                "I will exchange it for the red one. Shall I proceed with the exchange?",
+            )
+            .user("u3", "Yes, go ahead and finalize it.")
+            .llm("m4", json!({"tool_calls": [{"name": "cancel_order"}]}))
+            .tool_ok("t5", "cancel_order", json!({"id": "ORD-1042"}), "done")
+            .build();
+        assert!(facts_for(&done, |f| UnconfirmedAction.detect(f)).is_empty());
+        // A decline, and a yes to a question that offers no action, are not left undone.
+        for (asked, answer) in [
+            (
+                "Shall I proceed with the exchange?",
+                "No, that's okay. Thanks.",
+            ),
+            ("Shall I proceed with the exchange?", "Never mind, ok bye."),
+            (
+                "Is there anything else I can help with?",
+                "Yes, thanks, all good.",
+            ),
+        ] {
+            let run = shop()
+                .user("u1", "Exchange my shirt ORD-1042.")
+                .llm("m2", asked)
+                .user("u3", answer)
+                .build();
+            assert!(
+                facts_for(&run, |f| UnconfirmedAction.detect(f)).is_empty(),
+                "{asked} / {answer}"
+            );
+        }
     }
 
     #[test]

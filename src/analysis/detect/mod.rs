@@ -207,6 +207,8 @@ pub enum Category {
     FollowedPlan,
     /// A change made before the user confirmed it.
     UnconfirmedAction,
+    /// A conversation that ends on the user's yes to a change the agent proposed, never made.
+    ConfirmedNotDone,
     /// A number stated that nothing before it gives.
     UngroundedNumber,
     /// A change that made a later call on the same thing fail.
@@ -257,6 +259,7 @@ impl Category {
         Category::AnswerBasis,
         Category::FollowedPlan,
         Category::UnconfirmedAction,
+        Category::ConfirmedNotDone,
         Category::UngroundedNumber,
         Category::ConflictingChange,
         Category::ReissuedInstruction,
@@ -318,6 +321,7 @@ impl Category {
             Category::AnswerBasis => "answer_basis",
             Category::FollowedPlan => "followed_plan",
             Category::UnconfirmedAction => "unconfirmed_action",
+            Category::ConfirmedNotDone => "confirmed_not_done",
             Category::UngroundedNumber => "ungrounded_number",
             Category::ConflictingChange => "conflicting_change",
             Category::ReissuedInstruction => "reissued_instruction",

@@ -191,6 +191,9 @@ fn declined_offer(facts: &Facts<'_>) -> Option<String> {
         .to_lowercase()
         .replace('\u{2019}', "'");
     let decline = find_phrase(&said, DECLINES)?;
+    if asks_to_go_ahead(&said) {
+        return None;
+    }
     let offer = (0..u).rev().find(|&k| {
         run.steps.get(k).is_some_and(|s| s.kind.is_model())
             && find_phrase(&facts.texts.produced(k).to_lowercase(), OFFERS).is_some()
@@ -201,6 +204,29 @@ fn declined_offer(facts: &Facts<'_>) -> Option<String> {
         step_name(run, u),
         quote(decline)
     ))
+}
+
+/// The user's message (lower case) tells the agent to go ahead ("alright, go ahead and finalize
+/// it"), not after a negation ("don't go ahead"): it accepts what was offered, whatever else it
+/// says ("I don't want to mess this up" is no decline then).
+fn asks_to_go_ahead(said: &str) -> bool {
+    ["go ahead", "please proceed", "please do"].iter().any(|p| {
+        said.match_indices(p).any(|(at, _)| {
+            let before = said.get(..at).unwrap_or_default();
+            let near: String = before
+                .chars()
+                .rev()
+                .take(12)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            !(near.contains("n't")
+                || near.contains("not ")
+                || near.contains("no ")
+                || near.contains("never"))
+        })
+    })
 }
 
 /// Nothing went wrong yet: no step failed, nothing changed, no rule found a suspect, and the

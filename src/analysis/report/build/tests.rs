@@ -205,6 +205,24 @@ fn a_user_who_declines_the_offer_is_at_fault_unless_something_changed() {
     assert_eq!(report(changed).fault.party, Party::Agent);
 }
 
+#[test]
+fn a_user_who_says_go_ahead_declines_nothing() {
+    let run = |answer: &str| {
+        RunBuilder::failed()
+            .tool_def("change_flight", "", json!(null), true)
+            .user("s1", "Move my flight")
+            .llm("s2", "Would you like the 8:05 flight for a $75 fee?")
+            .user("s3", answer)
+            .build()
+    };
+    let yes = report(run(
+        "Alright, go ahead and change it. I don't want to miss my meeting.",
+    ));
+    assert_eq!(yes.fault.party, Party::Agent, "{:?}", yes.fault);
+    let no = report(run("No, don't go ahead. I don't want the 8:05."));
+    assert_eq!(no.fault.party, Party::User, "{:?}", no.fault);
+}
+
 struct FakeJudge {
     answer: Result<Value, JudgeError>,
     asked: Mutex<Vec<JudgeRequest>>,
