@@ -225,7 +225,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in docs order.
-    pub const ALL: [Category; 39] = [
+    pub const ALL: [Category; 40] = [
         Category::ToolError,
         Category::StepError,
         Category::InvalidArguments,
