@@ -5,8 +5,8 @@
 //! command, verdicts, the attribution ledger), [`tui`] (the screen) and [`cli`] (the command line).
 //! [`config`] resolves settings once for all of them.
 
-pub mod analysis;
+pub use tdn_core::analysis;
 pub mod cli;
-pub mod config;
-pub mod experiments;
+pub use tdn_experiments::config;
+pub use tdn_experiments::experiments;
 pub mod tui;
