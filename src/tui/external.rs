@@ -105,9 +105,14 @@ pub fn start(
         .arg("tdn-tui")
         .arg(&*path);
     // SAFETY: the closure runs in the child between fork and exec and calls only
-    // async-signal-safe functions (setpgid, sigprocmask, tcsetpgrp, getpid).
+    // async-signal-safe functions (signal, setpgid, sigprocmask, tcsetpgrp, getpid).
     unsafe {
         c.pre_exec(move || {
+            // The program gets the keyboard's signals as any program does, even when tdn-tui was
+            // started with them ignored (by `nohup`, or as a background job of a script), which
+            // the shell and the program would otherwise inherit and could not undo.
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGQUIT, libc::SIG_DFL);
             if libc::setpgid(0, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }

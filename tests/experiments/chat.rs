@@ -23,6 +23,12 @@ enum Mode {
     RefuseKey,
     /// 200 with an HTML page (a base URL that is not the API).
     Html,
+    /// A chat completion that says `answer` when some message of the prompt holds `fact`, else
+    /// "I don't know.": a model that answers from what it was sent.
+    Knows {
+        fact: &'static str,
+        answer: &'static str,
+    },
 }
 
 /// The stand-in endpoint: its base URL and the requests it received (body and headers).
@@ -105,6 +111,18 @@ fn serve(stream: TcpStream, mode: Mode, log: &Mutex<Vec<(Value, String)>>) {
             "text/html",
             "<html><body>Welcome</body></html>".to_owned(),
         ),
+        Mode::Knows { fact, answer } => {
+            let content = if body["messages"].to_string().contains(fact) {
+                answer.to_owned()
+            } else {
+                "I don't know.".to_owned()
+            };
+            let reply = json!({"id": "x", "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 40, "completion_tokens": 9, "total_tokens": 49}});
+            ("200 OK", "application/json", reply.to_string())
+        }
         Mode::Answer => {
             let content = match figure(&body) {
                 Some(f) => format!("Meta's revenue in 2023 was {f}."),
@@ -460,4 +478,76 @@ fn on_an_imported_rag_trace_the_chat_runner_proves_which_document_the_answer_cam
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+#[test]
+fn on_a_real_langfuse_export_ablating_the_tool_result_the_answer_rests_on_is_confirmed() {
+    // The OpenAI Agents SDK's trace as Langfuse exports it: the model called get_weather, the
+    // tool said "sunny", the model answered from it. Nothing was written for tdn-tui.
+    let s = Scenario::new();
+    let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import/real/langfuse/langfuse__openai-agents-2025-09-30.trace.json");
+    std::fs::copy(&real, s.path("agents.json")).unwrap();
+    let out = s.tdn(&["analyze", "agents.json", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The answer the recorded call gave, which a stand-in that knows the fact gives again.
+    let out = s.tdn(&["import", "agents.json", "-o", "converted.json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let converted: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.path("converted.json")).unwrap()).unwrap();
+    let answer: &'static str = Box::leak(
+        converted["final_answer"]
+            .as_str()
+            .expect("the export records an answer")
+            .to_owned()
+            .into_boxed_str(),
+    );
+    let unit = report["influence"]["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["unit"].as_str())
+        .find(|u| u.starts_with("tool_result-"))
+        .expect("the tool's result is a context unit")
+        .to_owned();
+    let ep = Endpoint::start(Mode::Knows {
+        fact: "sunny",
+        answer,
+    });
+    let mut c = s.command(&[
+        "experiment",
+        "agents.json",
+        "--runner",
+        "tdn-tui runner chat",
+        "--yes",
+        "--json",
+        "--ablate",
+        &unit,
+    ]);
+    with_chat_env(&mut c, Some(&ep.url));
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let j: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {err}"));
+    assert_eq!(j["baseline"]["stable"], true, "{err}\n{j}");
+    assert_eq!(j["verdict"], "confirmed", "{err}\n{j}");
+    let seen = ep.requests();
+    assert_eq!(seen.len(), 6);
+    for (b, _) in &seen {
+        assert_eq!(b["model"], "gpt-4.1-2025-04-14", "the recorded call's model");
+    }
+    let holding = seen
+        .iter()
+        .filter(|(b, _)| b["messages"].to_string().contains("sunny"))
+        .count();
+    assert_eq!(
+        holding, 3,
+        "the baseline re-sends hold the result, the ablated ones do not"
+    );
+    for (b, _) in &seen {
+        assert!(
+            b["messages"].to_string().contains("Tokyo"),
+            "the question stays: {b}"
+        );
+    }
 }
