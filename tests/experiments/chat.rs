@@ -534,7 +534,10 @@ fn on_a_real_langfuse_export_ablating_the_tool_result_the_answer_rests_on_is_con
     let seen = ep.requests();
     assert_eq!(seen.len(), 6);
     for (b, _) in &seen {
-        assert_eq!(b["model"], "gpt-4.1-2025-04-14", "the recorded call's model");
+        assert_eq!(
+            b["model"], "gpt-4.1-2025-04-14",
+            "the recorded call's model"
+        );
     }
     let holding = seen
         .iter()
