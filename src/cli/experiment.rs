@@ -16,7 +16,9 @@ use crate::experiments::engine::{
     file_holds_several,
 };
 use crate::experiments::event::{Event, EventKind, JobEnd, SampleEnd, Saved};
-use crate::experiments::summary::{ExperimentSummary, attribution_summaries, experiment_summary};
+use crate::experiments::summary::{
+    ExperimentSummary, attribution_summaries, experiment_summary, spent_over,
+};
 use anyhow::Context;
 use std::io::Write;
 use std::path::Path;
@@ -383,19 +385,12 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
     if let Some(c) = s.class {
         let _ = writeln!(out, "class: {}", c.as_str());
     }
-    // A runner that re-sent one recorded call did not run the agent: say what it ran.
-    let what = match &s.replayed_call {
-        Some(call) => format!(
-            "{} of model call '{}' (tokens and dollars as the runner reported them)",
-            crate::analysis::count::counted(s.spent.samples.len(), "re-send", "re-sends"),
-            inert_line(call)
-        ),
-        None => format!(
-            "{} of your agent (tokens and dollars as it reported them)",
-            crate::analysis::count::counted(s.spent.samples.len(), "run", "runs")
-        ),
-    };
-    let _ = writeln!(out, "spent: {} over {what}", s.spent.total.words());
+    let _ = writeln!(
+        out,
+        "spent: {} over {}",
+        s.spent.total.words(),
+        spent_over(s.spent.samples.len(), s.replayed_call.as_deref())
+    );
     for e in &s.errors {
         let _ = writeln!(
             out,

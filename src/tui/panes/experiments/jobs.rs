@@ -9,10 +9,10 @@
 
 use super::state::{Counts, Job, JobState, ProbeRun, SampleState};
 use super::words::{disposition_words, job_verdict, level_words, spent_words};
-use crate::analysis::model::inert_line;
 use crate::analysis::report::{ProbeResult, Verdict};
 use crate::experiments::event::{JobEnd, SampleEnd, Saved};
 use crate::experiments::intervention::Intervention;
+use crate::experiments::summary::spent_over;
 use crate::tui::app::App;
 use crate::tui::theme::Role;
 use crate::tui::widgets::inert_text::{clipped, wrap_spans};
@@ -292,20 +292,13 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
                 }
                 _ => None,
             });
-        let what = match call {
-            Some(call) => format!(
-                "{} of model call '{}' (tokens and dollars as the runner reported them)",
-                crate::analysis::count::counted(done, "re-send", "re-sends"),
-                inert_line(&call)
-            ),
-            None => format!(
-                "{} of your agent (tokens and dollars as the agent reported them)",
-                crate::analysis::count::counted(done, "run", "runs")
-            ),
-        };
         out.extend(para(
             app,
-            format!("spent: {} over {what}", spent_words(&spent)),
+            format!(
+                "spent: {} over {}",
+                spent_words(&spent),
+                spent_over(done, call.as_deref())
+            ),
             Role::Text,
             width,
             "  ",
