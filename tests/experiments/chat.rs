@@ -79,6 +79,15 @@ fn figure(body: &Value) -> Option<String> {
     Some(text[start..end + " billion dollars".len()].to_owned())
 }
 
+/// A chat completion whose one choice says `content`, with a fixed token count.
+fn completion(content: &str) -> String {
+    json!({"id": "x", "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 40, "completion_tokens": 9, "total_tokens": 49}})
+    .to_string()
+}
+
 fn serve(stream: TcpStream, mode: Mode, log: &Mutex<Vec<(Value, String)>>) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut headers = String::new();
@@ -117,22 +126,14 @@ fn serve(stream: TcpStream, mode: Mode, log: &Mutex<Vec<(Value, String)>>) {
             } else {
                 "I don't know.".to_owned()
             };
-            let reply = json!({"id": "x", "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                             "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 40, "completion_tokens": 9, "total_tokens": 49}});
-            ("200 OK", "application/json", reply.to_string())
+            ("200 OK", "application/json", completion(&content))
         }
         Mode::Answer => {
             let content = match figure(&body) {
                 Some(f) => format!("Meta's revenue in 2023 was {f}."),
                 None => "I don't know.".to_owned(),
             };
-            let reply = json!({"id": "x", "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                             "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 40, "completion_tokens": 9, "total_tokens": 49}});
-            ("200 OK", "application/json", reply.to_string())
+            ("200 OK", "application/json", completion(&content))
         }
     };
     let mut stream = stream;
