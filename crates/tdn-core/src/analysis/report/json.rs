@@ -4,9 +4,7 @@
 //! terminal (C1 controls, DEL, bidirectional overrides, invisible format characters) are written
 //! as `\u` escapes, which JSON reads back as the same text.
 
-use super::{InfluenceEntry, InfluenceSection, Link, Report};
-use crate::analysis::influence::num_text::non_finite_text;
-use crate::analysis::influence::{Signals, Weights};
+use super::{InfluenceSection, Report};
 use crate::analysis::model::is_hazard;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -116,10 +114,6 @@ enum Piece<'a> {
     Value(&'a (dyn ErasedValue + Sync)),
     /// Entries of a list, each preceded by a comma unless it is the list's first.
     Entries(&'a (dyn ErasedEntries + Sync), std::ops::Range<usize>),
-    /// Links of the report's list, as [`Piece::Entries`] (written by [`links_into`]).
-    Links(&'a [Link], std::ops::Range<usize>),
-    /// Entries of the influence ranking, as [`Piece::Entries`] (written by [`scores_into`]).
-    Scores(&'a [InfluenceEntry], std::ops::Range<usize>),
 }
 
 impl Piece<'_> {
@@ -131,8 +125,6 @@ impl Piece<'_> {
             }
             Piece::Value(v) => v.write(out),
             Piece::Entries(list, range) => list.write(range.clone(), out),
-            Piece::Links(links, range) => links_into(links, range.clone(), out),
-            Piece::Scores(scores, range) => scores_into(scores, range.clone(), out),
         }
     }
 }
@@ -189,138 +181,6 @@ fn list<'a, T: Serialize + Sync>(items: &'a Vec<T>, per_piece: usize, pieces: &m
     pieces.push(Piece::Layout("]"));
 }
 
-/// Links `range` of `links`, each preceded by a comma unless it is the list's first, as serde
-/// writes them: by hand, since nearly every string of a link (step ids, quoted values) is
-/// printable ASCII with no quote or backslash and is written as it is (issue 11: 150,000 links,
-/// a third of the line, at 100,000 steps). Any other string is written by serde.
-fn links_into(
-    links: &[Link],
-    range: std::ops::Range<usize>,
-    out: &mut Vec<u8>,
-) -> Result<(), serde_json::Error> {
-    let first = range.start;
-    for (k, link) in links.get(range).unwrap_or_default().iter().enumerate() {
-        if first + k > 0 {
-            out.push(b',');
-        }
-        // Every field, in declaration order: a field added to `Link` fails to compile here.
-        let Link { from, to, value } = link;
-        out.extend_from_slice(b"{\"from\":");
-        string_into(from, out)?;
-        out.extend_from_slice(b",\"to\":");
-        string_into(to, out)?;
-        out.extend_from_slice(b",\"value\":");
-        string_into(value, out)?;
-        out.push(b'}');
-    }
-    Ok(())
-}
-
-/// Entries `range` of the influence ranking, each preceded by a comma unless it is the list's
-/// first, as serde writes them: by hand (issue 11: 50,000 entries, half the line, at 100,000
-/// steps), but for an entry with a probe result, which serde writes.
-fn scores_into(
-    scores: &[InfluenceEntry],
-    range: std::ops::Range<usize>,
-    out: &mut Vec<u8>,
-) -> Result<(), serde_json::Error> {
-    let first = range.start;
-    for (k, entry) in scores.get(range).unwrap_or_default().iter().enumerate() {
-        if first + k > 0 {
-            out.push(b',');
-        }
-        // Every field, in declaration order: a field added to the entry fails to compile here.
-        let InfluenceEntry {
-            id,
-            unit,
-            step,
-            score,
-            signals,
-            weights,
-            adapted,
-            probe,
-        } = entry;
-        if probe.is_some() {
-            serialize_into(entry, out)?;
-            continue;
-        }
-        out.extend_from_slice(b"{\"id\":");
-        string_into(id, out)?;
-        out.extend_from_slice(b",\"unit\":");
-        optional_string_into(unit.as_deref(), out)?;
-        out.extend_from_slice(b",\"step\":");
-        optional_string_into(step.as_deref(), out)?;
-        out.extend_from_slice(b",\"score\":");
-        serialize_into(score, out)?;
-        let Signals {
-            fa,
-            avg,
-            persist,
-            depth,
-        } = signals;
-        out.extend_from_slice(b",\"signals\":");
-        four_into([fa, avg, persist, depth], out)?;
-        if let Some(w) = weights {
-            let Weights {
-                fa,
-                avg,
-                persist,
-                depth,
-            } = &**w;
-            out.extend_from_slice(b",\"weights\":");
-            four_into([fa, avg, persist, depth], out)?;
-        }
-        match adapted {
-            Some(true) => out.extend_from_slice(b",\"adapted\":true"),
-            Some(false) => out.extend_from_slice(b",\"adapted\":false"),
-            None => {}
-        }
-        out.push(b'}');
-    }
-    Ok(())
-}
-
-/// The four numbers of [`Signals`] or [`Weights`] (`fa`, `avg`, `persist`, `depth`), as serde
-/// writes them with `num_text`: a number, or the string naming one that is not finite.
-fn four_into(numbers: [&f64; 4], out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
-    let keys: [&[u8]; 4] = [b"{\"fa\":", b",\"avg\":", b",\"persist\":", b",\"depth\":"];
-    for (key, &x) in keys.into_iter().zip(numbers) {
-        out.extend_from_slice(key);
-        match non_finite_text(x) {
-            Some(name) => string_into(name, out)?,
-            None => serialize_into(&x, out)?,
-        }
-    }
-    out.push(b'}');
-    Ok(())
-}
-
-/// An optional string as [`serialize_into`] writes it (`null` for none).
-fn optional_string_into(text: Option<&str>, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
-    match text {
-        Some(text) => string_into(text, out),
-        None => {
-            out.extend_from_slice(b"null");
-            Ok(())
-        }
-    }
-}
-
-/// A string as [`serialize_into`] writes it.
-fn string_into(text: &str, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
-    let plain = text
-        .bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
-    if plain {
-        out.push(b'"');
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
-        Ok(())
-    } else {
-        serialize_into(text, out)
-    }
-}
-
 /// The report's line in pieces, in order: the layout serde's derived `Serialize` writes for
 /// [`Report`] and [`InfluenceSection`] (fields in declaration order, `cost` and `experiments`
 /// only when present), with the long lists cut into pieces. The fields are named one by one below, so a
@@ -360,14 +220,8 @@ fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
     list(leads, per_piece, &mut p);
     p.push(Piece::Layout(",\"confidence\":"));
     p.push(Piece::Value(confidence));
-    p.push(Piece::Layout(",\"links\":["));
-    for start in (0..links.len()).step_by(per_piece) {
-        p.push(Piece::Links(
-            links,
-            start..links.len().min(start + per_piece),
-        ));
-    }
-    p.push(Piece::Layout("]"));
+    p.push(Piece::Layout(",\"links\":"));
+    list(links, per_piece, &mut p);
     p.push(Piece::Layout(",\"claims\":"));
     list(claims, per_piece, &mut p);
     p.push(Piece::Layout(",\"influence\":"));
@@ -383,14 +237,8 @@ fn pieces(report: &Report, per_piece: usize) -> Vec<Piece<'_>> {
             p.push(Piece::Value(ranked_by));
             p.push(Piece::Layout(",\"embedder\":"));
             p.push(Piece::Value(embedder));
-            p.push(Piece::Layout(",\"scores\":["));
-            for start in (0..scores.len()).step_by(per_piece) {
-                p.push(Piece::Scores(
-                    scores,
-                    start..scores.len().min(start + per_piece),
-                ));
-            }
-            p.push(Piece::Layout("]"));
+            p.push(Piece::Layout(",\"scores\":"));
+            list(scores, per_piece, &mut p);
             p.push(Piece::Layout(",\"confidence\":"));
             p.push(Piece::Value(confidence));
             p.push(Piece::Layout("}"));
@@ -495,7 +343,7 @@ mod tests {
                 s.title = text.clone();
                 s.evidence = vec![text.clone(), format!("{text}{text}")];
             }
-            // The influence entries are written by hand: every kind of string, numbers that
+            // The influence entries: every kind of string, numbers that
             // are not finite, weights and `adapted` there or not, and one entry with a probe.
             if let Some(scores) = r.influence.as_mut().map(|i| &mut i.scores) {
                 prop_assert!(scores.len() >= 3);
@@ -517,7 +365,7 @@ mod tests {
                 scores[2].adapted = Some(false);
                 scores[2].signals.depth = 1.0 / 3.0;
             }
-            // A link's strings are written by hand when plain: every kind of character here.
+            // A link: every kind of character here.
             prop_assert!(!r.links.is_empty());
             if let Some(l) = r.links.first_mut() {
                 l.from = id.clone();
@@ -617,9 +465,7 @@ mod tests {
         let cut: Vec<usize> = pieces
             .iter()
             .filter_map(|p| match p {
-                Piece::Entries(_, range) | Piece::Links(_, range) | Piece::Scores(_, range) => {
-                    Some(range.len())
-                }
+                Piece::Entries(_, range) => Some(range.len()),
                 _ => None,
             })
             .collect();
