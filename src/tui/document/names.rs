@@ -5,43 +5,11 @@
 //! chose (`s4`, `cal-0007`) stay, as the suspects and hints name steps by them. Presentation
 //! only: nothing here reads the run beyond the fields it names.
 
-use crate::analysis::model::{Step, inert_line};
+use crate::analysis::model::{Step, inert_line, is_opaque_token, strip_word_prefix};
+pub use crate::analysis::model::{is_opaque_id, step_name};
 
-/// Fewest hex digits (dashes aside) that make an id opaque.
-const OPAQUE_HEX: usize = 12;
-/// Fewest characters of a mixed letters-and-digits token that make it opaque (`toolu_01A0…`).
-const OPAQUE_TOKEN: usize = 16;
 /// Characters of an opaque token kept when one is shortened inside a name.
 const SHORT_TOKEN: usize = 8;
-
-/// True for an id nobody chose to read: a UUID, a run of at least [`OPAQUE_HEX`] hex digits, or
-/// a random token of letters and digits of at least [`OPAQUE_TOKEN`] characters, each possibly
-/// after a word prefix (`span_`, `trace-`, `call_`, `chatcmpl-`).
-pub fn is_opaque_id(id: &str) -> bool {
-    let body = strip_word_prefix(id);
-    is_opaque_token(body)
-}
-
-/// `span_62c8…` → `62c8…`; an id without such a prefix is returned whole.
-fn strip_word_prefix(id: &str) -> &str {
-    let letters = id.bytes().take_while(u8::is_ascii_alphabetic).count();
-    match id.as_bytes().get(letters) {
-        Some(b'_' | b'-' | b'.') if letters > 0 => id.get(letters + 1..).unwrap_or(id),
-        _ => id,
-    }
-}
-
-fn is_opaque_token(t: &str) -> bool {
-    let digits = t.bytes().filter(u8::is_ascii_digit).count();
-    let hex = t.bytes().filter(u8::is_ascii_hexdigit).count();
-    let all_hex = t.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
-    if all_hex && hex >= OPAQUE_HEX && digits > 0 {
-        return true;
-    }
-    let alnum = t.bytes().all(|b| b.is_ascii_alphanumeric());
-    let letters = t.len() - digits;
-    alnum && t.len() >= OPAQUE_TOKEN && digits >= 2 && letters >= 2
-}
 
 /// A name with its opaque tokens (UUIDs, long hex) shortened to their first characters and `…`,
 /// so `invoke_agent 171105b7-59dd-49c0-9677-0b95395aa46a` reads `invoke_agent 171105b7…`.
@@ -69,14 +37,6 @@ pub fn shortened(name: &str) -> String {
     }
     flush(&mut token, &mut out);
     out
-}
-
-/// What a step is called: its name, else its tool's name; `None` when it has neither.
-pub fn step_name(step: &Step) -> Option<&str> {
-    step.name
-        .as_deref()
-        .or(step.tool.as_ref().map(|t| t.name.as_str()))
-        .filter(|n| !n.trim().is_empty())
 }
 
 /// A step's label as the timeline shows it, and where its parts start (in characters): its name
@@ -134,32 +94,6 @@ pub fn step_label(step: &Step) -> StepLabel {
 mod tests {
     use super::*;
     use crate::analysis::model::StepKind;
-
-    #[test]
-    fn span_ids_uuids_and_random_tokens_are_opaque_chosen_ids_are_not() {
-        for id in [
-            "c8fddf8a758b15ca",
-            "ba8ab01bf086833c989ce2a7a29eee31",
-            "171105b7-59dd-49c0-9677-0b95395aa46a",
-            "span_62c8c4960656481aa44a01e3",
-            "trace_98b1922f8dc0455daf6191f1167901de",
-            "toolu_01A09q90qw90lq917835lq9",
-        ] {
-            assert!(is_opaque_id(id), "{id}");
-        }
-        for id in [
-            "s4",
-            "cal-0007",
-            "refund-outdated-policy",
-            "2.1",
-            "s01",
-            "messages",
-            "deadbeef",
-            "ChatCompletion",
-        ] {
-            assert!(!is_opaque_id(id), "{id}");
-        }
-    }
 
     #[test]
     fn names_keep_words_and_shorten_the_ids_inside_them() {

@@ -2,7 +2,7 @@
 //! quotes, made inert and shortened, so a person can find them in the run and a terminal shows
 //! them safely.
 
-use crate::analysis::model::{Run, describe_step, inert_line};
+use crate::analysis::model::{Run, inert_line};
 use crate::analysis::rank::params::QUOTE_CHARS;
 use std::borrow::Cow;
 
@@ -25,10 +25,11 @@ pub fn short(s: &str, max: usize) -> String {
     out
 }
 
-/// `step 's4' (position 4)` for the step at position `i`.
+/// `step 's4' (position 4)` for the step at position `i` (by its name when its id is a span id:
+/// [`Step::describe`](crate::analysis::model::Step::describe)).
 pub fn step(run: &Run, i: usize) -> String {
     match run.steps.get(i) {
-        Some(s) => describe_step(s.id.as_str(), i),
+        Some(s) => s.describe(),
         None => format!("the step at position {}", i + 1),
     }
 }

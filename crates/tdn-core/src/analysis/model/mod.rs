@@ -9,6 +9,7 @@ mod json;
 mod json_keys;
 pub mod json_string;
 mod message;
+mod names;
 mod run;
 mod step;
 mod text;
@@ -17,6 +18,7 @@ pub use ids::{StepId, UnitId};
 pub(crate) use json::last_value_first_place;
 pub use json::{Json, JsonMap, JsonSeed};
 pub use message::{Message, MessageCall, ModelCall, UnitAt, char_to_byte};
+pub use names::{is_opaque_id, is_opaque_token, step_name, strip_word_prefix};
 pub use run::{
     ContextUnit, Limits, ModelInfo, Run, RunStatus, SAME_ANSWER, StatusFrom, Tool, same_answer,
 };

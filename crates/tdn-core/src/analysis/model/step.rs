@@ -3,6 +3,7 @@
 use super::ids::{StepId, UnitId};
 use super::json::Json;
 use super::message::{Message, ModelCall};
+use super::names::{is_opaque_id, step_name};
 use super::text::{inert_line, value_text};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -462,11 +463,22 @@ impl Step {
         }
     }
 
-    /// How a person names this step: `step 's4' (position 4)`; the id is made inert.
+    /// How a person names this step: `step 's4' (position 4)`; a step whose id nobody chose to
+    /// read (a span id, a UUID: [`is_opaque_id`]) by its name instead when it has one,
+    /// `step 'ChatCompletion' (position 3)`. Made inert.
     pub fn describe(&self) -> String {
-        describe_step(self.id.as_str(), self.index)
+        match step_name(self) {
+            Some(name) if is_opaque_id(self.id.as_str()) && !is_opaque_id(name) => {
+                let name: String = name.chars().take(NAME_CHARS).collect();
+                format!("step '{}' (position {})", inert_line(&name), self.index + 1)
+            }
+            _ => describe_step(self.id.as_str(), self.index),
+        }
     }
 }
+
+/// Characters of a step's name kept when evidence names it.
+const NAME_CHARS: usize = 60;
 
 /// How a person names a step by id and 0-based index: `step 's4' (position 4)`.
 pub fn describe_step(id: &str, index: usize) -> String {
