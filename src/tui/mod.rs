@@ -126,15 +126,7 @@ pub fn run(
     signals: StopSignals,
     screen: Screen,
 ) -> anyhow::Result<Option<i32>> {
-    install_panic_hook();
-    let mut terminal = enter()?;
-    let mut input = match InputThread::start() {
-        Ok(i) => i,
-        Err(e) => {
-            restore(terminal);
-            return Err(e.into());
-        }
-    };
+    let (mut terminal, mut input) = take_terminal()?;
     let end = rt.block_on(event_loop(&mut terminal, screen, signals, &mut input));
     Ok(finish(rt, terminal, end))
 }
@@ -153,16 +145,8 @@ pub fn run_loading<T>(
     done: tokio::sync::oneshot::Receiver<Result<T, String>>,
     open: impl FnOnce(T, &tokio::runtime::Runtime) -> anyhow::Result<Screen>,
 ) -> anyhow::Result<Option<i32>> {
-    install_panic_hook();
-    let mut terminal = enter()?;
     // One reader of terminal events for the loading screen and the screen after it.
-    let mut input = match InputThread::start() {
-        Ok(i) => i,
-        Err(e) => {
-            restore(terminal);
-            return Err(e.into());
-        }
-    };
+    let (mut terminal, mut input) = take_terminal()?;
     let waited = rt.block_on(loading_loop(
         &mut terminal,
         view,
@@ -278,6 +262,19 @@ async fn loading_loop<T>(
                     return loading::Outcome::Lost(why);
                 }
             }
+        }
+    }
+}
+
+/// Takes the terminal (the panic hook gives it back) and starts the one reader of its events.
+fn take_terminal() -> anyhow::Result<(Term, InputThread)> {
+    install_panic_hook();
+    let terminal = enter()?;
+    match InputThread::start() {
+        Ok(input) => Ok((terminal, input)),
+        Err(e) => {
+            restore(terminal);
+            Err(e.into())
         }
     }
 }
