@@ -27,7 +27,7 @@ const TRIM_AFTER_STEPS: usize = 10_000;
 
 /// Runs the subcommand.
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let reference = reference_choice(&args.reference)?;
+    let reference = reference_choice(&args.analysis.reference)?;
     let mut settings = settings(&args.config, |o| o.embedder.clone_from(&args.embedder))?;
     let mut notes: Vec<Warning> = Vec::new();
     if let Some(note) = embedder_consent(&mut settings) {
@@ -38,7 +38,8 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     // A bar on stderr while a big run loads and is analysed; wiped before each report prints.
     let progress = Arc::new(Progress::new());
     let mut bar = Some(Bar::start(progress.clone()));
-    let runs = load::load_path_with_progress(&args.run, &load_options(&args.input), &progress)?;
+    let runs =
+        load::load_path_with_progress(&args.run, &load_options(&args.analysis.input), &progress)?;
     let format = match (args.json, args.format) {
         (true, _) => ReportFormat::Json,
         (false, f) => f.unwrap_or(ReportFormat::Text),
@@ -49,7 +50,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     for (k, loaded) in runs.into_iter().enumerate() {
         let mut loaded = loaded;
         loaded.warnings.extend(notes.iter().cloned());
-        super::common::settle_outcome(&mut loaded, &args.outcome, &reference);
+        super::common::settle_outcome(&mut loaded, &args.analysis.outcome, &reference);
         // Against a good run: the comparison is made here and handed to the analysis.
         let picked = match good.as_ref().map(|g| g.pick(&loaded.run)) {
             None => None,
@@ -177,7 +178,11 @@ fn ledger_verdicts(
 ) -> (Vec<VerdictRow>, Option<String>) {
     use crate::experiments::engine::{file_holds_several, locate_ledger};
     use crate::experiments::ledger::evidence;
-    let several = file_holds_several(runs_in_file, args.input.index, loaded.source_format);
+    let several = file_holds_several(
+        runs_in_file,
+        args.analysis.input.index,
+        loaded.source_format,
+    );
     let location = locate_ledger(
         settings.ledger.path.as_deref(),
         &args.run,

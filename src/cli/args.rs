@@ -60,6 +60,21 @@ pub struct ReferenceArgs {
     pub no_reference: bool,
 }
 
+/// What the analysis of a run reads besides the file: which run and format, which reference
+/// answer, and the outcome when the recording does not say.
+#[derive(Debug, Args, Clone, Default)]
+pub struct AnalysisArgs {
+    /// Which run and format.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Which reference answer.
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
+    /// The outcome, when the recording does not say.
+    #[command(flatten)]
+    pub outcome: OutcomeArgs,
+}
+
 /// A good run to compare with (`--against`).
 #[derive(Debug, Args, Clone, Default)]
 pub struct AgainstArgs {
@@ -98,15 +113,9 @@ pub struct OpenArgs {
     /// The recorded run (tdn.run/1, OTLP JSON, Langfuse, Who&When or τ-bench).
     #[arg(value_name = "RUN")]
     pub run: Option<PathBuf>,
-    /// Which run and format.
+    /// Which run, which reference answer, which outcome.
     #[command(flatten)]
-    pub input: InputArgs,
-    /// Which reference answer.
-    #[command(flatten)]
-    pub reference: ReferenceArgs,
-    /// The outcome, when the recording does not say.
-    #[command(flatten)]
-    pub outcome: OutcomeArgs,
+    pub analysis: AnalysisArgs,
     /// A good run to compare with.
     #[command(flatten)]
     pub against: AgainstArgs,
@@ -216,15 +225,9 @@ pub struct AnalyzeArgs {
     /// verdicts the run's ledger holds).
     #[arg(long, value_enum, value_name = "F")]
     pub format: Option<ReportFormat>,
-    /// Which run and format.
+    /// Which run, which reference answer, which outcome.
     #[command(flatten)]
-    pub input: InputArgs,
-    /// Which reference answer.
-    #[command(flatten)]
-    pub reference: ReferenceArgs,
-    /// The outcome, when the recording does not say.
-    #[command(flatten)]
-    pub outcome: OutcomeArgs,
+    pub analysis: AnalysisArgs,
     /// A good run to compare with.
     #[command(flatten)]
     pub against: AgainstArgs,
@@ -401,15 +404,9 @@ pub struct LocalizeArgs {
     /// Runner options.
     #[command(flatten)]
     pub runner: RunnerArgs,
-    /// Which run and format.
+    /// Which run, which reference answer, which outcome.
     #[command(flatten)]
-    pub input: InputArgs,
-    /// Which reference answer.
-    #[command(flatten)]
-    pub reference: ReferenceArgs,
-    /// The outcome, when the recording does not say.
-    #[command(flatten)]
-    pub outcome: OutcomeArgs,
+    pub analysis: AnalysisArgs,
     /// Config and consent.
     #[command(flatten)]
     pub config: ConfigArgs,
@@ -466,15 +463,9 @@ pub struct LedgerPlanArgs {
     /// Re-ablate after P generations without improvement.
     #[arg(long, value_name = "P")]
     pub plateau: Option<u64>,
-    /// The evaluator epoch to trust.
-    #[arg(long, value_name = "E")]
-    pub epoch: Option<String>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Config and consent.
+    /// The epoch to trust, the output, config and consent.
     #[command(flatten)]
-    pub config: ConfigArgs,
+    pub read: LedgerReadArgs,
 }
 
 /// `ledger select`.
@@ -485,6 +476,14 @@ pub struct LedgerSelectArgs {
     /// Take the current bundle from this run.
     #[arg(long, value_name = "RUN")]
     pub run: Option<PathBuf>,
+    /// The epoch to trust, the output, config and consent.
+    #[command(flatten)]
+    pub read: LedgerReadArgs,
+}
+
+/// How `ledger plan` and `ledger select` read the ledger and answer.
+#[derive(Debug, Args)]
+pub struct LedgerReadArgs {
     /// The evaluator epoch to trust.
     #[arg(long, value_name = "E")]
     pub epoch: Option<String>,

@@ -82,7 +82,7 @@ fn epoch_of(given: Option<&String>, s: &Settings) -> String {
 }
 
 fn plan(a: &LedgerPlanArgs) -> anyhow::Result<ExitCode> {
-    let s = settings(&a.config, |_| {})?;
+    let s = settings(&a.read.config, |_| {})?;
     let checked = verify_path(&a.path)?;
     let run = a.run.as_deref().map(load_run).transpose()?;
     let bundles = run
@@ -90,7 +90,7 @@ fn plan(a: &LedgerPlanArgs) -> anyhow::Result<ExitCode> {
         .map(plan::run_bundles)
         .transpose()
         .context("cannot form the run's baseline bundle")?;
-    let epoch = epoch_of(a.epoch.as_ref(), &s);
+    let epoch = epoch_of(a.read.epoch.as_ref(), &s);
     let k = match a.samples {
         Some(k) => plan::samples_per_probe(k as f64),
         None => plan::samples_per_probe(s.experiments.samples),
@@ -102,7 +102,7 @@ fn plan(a: &LedgerPlanArgs) -> anyhow::Result<ExitCode> {
     };
     let (inputs, candidates) = plan::inputs(&checked, &epoch, bundles.as_ref(), k);
     let planned = plan::plan(&candidates, &inputs, &policy);
-    if a.json {
+    if a.read.json {
         json_line(&output::plan_json(&planned, &inputs, &policy, &epoch, k))?;
     } else {
         write_stdout(&output::plan_text(&planned, &inputs, &policy, &epoch))?;
@@ -112,7 +112,7 @@ fn plan(a: &LedgerPlanArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn select(a: &LedgerSelectArgs) -> anyhow::Result<ExitCode> {
-    let s = settings(&a.config, |_| {})?;
+    let s = settings(&a.read.config, |_| {})?;
     let checked = verify_path(&a.path)?;
     let run = a.run.as_deref().map(load_run).transpose()?;
     let bundle = match &run {
@@ -136,11 +136,11 @@ fn select(a: &LedgerSelectArgs) -> anyhow::Result<ExitCode> {
             })?
         }
     };
-    let epoch = epoch_of(a.epoch.as_ref(), &s);
+    let epoch = epoch_of(a.read.epoch.as_ref(), &s);
     let units = units_of(&bundle, run.as_ref());
     let history = history_of(&checked);
     let selection = select::select(bundle.digest(), &units, &history, &epoch);
-    if a.json {
+    if a.read.json {
         json_line(&output::select_json(&selection))?;
     } else {
         write_stdout(&output::select_text(&selection))?;

@@ -55,12 +55,12 @@ pub fn run(args: &LocalizeArgs) -> anyhow::Result<ExitCode> {
     let settings = common::settings(&args.config, |o| runner_overrides(&args.runner, o))?;
     let engine = engine(&settings)?;
     let judge = judge(&settings)?;
-    let reference = common::reference_choice(&args.reference)?;
+    let reference = common::reference_choice(&args.analysis.reference)?;
     let embedder = engine.embedder();
     let settle = |l: &mut crate::analysis::load::Loaded| {
-        common::settle_outcome(l, &args.outcome, &reference);
+        common::settle_outcome(l, &args.analysis.outcome, &reference);
     };
-    let (subject, _) = subject(&engine, &args.run, &args.input, settle, |loaded| {
+    let (subject, _) = subject(&engine, &args.run, &args.analysis.input, settle, |loaded| {
         Some(analyze(
             loaded,
             &AnalyzeOptions {

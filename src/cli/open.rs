@@ -64,7 +64,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     // Without a terminal (and no --render) a file that cannot be opened says so first; only a
     // good one needs a terminal.
     if render.is_none() && !std::io::stdout().is_terminal() {
-        let runs = load::load_path(path, &load_options(&args.input))?;
+        let runs = load::load_path(path, &load_options(&args.analysis.input))?;
         if runs.is_empty() {
             bail!("{}: the file holds no run", path.display());
         }
@@ -73,7 +73,7 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
         }
         bail!("the debugger needs a terminal; to print its screen as text, add --render 120x40");
     }
-    let reference = reference_choice(&args.reference)?;
+    let reference = reference_choice(&args.analysis.reference)?;
     // The screen analyses the run as it opens: a command embedder from the current folder's
     // tdn.toml is not the user's word yet, so it is left out unless --yes was given.
     let mut messages: Vec<String> = super::common::embedder_consent(&mut settings)
@@ -96,10 +96,10 @@ pub fn run(args: &OpenArgs) -> anyhow::Result<ExitCode> {
     let work = Work {
         against,
         path: path.clone(),
-        input: args.input.clone(),
+        input: args.analysis.input.clone(),
         report: args.report.clone(),
         reference,
-        outcome: args.outcome.clone(),
+        outcome: args.analysis.outcome.clone(),
         embedder,
         confidence: settings.confidence,
         prices: settings.prices.clone(),

@@ -16,7 +16,7 @@ use super::widgets::graph_gutter::Graph;
 use super::widgets::inert_text::{clipped, one_line};
 use crate::analysis::cost::{CostSource, format_usd};
 use crate::analysis::model::{Json, Run};
-use crate::analysis::report::Report;
+use crate::analysis::report::{Report, Suspect};
 use links::link_lookups;
 use rows::StepRows;
 use std::collections::{HashMap, HashSet};
@@ -123,20 +123,14 @@ impl Document {
                 )
             },
         );
-        let StepRows {
-            labels,
-            label_parts,
-            spans,
-            depth,
-            parent,
-            has_children,
-            has_durations,
-            has_tokens,
-        } = rows;
-        let clock = spans.iter().flatten().fold(None, |acc, &(a, b)| match acc {
-            None => Some((a, b)),
-            Some((c, d)) => Some((a.min(c), b.max(d))),
-        });
+        let clock = rows
+            .spans
+            .iter()
+            .flatten()
+            .fold(None, |acc, &(a, b)| match acc {
+                None => Some((a, b)),
+                Some((c, d)) => Some((a.min(c), b.max(d))),
+            });
         let mut suspect_of = vec![None; n];
         for (pos, s) in report.suspects.iter().enumerate() {
             if let Some(slot) = run.step_index(&s.step).and_then(|i| suspect_of.get_mut(i))
@@ -186,17 +180,17 @@ impl Document {
             report: Arc::new(report),
             source,
             saved_report: None,
-            labels,
-            label_parts,
-            has_timing: has_durations || has_tokens,
-            has_durations,
-            has_tokens,
-            spans,
+            labels: rows.labels,
+            label_parts: rows.label_parts,
+            has_timing: rows.has_durations || rows.has_tokens,
+            has_durations: rows.has_durations,
+            has_tokens: rows.has_tokens,
+            spans: rows.spans,
             clock,
-            depth,
-            parent,
-            nested: has_children.iter().any(|&c| c),
-            has_children,
+            depth: rows.depth,
+            parent: rows.parent,
+            nested: rows.has_children.iter().any(|&c| c),
+            has_children: rows.has_children,
             suspect_of,
             name_repeats,
             step_cost,
@@ -211,6 +205,15 @@ impl Document {
             warnings_of,
             against: None,
         }
+    }
+
+    /// Step `i`'s entry in the report's suspects, when it is one.
+    pub fn suspect_at(&self, i: usize) -> Option<&Suspect> {
+        self.suspect_of
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|p| self.report.suspects.get(p))
     }
 
     /// The step index of a report's step id.

@@ -189,6 +189,20 @@ pub enum Clipboard {
     None,
 }
 
+/// The experiments and the openers of runs that effects reach, as the screen starts with them.
+pub struct Handles {
+    /// The experiment engine.
+    pub port: Arc<dyn ExperimentPort>,
+    /// Opens runs chosen in the picker.
+    pub opener: Arc<Opener>,
+    /// Analyses a run again asking the configured judge (`None` without a judge).
+    pub judged: Option<Arc<Opener>>,
+    /// Analyses a run again with the outcome the user set (`None`: not possible).
+    pub outcome: Option<Arc<OutcomeSetter>>,
+    /// Analyses a run against a good run (`None`: not possible).
+    pub comparer: Option<Arc<Comparer>>,
+}
+
 /// What effects need from the outside.
 pub struct EffectContext {
     /// The theme, for laying out details.
@@ -208,6 +222,28 @@ pub struct EffectContext {
     pub events: EventSender,
     /// Where copies go.
     pub clipboard: Clipboard,
+}
+
+impl EffectContext {
+    /// The context of effects drawn with `theme`, reaching `handles`, sending experiment events
+    /// to `events` and copies to `clipboard`.
+    pub fn new(
+        theme: Arc<Theme>,
+        handles: Handles,
+        events: EventSender,
+        clipboard: Clipboard,
+    ) -> EffectContext {
+        EffectContext {
+            theme,
+            port: handles.port,
+            opener: handles.opener,
+            judged: handles.judged,
+            outcome: handles.outcome,
+            comparer: handles.comparer,
+            events,
+            clipboard,
+        }
+    }
 }
 
 /// How a file looked: its length and modification time.

@@ -442,39 +442,43 @@ mod tests {
             .expect("a runtime")
     }
 
-    #[test]
-    fn ending_a_program_ends_its_whole_process_group() {
-        let doc = one_step();
-        // `sh -c 'trap : INT; sleep 600 & sleep 600; cat "$1"'`: a shell, two sleeps, one group.
+    /// The pager `text` started on a one-step run, once its process group holds `n` live
+    /// processes.
+    fn started_pager(text: &str, n: usize) -> (tokio::runtime::Runtime, Running) {
         let command = ViewerCommand {
-            text: "sleep 600 & sleep 600; cat".to_owned(),
+            text: text.to_owned(),
             from: "a test",
             variable: "$PAGER",
         };
         let rt = runtime();
-        let mut running =
-            start(External::Pager, &command, &doc, 0, &Theme::bare(), None).expect("started");
+        let running = start(
+            External::Pager,
+            &command,
+            &one_step(),
+            0,
+            &Theme::bare(),
+            None,
+        )
+        .expect("started");
         let group = running.group;
-        assert!(wait_until(|| members(group) == 3), "{}", members(group));
+        assert!(wait_until(|| members(group) == n), "{}", members(group));
+        (rt, running)
+    }
+
+    #[test]
+    fn ending_a_program_ends_its_whole_process_group() {
+        // `sh -c 'trap : INT; sleep 600 & sleep 600; cat "$1"'`: a shell, two sleeps, one group.
+        let (rt, mut running) = started_pager("sleep 600 & sleep 600; cat", 3);
+        let group = running.group;
         rt.block_on(running.end());
         assert!(wait_until(|| members(group) == 0), "{}", members(group));
     }
 
     #[test]
     fn ctrl_c_is_the_programs_to_handle_not_the_shells() {
-        let doc = one_step();
         // The group gets SIGINT while `sleep` runs: sleep ends, the shell goes on to `cat`.
-        let command = ViewerCommand {
-            text: "sleep 600; cat >/dev/null <".to_owned(),
-            from: "a test",
-            variable: "$PAGER",
-        };
-        let rt = runtime();
-        let mut running =
-            start(External::Pager, &command, &doc, 0, &Theme::bare(), None).expect("started");
-        let group = running.group;
-        assert!(wait_until(|| members(group) == 2), "{}", members(group));
-        kill_group(group, libc::SIGINT);
+        let (rt, mut running) = started_pager("sleep 600; cat >/dev/null <", 2);
+        kill_group(running.group, libc::SIGINT);
         let said = rt.block_on(running.finished());
         assert!(said.is_ok(), "{said:?}");
     }

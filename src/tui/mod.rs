@@ -31,7 +31,6 @@ pub mod update;
 pub mod widgets;
 
 use crate::experiments::engine::drive::StopSignals;
-use crate::experiments::engine::port::ExperimentPort;
 use crate::experiments::event::Event as JobEvent;
 use action::Action;
 use app::App;
@@ -64,18 +63,10 @@ const WATCH_TICKS: u64 = 4;
 pub struct Screen {
     /// The state to start from.
     pub app: App,
-    /// The experiment engine.
-    pub port: Arc<dyn ExperimentPort>,
-    /// Opens a run chosen in the picker.
-    pub opener: Arc<Opener>,
-    /// Analyses a run again asking the judge, when one is configured.
-    pub judged: Option<Arc<Opener>>,
+    /// The experiments and the openers of runs.
+    pub handles: effects::Handles,
     /// Reads the run's file again and analyses the run at a position (when the file changes).
     pub reloader: Option<Arc<Opener>>,
-    /// Analyses a run again with the outcome the user set.
-    pub outcome: Option<Arc<effects::OutcomeSetter>>,
-    /// Analyses a run against a good run picked in the screen.
-    pub comparer: Option<Arc<effects::Comparer>>,
     /// Where copies are also saved.
     pub copy_dir: PathBuf,
 }
@@ -126,15 +117,7 @@ pub fn run(
     signals: StopSignals,
     screen: Screen,
 ) -> anyhow::Result<Option<i32>> {
-    install_panic_hook();
-    let mut terminal = enter()?;
-    let mut input = match InputThread::start() {
-        Ok(i) => i,
-        Err(e) => {
-            restore(terminal);
-            return Err(e.into());
-        }
-    };
+    let (mut terminal, mut input) = take_terminal()?;
     let end = rt.block_on(event_loop(&mut terminal, screen, signals, &mut input));
     Ok(finish(rt, terminal, end))
 }
@@ -153,16 +136,8 @@ pub fn run_loading<T>(
     done: tokio::sync::oneshot::Receiver<Result<T, String>>,
     open: impl FnOnce(T, &tokio::runtime::Runtime) -> anyhow::Result<Screen>,
 ) -> anyhow::Result<Option<i32>> {
-    install_panic_hook();
-    let mut terminal = enter()?;
     // One reader of terminal events for the loading screen and the screen after it.
-    let mut input = match InputThread::start() {
-        Ok(i) => i,
-        Err(e) => {
-            restore(terminal);
-            return Err(e.into());
-        }
-    };
+    let (mut terminal, mut input) = take_terminal()?;
     let waited = rt.block_on(loading_loop(
         &mut terminal,
         view,
@@ -282,6 +257,19 @@ async fn loading_loop<T>(
     }
 }
 
+/// Takes the terminal (the panic hook gives it back) and starts the one reader of its events.
+fn take_terminal() -> anyhow::Result<(Term, InputThread)> {
+    install_panic_hook();
+    let terminal = enter()?;
+    match InputThread::start() {
+        Ok(input) => Ok((terminal, input)),
+        Err(e) => {
+            restore(terminal);
+            Err(e.into())
+        }
+    }
+}
+
 fn enter() -> anyhow::Result<Term> {
     enable_raw_mode()?;
     let mut out = std::io::stdout();
@@ -381,27 +369,19 @@ async fn event_loop(
 ) -> End {
     let Screen {
         mut app,
-        port,
-        opener,
-        judged,
+        handles,
         reloader,
-        outcome,
-        comparer,
         copy_dir,
     } = screen;
     let (exp_tx, mut exp_rx): (UnboundedSender<JobEvent>, UnboundedReceiver<JobEvent>) =
         mpsc::unbounded_channel();
     let (act_tx, mut act_rx) = mpsc::unbounded_channel::<Action>();
-    let ctx = Arc::new(EffectContext {
-        theme: app.theme.clone(),
-        port,
-        opener,
-        judged,
-        outcome,
-        comparer,
-        events: exp_tx,
-        clipboard: Clipboard::Terminal(copy_dir),
-    });
+    let ctx = Arc::new(EffectContext::new(
+        app.theme.clone(),
+        handles,
+        exp_tx,
+        Clipboard::Terminal(copy_dir),
+    ));
     app.headless = false;
     let ended: Result<End, Lost> = async {
         let size = terminal.size()?;

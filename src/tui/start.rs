@@ -6,7 +6,7 @@
 //! 11). Reads the keymap and theme files; prints nothing.
 
 use super::app::{App, AppOptions, Document};
-use super::effects::{Clipboard, Comparer, EffectContext, Opener, OutcomeSetter};
+use super::effects::{Clipboard, Comparer, EffectContext, Handles, Opener, OutcomeSetter};
 use super::headless::Headless;
 use super::keymap::{Chord, Keymap};
 use super::loading::View;
@@ -87,18 +87,16 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
         None
     };
     let (mut app, port) = first_state(&settings, runs, first, judged.is_some(), opts, &rt, index);
+    let handles = Handles {
+        port,
+        opener,
+        judged,
+        outcome,
+        comparer,
+    };
     if let Some(size) = render {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let ctx = EffectContext {
-            theme: app.theme.clone(),
-            port,
-            opener,
-            judged,
-            outcome,
-            comparer,
-            events: tx,
-            clipboard: Clipboard::None,
-        };
+        let ctx = EffectContext::new(app.theme.clone(), handles, tx, Clipboard::None);
         app.size = size;
         let mut h = Headless::new(app, ctx, rx);
         h.press_all(&keys);
@@ -111,19 +109,17 @@ pub fn start(s: Start) -> anyhow::Result<Ended> {
     let state_dir = state_dir();
     start_log(&settings, &state_dir);
     if let Some(doc) = &app.doc {
-        port.open(doc.run.clone(), doc.report.clone(), doc.source.clone());
+        handles
+            .port
+            .open(doc.run.clone(), doc.report.clone(), doc.source.clone());
     }
     let signal = run(
         rt,
         signals,
         Screen {
             app,
-            port,
-            opener,
-            judged,
+            handles,
             reloader,
-            outcome,
-            comparer,
             copy_dir: state_dir,
         },
     )?;
@@ -209,12 +205,14 @@ pub fn start_loading(s: StartLoading) -> anyhow::Result<Ended> {
             }
             Ok(Screen {
                 app,
-                port,
-                opener: ready.opener,
-                judged,
+                handles: Handles {
+                    port,
+                    opener: ready.opener,
+                    judged,
+                    outcome: ready.outcome,
+                    comparer: ready.comparer,
+                },
                 reloader: ready.reloader,
-                outcome: ready.outcome,
-                comparer: ready.comparer,
                 copy_dir: state_dir,
             })
         },

@@ -171,22 +171,31 @@ pub fn render(
         ))),
         Rect { height: 1, ..inner },
     );
-    render_rows(app, doc, view, state, frame, rows_area);
-    render_detail(app, doc, view, state, frame, detail_area);
+    let on = Compared {
+        app,
+        doc,
+        view,
+        state,
+    };
+    render_rows(on, frame, rows_area);
+    render_detail(on, frame, detail_area);
 }
 
-fn render_rows(
-    app: &App,
-    doc: &Document,
-    view: &AgainstView,
-    state: &CompareState,
-    frame: &mut Frame,
-    area: Rect,
-) {
-    let t = &app.theme;
-    let cmp = &view.comparison;
+/// What the compare view draws from: the screen, this run, the good run and the comparison, and
+/// the view's cursor.
+#[derive(Clone, Copy)]
+struct Compared<'a> {
+    app: &'a App,
+    doc: &'a Document,
+    view: &'a AgainstView,
+    state: &'a CompareState,
+}
+
+fn render_rows(on: Compared<'_>, frame: &mut Frame, area: Rect) {
+    let t = &on.app.theme;
+    let cmp = &on.view.comparison;
     let height = usize::from(area.height);
-    let range = window(&state.offset, state.row, height, cmp.rows.len());
+    let range = window(&on.state.offset, on.state.row, height, cmp.rows.len());
     let width = usize::from(area.width);
     // `» ` then two sides of `1234 label` around ` ~ `.
     let side = width.saturating_sub(2 + 3) / 2;
@@ -204,8 +213,8 @@ fn render_rows(
     let mut lines = Vec::with_capacity(range.len());
     for r in range {
         let Some(row) = cmp.rows.get(r) else { break };
-        let g = row.good.and_then(|i| view.good.steps.get(i));
-        let b = row.bad.and_then(|i| doc.run.steps.get(i));
+        let g = row.good.and_then(|i| on.view.good.steps.get(i));
+        let b = row.bad.and_then(|i| on.doc.run.steps.get(i));
         let mark = match row.matched {
             Match::Same => " = ",
             Match::Changed => " ~ ",
@@ -213,13 +222,13 @@ fn render_rows(
             Match::OnlyBad => " + ",
         };
         // The selected row is marked `▶` (it reads without colour too), the first divergence `»`.
-        let lead = match (r == state.row, Some(r) == divergence) {
+        let lead = match (r == on.state.row, Some(r) == divergence) {
             (true, true) => "▶»",
             (true, false) => "▶ ",
             (false, true) => " »",
             (false, false) => "  ",
         };
-        let base = if r == state.row {
+        let base = if r == on.state.row {
             t.style(Role::Selection)
         } else if Some(r) == divergence {
             t.style(Role::Warning)
@@ -258,25 +267,18 @@ fn side_pieces(changes: &[WordChange], good: bool, app: &App) -> Vec<(String, St
     out
 }
 
-fn render_detail(
-    app: &App,
-    doc: &Document,
-    view: &AgainstView,
-    state: &CompareState,
-    frame: &mut Frame,
-    area: Rect,
-) {
-    let t = &app.theme;
+fn render_detail(on: Compared<'_>, frame: &mut Frame, area: Rect) {
+    let t = &on.app.theme;
     let width = usize::from(area.width);
-    let cmp = &view.comparison;
-    let Some(row) = cmp.rows.get(state.row) else {
+    let cmp = &on.view.comparison;
+    let Some(row) = cmp.rows.get(on.state.row) else {
         return;
     };
     let mut head: Vec<Line<'static>> = vec![Line::from(Span::styled(
         "─".repeat(width),
         t.style(Role::Border),
     ))];
-    let diffs = cmp.differences_at(state.row);
+    let diffs = cmp.differences_at(on.state.row);
     if diffs.is_empty() {
         head.push(Line::from(Span::styled(
             "the same in both runs (ids, times and wording aside)",
@@ -316,9 +318,9 @@ fn render_detail(
         height: area.height.saturating_sub(head_h),
         ..area
     };
-    let g = row.good.and_then(|i| view.good.steps.get(i));
-    let b = row.bad.and_then(|i| doc.run.steps.get(i));
-    let changes = state.diff(|| {
+    let g = row.good.and_then(|i| on.view.good.steps.get(i));
+    let b = row.bad.and_then(|i| on.doc.run.steps.get(i));
+    let changes = on.state.diff(|| {
         word_diff(
             &g.map(step_text).unwrap_or_default(),
             &b.map(step_text).unwrap_or_default(),
@@ -334,8 +336,8 @@ fn render_detail(
         (rest, rest)
     };
     let side_w = usize::from(left.width.saturating_sub(u16::from(wide)));
-    let good_lines = side_lines(app, "good run", g, &changes, true, side_w);
-    let bad_lines = side_lines(app, "this run", b, &changes, false, side_w);
+    let good_lines = side_lines(on.app, "good run", g, &changes, true, side_w);
+    let bad_lines = side_lines(on.app, "this run", b, &changes, false, side_w);
     let height = usize::from(rest.height);
     if wide {
         frame.render_widget(Paragraph::new(take(good_lines, height)), left);

@@ -13,7 +13,6 @@ use crate::experiments::engine::Plan;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 /// What is waiting for the user's word.
 #[derive(Debug, Clone)]
@@ -39,22 +38,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, c: &ConfirmState) {
     let room = usize::from(area.height.saturating_sub(2));
     let lines = body(app, c, w, room);
     let area = super::centered_box(area, box_w, lines.len());
-    frame.render_widget(Clear, area);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(ratatui::widgets::BorderType::Thick)
-        .title(Span::styled(
-            match c {
-                ConfirmState::Run(_) => " Run your agent? ",
-                ConfirmState::Quit(_) => " Quit and stop the experiments? ",
-            },
-            t.style(Role::TitleFocus),
-        ))
-        .border_style(t.style(Role::BorderFocus))
-        .style(t.style(Role::Overlay));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    frame.render_widget(Paragraph::new(lines), inner);
+    let title = match c {
+        ConfirmState::Run(_) => " Run your agent? ",
+        ConfirmState::Quit(_) => " Quit and stop the experiments? ",
+    };
+    let block = super::overlay_block(t, title).border_type(ratatui::widgets::BorderType::Thick);
+    super::draw_box(frame, area, block, lines);
 }
 
 /// The box's lines for `w` columns, at most `room` of them.

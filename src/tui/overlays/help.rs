@@ -336,24 +336,17 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, scroll: usize, filter: &
     } else {
         format!("lines holding '{}' · ", clipped(filter, 20))
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(ratatui::widgets::BorderType::Thick)
-        .title(Span::styled(
-            format!(
-                " Help · {} closes · {} searches · {}/{} scroll · {found}lines {}-{} of {} ",
-                k(Scope::Help, Action::Back),
-                k(Scope::Help, Action::Search),
-                k(Scope::Panes, Action::MoveDown),
-                k(Scope::Panes, Action::MoveUp),
-                start + 1,
-                (start + height).min(all.len()),
-                all.len()
-            ),
-            t.style(Role::TitleFocus),
-        ))
-        .border_style(t.style(Role::BorderFocus))
-        .style(t.style(Role::Overlay));
+    let title = format!(
+        " Help · {} closes · {} searches · {}/{} scroll · {found}lines {}-{} of {} ",
+        k(Scope::Help, Action::Back),
+        k(Scope::Help, Action::Search),
+        k(Scope::Panes, Action::MoveDown),
+        k(Scope::Panes, Action::MoveUp),
+        start + 1,
+        (start + height).min(all.len()),
+        all.len()
+    );
+    let block = super::overlay_block(t, title).border_type(ratatui::widgets::BorderType::Thick);
     frame.render_widget(block, box_area);
     let shown: Vec<Line<'_>> = all
         .into_iter()

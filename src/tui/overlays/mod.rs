@@ -10,7 +10,12 @@ pub mod too_small;
 pub mod viewer;
 pub mod warnings;
 
+use super::theme::{Role, Theme};
+use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use std::borrow::Cow;
 
 /// A rectangle of `pw`% by `ph`% of `area`, centred, at least 40x8 when `area` allows.
 pub fn centered(area: Rect, pw: u16, ph: u16) -> Rect {
@@ -39,6 +44,23 @@ pub fn centered_box(area: Rect, width: u16, lines: usize) -> Rect {
         width: w,
         height: h,
     }
+}
+
+/// A modal's frame: a border in the focus colour titled `title`, on the overlay's background.
+pub fn overlay_block<'a>(t: &Theme, title: impl Into<Cow<'a, str>>) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(title, t.style(Role::TitleFocus)))
+        .border_style(t.style(Role::BorderFocus))
+        .style(t.style(Role::Overlay))
+}
+
+/// A modal box drawn over what is at `area`: `block` holding `lines`.
+pub fn draw_box(frame: &mut Frame, area: Rect, block: Block<'_>, lines: Vec<Line<'_>>) {
+    frame.render_widget(Clear, area);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 #[cfg(test)]

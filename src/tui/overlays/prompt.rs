@@ -11,7 +11,6 @@ use crate::analysis::model::StepId;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 /// Longest patch typed, in characters.
 pub const MAX_PATCH: usize = 4000;
@@ -83,18 +82,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, p: &PromptState) {
         Span::styled(" cancel", t.style(Role::Text)),
     ]));
     let area = super::centered_box(area, box_w, lines.len());
-    frame.render_widget(Clear, area);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(Span::styled(
-            " Replay with a patch ",
-            t.style(Role::TitleFocus),
-        ))
-        .border_style(t.style(Role::BorderFocus))
-        .style(t.style(Role::Overlay));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    frame.render_widget(Paragraph::new(lines), inner);
+    let block = super::overlay_block(t, " Replay with a patch ");
+    super::draw_box(frame, area, block, lines);
 }
 
 #[cfg(test)]

@@ -117,21 +117,14 @@ pub fn render(
             .first_key(&[Scope::Warnings], &a)
             .unwrap_or_else(|| a.name().to_owned())
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Thick)
-        .title(Span::styled(
-            format!(
-                " {} Warnings · {} · {} shows the step · {} closes ",
-                marks::WARNING,
-                group(n),
-                k(Action::JumpToStep),
-                k(Action::Back)
-            ),
-            t.style(Role::TitleFocus),
-        ))
-        .border_style(t.style(Role::BorderFocus))
-        .style(t.style(Role::Overlay));
+    let title = format!(
+        " {} Warnings · {} · {} shows the step · {} closes ",
+        marks::WARNING,
+        group(n),
+        k(Action::JumpToStep),
+        k(Action::Back)
+    );
+    let block = super::overlay_block(t, title).border_type(BorderType::Thick);
     let inner = block.inner(box_area);
     frame.render_widget(block, box_area);
     let width = usize::from(inner.width);

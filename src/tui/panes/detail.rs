@@ -9,10 +9,10 @@ use super::super::header::step_words;
 use super::super::render::pane_block;
 use super::super::theme::{Role, Theme};
 use super::super::widgets::inert_text::{clipped, wrap_spans, wrapped};
-use super::super::widgets::json_view::{embedded_json, json_lines};
+use super::super::widgets::json_view::json_lines;
 use crate::analysis::cost::CostSource;
 use crate::analysis::count::{short_count, step_duration};
-use crate::analysis::model::{Step, value_text};
+use crate::analysis::model::{Step, embedded_json, value_text};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -193,13 +193,7 @@ impl Builder<'_> {
                 self.style(Role::StepError),
             ));
         }
-        if let Some(s) = doc
-            .suspect_of
-            .get(i)
-            .copied()
-            .flatten()
-            .and_then(|p| doc.report.suspects.get(p))
-        {
+        if let Some(s) = doc.suspect_at(i) {
             let role = if s.rank == 1 {
                 Role::SuspectTop
             } else {
@@ -352,13 +346,7 @@ impl Builder<'_> {
             }
         }
         self.links(doc, step);
-        if let Some(s) = doc
-            .suspect_of
-            .get(i)
-            .copied()
-            .flatten()
-            .and_then(|p| doc.report.suspects.get(p))
-        {
+        if let Some(s) = doc.suspect_at(i) {
             self.section("Why it is a suspect");
             for e in &s.evidence {
                 self.lines.extend(wrap_spans(
@@ -399,29 +387,16 @@ impl Builder<'_> {
             Some(i) => step_words(doc, i),
             None => format!("'{}'", clipped(s, 30)),
         };
-        for l in ins {
-            let text = format!(
-                "▲ input from {}: '{}'",
-                name(&l.from),
-                clipped(&l.value, 80)
-            );
-            self.lines.extend(wrap_spans(
-                vec![(text, self.style(Role::LinkIn))],
-                self.w,
-                "  ",
-            ));
-        }
-        for l in outs {
-            let text = format!(
-                "▼ output used by {}: '{}'",
-                name(&l.to),
-                clipped(&l.value, 80)
-            );
-            self.lines.extend(wrap_spans(
-                vec![(text, self.style(Role::LinkOut))],
-                self.w,
-                "  ",
-            ));
+        let ins = ins
+            .into_iter()
+            .map(|l| ("▲ input from", &l.from, &l.value, Role::LinkIn));
+        let outs = outs
+            .into_iter()
+            .map(|l| ("▼ output used by", &l.to, &l.value, Role::LinkOut));
+        for (arrow, other, value, role) in ins.chain(outs) {
+            let text = format!("{arrow} {}: '{}'", name(other), clipped(value, 80));
+            self.lines
+                .extend(wrap_spans(vec![(text, self.style(role))], self.w, "  "));
         }
     }
 }

@@ -34,17 +34,6 @@ pub fn knows_syntect_theme(name: &str) -> bool {
     assets().themes.themes.contains_key(name)
 }
 
-/// A string that holds a JSON object or array, parsed; anything else is `None`.
-pub fn embedded_json(s: &str) -> Option<Value> {
-    let t = s.trim_start();
-    if !(t.starts_with('{') || t.starts_with('[')) {
-        return None;
-    }
-    serde_json::from_str::<Value>(s)
-        .ok()
-        .filter(|v| v.is_object() || v.is_array())
-}
-
 /// `value` pretty-printed, highlighted by the theme's syntect theme, wrapped to `width`.
 pub fn json_lines(value: &Value, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
@@ -140,14 +129,6 @@ mod tests {
         for l in json_lines(&json!({"text": long}), &t, 30) {
             assert!(line_width(&l) <= 30, "{l}");
         }
-    }
-
-    #[test]
-    fn strings_holding_json_are_recognised() {
-        assert!(embedded_json(" {\"a\": 1}").is_some());
-        assert!(embedded_json("[1, 2]").is_some());
-        assert!(embedded_json("{not json").is_none());
-        assert!(embedded_json("42").is_none());
     }
 
     #[test]

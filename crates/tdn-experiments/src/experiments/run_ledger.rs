@@ -240,23 +240,12 @@ fn receipt(a: &Appended) -> Receipt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::load::{LoadOptions, load_str};
     use crate::experiments::ledger::verify_path;
-    use crate::experiments::sink::answered_sample;
+    use crate::experiments::sink::{answered_sample, two_unit_run};
     use crate::experiments::spec::ExperimentKind;
 
-    const RUN: &str = r#"{"format": "tdn.run/1", "id": "r1", "status": "failed",
-        "final_answer": "the recorded answer",
-        "context_units": [{"id": "u1", "kind": "document", "text": "one"},
-                          {"id": "u2", "kind": "memory", "text": "two"}],
-        "steps": [{"id": "s1", "kind": "llm", "output": "x",
-                   "context": {"available": ["u1", "u2"], "sent": ["u1"]}}]}"#;
-
     fn run() -> Run {
-        load_str(RUN, Path::new("r1.json"), &LoadOptions::default())
-            .unwrap()
-            .remove(0)
-            .run
+        two_unit_run(&["u1"])
     }
 
     fn sample(kind: ExperimentKind, remove: &[&str], flipped: bool) -> FinishedSample {

@@ -209,6 +209,27 @@ pub fn utc_now() -> String {
     crate::experiments::ledger::naming::timestamp(time::OffsetDateTime::now_utc())
 }
 
+/// For the ledger's tests: the run `r1` (failed, answering "the recorded answer") with the
+/// context units `u1` and `u2`, both available to its one model step, which was sent `sent`.
+#[cfg(test)]
+pub(crate) fn two_unit_run(sent: &[&str]) -> crate::analysis::model::Run {
+    use crate::analysis::load::{LoadOptions, load_str};
+    let run = serde_json::json!({"format": "tdn.run/1", "id": "r1", "status": "failed",
+        "final_answer": "the recorded answer",
+        "context_units": [{"id": "u1", "kind": "document", "text": "one"},
+                          {"id": "u2", "kind": "memory", "text": "two"}],
+        "steps": [{"id": "s1", "kind": "llm", "output": "x",
+                   "context": {"available": ["u1", "u2"], "sent": sent}}]});
+    load_str(
+        &run.to_string(),
+        Path::new("r1.json"),
+        &LoadOptions::default(),
+    )
+    .expect("the test run loads")
+    .remove(0)
+    .run
+}
+
 /// For the ledger's tests: an answered sample of the run `r1` (command `./agent`), `kind` with
 /// `remove` left out, at `seed` (also its sample number), its answer flipped or not.
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! Nothing here is quadratic: every function is one pass over its input (plus a sort of an
 //! object's keys or of a text's facts).
 
+use crate::analysis::model::embedded_json;
 use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Number, Value};
 use std::hash::{Hash, Hasher};
@@ -105,7 +106,7 @@ fn canon_at(v: &Value, depth: usize) -> Value {
     match v {
         Value::Null | Value::Bool(_) => v.clone(),
         Value::Number(n) => Value::Number(canon_number(n)),
-        Value::String(s) => match parse_embedded(s) {
+        Value::String(s) => match embedded_json(s) {
             Some(inner) => canon_at(&inner, depth + 1),
             None => Value::String(normalize_text(s)),
         },
@@ -122,18 +123,6 @@ fn canon_at(v: &Value, depth: usize) -> Value {
             Value::Object(out)
         }
     }
-}
-
-/// A string that holds a JSON object or array, parsed (recorders often store arguments and
-/// results as JSON text).
-fn parse_embedded(s: &str) -> Option<Value> {
-    let t = s.trim_start();
-    if !(t.starts_with('{') || t.starts_with('[')) {
-        return None;
-    }
-    serde_json::from_str::<Value>(s)
-        .ok()
-        .filter(|v| v.is_object() || v.is_array())
 }
 
 fn canon_number(n: &Number) -> Number {

@@ -252,20 +252,26 @@ mod tests {
         assert!(facts_for(&plain, |f| ProgressStall.detect(f)).is_empty());
     }
 
-    #[test]
-    fn without_a_page_the_judged_step_itself_is_flagged() {
-        let run = RunBuilder::failed()
-            .llm("o1", "Please compute the total from the two figures given.")
-            .with(by("Orchestrator", Some("Assistant"), json!({})))
+    /// The orchestrator asks `to` to do `task`, the assistant answers, and the orchestrator's
+    /// ledger reviews it with `review`.
+    fn answered_then_reviewed(task: &str, to: &str, review: Value) -> crate::analysis::model::Run {
+        RunBuilder::failed()
+            .llm("o1", task)
+            .with(by("Orchestrator", Some(to), json!({})))
             .llm("a1", "The total is 12.")
             .with(by("Assistant", None, json!({})))
             .llm("a2", "Updated Ledger")
-            .with(by(
-                "Orchestrator",
-                None,
-                json!({"review": {"in_loop": true}}),
-            ))
-            .build();
+            .with(by("Orchestrator", None, json!({ "review": review })))
+            .build()
+    }
+
+    #[test]
+    fn without_a_page_the_judged_step_itself_is_flagged() {
+        let run = answered_then_reviewed(
+            "Please compute the total from the two figures given.",
+            "Assistant",
+            json!({"in_loop": true}),
+        );
         let found = facts_for(&run, |f| ProgressStall.detect(f));
         let got: Vec<usize> = found.iter().map(|x| x.step).collect();
         assert_eq!(got, vec![1, 0]);
@@ -273,18 +279,11 @@ mod tests {
 
     #[test]
     fn an_agent_nobody_instructed_gets_no_instruction_behind_its_stall() {
-        let run = RunBuilder::failed()
-            .llm("o1", "Please compute the total.")
-            .with(by("Orchestrator", Some("Coder"), json!({})))
-            .llm("a1", "The total is 12.")
-            .with(by("Assistant", None, json!({})))
-            .llm("a2", "Updated Ledger")
-            .with(by(
-                "Orchestrator",
-                None,
-                json!({"review": {"progress": false}}),
-            ))
-            .build();
+        let run = answered_then_reviewed(
+            "Please compute the total.",
+            "Coder",
+            json!({"progress": false}),
+        );
         let found = facts_for(&run, |f| ProgressStall.detect(f));
         let got: Vec<_> = found.iter().map(|x| (x.step, x.category)).collect();
         assert_eq!(got, vec![(1, Category::ProgressStall)]);

@@ -277,6 +277,28 @@ mod tests {
             )
     }
 
+    /// A request better served by `track_package` than by `get_order_status`.
+    const TRACK_REQUEST: &str =
+        "Please track my shipped package, the carrier tracking page is down";
+
+    /// `b` with the user's `request`, then `get_order_status` called for order A-100, which
+    /// says `status`.
+    fn order_status_called(
+        b: RunBuilder,
+        request: &str,
+        status: &str,
+    ) -> crate::analysis::model::Run {
+        b.user("s1", request)
+            .llm("s2", "calling get_order_status")
+            .tool_ok(
+                "s3",
+                "get_order_status",
+                json!({"order_id": "A-100"}),
+                json!({ "status": status }),
+            )
+            .build()
+    }
+
     #[test]
     fn arguments_that_fit_another_tool_flag_the_model_step_that_chose() {
         let run = tools()
@@ -293,19 +315,7 @@ mod tests {
 
     #[test]
     fn a_request_matching_another_description_far_better_is_flagged() {
-        let run = tools()
-            .user(
-                "s1",
-                "Please track my shipped package, the carrier tracking page is down",
-            )
-            .llm("s2", "calling get_order_status")
-            .tool_ok(
-                "s3",
-                "get_order_status",
-                json!({"order_id": "A-100"}),
-                json!({"status": "unknown"}),
-            )
-            .build();
+        let run = order_status_called(tools(), TRACK_REQUEST, "unknown");
         let found = facts_for(&run, |f| WrongTool.detect(f));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].confidence, WRONG_TOOL_DESCRIPTION);
@@ -313,16 +323,7 @@ mod tests {
 
     #[test]
     fn the_right_tool_is_not_flagged() {
-        let run = tools()
-            .user("s1", "What is the status of my order A-100?")
-            .llm("s2", "calling get_order_status")
-            .tool_ok(
-                "s3",
-                "get_order_status",
-                json!({"order_id": "A-100"}),
-                json!({"status": "shipped"}),
-            )
-            .build();
+        let run = order_status_called(tools(), "What is the status of my order A-100?", "shipped");
         assert!(facts_for(&run, |f| WrongTool.detect(f)).is_empty());
     }
 
@@ -346,18 +347,7 @@ mod tests {
                 false,
             );
         }
-        b.user(
-            "s1",
-            "Please track my shipped package, the carrier tracking page is down",
-        )
-        .llm("s2", "calling get_order_status")
-        .tool_ok(
-            "s3",
-            "get_order_status",
-            json!({"order_id": "A-100"}),
-            json!({"status": "unknown"}),
-        )
-        .build()
+        order_status_called(b, TRACK_REQUEST, "unknown")
     }
 
     #[test]

@@ -34,6 +34,13 @@ fn is_trajectory(v: &Value) -> bool {
             && v.get("steps").is_some_and(Value::is_array))
 }
 
+/// An ATIF trajectory, as the import reads it.
+const TRAJECTORY: super::Listing = super::Listing {
+    key: "steps",
+    is_one: "an ATIF trajectory is one JSON object",
+    lists: "an ATIF trajectory lists its steps there",
+};
+
 impl Importer for Atif {
     fn format(&self) -> SourceFormat {
         SourceFormat::Atif
@@ -52,21 +59,10 @@ impl Importer for Atif {
         doc: Document,
         _index: Option<usize>,
     ) -> Result<Vec<ImportedRun>, ImportError> {
-        let Document::One(v) = doc else {
-            return Err(ImportError(
-                "an ATIF trajectory is one JSON object, not JSON lines".to_owned(),
-            ));
-        };
-        let Some(steps) = v.get("steps").and_then(Value::as_array) else {
-            return Err(ImportError(
-                "\"steps\" is missing or not an array; an ATIF trajectory lists its steps there"
-                    .to_owned(),
-            ));
-        };
-        Ok(vec![ImportedRun {
-            value: build(&v, steps),
+        TRAJECTORY.import(doc, |v, steps| ImportedRun {
+            value: build(v, steps),
             warnings: vec![status_guess()],
-        }])
+        })
     }
 }
 

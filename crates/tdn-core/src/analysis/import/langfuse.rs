@@ -303,25 +303,24 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
     }
 }
 
-/// The fields of a trace object that the run reads (the object may be the whole file, with its
-/// observations, so it is not copied whole).
-const TRACE_FIELDS: [&str; 11] = [
-    "id",
-    "name",
-    "input",
-    "output",
+/// The fields of a trace object that the run reads besides [`TRACE_ATTRIBUTES`] (the object may
+/// be the whole file, with its observations, so it is not copied whole).
+const TRACE_FIELDS: [&str; 5] = ["id", "name", "input", "output", "scores"];
+
+/// The fields of a trace object the run keeps as its attributes (`langfuse.*`).
+const TRACE_ATTRIBUTES: [&str; 6] = [
     "metadata",
     "tags",
     "userId",
     "sessionId",
     "release",
     "version",
-    "scores",
 ];
 
 /// One trace's observations decoded, owning everything it needs from the parsed file.
 struct Decoded {
-    /// The trace object's fields in [`TRACE_FIELDS`], when the file has a trace object.
+    /// The trace object's fields in [`TRACE_FIELDS`] and [`TRACE_ATTRIBUTES`], when the file has
+    /// a trace object.
     trace: Option<Value>,
     trace_id: String,
     spans: Vec<Span>,
@@ -338,7 +337,7 @@ fn decode(trace: Option<&Value>, obs: &[&Value]) -> Decoded {
         .to_owned();
     let trace = trace.map(|t| {
         let mut kept = Map::new();
-        for key in TRACE_FIELDS {
+        for key in TRACE_FIELDS.into_iter().chain(TRACE_ATTRIBUTES) {
             if let Some(x) = t.get(key) {
                 kept.insert(key.to_owned(), x.clone());
             }
@@ -403,19 +402,7 @@ fn build_run(decoded: Decoded) -> ImportedRun {
         Some(Value::Object(a)) => a,
         _ => Map::new(),
     };
-    keep_fields(
-        t,
-        &[
-            "metadata",
-            "tags",
-            "userId",
-            "sessionId",
-            "release",
-            "version",
-        ],
-        "langfuse",
-        &mut attributes,
-    );
+    keep_fields(t, &TRACE_ATTRIBUTES, "langfuse", &mut attributes);
     if !attributes.is_empty() {
         r.insert("attributes".to_owned(), Value::Object(attributes));
     }

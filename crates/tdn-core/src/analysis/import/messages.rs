@@ -137,6 +137,14 @@ fn conversation_run(items: &[Value]) -> (Value, Vec<Warning>) {
 mod tests {
     use super::*;
 
+    /// The kinds of an imported run's steps, in order.
+    fn step_kinds(run: &Value) -> Vec<&str> {
+        run["steps"]
+            .as_array()
+            .map(|s| s.iter().filter_map(|x| x["kind"].as_str()).collect())
+            .unwrap_or_default()
+    }
+
     #[test]
     fn an_openai_conversation_gives_one_step_per_message_with_tools_matched() {
         let doc = Document::One(json!([
@@ -150,11 +158,7 @@ mod tests {
         assert!(Messages.sniff(&doc));
         let runs = Messages.import(doc, None).unwrap_or_default();
         let run = &runs[0].value;
-        let kinds: Vec<&str> = run["steps"]
-            .as_array()
-            .map(|s| s.iter().filter_map(|x| x["kind"].as_str()).collect())
-            .unwrap_or_default();
-        assert_eq!(kinds, ["system", "user", "llm", "tool", "llm"]);
+        assert_eq!(step_kinds(run), ["system", "user", "llm", "tool", "llm"]);
         assert_eq!(
             run["steps"][3]["tool"]["arguments"],
             json!({"city": "Oslo"})
@@ -217,11 +221,7 @@ mod tests {
         ]));
         let runs = Messages.import(doc, None).unwrap_or_default();
         let run = &runs[0].value;
-        let kinds: Vec<&str> = run["steps"]
-            .as_array()
-            .map(|s| s.iter().filter_map(|x| x["kind"].as_str()).collect())
-            .unwrap_or_default();
-        assert_eq!(kinds, ["system", "user", "llm", "tool", "llm"]);
+        assert_eq!(step_kinds(run), ["system", "user", "llm", "tool", "llm"]);
         assert_eq!(run["task"], "Capital of Peru?");
         assert_eq!(run["final_answer"], "Lima, as looked up.");
     }

@@ -157,10 +157,7 @@ impl Importer for Native {
 
     fn sniff(&self, doc: &Document) -> bool {
         // A native run followed by more JSON is still native, so the import names the problem.
-        match doc.values().first() {
-            Some(Value::Object(o)) => o.contains_key("format"),
-            _ => false,
-        }
+        matches!(doc.values().first(), Some(Value::Object(o)) if o.contains_key("format"))
     }
 
     fn import(
@@ -177,6 +174,36 @@ impl Importer for Native {
                 "a tdn.run/1 file holds one JSON object, but more JSON follows it; remove what comes after the run's closing brace".to_owned(),
             )),
         }
+    }
+}
+
+/// A file that is one JSON object listing what its run is made of under `key`.
+struct Listing {
+    /// Where the list is.
+    key: &'static str,
+    /// What the file is, for the error on JSON lines ("an ATIF trajectory is one JSON object").
+    is_one: &'static str,
+    /// Where the file keeps its list, for the error when it is missing.
+    lists: &'static str,
+}
+
+impl Listing {
+    /// The one run of `doc`, made by `build` from the object and its list.
+    fn import(
+        &self,
+        doc: Document,
+        build: impl FnOnce(&Value, &[Value]) -> ImportedRun,
+    ) -> Result<Vec<ImportedRun>, ImportError> {
+        let Document::One(v) = doc else {
+            return Err(ImportError(format!("{}, not JSON lines", self.is_one)));
+        };
+        let Some(list) = v.get(self.key).and_then(Value::as_array) else {
+            return Err(ImportError(format!(
+                "\"{}\" is missing or not an array; {}",
+                self.key, self.lists
+            )));
+        };
+        Ok(vec![build(&v, list)])
     }
 }
 

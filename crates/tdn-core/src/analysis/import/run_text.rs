@@ -118,41 +118,69 @@ pub fn task_text(v: &Value) -> Option<String> {
 }
 
 fn task_in(v: &Value, depth: usize) -> Option<String> {
-    if depth > MAX_DEPTH {
-        return None;
+    TASK.find(v, depth)
+}
+
+/// The search for a task.
+const TASK: Search = Search {
+    messages: |items, _| {
+        items
+            .iter()
+            .rev()
+            .filter(|m| message_role(m) == Some("user"))
+            .find_map(|m| message_text(m).and_then(|t| prose(&t)))
+    },
+    list: |_, items, _| {
+        items.iter().find_map(|i| match i {
+            Value::String(s) => prose(s),
+            _ => None,
+        })
+    },
+    object: |v, o, depth| {
+        if message_role(v) == Some("user") {
+            return message_text(v).and_then(|t| prose(&t));
+        }
+        TASK.under(o, &TASK_KEYS, depth)
+    },
+};
+
+/// One search for a text through a value, the same descent for the task and the answer: a
+/// string read as prose (decoded first when it holds JSON or a Python literal), a LangChain
+/// object unwrapped, and what the search reads in a list of chat messages, another list and an
+/// object; nothing deeper than [`MAX_DEPTH`].
+struct Search {
+    messages: fn(&[Value], usize) -> Option<String>,
+    list: fn(&Value, &[Value], usize) -> Option<String>,
+    object: fn(&Value, &Map<String, Value>, usize) -> Option<String>,
+}
+
+impl Search {
+    fn find(&self, v: &Value, depth: usize) -> Option<String> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let undone = undone(v);
+        let v = undone.as_ref();
+        match v {
+            Value::String(s) => prose(s),
+            Value::Array(items) if items.iter().any(|m| message_role(m).is_some()) => {
+                (self.messages)(items, depth)
+            }
+            Value::Array(items) => (self.list)(v, items, depth),
+            Value::Object(o) => match decode::unwrap_lc(v) {
+                Some(kwargs) => self.find(&Value::Object(kwargs), depth + 1),
+                None => (self.object)(v, o, depth),
+            },
+            _ => None,
+        }
     }
-    let undone = undone(v);
-    let v = undone.as_ref();
-    match v {
-        Value::String(s) => prose(s),
-        Value::Array(items) => {
-            if items.iter().any(|m| message_role(m).is_some()) {
-                items
-                    .iter()
-                    .rev()
-                    .filter(|m| message_role(m) == Some("user"))
-                    .find_map(|m| message_text(m).and_then(|t| prose(&t)))
-            } else {
-                items.iter().find_map(|i| match i {
-                    Value::String(s) => prose(s),
-                    _ => None,
-                })
-            }
-        }
-        Value::Object(o) => {
-            if let Some(kwargs) = decode::unwrap_lc(v) {
-                return task_in(&Value::Object(kwargs), depth + 1);
-            }
-            if message_role(v) == Some("user") {
-                return message_text(v).and_then(|t| prose(&t));
-            }
-            TASK_KEYS
-                .iter()
-                .filter_map(|k| o.get(*k))
-                .find_map(|x| task_in(x, depth + 1))
-                .or_else(|| sole_value(o).and_then(|x| task_in(x, depth + 1)))
-        }
-        _ => None,
+
+    /// The first text found under `keys` of `o`, in that order, else under its only key.
+    fn under(&self, o: &Map<String, Value>, keys: &[&str], depth: usize) -> Option<String> {
+        keys.iter()
+            .filter_map(|k| o.get(*k))
+            .find_map(|x| self.find(x, depth + 1))
+            .or_else(|| sole_value(o).and_then(|x| self.find(x, depth + 1)))
     }
 }
 
@@ -165,57 +193,49 @@ pub fn answer_text(v: &Value) -> Option<String> {
 }
 
 fn answer_in(v: &Value, depth: usize) -> Option<String> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    let undone = undone(v);
-    let v = undone.as_ref();
-    match v {
-        Value::String(s) => prose(s),
-        Value::Array(items) => {
-            if items.iter().any(|m| message_role(m).is_some()) {
-                let said = |m: &&Value| {
-                    message_text(m).and_then(|t| answer_in(&Value::String(t), depth + 1))
-                };
-                let from = |role: Option<&str>| {
-                    items
-                        .iter()
-                        .rev()
-                        .filter(|m| role.is_none_or(|r| message_role(m) == Some(r)))
-                        .find_map(|m| said(&m))
-                };
-                return from(Some("assistant")).or_else(|| from(None));
-            }
-            if items
-                .iter()
-                .any(|i| i.get("type").and_then(Value::as_str) == Some("message"))
-            {
-                return message_text(v).and_then(|t| prose(&t));
-            }
-            let texts: Vec<String> = items
-                .iter()
-                .filter_map(|i| match i {
-                    Value::String(t) => prose(t),
-                    Value::Object(o) => fields_text(o),
-                    _ => None,
-                })
-                .collect();
-            let sep = if items.iter().all(Value::is_string) {
-                "\n"
-            } else {
-                "\n\n"
-            };
-            (!texts.is_empty() && texts.len() == items.len()).then(|| texts.join(sep))
-        }
-        Value::Object(o) => answer_of_object(v, o, depth),
-        _ => None,
-    }
+    ANSWER.find(v, depth)
 }
 
+/// The search for an answer.
+const ANSWER: Search = Search {
+    messages: |items, depth| {
+        let said =
+            |m: &&Value| message_text(m).and_then(|t| answer_in(&Value::String(t), depth + 1));
+        let from = |role: Option<&str>| {
+            items
+                .iter()
+                .rev()
+                .filter(|m| role.is_none_or(|r| message_role(m) == Some(r)))
+                .find_map(|m| said(&m))
+        };
+        from(Some("assistant")).or_else(|| from(None))
+    },
+    list: |v, items, _| {
+        if items
+            .iter()
+            .any(|i| i.get("type").and_then(Value::as_str) == Some("message"))
+        {
+            return message_text(v).and_then(|t| prose(&t));
+        }
+        let texts: Vec<String> = items
+            .iter()
+            .filter_map(|i| match i {
+                Value::String(t) => prose(t),
+                Value::Object(o) => fields_text(o),
+                _ => None,
+            })
+            .collect();
+        let sep = if items.iter().all(Value::is_string) {
+            "\n"
+        } else {
+            "\n\n"
+        };
+        (!texts.is_empty() && texts.len() == items.len()).then(|| texts.join(sep))
+    },
+    object: answer_of_object,
+};
+
 fn answer_of_object(v: &Value, o: &Map<String, Value>, depth: usize) -> Option<String> {
-    if let Some(kwargs) = decode::unwrap_lc(v) {
-        return answer_in(&Value::Object(kwargs), depth + 1);
-    }
     if let Some(m) = o.get("messages").filter(|m| m.is_array()) {
         return answer_in(m, depth + 1);
     }
@@ -235,11 +255,8 @@ fn answer_of_object(v: &Value, o: &Map<String, Value>, depth: usize) -> Option<S
     if message_role(v).is_some() {
         return message_text(v).and_then(|t| answer_in(&Value::String(t), depth + 1));
     }
-    ANSWER_KEYS
-        .iter()
-        .filter_map(|k| o.get(*k))
-        .find_map(|x| answer_in(x, depth + 1))
-        .or_else(|| sole_value(o).and_then(|x| answer_in(x, depth + 1)))
+    ANSWER
+        .under(o, &ANSWER_KEYS, depth)
         .or_else(|| fields_text(o))
 }
 

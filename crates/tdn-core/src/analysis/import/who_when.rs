@@ -34,6 +34,13 @@ const KEPT: &[&str] = &[
 const MAX_ERROR_CHARS: usize = 300;
 const MAX_TITLE_CHARS: usize = 80;
 
+/// A Who&When file, as the import reads it.
+const WHO_WHEN: super::Listing = super::Listing {
+    key: "history",
+    is_one: "a Who&When file holds one JSON object",
+    lists: "a Who&When file lists its messages there",
+};
+
 impl Importer for WhoWhen {
     fn format(&self) -> SourceFormat {
         SourceFormat::WhoWhen
@@ -60,21 +67,10 @@ impl Importer for WhoWhen {
         doc: Document,
         _index: Option<usize>,
     ) -> Result<Vec<ImportedRun>, ImportError> {
-        let Document::One(v) = doc else {
-            return Err(ImportError(
-                "a Who&When file holds one JSON object, not JSON lines".to_owned(),
-            ));
-        };
-        let Some(history) = v.get("history").and_then(Value::as_array) else {
-            return Err(ImportError(
-                "\"history\" is missing or not an array; a Who&When file lists its messages there"
-                    .to_owned(),
-            ));
-        };
-        Ok(vec![ImportedRun {
-            value: build_run(&v, history),
+        WHO_WHEN.import(doc, |v, history| ImportedRun {
+            value: build_run(v, history),
             warnings: Vec::new(),
-        }])
+        })
     }
 }
 

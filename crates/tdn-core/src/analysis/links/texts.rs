@@ -350,39 +350,46 @@ impl<'a, 'b> Lines<'a, 'b> {
 
 /// Appends the string and number leaves of `v`, one per line, until `out` is full.
 pub fn flat_text_into(v: &Json, out: &mut String) {
-    let mut stack: Vec<&Json> = vec![v];
-    while let Some(v) = stack.pop() {
+    walk(v, &mut Vec::new(), |v| {
         if out.len() >= LINK_SCAN_BYTES {
-            return;
+            return false;
         }
         match v {
             Json::String(s) => push_line(out, s),
             Json::Number(n) => push_line(out, &n.to_string()),
-            Json::Array(a) => stack.extend(a.iter().rev()),
-            Json::Object(o) => {
-                let start = stack.len();
-                stack.extend(o.values());
-                if let Some(slice) = stack.get_mut(start..) {
-                    slice.reverse();
-                }
-            }
-            Json::Bool(_) | Json::Null => {}
+            _ => {}
         }
-    }
+        true
+    });
 }
 
 /// [`flat_text_into`] for a text of [`StepTexts`].
 fn flat_lines<'a>(v: &'a Json, out: &mut Lines<'a, '_>) {
     let mut stack = std::mem::take(&mut out.b.stack);
-    stack.clear();
-    stack.push(v);
-    while let Some(v) = stack.pop() {
+    walk(v, &mut stack, |v| {
         if out.full() {
-            break;
+            return false;
         }
         match v {
             Json::String(s) => out.push(s),
             Json::Number(n) => out.push_number(n),
+            _ => {}
+        }
+        true
+    });
+    out.b.stack = stack;
+}
+
+/// Hands `v` and everything inside it to `visit` in document order, depth first, until `visit`
+/// says stop; `stack` is the walk's room (no recursion, so any depth is safe).
+fn walk<'a>(v: &'a Json, stack: &mut Vec<&'a Json>, mut visit: impl FnMut(&'a Json) -> bool) {
+    stack.clear();
+    stack.push(v);
+    while let Some(v) = stack.pop() {
+        if !visit(v) {
+            break;
+        }
+        match v {
             Json::Array(a) => stack.extend(a.iter().rev()),
             Json::Object(o) => {
                 let start = stack.len();
@@ -391,10 +398,9 @@ fn flat_lines<'a>(v: &'a Json, out: &mut Lines<'a, '_>) {
                     slice.reverse();
                 }
             }
-            Json::Bool(_) | Json::Null => {}
+            _ => {}
         }
     }
-    out.b.stack = stack;
 }
 
 /// The leaves of `v` as text (see [`flat_text_into`]).

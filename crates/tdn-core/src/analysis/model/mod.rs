@@ -26,7 +26,9 @@ pub use step::{
     Decision, DecisionOption, Document, FINAL_ANSWER_TOOLS, LazyMap, MemoryOp, Step, StepContext,
     StepExtras, StepKind, Timestamp, ToolCall, Usage, describe_step,
 };
-pub use text::{AsText, inert_block, inert_line, is_hazard, value_text, value_text_into};
+pub use text::{
+    AsText, embedded_json, inert_block, inert_line, is_hazard, value_text, value_text_into,
+};
 
 /// The `format` string of a native run.
 pub const RUN_FORMAT: &str = "tdn.run/1";

@@ -4,6 +4,18 @@ use super::json::Json;
 use serde_json::Value;
 use std::borrow::Cow;
 
+/// A string that holds a JSON object or array, parsed (recorders often store arguments and
+/// results as JSON text); anything else is `None`.
+pub fn embedded_json(s: &str) -> Option<Value> {
+    let t = s.trim_start();
+    if !(t.starts_with('{') || t.starts_with('[')) {
+        return None;
+    }
+    serde_json::from_str::<Value>(s)
+        .ok()
+        .filter(|v| v.is_object() || v.is_array())
+}
+
 /// A JSON value that has a text: a `serde_json::Value` or a step's [`Json`].
 pub trait AsText {
     /// Appends the text (see [`value_text`]) to `out`.
@@ -105,6 +117,14 @@ fn inert(s: &str, keep_layout: bool) -> Cow<'_, str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn strings_holding_json_are_recognised() {
+        assert!(embedded_json(" {\"a\": 1}").is_some());
+        assert!(embedded_json("[1, 2]").is_some());
+        assert!(embedded_json("{not json").is_none());
+        assert!(embedded_json("42").is_none());
+    }
 
     #[test]
     fn inert_text_escapes_terminal_controls() {

@@ -137,18 +137,10 @@ fn read_at(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::load::{LoadOptions, load_str};
     use crate::experiments::ledger::{Location, Policy, Scope};
     use crate::experiments::run_ledger::RunLedger;
-    use crate::experiments::sink::{FinishedSample, SampleSink, answered_sample};
+    use crate::experiments::sink::{FinishedSample, SampleSink, answered_sample, two_unit_run};
     use crate::experiments::spec::ExperimentKind;
-
-    const RUN: &str = r#"{"format": "tdn.run/1", "id": "r1", "status": "failed",
-        "final_answer": "the recorded answer",
-        "context_units": [{"id": "u1", "kind": "document", "text": "one"},
-                          {"id": "u2", "kind": "memory", "text": "two"}],
-        "steps": [{"id": "s1", "kind": "llm", "output": "x",
-                   "context": {"available": ["u1", "u2"], "sent": ["u1", "u2"]}}]}"#;
 
     fn sample(cohort: &str, kind: ExperimentKind, seed: u64, flipped: bool) -> FinishedSample {
         let remove: &[&str] = if kind == ExperimentKind::Ablate {
@@ -171,10 +163,7 @@ mod tests {
     #[test]
     fn an_open_batch_is_ready_once_its_session_is_known_to_be_gone() {
         let dir = tempfile::tempdir().unwrap();
-        let run = load_str(RUN, &dir.path().join("r1.json"), &LoadOptions::default())
-            .unwrap()
-            .remove(0)
-            .run;
+        let run = two_unit_run(&["u1", "u2"]);
         let location = Location {
             path: dir.path().join("r1.ledger.jsonl"),
             scope: Scope::Run,

@@ -35,6 +35,16 @@ struct Table {
     ended: Condvar,
 }
 
+impl Table {
+    /// Why `job` was cancelled before it started, taken (so it is honoured once).
+    fn take_early_cancel(&self, job: JobId) -> Option<String> {
+        self.early
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&job)
+    }
+}
+
 /// The screen's jobs.
 pub struct Jobs {
     engine: Engine,
@@ -115,13 +125,7 @@ impl ExperimentPort for Jobs {
 
     fn launch(&self, job: JobId, plan: Plan, events: EventSender) -> Result<(), EngineError> {
         // A cancel that came while the job was starting is honoured before anything runs.
-        if let Some(why) = self
-            .table
-            .early
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&job)
-        {
+        if let Some(why) = self.table.take_early_cancel(job) {
             let _ = events.send(Event {
                 job,
                 kind: EventKind::Done(Arc::new(JobOutcome {
@@ -149,13 +153,7 @@ impl ExperimentPort for Jobs {
                 },
             );
             // A cancel that came while the ledger was being opened.
-            if let Some(why) = self
-                .table
-                .early
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&job)
-            {
+            if let Some(why) = self.table.take_early_cancel(job) {
                 running.canceller().cancel_because(&why);
             }
         }

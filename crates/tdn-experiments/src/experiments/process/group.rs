@@ -284,25 +284,27 @@ async fn read_tail(mut r: impl AsyncRead + Unpin, keep: usize) -> String {
     String::from_utf8_lossy(&tail).into_owned()
 }
 
+/// A command for the tests: `{"x": 1}` on stdin, `TDN_TEST_VAR=hello`, a 1 MiB stdout cap.
+#[cfg(test)]
+pub(super) fn test_command(command: &str, timeout_ms: u64) -> GroupCommand {
+    GroupCommand {
+        command: command.to_owned(),
+        stdin: b"{\"x\": 1}".to_vec(),
+        env: vec![("TDN_TEST_VAR".to_owned(), "hello".to_owned())],
+        timeout: Duration::from_millis(timeout_ms),
+        max_stdout: 1 << 20,
+        stderr_tail: 4096,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn cmd(command: &str, timeout_ms: u64) -> GroupCommand {
-        GroupCommand {
-            command: command.to_owned(),
-            stdin: b"{\"x\": 1}".to_vec(),
-            env: vec![("TDN_TEST_VAR".to_owned(), "hello".to_owned())],
-            timeout: Duration::from_millis(timeout_ms),
-            max_stdout: 1 << 20,
-            stderr_tail: 4096,
-        }
-    }
-
     #[tokio::test]
     async fn reads_stdin_env_stdout_and_stderr() {
         let out = run_group(
-            &cmd(
+            &test_command(
                 "cat; echo \" $TDN_TEST_VAR\"; echo oops >&2; exit 3",
                 10_000,
             ),
@@ -317,7 +319,7 @@ mod tests {
 
     #[tokio::test]
     async fn stdout_past_the_cap_is_an_error() {
-        let mut c = cmd("yes", 20_000);
+        let mut c = test_command("yes", 20_000);
         c.max_stdout = 1000;
         let e = run_group(&c, &Cancel::new()).await.unwrap_err();
         assert!(
@@ -328,7 +330,7 @@ mod tests {
 
     #[tokio::test]
     async fn only_the_tail_of_stderr_is_kept() {
-        let mut c = cmd(
+        let mut c = test_command(
             "i=0; while [ $i -lt 3000 ]; do echo line$i >&2; i=$((i+1)); done",
             20_000,
         );
@@ -344,7 +346,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_time_out_and_a_cancel_end_the_command() {
-        let e = run_group(&cmd("sleep 30", 200), &Cancel::new())
+        let e = run_group(&test_command("sleep 30", 200), &Cancel::new())
             .await
             .unwrap_err();
         assert!(matches!(e, GroupError::TimedOut { .. }), "{e}");
@@ -354,7 +356,7 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(100)).await;
             c2.cancel();
         });
-        let e = run_group(&cmd("echo started >&2; sleep 30", 60_000), &cancel)
+        let e = run_group(&test_command("echo started >&2; sleep 30", 60_000), &cancel)
             .await
             .unwrap_err();
         assert!(matches!(e, GroupError::Cancelled { .. }), "{e}");
@@ -362,7 +364,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_signal_is_reported_as_such() {
-        let out = run_group(&cmd("kill -9 $$", 10_000), &Cancel::new())
+        let out = run_group(&test_command("kill -9 $$", 10_000), &Cancel::new())
             .await
             .unwrap();
         assert_eq!(out.code, None);

@@ -117,24 +117,14 @@ pub fn run_blocking(cmd: &GroupCommand) -> Result<GroupOutput, GroupError> {
 
 #[cfg(test)]
 mod tests {
+    use super::group::test_command;
     use super::*;
 
     use std::time::{Duration, Instant};
 
-    fn inv(command: &str, timeout_ms: u64) -> GroupCommand {
-        GroupCommand {
-            command: command.to_owned(),
-            stdin: b"{\"x\": 1}".to_vec(),
-            env: vec![("TDN_TEST_VAR".to_owned(), "hello".to_owned())],
-            timeout: Duration::from_millis(timeout_ms),
-            max_stdout: 1 << 20,
-            stderr_tail: 4096,
-        }
-    }
-
     #[test]
     fn reads_stdin_env_stdout_and_stderr() {
-        let f = run_blocking(&inv(
+        let f = run_blocking(&test_command(
             "cat; echo \" $TDN_TEST_VAR\"; echo oops >&2; exit 3",
             10_000,
         ))
@@ -149,7 +139,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().join("child-pid");
         let command = format!("sleep 30 & echo $! > '{}'; wait", marker.display());
-        let e = run_blocking(&inv(&command, 300)).unwrap_err();
+        let e = run_blocking(&test_command(&command, 300)).unwrap_err();
         assert!(matches!(e, GroupError::TimedOut { .. }), "{e}");
         let pid: i32 = std::fs::read_to_string(&marker)
             .unwrap()
@@ -181,20 +171,20 @@ mod tests {
     #[test]
     fn a_background_child_left_behind_does_not_hold_the_call() {
         let t = Instant::now();
-        let f = run_blocking(&inv("sleep 30 & echo done", 20_000)).unwrap();
+        let f = run_blocking(&test_command("sleep 30 & echo done", 20_000)).unwrap();
         assert_eq!(String::from_utf8(f.stdout).unwrap(), "done\n");
         assert!(t.elapsed() < Duration::from_secs(20));
     }
 
     #[tokio::test]
     async fn it_can_be_called_from_inside_an_async_task() {
-        let f = run_blocking(&inv("echo inside", 10_000)).unwrap();
+        let f = run_blocking(&test_command("echo inside", 10_000)).unwrap();
         assert_eq!(String::from_utf8(f.stdout).unwrap(), "inside\n");
     }
 
     #[test]
     fn too_much_output_is_cut_off() {
-        let mut i = inv("yes", 20_000);
+        let mut i = test_command("yes", 20_000);
         i.max_stdout = 1000;
         let e = run_blocking(&i).unwrap_err();
         assert!(
