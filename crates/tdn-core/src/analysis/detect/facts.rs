@@ -5,15 +5,14 @@
 //! step returned ([`Marks`]). Linear in the run.
 
 use super::answer::{self, AnswerTrace};
-use super::phrases::PhraseSet;
 use super::prescan::Marks;
 use super::state_change::{name_says_action, tool_changes_state};
-use super::vocab::INFRASTRUCTURE;
 use crate::analysis::claims::CheckedClaim;
+use crate::analysis::claims::SupportLabel;
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::model::Json;
-use crate::analysis::model::{Run, Step, StepKind, Tool};
-use crate::analysis::report::SupportLabel;
+use crate::analysis::model::{Run, Step, StepKind, Tool, decides};
+use crate::analysis::whole_words::PhraseSet;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use hashbrown::HashMap;
 use std::sync::OnceLock;
@@ -22,6 +21,55 @@ use std::sync::OnceLock;
 const MAX_TOOL_NAMES: usize = 1_000;
 /// A tool name longer than this is not looked for in model outputs (no real tool is named so).
 const MAX_TOOL_NAME_BYTES: usize = 256;
+
+/// Phrases of an error about the infrastructure rather than the request: a server error, a
+/// time-out, an outage, a rate limit, credentials. The walk back keeps such a failure on the
+/// tool or its service, even when the error also names the request. Bare status codes are not
+/// listed: "amount exceeds 500" is about the request.
+pub const INFRASTRUCTURE: &[&str] = &[
+    "internal server error",
+    "internal error",
+    "server error",
+    "bad gateway",
+    "gateway timeout",
+    "service unavailable",
+    "temporarily unavailable",
+    "server unavailable",
+    "service down",
+    "is down",
+    "outage",
+    "timed out",
+    "timeout",
+    "time-out",
+    "time out",
+    "connection refused",
+    "connection reset",
+    "connection error",
+    "connection closed",
+    "could not connect",
+    "couldn't connect",
+    "unable to connect",
+    "network error",
+    "network unreachable",
+    "host unreachable",
+    "dns",
+    "rate limit",
+    "rate-limit",
+    "rate limited",
+    "too many requests",
+    "quota exceeded",
+    "unauthorized",
+    "unauthorised",
+    "forbidden",
+    "authentication",
+    "not authenticated",
+    "credentials",
+    "api key",
+    "access token",
+    "token expired",
+    "expired token",
+    "permission denied",
+];
 
 static INFRA: PhraseSet = PhraseSet::new(INFRASTRUCTURE);
 
@@ -401,13 +449,6 @@ fn used_later(run: &Run, links: &LinkGraph, claims: &[CheckedClaim]) -> Vec<bool
 
 /// Steps whose names [`used_later`] looks up in one task.
 const STEPS_PER_TASK: usize = 2048;
-
-/// True when the step is a decision of an agent: a model step (`llm`, `agent`, `decision`)
-/// that is not a container wrapping other steps (an agent run's span holds its children's work,
-/// not a choice of its own).
-pub fn decides(s: &Step) -> bool {
-    s.kind.is_model() && !s.is_container()
-}
 
 /// For each step, the position in `run.tools` of the tool its call names: the first tool of that
 /// name, the one `run.tool` finds.

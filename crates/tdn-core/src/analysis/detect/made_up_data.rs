@@ -8,10 +8,10 @@
 
 use super::answer::multi_agent;
 use super::say::{quote, step};
-use super::vocab::find_phrase;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::claims::words::lower_text;
-use crate::analysis::rank::params::{MADE_UP_ASSUMPTION, MADE_UP_DATA};
+use crate::analysis::params::{MADE_UP_ASSUMPTION, MADE_UP_DATA};
+use crate::analysis::whole_words::find_phrase;
 
 /// Words with which a step says the data it works from is invented.
 pub const MADE_UP_PHRASES: &[&str] = &[

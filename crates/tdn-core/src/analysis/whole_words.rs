@@ -1,11 +1,47 @@
-//! A list of phrases looked for in one pass: [`PhraseSet::find`] answers what
-//! [`find_phrase`](super::vocab::find_phrase) answers (the first phrase of the list found as
-//! whole words), with one automaton over the text instead of one search per phrase, and
-//! [`PhraseSet::find_any_case`] answers it for text not yet in lower case without writing a
-//! lower-case copy when the text is ASCII. Built on first use; no I/O.
+//! Finding a word or phrase in text as whole words: not inside a longer word ("booked" is not
+//! in "unbooked", "400" not in "4001"): one phrase
+//! ([`contains_words`]), the first of a list ([`find_phrase`]), or a fixed list in one pass
+//! ([`PhraseSet`]: one automaton over the text instead of one search per phrase, and
+//! [`PhraseSet::find_any_case`] for text not yet in lower case, without a lower-case copy when
+//! the text is ASCII). Built on first use; no I/O.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use std::sync::OnceLock;
+
+/// The first phrase of `phrases` found in `haystack` (both compared in lower case; `haystack`
+/// must already be lower case). Single words match only as whole words.
+pub fn find_phrase<'p>(haystack_lower: &str, phrases: &[&'p str]) -> Option<&'p str> {
+    phrases
+        .iter()
+        .copied()
+        .find(|p| contains_words(haystack_lower, p))
+}
+
+/// True when `needle` occurs in `haystack` not inside a longer word.
+pub fn contains_words(haystack: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(pos) = haystack.get(from..).and_then(|h| h.find(needle)) {
+        let start = from + pos;
+        let end = start + needle.len();
+        let before = haystack.get(..start).and_then(|s| s.chars().next_back());
+        let after = haystack.get(end..).and_then(|s| s.chars().next());
+        let first = needle.chars().next().is_some_and(char::is_alphanumeric);
+        let last = needle
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric);
+        let glued = (first && before.is_some_and(char::is_alphanumeric))
+            || (last && after.is_some_and(char::is_alphanumeric));
+        if !glued {
+            return true;
+        }
+        from = start + needle.chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
 
 /// A fixed list of phrases (lower case, as `find_phrase` expects) and its automata.
 pub struct PhraseSet {
@@ -98,7 +134,7 @@ impl PhraseSet {
             Some(m) => m
                 .first(haystack_lower)
                 .and_then(|i| self.list.get(i).copied()),
-            None => super::vocab::find_phrase(haystack_lower, self.list),
+            None => find_phrase(haystack_lower, self.list),
         }
     }
 
@@ -126,7 +162,20 @@ impl PhraseSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::detect::vocab::find_phrase;
+
+    #[test]
+    fn phrases_match_whole_words_only() {
+        assert!(contains_words("your order is booked.", "booked"));
+        assert!(!contains_words("unbooked", "booked"));
+        assert!(contains_words("error 400: bad", "400"));
+        assert!(!contains_words("error 4001", "400"));
+        const DECLINES: &[&str] = &["no thank", "no thanks", "not interested"];
+        assert_eq!(
+            find_phrase("no thanks, i'll keep it", DECLINES),
+            Some("no thanks")
+        );
+        assert_eq!(find_phrase("sounds good", DECLINES), None);
+    }
 
     const LIST: &[&str] = &[
         "shall i",
