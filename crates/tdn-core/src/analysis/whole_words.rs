@@ -1,5 +1,5 @@
 //! Finding a word or phrase in text as whole words: not inside a longer word ("booked" is not
-//! in "unbooked", "400" not in "4001"): one phrase
+//! in "unbooked", "400" not in "4001"). One rule (`glued`) for every caller: one phrase
 //! ([`contains_words`]), the first of a list ([`find_phrase`]), or a fixed list in one pass
 //! ([`PhraseSet`]: one automaton over the text instead of one search per phrase, and
 //! [`PhraseSet::find_any_case`] for text not yet in lower case, without a lower-case copy when
@@ -19,28 +19,33 @@ pub fn find_phrase<'p>(haystack_lower: &str, phrases: &[&'p str]) -> Option<&'p 
 
 /// True when `needle` occurs in `haystack` not inside a longer word.
 pub fn contains_words(haystack: &str, needle: &str) -> bool {
-    if needle.is_empty() {
-        return false;
-    }
-    let mut from = 0;
-    while let Some(pos) = haystack.get(from..).and_then(|h| h.find(needle)) {
-        let start = from + pos;
-        let end = start + needle.len();
-        let before = haystack.get(..start).and_then(|s| s.chars().next_back());
-        let after = haystack.get(end..).and_then(|s| s.chars().next());
-        let first = needle.chars().next().is_some_and(char::is_alphanumeric);
-        let last = needle
-            .chars()
-            .next_back()
-            .is_some_and(char::is_alphanumeric);
-        let glued = (first && before.is_some_and(char::is_alphanumeric))
-            || (last && after.is_some_and(char::is_alphanumeric));
-        if !glued {
-            return true;
+    whole_word_matches(haystack, needle).next().is_some()
+}
+
+/// Where `needle` occurs in `haystack` not inside a longer word, left to right (`start..end`
+/// byte ranges; occurrences may overlap). None for an empty `needle`.
+pub fn whole_word_matches<'h>(
+    haystack: &'h str,
+    needle: &'h str,
+) -> impl Iterator<Item = (usize, usize)> + 'h {
+    let step = needle.chars().next().map_or(1, char::len_utf8);
+    let mut from = if needle.is_empty() {
+        haystack.len() + 1
+    } else {
+        0
+    };
+    std::iter::from_fn(move || {
+        while let Some(pos) = haystack.get(from..).and_then(|h| h.find(needle)) {
+            let start = from + pos;
+            let end = start + needle.len();
+            from = start + step;
+            if !glued(haystack, start, end) {
+                return Some((start, end));
+            }
         }
-        from = start + needle.chars().next().map_or(1, char::len_utf8);
-    }
-    false
+        from = haystack.len() + 1;
+        None
+    })
 }
 
 /// A fixed list of phrases (lower case, as `find_phrase` expects) and its automata.
@@ -101,7 +106,7 @@ impl Matcher {
 }
 
 /// True when the match at `start..end` of `text` sits inside a longer word: an alphanumeric
-/// end of it touches an alphanumeric character (`contains_words`' rule).
+/// end of it touches an alphanumeric character. The one rule of whole-word matching here.
 fn glued(text: &str, start: usize, end: usize) -> bool {
     let Some(found) = text.get(start..end) else {
         return true;
@@ -162,6 +167,53 @@ impl PhraseSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The rule spelled out on characters: an occurrence counts unless a letter or digit at
+    /// either end of it touches a letter or digit outside it.
+    fn by_characters(haystack: &str, needle: &str) -> Vec<(usize, usize)> {
+        let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        (0..=haystack.len())
+            .filter(|&i| {
+                !needle.is_empty() && haystack.get(i..).is_some_and(|h| h.starts_with(needle))
+            })
+            .map(|i| (i, i + needle.len()))
+            .filter(|&(i, e)| {
+                let before = haystack[..i].chars().next_back();
+                let after = haystack[e..].chars().next();
+                !(alnum(needle.chars().next()) && alnum(before))
+                    && !(alnum(needle.chars().next_back()) && alnum(after))
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn matches_are_every_occurrence_not_inside_a_longer_word(
+            haystack in "[ab1 .é-]{0,24}",
+            needle in "[ab1 .é-]{0,4}",
+        ) {
+            let got: Vec<_> = whole_word_matches(&haystack, &needle).collect();
+            prop_assert_eq!(&got, &by_characters(&haystack, &needle));
+            prop_assert_eq!(contains_words(&haystack, &needle), !got.is_empty());
+        }
+
+        #[test]
+        fn a_phrase_set_finds_what_find_phrase_finds(
+            text in "[abAB1 .é-]{0,30}",
+            list in proptest::collection::vec("[ab1 .é-]{0,4}", 0..6),
+        ) {
+            let list: &'static [&'static str] = Vec::leak(
+                list.into_iter().map(|p| &*String::leak(p)).collect::<Vec<_>>(),
+            );
+            let set = PhraseSet::new(list);
+            let lower = text.to_lowercase();
+            prop_assert_eq!(set.find(&lower), find_phrase(&lower, list));
+            prop_assert_eq!(set.find_any_case(&text), find_phrase(&lower, list));
+        }
+    }
 
     #[test]
     fn phrases_match_whole_words_only() {
