@@ -181,8 +181,9 @@ mod tests {
             .filter(|&(i, e)| {
                 let before = haystack[..i].chars().next_back();
                 let after = haystack[e..].chars().next();
-                !(alnum(needle.chars().next()) && alnum(before))
-                    && !(alnum(needle.chars().next_back()) && alnum(after))
+                let glued_before = alnum(needle.chars().next()) && alnum(before);
+                let glued_after = alnum(needle.chars().next_back()) && alnum(after);
+                !(glued_before || glued_after)
             })
             .collect()
     }
