@@ -5,7 +5,7 @@
 
 use super::support::{analyze, close, fixture, report_of, run, suspect};
 use serde_json::Value;
-use tdn_tui::analysis::rank::params::{
+use tdn_tui::analysis::params::{
     CONTEXT_FULL, CONTRADICTED_CLAIM, EMPTY_RETRIEVAL, FAILED_PRECONDITION, OUTDATED_SOURCE,
     PROMPT_INJECTION_STRONG, REPEATED_CALL, ROOT_CAUSE_FACTOR, SERVICE_ERROR, STALE_CLAIM,
     SYMPTOM_FACTOR, UNUSED_READ_FACTOR, WALK_BACK_NAMED, WALK_BACK_UNNAMED, WALK_BACK_USER_VALUE,

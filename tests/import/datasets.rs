@@ -202,7 +202,7 @@ fn tau_bench_records_become_runs_with_called_tools() {
     // action verbs, not from a list of this benchmark's tools.
     assert!(first.tool("cancel_reservation").is_some_and(|t| !t.mutates));
     assert!(first.tool("get_reservation_details").is_some());
-    use tdn_tui::analysis::detect::state_change::changes_state;
+    use tdn_tui::analysis::state_change::changes_state;
     assert!(changes_state(first, "cancel_reservation"));
     assert!(!changes_state(first, "get_reservation_details"));
     assert_eq!(

@@ -6,7 +6,7 @@
 use super::fixture::{press, refund_scored, status};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tdn_tui::analysis::rank::params::JUDGE_BELOW;
+use tdn_tui::analysis::params::JUDGE_BELOW;
 use tdn_tui::analysis::report::JudgeOutcome;
 use tdn_tui::experiments::engine::Unavailable;
 use tdn_tui::tui::app::{App, AppOptions, Document};

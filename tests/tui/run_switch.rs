@@ -21,7 +21,7 @@ use tdn_tui::tui::picker::RunChoice;
 
 /// The refund fixture under the id `task-{i}`, its rule scores low enough to ask the judge.
 fn refund(i: usize) -> Document {
-    let d = refund_scored(tdn_tui::analysis::rank::params::JUDGE_BELOW - 0.1);
+    let d = refund_scored(tdn_tui::analysis::params::JUDGE_BELOW - 0.1);
     let mut run = d.run.as_ref().clone();
     let mut report = d.report.as_ref().clone();
     run.id = format!("task-{i}");

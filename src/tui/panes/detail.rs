@@ -272,7 +272,7 @@ impl Builder<'_> {
         }
         if let Some(tc) = &step.tool {
             self.section(&format!("Tool call: {}", clipped(&tc.name, 40)));
-            if crate::analysis::detect::state_change::changes_state(&doc.run, &tc.name) {
+            if crate::analysis::state_change::changes_state(&doc.run, &tc.name) {
                 self.note("this tool changes things (marked so, or an action verb names it)");
             }
             self.value(&tc.arguments.to_value());

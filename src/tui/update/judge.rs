@@ -9,7 +9,7 @@ use super::super::app::{App, Document};
 use super::super::effects::Effect;
 use super::super::keymap::Scope;
 use crate::analysis::judge::should_ask;
-use crate::analysis::rank::params::JUDGE_BELOW;
+use crate::analysis::params::JUDGE_BELOW;
 use std::sync::Arc;
 
 /// The key was pressed.

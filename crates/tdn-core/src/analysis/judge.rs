@@ -9,18 +9,38 @@
 //! later step. A missing, failing, slow or nonsensical judge leaves the rules' verdict standing.
 //! This module runs nothing: a process-backed judge lives in `experiments::command_judge`.
 
-use crate::analysis::detect::say::{quote, short, step as step_name};
-use crate::analysis::detect::vocab::{PLAN_WORDS, find_phrase};
 use crate::analysis::detect::{Category, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
 use crate::analysis::model::{Run, RunStatus, StepKind};
-use crate::analysis::rank::SuspectEntry;
-use crate::analysis::rank::params::{
+use crate::analysis::params::{
     JUDGE_BELOW, JUDGE_CAP, JUDGE_MAX_FINDINGS, JUDGE_MAX_TRANSCRIPT, JUDGE_TEXT_CHARS,
     JUDGE_TRANSCRIPT_HEAD, JUDGE_TRANSCRIPT_TAIL,
 };
+use crate::analysis::rank::SuspectEntry;
+use crate::analysis::say::{quote, short, step as step_name};
+use crate::analysis::whole_words::find_phrase;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// Phrases of a model step proposing a plan (the judge's plan rule).
+pub const PLAN_WORDS: &[&str] = &[
+    "plan",
+    "i will",
+    "i'll",
+    "next i",
+    "next, i",
+    "step 1",
+    "first,",
+    "first i",
+    "then i",
+    "let's",
+    "let me",
+    "we should",
+    "i should",
+    "i am going to",
+    "i'm going to",
+    "going to",
+];
 
 /// Why a judge gave nothing usable; the message goes to `report.judge.error`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -5,9 +5,9 @@
 
 use super::records::{KeyedNumber, json_of, records};
 use super::words::{TermKind, each_term, numbers_in, stem};
-use crate::analysis::detect::state_change::changes_state;
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
+use crate::analysis::state_change::changes_state;
 use hashbrown::HashSet;
 
 /// At most this many tool calls (the latest) are compared with a claim of an action.

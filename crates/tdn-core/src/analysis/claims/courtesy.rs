@@ -10,7 +10,123 @@
 //! words. English only; plain matching, no I/O.
 
 use super::words::{Term, TermKind, lower_text, terms};
-use crate::analysis::detect::vocab::{PLEASANTRIES, SUCCESS_WORDS, find_phrase};
+use crate::analysis::whole_words::find_phrase;
+
+/// Words that say an action was carried out ("Your order is confirmed").
+pub const SUCCESS_WORDS: &[&str] = &[
+    "booked",
+    "scheduled",
+    "rescheduled",
+    "rebooked",
+    "created",
+    "confirmed",
+    "refunded",
+    "cancelled",
+    "canceled",
+    "sent",
+    "emailed",
+    "updated",
+    "changed",
+    "completed",
+    "processed",
+    "placed",
+    "reserved",
+    "added",
+    "removed",
+    "deleted",
+    "paid",
+    "issued",
+    "submitted",
+    "transferred",
+    "saved",
+    "shipped",
+    "ordered",
+    "credited",
+    "charged",
+    "applied",
+    "approved",
+    "done",
+    "moved",
+    "upgraded",
+    "downgraded",
+    "activated",
+    "deactivated",
+    "registered",
+    "renewed",
+    "returned",
+    "exchanged",
+    "closed",
+    "opened",
+    "set up",
+    "all set",
+    "taken care of",
+    "went through",
+    "gone through",
+    "succeeded",
+    "successful",
+    "successfully",
+    "accepted",
+    "granted",
+    "finalized",
+    "finalised",
+    "executed",
+];
+
+/// Words of pleasantries: a sentence made only of these (and stop words) is not a claim, and
+/// they do not count when a claim is matched to its sources.
+pub const PLEASANTRIES: &[&str] = &[
+    "thanks",
+    "thank",
+    "patience",
+    "sorry",
+    "trouble",
+    "inconvenience",
+    "glad",
+    "happy",
+    "help",
+    "helps",
+    "welcome",
+    "great",
+    "good",
+    "nice",
+    "hope",
+    "hello",
+    "hi",
+    "hey",
+    "please",
+    "feel",
+    "reach",
+    "anything",
+    "else",
+    "let",
+    "know",
+    "assist",
+    "pleasure",
+    "apologize",
+    "apologies",
+    "cheers",
+    "regards",
+    "wishes",
+    "understand",
+    "understood",
+    "certainly",
+    "sure",
+    "okay",
+    "ok",
+    "course",
+    "wonderful",
+    "enjoy",
+    "luck",
+    "morning",
+    "afternoon",
+    "evening",
+    "bye",
+    "goodbye",
+    "noted",
+    "alright",
+    "absolutely",
+    "appreciate",
+];
 
 /// Openings of an offer of help (after any "If …," clause).
 const INVITATIONS: &[&str] = &[
@@ -166,7 +282,7 @@ const COURTESIES: &[&str] = &[
     "i hear you",
 ];
 
-/// Openings of a wish (beside the wishes of `vocab::WISHES`, which the label reads itself).
+/// Openings of a wish (beside the wishes of `label::WISHES`, which the label reads itself).
 const HOPES: &[&str] = &[
     "i hope",
     "hope you",
@@ -267,7 +383,7 @@ fn is_pleasantry_word(stemmed: &str) -> bool {
 }
 
 fn is_stop(w: &str) -> bool {
-    crate::analysis::detect::vocab::is_stopword(w)
+    super::words::is_stopword(w)
 }
 
 /// The words of a lower-case text: letters, digits and apostrophes.

@@ -15,7 +15,7 @@ use super::words::{each_id_part, each_number, each_term};
 use crate::analysis::links::tokens::{clip, sentences};
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
-use crate::analysis::rank::params::MAX_EVIDENCE_PASSAGES;
+use crate::analysis::params::MAX_EVIDENCE_PASSAGES;
 use hashbrown::HashMap;
 use hashbrown::HashSet;
 
@@ -144,7 +144,7 @@ fn result_text(out: &crate::analysis::model::Json) -> String {
 /// limit when it was read), and a string is read as JSON at most [`MAX_NESTED_DEPTH`] times.
 fn result_leaves(v: &crate::analysis::model::Json, depth: usize, out: &mut String) {
     use crate::analysis::model::Json;
-    if out.len() >= crate::analysis::rank::params::LINK_SCAN_BYTES {
+    if out.len() >= crate::analysis::params::LINK_SCAN_BYTES {
         return;
     }
     match v {
@@ -306,7 +306,7 @@ impl EvidenceIndex {
 
     /// A user's message: each sentence that is not a question.
     fn add_statements(&mut self, step: Option<usize>, text: &str) {
-        for s in sentences(clip(text, crate::analysis::rank::params::LINK_SCAN_BYTES)) {
+        for s in sentences(clip(text, crate::analysis::params::LINK_SCAN_BYTES)) {
             if !s.ends_with('?') {
                 self.push(step, SourceKind::User, false, s);
             }
@@ -347,7 +347,7 @@ impl EvidenceIndex {
             // Each sentence, and each sentence with its neighbours when together they are
             // short: a document gives a figure on one line and what it is on the next.
             let all: Vec<&str> =
-                sentences(clip(text, crate::analysis::rank::params::LINK_SCAN_BYTES)).collect();
+                sentences(clip(text, crate::analysis::params::LINK_SCAN_BYTES)).collect();
             for (k, s) in all.iter().enumerate() {
                 self.push(step, kind, outdated, s);
                 let around = all.get(k.saturating_sub(1)..(k + 2).min(all.len()));

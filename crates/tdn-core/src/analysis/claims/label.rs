@@ -5,18 +5,95 @@
 //! ("Your order is confirmed") is checked against the state-changing calls themselves: a failed
 //! call contradicts it, and a user's request never supports it.
 
+use super::SupportLabel;
 use super::actions::ActionCall;
+use super::courtesy::{PLEASANTRIES, SUCCESS_WORDS};
 use super::evidence::{EvidenceIndex, SourceKind};
 use super::words::{Term, TermKind, lower_text, numbers_in, stem, terms};
-use crate::analysis::detect::say::{quote, step as step_name, tool_of};
-use crate::analysis::detect::vocab::{
-    ACTION_MARKERS, ACTION_NAME_WORDS, GENERAL_NEGATIONS, MODALS, NEGATED_ACTION_LEADS,
-    NEGATED_MODALS, NEGATIONS, PLEASANTRIES, SUCCESS_WORDS, WISHES, contains_words, find_phrase,
-};
 use crate::analysis::model::Run;
-use crate::analysis::rank::params::{CLAIM_CLOSE, CLAIM_PARTIAL, CLAIM_SUPPORTED};
-use crate::analysis::report::SupportLabel;
+use crate::analysis::params::{CLAIM_CLOSE, CLAIM_PARTIAL, CLAIM_SUPPORTED};
+use crate::analysis::say::{quote, step as step_name, tool_of};
+use crate::analysis::state_change::ACTION_NAME_WORDS;
+use crate::analysis::whole_words::{contains_words, find_phrase};
 use std::cell::LazyCell;
+
+/// Words that make a success word a report about this conversation ("Your call is booked",
+/// "I've refunded", "The refund has been issued") rather than a general statement ("Invoices
+/// are issued monthly").
+pub const ACTION_MARKERS: &[&str] = &[
+    "i",
+    "i've",
+    "i'm",
+    "i have",
+    "we",
+    "we've",
+    "we have",
+    "your",
+    "you",
+    "you're",
+    "you've",
+    "has been",
+    "have been",
+    "was",
+    "were",
+    "is now",
+    "are now",
+    "all set",
+    "just",
+];
+
+/// Words that turn a claim around ("could not book").
+pub const NEGATIONS: &[&str] = &[
+    "not", "n't", "never", "no", "unable", "cannot", "failed", "couldn't", "wasn't", "didn't",
+    "isn't", "haven't", "hasn't", "won't", "can't", "weren't", "aren't", "don't", "doesn't",
+];
+
+/// Words that make a claim a promise or a possibility rather than a report of what happened.
+pub const MODALS: &[&str] = &[
+    "will", "would", "can", "could", "should", "may", "might", "shall", "going", "'ll", "once",
+    "if",
+];
+
+/// Openings of a wish or a goodbye ("Enjoy your visit!", "Have a great day!"): a sentence that
+/// opens with one of these and holds no number or id is a pleasantry, not a claim.
+pub const WISHES: &[&str] = &[
+    "enjoy",
+    "have a",
+    "have an",
+    "have fun",
+    "take care",
+    "safe travels",
+    "safe trip",
+    "good luck",
+    "best of luck",
+    "all the best",
+    "best wishes",
+    "happy",
+    "see you",
+    "talk soon",
+    "stay safe",
+    "wishing you",
+];
+
+/// Words that, right before an action verb in its base form, say the action did not happen
+/// ("could not book", "couldn't cancel", "was unable to refund", "failed to send").
+pub const NEGATED_ACTION_LEADS: &[&str] = &["not", "never", "cannot", "unable", "failed", "n't"];
+
+/// Negations that make a statement general rather than a report ("The store does not open on
+/// Sundays"): an action verb after these is not a claim about a call.
+pub const GENERAL_NEGATIONS: &[&str] = &["does", "do", "doesn't", "don't"];
+
+/// Negated modals that report an inability ("could not", "can't") rather than a promise: they
+/// do not make a claim of an action a possibility.
+pub const NEGATED_MODALS: &[&str] = &[
+    "could not",
+    "couldn't",
+    "can not",
+    "cannot",
+    "can't",
+    "would not",
+    "wouldn't",
+];
 
 /// An evidence passage quoted in `why` is cut to this many characters.
 const WHY_QUOTE: usize = 120;
@@ -470,7 +547,7 @@ fn label_by_words(
         let text = pass.map(|x| x.text.clone());
         let quoted = text
             .as_deref()
-            .map(|t| crate::analysis::detect::say::short(t, WHY_QUOTE))
+            .map(|t| crate::analysis::say::short(t, WHY_QUOTE))
             .unwrap_or_default();
         Labelled {
             label,

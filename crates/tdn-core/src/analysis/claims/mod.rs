@@ -21,9 +21,27 @@ pub use split::{Part, split_claims, split_parts};
 
 use crate::analysis::links::StepTexts;
 use crate::analysis::model::Run;
-use crate::analysis::report::SupportLabel;
 use evidence::EvidenceIndex;
+use serde::{Deserialize, Serialize};
 use std::cell::LazyCell;
+
+/// How well a claim is supported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SupportLabel {
+    /// A source says it.
+    Supported,
+    /// A source says some of it.
+    Partial,
+    /// No source says it.
+    Unsupported,
+    /// A close source gives a different number or outcome.
+    Contradicted,
+    /// Only an outdated source supports it.
+    Stale,
+    /// A pleasantry, not a claim.
+    NoClaim,
+}
 
 /// One claim of the final answer, checked.
 #[derive(Clone, Debug, PartialEq)]

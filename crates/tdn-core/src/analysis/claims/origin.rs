@@ -9,7 +9,7 @@
 use super::words::{Term, TermKind, each_term_except};
 use crate::analysis::links::StepTexts;
 use crate::analysis::model::Run;
-use crate::analysis::rank::params::ORIGIN_SHARE;
+use crate::analysis::params::ORIGIN_SHARE;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use hashbrown::{HashMap, HashSet};
 use memchr::memmem;
@@ -68,7 +68,7 @@ fn origins_with(
         if open == 0 {
             break;
         }
-        if !crate::analysis::detect::decides(step) {
+        if !crate::analysis::model::decides(step) {
             continue;
         }
         let text = texts.produced_text(i);

@@ -6,7 +6,7 @@
 //! [`MAX_CLAIMS`] and [`MAX_ANSWER_BYTES`].
 
 use crate::analysis::links::tokens::{clip, sentences, tokens};
-use crate::analysis::rank::params::{CLAUSE_MIN_WORDS, MAX_ANSWER_BYTES, MAX_CLAIMS};
+use crate::analysis::params::{CLAUSE_MIN_WORDS, MAX_ANSWER_BYTES, MAX_CLAIMS};
 
 /// Clause separators, tried in this order.
 const SEPARATORS: &[&str] = &[", and ", ", but ", " but ", " and "];

@@ -2,10 +2,61 @@
 //! form, ids and addresses in lower case, and names (capitalised words inside a sentence) marked
 //! so they count double. Pure functions over text; no I/O.
 
-use crate::analysis::detect::vocab::is_stopword;
 use crate::analysis::links::tokens::{TokenClass, tokens};
-use crate::analysis::rank::params::CLAIM_KEY_WEIGHT;
+use crate::analysis::params::CLAIM_KEY_WEIGHT;
 use hashbrown::{HashMap, HashSet};
+
+/// Common English words left out of word matching.
+pub const STOPWORDS: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "by",
+    "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "am", "it",
+    "its", "it's", "this", "that", "these", "those", "there", "here", "i", "me", "my", "we", "our",
+    "us", "you", "your", "yours", "he", "she", "him", "her", "his", "they", "them", "their",
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "both",
+    "each", "few", "more", "most", "other", "some", "such", "only", "own", "same", "than", "too",
+    "very", "just", "also", "has", "have", "had", "having", "do", "does", "did", "doing", "will",
+    "would", "can", "could", "should", "shall", "may", "might", "must", "into", "about", "over",
+    "under", "again", "up", "down", "out", "off", "now", "yet", "already", "still", "via", "per",
+    "i'm", "i've", "i'd", "i'll", "you're", "you've", "you'll", "we're", "we've", "we'll", "let's",
+    "get", "got", "gets", "s", "t", "re", "ve", "ll", "d", "m", "not", "no", "yes", "n't", "never",
+    "one", "able", "after", "before", "during", "while", "until", "within", "without", "because",
+    "since",
+];
+
+/// Contractions of a negation: function words, left out of word matching like the stop words.
+pub const NEGATION_CONTRACTIONS: &[&str] = &[
+    "cannot",
+    "can't",
+    "couldn't",
+    "won't",
+    "wouldn't",
+    "shouldn't",
+    "don't",
+    "doesn't",
+    "didn't",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "hasn't",
+    "haven't",
+    "hadn't",
+    "mustn't",
+];
+
+/// True when `word` (lower case) is a stop word. One look-up in a set built on first use (it
+/// is asked for every word of every passage of evidence).
+pub fn is_stopword(word: &str) -> bool {
+    static SET: std::sync::OnceLock<hashbrown::HashSet<&'static str>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| {
+        STOPWORDS
+            .iter()
+            .chain(NEGATION_CONTRACTIONS.iter())
+            .copied()
+            .collect()
+    })
+    .contains(word)
+}
 
 /// What a term is; numbers, ids and names count double.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use super::Facts;
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
 use crate::analysis::model::{Run, StepKind};
-use crate::analysis::rank::params::{
+use crate::analysis::params::{
     ANSWER_ITEM_MAX_CHARS, ANSWER_MAX_ITEMS, ANSWER_SHORT_WORDS, LINK_SCAN_BYTES,
 };
 use aho_corasick::AhoCorasick;
@@ -174,7 +174,7 @@ fn parts(text: &str) -> Vec<String> {
         .map(|p| without_joiners(p.trim()).to_owned())
         .filter(|p| {
             p.split(|c: char| !c.is_alphanumeric()).any(|w| {
-                !w.is_empty() && !crate::analysis::detect::vocab::is_stopword(&w.to_lowercase())
+                !w.is_empty() && !crate::analysis::claims::words::is_stopword(&w.to_lowercase())
             })
         })
         .collect()

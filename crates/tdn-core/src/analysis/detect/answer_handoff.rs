@@ -15,7 +15,7 @@ use super::answer::{Item, norm_words};
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::{Run, Step, StepKind};
-use crate::analysis::rank::params::{HANDOFF_IN, HANDOFF_MIN_WORDS, HANDOFF_OUT};
+use crate::analysis::params::{HANDOFF_IN, HANDOFF_MIN_WORDS, HANDOFF_OUT};
 use aho_corasick::AhoCorasick;
 
 /// The steps that handed the final answer's value in to its origin and out of it.

@@ -18,7 +18,7 @@
 use super::answer::Item;
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
-use crate::analysis::rank::params::ANSWER_ORIGIN;
+use crate::analysis::params::ANSWER_ORIGIN;
 
 /// The step that first stated the final answer's values.
 pub struct AnswerOrigin;

@@ -15,7 +15,7 @@ use super::final_answer::commit;
 use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::links::tokens::clip;
-use crate::analysis::rank::params::{ANSWER_BASIS, FOLLOWED_PLAN};
+use crate::analysis::params::{ANSWER_BASIS, FOLLOWED_PLAN};
 
 /// How much of the end of a prompt is read for a request for a plan.
 const PROMPT_TAIL_BYTES: usize = 400;

@@ -5,13 +5,13 @@
 //! step returned: a tool call's or search's result, or the report of a browsing agent (a step
 //! that records the page it is on, `attributes.url`). Linear in the run. No I/O.
 
-use super::phrases::PhraseSet;
 use super::prescan::List;
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::BLOCKED_PAGE;
+use crate::analysis::params::BLOCKED_PAGE;
+use crate::analysis::whole_words::PhraseSet;
 
 /// How much of a result is read for the block page's words (its title and first lines).
 const HEAD_BYTES: usize = 1_500;

@@ -7,7 +7,7 @@
 
 use super::say::{quote, step, tool_of};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
-use crate::analysis::rank::params::CONFLICTING_CHANGE;
+use crate::analysis::params::CONFLICTING_CHANGE;
 use hashbrown::HashSet;
 
 /// A change that made a later call fail.

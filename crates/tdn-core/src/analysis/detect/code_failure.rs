@@ -7,7 +7,7 @@
 use super::answer::code_author;
 use super::say::{short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
-use crate::analysis::rank::params::CODE_FAILURE;
+use crate::analysis::params::CODE_FAILURE;
 
 /// The author of the first code run that failed.
 pub struct CodeFailure;

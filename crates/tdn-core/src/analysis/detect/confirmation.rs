@@ -8,13 +8,47 @@
 //! asked them to confirm: the change they agreed to was never made. Linear in the run. No I/O.
 
 use super::conversation::{AFFIRMATIONS, CONFIRM_ASKS, is_conversation, said};
-use super::phrases::PhraseSet;
 use super::say::{quote, short, step, tool_of};
-use super::vocab::{ACTION_NAME_WORDS, DECLINES};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::{CONFIRMED_NOT_DONE, UNCONFIRMED_ACTION};
+use crate::analysis::params::{CONFIRMED_NOT_DONE, UNCONFIRMED_ACTION};
+use crate::analysis::state_change::ACTION_NAME_WORDS;
+use crate::analysis::whole_words::PhraseSet;
 use hashbrown::HashSet;
+
+/// Phrases of a user turning down what was offered.
+pub const DECLINES: &[&str] = &[
+    "no thanks",
+    "no thank you",
+    "no, thanks",
+    "no, thank you",
+    "not interested",
+    "i don't want",
+    "i do not want",
+    "don't want",
+    "never mind",
+    "nevermind",
+    "i'll pass",
+    "i will pass",
+    "i'd rather not",
+    "i would rather not",
+    "forget it",
+    "that won't work",
+    "that doesn't work",
+    "doesn't work for me",
+    "not acceptable",
+    "i decline",
+    "decline",
+    "no, keep",
+    "no, leave",
+    "keep it as it is",
+    "leave it as it is",
+    "i'll keep",
+    "i will keep",
+    "no need",
+    "don't bother",
+    "nope",
+];
 
 static ASKS: PhraseSet = PhraseSet::new(CONFIRM_ASKS);
 static YES: PhraseSet = PhraseSet::new(AFFIRMATIONS);

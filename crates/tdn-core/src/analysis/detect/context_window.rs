@@ -6,7 +6,7 @@
 use super::say::step;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::{Run, Step, StepKind};
-use crate::analysis::rank::params::{CONTEXT_FULL, CONTEXT_FULL_SHARE};
+use crate::analysis::params::{CONTEXT_FULL, CONTEXT_FULL_SHARE};
 
 /// A nearly full context window.
 pub struct ContextWindow;

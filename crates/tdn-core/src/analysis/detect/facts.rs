@@ -2,28 +2,32 @@
 //! texts, the links, the checked claims, which model step issued each tool call, the latest user
 //! message before each step, which tool each step called, whether the run changed anything, and
 //! (on first use) where the final answer came from and which word lists may occur in what each
-//! step returned ([`Marks`]). Linear in the run.
+//! step returned ([`Marks`]). Linear in the run. Each fact that takes work is made in its own
+//! file under `facts/`.
+
+mod callers;
+mod containers;
+mod slots;
+mod state_sources;
+mod tools;
+mod used_later;
+
+pub use state_sources::INFRASTRUCTURE;
 
 use super::answer::{self, AnswerTrace};
-use super::phrases::PhraseSet;
 use super::prescan::Marks;
-use super::state_change::{name_says_action, tool_changes_state};
-use super::vocab::INFRASTRUCTURE;
 use crate::analysis::claims::CheckedClaim;
 use crate::analysis::links::{LinkGraph, StepTexts};
-use crate::analysis::model::Json;
-use crate::analysis::model::{Run, Step, StepKind, Tool};
-use crate::analysis::report::SupportLabel;
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use crate::analysis::model::{Run, StepKind, Tool};
+use crate::analysis::state_change::tool_changes_state;
+use callers::callers;
+use containers::last_decision_inside;
 use hashbrown::HashMap;
+use slots::Slots;
+use state_sources::state_sources;
 use std::sync::OnceLock;
-
-/// At most this many distinct tool names are looked for in model outputs.
-const MAX_TOOL_NAMES: usize = 1_000;
-/// A tool name longer than this is not looked for in model outputs (no real tool is named so).
-const MAX_TOOL_NAME_BYTES: usize = 256;
-
-static INFRA: PhraseSet = PhraseSet::new(INFRASTRUCTURE);
+use tools::{step_changes_state, tool_of_step, tools_called};
+use used_later::used_later;
 
 /// Derived facts about one run.
 pub struct Facts<'a> {
@@ -175,7 +179,7 @@ impl<'a> Facts<'a> {
     }
 
     /// For a container step, the latest decision inside it (following parents at most
-    /// [`MAX_NESTING`] levels up from each decision): where what the container reports was
+    /// [`MAX_NESTING`](containers::MAX_NESTING) levels up from each decision): where what the container reports was
     /// decided.
     pub fn decision_inside(&self, i: usize) -> Option<usize> {
         self.base.inside.get(i)
@@ -203,303 +207,6 @@ impl<'a> Facts<'a> {
     pub fn tool_position(&self, i: usize) -> Option<usize> {
         self.base.tool_at.get(i)
     }
-}
-
-/// One optional position per step (a step, a tool), four bytes each instead of the sixteen of an
-/// `Option<usize>`: the facts hold several such tables for every step of a big run (issue 11).
-/// A position that does not fit in 32 bits is kept as none; no run that fits in memory has
-/// that many steps or tools.
-#[derive(Default)]
-struct Slots(Vec<u32>);
-
-impl Slots {
-    const NONE: u32 = u32::MAX;
-
-    fn with_capacity(n: usize) -> Slots {
-        Slots(Vec::with_capacity(n))
-    }
-
-    fn nones(n: usize) -> Slots {
-        Slots(vec![Slots::NONE; n])
-    }
-
-    fn packed(p: Option<usize>) -> u32 {
-        p.and_then(|p| u32::try_from(p).ok())
-            .filter(|&p| p != Slots::NONE)
-            .unwrap_or(Slots::NONE)
-    }
-
-    fn push(&mut self, p: Option<usize>) {
-        self.0.push(Slots::packed(p));
-    }
-
-    /// Sets slot `i` (when it exists) to `p`.
-    fn set(&mut self, i: usize, p: usize) {
-        if let Some(slot) = self.0.get_mut(i) {
-            *slot = Slots::packed(Some(p));
-        }
-    }
-
-    fn get(&self, i: usize) -> Option<usize> {
-        self.0
-            .get(i)
-            .filter(|&&p| p != Slots::NONE)
-            .and_then(|&p| usize::try_from(p).ok())
-    }
-}
-
-/// How many parents are followed up from a step when looking for the containers around it.
-const MAX_NESTING: usize = 64;
-
-fn last_decision_inside(run: &Run) -> Slots {
-    if !run.steps.iter().any(Step::is_container) {
-        return Slots::default();
-    }
-    let mut out = Slots::nones(run.steps.len());
-    for (i, s) in run.steps.iter().enumerate() {
-        if !decides(s) {
-            continue;
-        }
-        let parent_of = |st: &Step| st.parent.as_ref().and_then(|p| run.step_index(p.as_str()));
-        let mut p = parent_of(s);
-        for _ in 0..MAX_NESTING {
-            let Some(k) = p.filter(|&k| k < i) else { break };
-            let Some(ps) = run.steps.get(k) else { break };
-            if ps.is_container() {
-                out.set(k, i);
-            }
-            p = parent_of(ps);
-        }
-    }
-    out
-}
-
-/// At most this many id values are read from one call's arguments.
-const MAX_ID_VALUES: usize = 64;
-/// At most this many nodes of one call's arguments are visited.
-const MAX_ARG_NODES: usize = 2_000;
-
-/// The id-like string values of a call's arguments: at least 4 characters, holding a digit, no
-/// white space.
-fn id_values(args: &Json) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut stack = vec![args];
-    let mut visited = 0usize;
-    while let Some(v) = stack.pop() {
-        visited += 1;
-        if visited > MAX_ARG_NODES || out.len() >= MAX_ID_VALUES {
-            break;
-        }
-        match v {
-            Json::String(s) => {
-                let t = s.trim();
-                if t.chars().count() >= 4
-                    && t.chars().any(|c| c.is_ascii_digit())
-                    && !t.contains(char::is_whitespace)
-                {
-                    out.push(t);
-                }
-            }
-            Json::Array(a) => stack.extend(a.iter()),
-            Json::Object(o) => stack.extend(o.values()),
-            _ => {}
-        }
-    }
-    out
-}
-
-fn state_sources(
-    run: &Run,
-    is_mutating: impl Fn(usize) -> bool,
-) -> HashMap<usize, (usize, String)> {
-    let mut out = HashMap::new();
-    let mut changed: HashMap<&str, usize> = HashMap::new();
-    for (x, s) in run.steps.iter().enumerate() {
-        let Some(call) = s.tool.as_ref().filter(|_| s.kind == StepKind::Tool) else {
-            continue;
-        };
-        // The ids are read only where they count: a successful read-only call's are not.
-        match s.error.as_deref() {
-            None if is_mutating(x) => {
-                for v in id_values(&call.arguments) {
-                    changed.insert(v, x);
-                }
-            }
-            None => {}
-            Some(err) => {
-                if changed.is_empty() || INFRA.find_any_case(err).is_some() {
-                    continue;
-                }
-                let found = id_values(&call.arguments)
-                    .iter()
-                    .filter_map(|v| changed.get(v).map(|&w| (w, *v)))
-                    .max_by_key(|&(w, _)| w);
-                if let Some((w, v)) = found {
-                    out.insert(x, (w, v.to_owned()));
-                }
-            }
-        }
-    }
-    out
-}
-
-fn used_later(run: &Run, links: &LinkGraph, claims: &[CheckedClaim]) -> Vec<bool> {
-    use rayon::prelude::*;
-    let n = run.steps.len();
-    let mut used: Vec<bool> = (0..n).map(|i| links.is_used(i)).collect();
-    for c in claims {
-        if !matches!(c.label, SupportLabel::NoClaim | SupportLabel::Unsupported)
-            && let Some(slot) = c.evidence_step.and_then(|e| used.get_mut(e))
-        {
-            *slot = true;
-        }
-    }
-    // Each unit's producer, found once rather than once per step that was sent the unit.
-    let producer: Vec<Option<usize>> = run
-        .context_units
-        .iter()
-        .map(|u| {
-            u.produced_by
-                .as_ref()
-                .and_then(|p| run.step_index(p.as_str()))
-        })
-        .collect();
-    // The earlier steps each step names (a unit it was sent, a step its decision requires),
-    // found a run of steps per task on the pool (issue 11: 130,000 look-ups at 100,000 steps,
-    // on one core while the other waited).
-    let named: Vec<Vec<usize>> = run
-        .steps
-        .par_chunks(STEPS_PER_TASK)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let mut out = Vec::new();
-            for (j, s) in chunk.iter().enumerate() {
-                let k = c * STEPS_PER_TASK + j;
-                let sent = s.context.iter().flat_map(|c| c.sent.iter());
-                let producers = sent.filter_map(|id| {
-                    run.unit_index(id.as_str())
-                        .and_then(|u| producer.get(u).copied().flatten())
-                });
-                let required = s
-                    .decision
-                    .iter()
-                    .flat_map(|d| d.options.iter())
-                    .flat_map(|o| o.requires.iter())
-                    .filter_map(|r| run.step_index(r.as_str()));
-                out.extend(producers.chain(required).filter(|&p| p < k));
-            }
-            out
-        })
-        .collect();
-    for p in named.into_iter().flatten() {
-        if let Some(slot) = used.get_mut(p) {
-            *slot = true;
-        }
-    }
-    used
-}
-
-/// Steps whose names [`used_later`] looks up in one task.
-const STEPS_PER_TASK: usize = 2048;
-
-/// True when the step is a decision of an agent: a model step (`llm`, `agent`, `decision`)
-/// that is not a container wrapping other steps (an agent run's span holds its children's work,
-/// not a choice of its own).
-pub fn decides(s: &Step) -> bool {
-    s.kind.is_model() && !s.is_container()
-}
-
-/// For each step, the position in `run.tools` of the tool its call names: the first tool of that
-/// name, the one `run.tool` finds.
-fn tools_called(run: &Run) -> Slots {
-    let mut first: HashMap<&str, usize> = HashMap::with_capacity(run.tools.len());
-    for (at, t) in run.tools.iter().enumerate() {
-        first.entry(t.name.as_str()).or_insert(at);
-    }
-    let mut out = Slots::with_capacity(run.steps.len());
-    for s in &run.steps {
-        out.push(
-            s.tool
-                .as_ref()
-                .and_then(|c| first.get(c.name.as_str()).copied()),
-        );
-    }
-    out
-}
-
-/// True when step `i` calls a tool that changes things: a listed tool by `changes` (its entry in
-/// [`RunFacts::changes`]), any other by its name.
-fn step_changes_state(run: &Run, tool_at: &Slots, changes: &[bool], i: usize) -> bool {
-    let Some(call) = run.steps.get(i).and_then(|s| s.tool.as_ref()) else {
-        return false;
-    };
-    match tool_at.get(i) {
-        Some(at) => changes.get(at).copied().unwrap_or(false),
-        None => name_says_action(&call.name),
-    }
-}
-
-/// The tool step `i` called, read from [`tools_called`]'s table.
-fn tool_of_step<'a>(run: &'a Run, tool_at: &Slots, i: usize) -> Option<&'a Tool> {
-    run.tools.get(tool_at.get(i)?)
-}
-
-fn callers(run: &Run, texts: &StepTexts) -> Slots {
-    let mut names: Vec<&str> = Vec::new();
-    // name -> its place in `names`: one lookup per call, however many names
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    for s in &run.steps {
-        if let Some(c) = &s.tool
-            && !c.name.is_empty()
-            && c.name.len() <= MAX_TOOL_NAME_BYTES
-            && names.len() < MAX_TOOL_NAMES
-            && !index.contains_key(c.name.as_str())
-        {
-            index.insert(&c.name, names.len());
-            names.push(&c.name);
-        }
-    }
-    // A contiguous NFA builds in time linear in the names; the automatic choice may build a DFA,
-    // whose construction is quadratic in a long name of one repeated letter.
-    let ac = AhoCorasick::builder()
-        .match_kind(MatchKind::LeftmostLongest)
-        .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .build(&names)
-        .ok();
-    let mut last_mention: Vec<Option<usize>> = vec![None; names.len()];
-    let mut last_model: Option<usize> = None;
-    let mut out = Slots::with_capacity(run.steps.len());
-    // A text of several leaves is joined here, into one buffer for all steps.
-    let mut joined = String::new();
-    for (i, s) in run.steps.iter().enumerate() {
-        let mut caller = None;
-        if let Some(c) = &s.tool {
-            let mention = index
-                .get(c.name.as_str())
-                .and_then(|&k| last_mention.get(k).copied().flatten());
-            caller = mention.or(last_model);
-        }
-        out.push(caller);
-        if decides(s) {
-            last_model = Some(i);
-            if let Some(ac) = &ac {
-                let text = texts.produced_text(i).joined_in(&mut joined);
-                for m in ac.find_iter(text) {
-                    let glued =
-                        |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-                    let before = text.get(..m.start()).and_then(|s| s.chars().next_back());
-                    let after = text.get(m.end()..).and_then(|s| s.chars().next());
-                    if glued(before) || glued(after) {
-                        continue;
-                    }
-                    if let Some(slot) = last_mention.get_mut(m.pattern().as_usize()) {
-                        *slot = Some(i);
-                    }
-                }
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

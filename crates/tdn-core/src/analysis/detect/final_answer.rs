@@ -13,7 +13,7 @@ use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
 use crate::analysis::model::FINAL_ANSWER_TOOLS;
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::{FINAL_ANSWER, LINK_SCAN_BYTES, UNSOURCED_ANSWER};
+use crate::analysis::params::{FINAL_ANSWER, LINK_SCAN_BYTES, UNSOURCED_ANSWER};
 
 /// At most this many containers around the answering step are followed up.
 const MAX_PARENTS: usize = 64;

@@ -13,7 +13,7 @@ use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{Token, TokenClass, clip, tokens};
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::{LINK_SCAN_BYTES, UNGROUNDED_NUMBER};
+use crate::analysis::params::{LINK_SCAN_BYTES, UNGROUNDED_NUMBER};
 use hashbrown::HashSet;
 use std::collections::VecDeque;
 

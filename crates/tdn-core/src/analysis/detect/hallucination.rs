@@ -9,10 +9,10 @@
 use super::conversation::is_conversation;
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
-use crate::analysis::rank::params::{
+use crate::analysis::claims::SupportLabel;
+use crate::analysis::params::{
     CONTRADICTED_CLAIM, STALE_CLAIM, UNSUPPORTED_CLAIM, UNSUPPORTED_OPENING,
 };
-use crate::analysis::report::SupportLabel;
 
 /// Claims of the answer that no source supports, or one contradicts.
 pub struct Hallucination;

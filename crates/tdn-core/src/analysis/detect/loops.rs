@@ -7,7 +7,7 @@ use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::Json;
 use crate::analysis::model::{RunStatus, StepKind};
-use crate::analysis::rank::params::{LOOP_MIN_CALLS, REPEATED_CALL, STEP_BUDGET};
+use crate::analysis::params::{LOOP_MIN_CALLS, REPEATED_CALL, STEP_BUDGET};
 use hashbrown::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 

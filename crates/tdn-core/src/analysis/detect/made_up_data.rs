@@ -8,10 +8,10 @@
 
 use super::answer::multi_agent;
 use super::say::{quote, step};
-use super::vocab::find_phrase;
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::claims::words::lower_text;
-use crate::analysis::rank::params::{MADE_UP_ASSUMPTION, MADE_UP_DATA};
+use crate::analysis::params::{MADE_UP_ASSUMPTION, MADE_UP_DATA};
+use crate::analysis::whole_words::{find_phrase, whole_word_matches};
 
 /// Words with which a step says the data it works from is invented.
 pub const MADE_UP_PHRASES: &[&str] = &[
@@ -147,30 +147,8 @@ impl Detector for MadeUpData {
 fn said<'p>(text: &str, phrases: &[&'p str]) -> Option<&'p str> {
     let lower = text.to_ascii_lowercase();
     phrases.iter().copied().find(|p| {
-        let mut from = 0;
-        while let Some(pos) = lower.get(from..).and_then(|h| h.find(*p)) {
-            let start = from + pos;
-            let end = start + p.len();
-            from = end;
-            let glued_before = p.starts_with(|c: char| c.is_ascii_alphanumeric())
-                && lower
-                    .get(..start)
-                    .and_then(|b| b.chars().next_back())
-                    .is_some_and(char::is_alphanumeric);
-            let glued_after = p.ends_with(|c: char| c.is_ascii_alphanumeric())
-                && lower
-                    .get(end..)
-                    .and_then(|a| a.chars().next())
-                    .is_some_and(char::is_alphanumeric);
-            if !glued_before
-                && !glued_after
-                && !in_title(text, start, end)
-                && !hedged(&lower, start)
-            {
-                return true;
-            }
-        }
-        false
+        whole_word_matches(&lower, p)
+            .any(|(start, end)| !in_title(text, start, end) && !hedged(&lower, start))
     })
 }
 

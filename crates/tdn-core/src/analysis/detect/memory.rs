@@ -7,7 +7,7 @@ use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::Json;
 use crate::analysis::model::{StepKind, value_text};
-use crate::analysis::rank::params::MEMORY_MISMATCH;
+use crate::analysis::params::MEMORY_MISMATCH;
 use hashbrown::HashMap;
 
 /// A memory read that differs from what was written.

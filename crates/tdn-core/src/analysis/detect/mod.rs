@@ -11,7 +11,7 @@ mod blocked;
 mod changed_state;
 mod code_failure;
 mod compiled_schema;
-mod confirmation;
+pub(crate) mod confirmation;
 mod context_window;
 pub(crate) mod conversation;
 mod facts;
@@ -21,7 +21,6 @@ mod hallucination;
 mod loops;
 mod made_up_data;
 mod memory;
-mod phrases;
 mod planning;
 mod point_of_no_return;
 mod prescan;
@@ -31,17 +30,18 @@ mod reissued;
 mod retrieval;
 mod retry;
 mod run_status;
-pub(crate) mod say;
 pub(crate) mod schema;
-pub mod state_change;
 mod task_drift;
 #[cfg(test)]
 mod tests_support;
 mod tool_error;
-pub(crate) mod vocab;
 mod wrong_tool;
 
-pub use facts::{Facts, RunFacts, decides};
+pub use crate::analysis::model::decides;
+pub(crate) use facts::INFRASTRUCTURE;
+pub use facts::{Facts, RunFacts};
+// Shared with the claims and the ranking, below the rules (no circle between modules).
+use crate::analysis::{say, state_change};
 
 /// Which detector found something; the names are the report's `detector` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -467,6 +467,21 @@ pub fn detect_all(facts: &Facts<'_>) -> Vec<Finding> {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn every_detector_and_category_is_in_the_docs() {
+        const DOC: &str = include_str!("../../../../../docs/how-it-decides.md");
+        for d in ALL {
+            assert!(
+                DOC.contains(&format!("`{}`", d.id().as_str())),
+                "{}",
+                d.id().as_str()
+            );
+        }
+        for c in Category::ALL {
+            assert!(DOC.contains(&format!("`{}`", c.as_str())), "{}", c.as_str());
+        }
+    }
 
     #[test]
     fn the_registry_holds_every_detector_once_with_distinct_names() {

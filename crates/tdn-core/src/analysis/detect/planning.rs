@@ -4,7 +4,7 @@
 
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
-use crate::analysis::rank::params::FAILED_PRECONDITION;
+use crate::analysis::params::FAILED_PRECONDITION;
 
 /// A decision whose chosen option needed a step that failed.
 pub struct Planning;

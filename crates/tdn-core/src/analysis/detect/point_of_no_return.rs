@@ -5,7 +5,7 @@
 
 use super::say::{args_of, short, step, tool_of};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
-use crate::analysis::rank::params::POINT_OF_NO_RETURN;
+use crate::analysis::params::POINT_OF_NO_RETURN;
 
 /// The first state-changing call of a failed run.
 pub struct PointOfNoReturn;

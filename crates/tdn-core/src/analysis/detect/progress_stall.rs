@@ -11,7 +11,7 @@
 use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::{Step, StepKind};
-use crate::analysis::rank::params::{STALL_INSTRUCTION, STALL_START};
+use crate::analysis::params::{STALL_INSTRUCTION, STALL_START};
 use serde_json::Value;
 
 /// The step that opened what the team got stuck on, by the coordinator's first stalled review.

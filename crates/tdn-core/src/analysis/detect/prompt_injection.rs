@@ -9,7 +9,7 @@ use super::say::{quote, short, step, tool_of};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::links::tokens::tokens;
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::{PROMPT_INJECTION, PROMPT_INJECTION_STRONG};
+use crate::analysis::params::{PROMPT_INJECTION, PROMPT_INJECTION_STRONG};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::{Regex, RegexBuilder};
 use std::sync::OnceLock;

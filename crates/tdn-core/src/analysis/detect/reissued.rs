@@ -10,7 +10,7 @@
 use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, count, decides};
 use crate::analysis::claims::words::terms;
-use crate::analysis::rank::params::{REISSUE_MIN_TERMS, REISSUE_SHARE, REISSUED_INSTRUCTION};
+use crate::analysis::params::{REISSUE_MIN_TERMS, REISSUE_SHARE, REISSUED_INSTRUCTION};
 use hashbrown::{HashMap, HashSet};
 use serde_json::Value;
 

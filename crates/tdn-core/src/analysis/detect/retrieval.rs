@@ -6,7 +6,7 @@
 use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::{EMPTY_RETRIEVAL, OUTDATED_SOURCE};
+use crate::analysis::params::{EMPTY_RETRIEVAL, OUTDATED_SOURCE};
 use hashbrown::HashMap;
 use serde_json::Value;
 

@@ -12,7 +12,7 @@
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::REPEATED_FAILURE;
+use crate::analysis::params::REPEATED_FAILURE;
 use hashbrown::{HashMap, HashSet};
 
 /// A decision after a failure whose own action failed again.

@@ -5,7 +5,7 @@
 use super::say::{quote, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
 use crate::analysis::model::RunStatus as Status;
-use crate::analysis::rank::params::RUN_ERROR;
+use crate::analysis::params::RUN_ERROR;
 
 /// The run crashed and no step failed.
 pub struct RunStatus;

@@ -10,7 +10,7 @@ use super::say::{quote, short, step};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, count};
 use crate::analysis::claims::words::terms;
 use crate::analysis::model::StepKind;
-use crate::analysis::rank::params::{
+use crate::analysis::params::{
     TASK_DRIFT, TASK_DRIFT_MAX_SHARE, TASK_DRIFT_MIN_BRIEF_TERMS, TASK_DRIFT_MIN_TASK_TERMS,
 };
 use hashbrown::HashSet;

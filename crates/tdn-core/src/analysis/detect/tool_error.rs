@@ -6,9 +6,9 @@
 use super::compiled_schema::Schemas;
 use super::say::{args_of, article, quote, step, tool_of, tool_phrase};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature};
+use crate::analysis::claims::SupportLabel;
 use crate::analysis::model::{Step, StepKind};
-use crate::analysis::rank::params::{EXECUTION_ERROR, INVALID_ARGUMENTS, STEP_ERROR, TOOL_ERROR};
-use crate::analysis::report::SupportLabel;
+use crate::analysis::params::{EXECUTION_ERROR, INVALID_ARGUMENTS, STEP_ERROR, TOOL_ERROR};
 
 /// Failed steps and rejected arguments.
 pub struct ToolErrors;

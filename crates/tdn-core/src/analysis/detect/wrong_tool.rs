@@ -15,7 +15,7 @@ use super::state_change::{changes_state, tool_changes_state};
 use super::{Category, Detector, DetectorId, Facts, Finding, Nature, count};
 use crate::analysis::claims::words::{each_term, terms};
 use crate::analysis::model::{Run, StepKind};
-use crate::analysis::rank::params::{
+use crate::analysis::params::{
     WRONG_TOOL_DESCRIPTION, WRONG_TOOL_FACTOR, WRONG_TOOL_MAX_REQUEST_TERMS, WRONG_TOOL_MIN_SHARED,
     WRONG_TOOL_SCHEMA,
 };

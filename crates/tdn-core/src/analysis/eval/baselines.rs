@@ -48,7 +48,7 @@ pub fn decision_of(run: &Run, i: usize) -> usize {
 fn state_changing(run: &Run, s: &Step) -> bool {
     s.tool
         .as_ref()
-        .is_some_and(|c| crate::analysis::detect::state_change::changes_state(run, &c.name))
+        .is_some_and(|c| crate::analysis::state_change::changes_state(run, &c.name))
 }
 
 fn push(out: &mut Vec<usize>, i: usize) {

@@ -15,7 +15,7 @@
 
 use super::spans::status_guess;
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, keep_fields, run_text, tree};
-use crate::analysis::load::Document;
+use crate::analysis::document::Document;
 use crate::analysis::model::{FINAL_ANSWER_TOOLS, RUN_FORMAT, value_text};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};

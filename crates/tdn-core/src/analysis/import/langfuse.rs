@@ -11,7 +11,7 @@ use super::spans::{self, Parts, Span, StatusCode};
 use super::{
     ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields, outcome, run_text,
 };
-use crate::analysis::load::Document;
+use crate::analysis::document::Document;
 use serde_json::{Map, Value};
 
 /// The Langfuse importer.

@@ -15,8 +15,9 @@
 
 use super::spans::status_guess;
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, tau_bench, who_when};
-use crate::analysis::load::{Document, Warning};
+use crate::analysis::document::Document;
 use crate::analysis::model::RUN_FORMAT;
+use crate::analysis::warning::Warning;
 use serde_json::{Map, Value, json};
 
 /// The chat-message-list importer.

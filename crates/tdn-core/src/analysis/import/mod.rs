@@ -25,7 +25,8 @@ mod tree;
 mod units;
 mod who_when;
 
-use crate::analysis::load::{Document, Warning};
+use crate::analysis::document::Document;
+use crate::analysis::warning::Warning;
 use serde_json::{Map, Value};
 
 /// Where a run came from (`run.source_format` in the report; `import --from` names).
@@ -243,7 +244,7 @@ pub fn why_unknown(doc: &Document) -> String {
         ),
         Document::One(v) => format!(
             "the file holds {}, which no trace format is",
-            crate::analysis::load::json_type_name(v)
+            crate::analysis::document::json_type_name(v)
         ),
         Document::Lines(vs) => format!(
             "the file holds {} JSON values in a row that match no known trace format",

@@ -18,7 +18,7 @@
 
 use super::spans::{self, Parts, Span, StatusCode};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields};
-use crate::analysis::load::Document;
+use crate::analysis::document::Document;
 use serde_json::{Map, Value};
 
 /// The OpenAI Agents SDK importer.

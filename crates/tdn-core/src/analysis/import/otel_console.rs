@@ -19,8 +19,8 @@ pub static OTEL_CONSOLE: SpanJson = SpanJson {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::document::Document;
     use crate::analysis::import::Importer;
-    use crate::analysis::load::Document;
     use serde_json::json;
 
     #[test]

@@ -7,7 +7,7 @@
 //! Pure; never panics.
 
 use super::decode;
-use crate::analysis::load::Warning;
+use crate::analysis::warning::Warning;
 use serde_json::{Map, Value};
 
 /// What the recording says of the outcome.

@@ -18,8 +18,8 @@ pub static PHOENIX: SpanJson = SpanJson {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::document::Document;
     use crate::analysis::import::Importer;
-    use crate::analysis::load::Document;
     use serde_json::json;
 
     #[test]

@@ -11,7 +11,7 @@
 
 use super::spans::{self, Event, Resources, Span, StatusCode};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
-use crate::analysis::load::Document;
+use crate::analysis::document::Document;
 use serde_json::{Map, Value};
 
 /// An importer of this family (`phoenix`, `otel_console`): they read the same spans and differ

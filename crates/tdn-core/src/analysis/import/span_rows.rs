@@ -12,7 +12,7 @@
 
 use super::spans::{self, Event, Span, StatusCode};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
-use crate::analysis::load::Document;
+use crate::analysis::document::Document;
 use serde_json::{Map, Value};
 
 /// The span-row importer.

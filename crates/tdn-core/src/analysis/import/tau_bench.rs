@@ -8,8 +8,9 @@
 //! on any input.
 
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
-use crate::analysis::load::{Document, Warning};
+use crate::analysis::document::Document;
 use crate::analysis::model::{RUN_FORMAT, value_text};
+use crate::analysis::warning::Warning;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 

@@ -10,7 +10,7 @@
 mod magentic;
 
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
-use crate::analysis::load::Document;
+use crate::analysis::document::Document;
 use crate::analysis::model::{RUN_FORMAT, value_text};
 use serde_json::{Map, Value, json};
 

@@ -10,6 +10,7 @@ use super::dropped::{StepDiffs, find_dropped_context};
 use super::evidence::{ModelOutputs, RunEvidence, ancestor_window, gather_evidence, model_outputs};
 use super::per_text::{Ranked, rank_per_text};
 use super::score::{score_contrastive, score_influence, sort_by_score};
+use super::section::{DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection};
 use super::sparse::SparseVector;
 use super::types::{
     ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, RankingConfidence,
@@ -17,9 +18,6 @@ use super::types::{
 };
 use crate::analysis::model::{Run, StepKind};
 use crate::analysis::progress::Progress;
-use crate::analysis::report::{
-    DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection,
-};
 use hashbrown::HashMap;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};

@@ -51,24 +51,10 @@ pub(super) fn write_compact(v: &Json, out: &mut String, number: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::model::json_string::needs_escape;
+    use crate::analysis::model::json_string::tests::string;
     use crate::analysis::testutil::{TreeShape, json_tree};
     use proptest::prelude::*;
     use serde_json::Value;
-
-    /// Strings with every kind of byte serde_json treats apart: controls, quotes,
-    /// backslashes, DEL, non-ASCII letters and emoji.
-    fn string() -> impl Strategy<Value = String> {
-        prop::collection::vec(
-            prop_oneof![
-                4 => (0x20u8..0x7f).prop_map(char::from),
-                2 => (0u8..0x20).prop_map(char::from),
-                1 => prop::sample::select(vec!['"', '\\', '\u{7f}', '\u{e9}', '\u{2028}', '\u{1f600}', '/']),
-            ],
-            0..40,
-        )
-        .prop_map(|c| c.into_iter().collect())
-    }
 
     fn value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
@@ -103,34 +89,5 @@ mod tests {
             let want = format!("kept {}", serde_json::to_string(&v).unwrap());
             prop_assert_eq!(out, want);
         }
-    }
-
-    proptest! {
-        /// Long strings too, with the bytes that need an escape anywhere in a word of eight.
-        #[test]
-        fn a_string_is_written_as_serde_json_writes_it(s in string(), pad in 0usize..9) {
-            let s = format!("{}{s}{}", "p".repeat(pad), "q".repeat(pad));
-            let mut out = String::new();
-            write_string(&s, &mut out);
-            prop_assert_eq!(out, serde_json::to_string(&s).unwrap());
-        }
-
-        /// The word test is the byte test on any eight bytes.
-        #[test]
-        fn a_word_needs_an_escape_when_one_of_its_bytes_does(word in any::<[u8; 8]>(), at in 0usize..8, b in any::<u8>()) {
-            let mut word = word;
-            word[at] = b;
-            let want = word.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\');
-            prop_assert_eq!(needs_escape(u64::from_le_bytes(word)), want);
-        }
-    }
-
-    #[test]
-    fn every_control_character_and_the_quotes_are_escaped_as_serde_json_does() {
-        let all: String = (0u8..0x80).map(char::from).collect();
-        let mut out = String::new();
-        write_string(&all, &mut out);
-        assert_eq!(out, serde_json::to_string(&all).unwrap());
-        assert!(out.contains("\\u001b") && out.contains("\\n") && out.contains("\\\""));
     }
 }

@@ -19,6 +19,7 @@ mod prepared;
 mod ring;
 mod score;
 mod scratch_pool;
+mod section;
 mod sparse;
 mod token_cache;
 mod types;
@@ -49,6 +50,7 @@ pub use hashed::{
 pub use lexical::{LexicalEmbedder, STOP_WORDS, overlap, token_set, tokens};
 pub use mock::{BUILTIN_EMBEDDERS, MOCK_DIM, MockEmbedder, builtin_embedder, mock_vector};
 pub use score::{score_contrastive, score_influence, score_lexical};
+pub use section::{DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection};
 pub use sparse::{SparseVector, cosine_sparse};
 pub use types::{
     ConfidenceOptions, EmbedError, Embedder, EvidenceItem, InfluenceScore, RankingConfidence,

@@ -9,7 +9,7 @@ use serde_json::json;
 
 #[test]
 fn asked_only_for_failed_or_crashed_runs_with_no_strong_suspect() {
-    use crate::analysis::rank::params::STRONG;
+    use crate::analysis::params::STRONG;
     assert!(should_ask(RunStatus::Failed, None));
     assert!(should_ask(RunStatus::Error, Some(STRONG)));
     assert!(!should_ask(RunStatus::Failed, Some(STRONG + 0.01)));

@@ -26,11 +26,11 @@ pub(crate) use values::number_value;
 use values::{link_values, link_values_in};
 
 use crate::analysis::model::Run;
-use crate::analysis::progress::Progress;
-use crate::analysis::rank::params::{
+use crate::analysis::params::{
     LINK_MAX_MATCHES_PER_STEP, LINK_MAX_PATTERN_BYTES, LINK_MAX_PER_STEP,
     LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
 };
+use crate::analysis::progress::Progress;
 use hashbrown::{DefaultHashBuilder, HashSet};
 use index::{Index, Interned, kept, spread, text_hash};
 use rayon::prelude::*;

@@ -8,7 +8,7 @@
 use super::index::{Hit, Index, at_boundaries, text_hash};
 use super::{LinkGraph, StepTexts, Use, ValueKind, link_values, link_values_in};
 use crate::analysis::model::{Run, RunStatus, Step, StepKind};
-use crate::analysis::rank::params::{
+use crate::analysis::params::{
     LINK_MAX_PER_STEP, LINK_MAX_SENTENCES_PER_STEP, LINK_MAX_VALUES_PER_STEP,
 };
 use proptest::prelude::*;

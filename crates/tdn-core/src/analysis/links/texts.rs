@@ -13,7 +13,7 @@
 
 use super::tokens::clip;
 use crate::analysis::model::{Json, Run, Step, StepKind};
-use crate::analysis::rank::params::LINK_SCAN_BYTES;
+use crate::analysis::params::LINK_SCAN_BYTES;
 use std::borrow::Cow;
 
 /// The produced and consumed text of every step, by position, each as a run of leaves.

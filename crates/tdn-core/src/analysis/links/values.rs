@@ -3,7 +3,7 @@
 //! ("true", "user", "v1") are ignored so they do not create false links. Pure; no I/O.
 
 use super::tokens::{TokenClass, clip, sentences, tokens};
-use crate::analysis::rank::params::{
+use crate::analysis::params::{
     LINK_MIN_ID_CHARS, LINK_MIN_NUMBER, LINK_SENTENCE_MAX_BYTES, LINK_SENTENCE_MIN_WORDS,
 };
 

@@ -1,36 +1,9 @@
-//! The raw JSON of a file: one value, or several in a row (JSON lines, as the OpenTelemetry
-//! collector's file exporter writes them).
+//! Parsing a file into its raw JSON ([`Document`]).
 
 use super::error::LoadError;
+use crate::analysis::document::Document;
 use serde_json::Value;
 use std::path::Path;
-
-/// A parsed file before any format is known.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Document {
-    /// The whole file is one JSON value.
-    One(Value),
-    /// The file holds several JSON values one after another (JSON lines, or pretty-printed values).
-    Lines(Vec<Value>),
-}
-
-impl Document {
-    /// The values of the document, in order.
-    pub fn values(&self) -> &[Value] {
-        match self {
-            Document::One(v) => std::slice::from_ref(v),
-            Document::Lines(vs) => vs,
-        }
-    }
-
-    /// Moves the values out.
-    pub fn into_values(self) -> Vec<Value> {
-        match self {
-            Document::One(v) => vec![v],
-            Document::Lines(vs) => vs,
-        }
-    }
-}
 
 /// Parses `text` as one JSON value, or as several values one after another: JSON lines (the
 /// collector's file exporter) or pretty-printed values written in a row. Errors name the file, line

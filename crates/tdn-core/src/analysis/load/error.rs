@@ -1,6 +1,7 @@
 //! Why a file could not be loaded. Every message names the file; bad JSON adds line and column, a
 //! bad run adds the step (id and position) and the field, and each says what to fix.
 
+pub(crate) use crate::analysis::document::json_type_name as json_type;
 use crate::analysis::import::SourceFormat;
 use crate::analysis::model::{describe_step, inert_line};
 use std::path::PathBuf;
@@ -168,18 +169,6 @@ fn step_label(id: Option<&str>, index: usize) -> String {
     match id {
         Some(id) => describe_step(id, index),
         None => format!("the step at position {}", index + 1),
-    }
-}
-
-/// A found value's JSON type, for messages.
-pub(crate) fn json_type(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
     }
 }
 

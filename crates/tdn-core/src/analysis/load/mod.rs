@@ -10,22 +10,18 @@ mod document;
 mod error;
 mod native;
 mod timestamp;
-mod warning;
 
-pub use document::{Document, parse_document};
+pub use crate::analysis::document::{Document, json_type_name};
+pub use document::parse_document;
 pub use error::{LoadError, RunError};
 pub use native::run_from_value;
 use native::{SIZES, Streamed, run_from_file, run_from_text};
 pub use warning::{Cut, Warning};
 
-/// A JSON value's type in words ("an object", "a string", ...), for messages.
-pub fn json_type_name(v: &serde_json::Value) -> &'static str {
-    error::json_type(v)
-}
-
 use crate::analysis::import::{self, SourceFormat};
 use crate::analysis::model::Run;
 use crate::analysis::progress::{Progress, Stage};
+use crate::analysis::warning;
 use std::path::Path;
 
 /// The largest run file the loader reads (1 GiB); a bigger file is refused with a message.

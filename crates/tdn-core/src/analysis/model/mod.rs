@@ -24,7 +24,7 @@ pub use run::{
 };
 pub use step::{
     Decision, DecisionOption, Document, FINAL_ANSWER_TOOLS, LazyMap, MemoryOp, Step, StepContext,
-    StepExtras, StepKind, Timestamp, ToolCall, Usage, describe_step,
+    StepExtras, StepKind, Timestamp, ToolCall, Usage, decides, describe_step,
 };
 pub use text::{
     AsText, embedded_json, inert_block, inert_line, is_hazard, value_text, value_text_into,

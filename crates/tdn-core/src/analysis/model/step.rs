@@ -485,6 +485,13 @@ pub fn describe_step(id: &str, index: usize) -> String {
     format!("step '{}' (position {})", inert_line(id), index + 1)
 }
 
+/// True when the step is a decision of an agent: a model step (`llm`, `agent`, `decision`)
+/// that is not a container wrapping other steps (an agent run's span holds its children's work,
+/// not a choice of its own).
+pub fn decides(s: &Step) -> bool {
+    s.kind.is_model() && !s.is_container()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,11 +6,11 @@
 //! reports happened inside it, and the detectors place it there (a container's own failure on the
 //! latest decision inside it). Linear in the run; no I/O.
 
+use super::Role;
 use super::walk_back::Walked;
-use crate::analysis::detect::say::{step as step_name, tool_of};
 use crate::analysis::detect::{Category, Facts, decides};
 use crate::analysis::model::{Step, StepKind};
-use crate::analysis::report::Role;
+use crate::analysis::say::{step as step_name, tool_of};
 
 /// True when the step wraps other steps (an agent run, a chain, a numbered step of a loop) and
 /// did nothing of its own.

@@ -10,13 +10,77 @@
 //!   any: a final answer that says the failed call worked, or the next suspect among its steps.
 
 use super::ranking::SuspectEntry;
-use crate::analysis::detect::say::{quote, step as step_name, tool_phrase};
-use crate::analysis::detect::vocab::{CLOSING_OFFERS, DECLINES, NOT_FOUND, OFFERS, find_phrase};
+use super::walk_back::NOT_FOUND;
+use crate::analysis::claims::SupportLabel;
+use crate::analysis::detect::confirmation::DECLINES;
 use crate::analysis::detect::{Category, Facts};
 use crate::analysis::links::tokens::{clip, tokens};
 use crate::analysis::model::{RunStatus, StepKind};
-use crate::analysis::rank::params::LINK_SCAN_BYTES;
-use crate::analysis::report::{Fault, Party, SupportLabel};
+use crate::analysis::params::LINK_SCAN_BYTES;
+use crate::analysis::say::{quote, step as step_name, tool_phrase};
+use crate::analysis::whole_words::find_phrase;
+use serde::{Deserialize, Serialize};
+
+/// Phrases of an agent offering something.
+pub const OFFERS: &[&str] = &[
+    "would you like",
+    "do you want",
+    "shall i",
+    "should i",
+    "i can offer",
+    "we can offer",
+    "i could",
+    "i can ",
+    "we could",
+    "option",
+    "alternatively",
+    "instead",
+    "how about",
+    "would you prefer",
+    "are you interested",
+    "do you accept",
+    "for a fee",
+    "would it work",
+];
+
+/// Phrases of a closing offer of more help ("Is there anything else I can help you with?"): a
+/// question that ends a finished answer and waits for nothing.
+pub const CLOSING_OFFERS: &[&str] = &[
+    "anything else",
+    "something else",
+    "anything more",
+    "any other",
+    "any further",
+    "any more questions",
+    "further help",
+    "further assistance",
+    "more help",
+    "other questions",
+    "help you with today",
+];
+
+/// Which party the failure belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Party {
+    /// The agent did something wrong.
+    Agent,
+    /// The user's details never matched, or they declined what was offered.
+    User,
+    /// The run stopped while waiting for the user.
+    Unfinished,
+    /// The run did not fail.
+    None,
+}
+
+/// `fault`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fault {
+    /// Who.
+    pub party: Party,
+    /// Why, in one or two sentences.
+    pub why: String,
+}
 
 /// The fault verdict.
 pub fn fault(facts: &Facts<'_>, suspects: &[SuspectEntry]) -> Fault {

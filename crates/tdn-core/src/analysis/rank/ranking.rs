@@ -5,14 +5,14 @@
 //! Then one suspect per step: its best finding, the others adding their evidence.
 //! Scores only put suspects in order; they are not probabilities.
 
-use super::params::{
-    EARLIEST_SLOT, MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, STRONG, SYMPTOM_FACTOR,
-    UNUSED_READ_FACTOR, WORDING_CAP_GAP, WORDING_FACTOR,
-};
+use super::Role;
 use super::walk_back::Walked;
 use crate::analysis::detect::{Category, DetectorId, Facts, Finding};
 use crate::analysis::model::StepKind;
-use crate::analysis::report::Role;
+use crate::analysis::params::{
+    EARLIEST_SLOT, MAX_EVIDENCE_LINES, ROOT_CAUSE_FACTOR, SCORE_CAP, STRONG, SYMPTOM_FACTOR,
+    UNUSED_READ_FACTOR, WORDING_CAP_GAP, WORDING_FACTOR,
+};
 use std::collections::HashMap;
 
 /// A finding with its role and score.
@@ -327,16 +327,15 @@ mod tests {
             .build();
         let s = ranked(&run);
         assert!((score_of(&s, 0) - EMPTY_RETRIEVAL_UNUSED).abs() < 1e-9);
-        assert!((score_of(&s, 1) - crate::analysis::rank::params::OUTDATED_SOURCE).abs() < 1e-9);
+        assert!((score_of(&s, 1) - crate::analysis::params::OUTDATED_SOURCE).abs() < 1e-9);
         assert!(
-            (score_of(&s, 3) - crate::analysis::rank::params::OUTDATED_SOURCE * UNUSED_READ_FACTOR)
-                .abs()
+            (score_of(&s, 3) - crate::analysis::params::OUTDATED_SOURCE * UNUSED_READ_FACTOR).abs()
                 < 1e-9
         );
     }
 
     const EMPTY_RETRIEVAL_UNUSED: f64 =
-        crate::analysis::rank::params::EMPTY_RETRIEVAL * UNUSED_READ_FACTOR;
+        crate::analysis::params::EMPTY_RETRIEVAL * UNUSED_READ_FACTOR;
 
     #[test]
     fn a_wording_problem_in_a_run_that_changed_something_is_scaled_and_no_lead_caps_it() {
@@ -379,7 +378,7 @@ mod tests {
             .iter()
             .find(|x| x.category == Category::ContradictedClaim)
             .unwrap();
-        let want = crate::analysis::rank::params::CONTRADICTED_CLAIM * WORDING_FACTOR;
+        let want = crate::analysis::params::CONTRADICTED_CLAIM * WORDING_FACTOR;
         assert!((claim.score - want).abs() < 1e-9, "{}", claim.score);
     }
 

@@ -13,23 +13,123 @@
 //! keeps, for every step, its earliest flagged ancestor: linear in the run, never a search per
 //! symptom. A cause found by the walk back counts for the symptoms after it in step order.
 
-use super::params::{
-    LINK_SCAN_BYTES, QUOTE_CHARS, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED,
-    WALK_BACK_USER_VALUE,
-};
+use super::Role;
 use crate::analysis::count::group;
 use crate::analysis::detect::conversation::is_conversation;
-use crate::analysis::detect::say::{quote, short, step as step_name, tool_of, tool_phrase};
 use crate::analysis::detect::schema::check_call;
-use crate::analysis::detect::vocab::{
-    INPUT_COMPLAINTS, NOT_FOUND, REQUEST_COMPLAINTS, contains_words, find_phrase,
-};
 use crate::analysis::detect::{Category, Facts, Finding, Nature};
 use crate::analysis::links::tokens::clip;
 use crate::analysis::model::Json;
 use crate::analysis::model::StepKind;
-use crate::analysis::report::Role;
+use crate::analysis::params::{
+    LINK_SCAN_BYTES, QUOTE_CHARS, SERVICE_ERROR, WALK_BACK_NAMED, WALK_BACK_UNNAMED,
+    WALK_BACK_USER_VALUE,
+};
+use crate::analysis::say::{quote, short, step as step_name, tool_of, tool_phrase};
+use crate::analysis::whole_words::{contains_words, find_phrase};
 use mention::{Mentions, arg_values, mentions, quoted_spans, values_under};
+
+/// Phrases of an error that reject the request as a whole, or say its values matched nothing:
+/// about the arguments even when the error names none of them.
+pub const REQUEST_COMPLAINTS: &[&str] = &[
+    "bad request",
+    "400",
+    "422",
+    "unprocessable",
+    "not found",
+    "no such",
+    "does not exist",
+    "doesn't exist",
+    "no match",
+    "not recognized",
+    "unexpected keyword",
+    "unexpected argument",
+    "positional argument",
+];
+
+/// Phrases of an error that complains about the call's input: the arguments are at fault. An
+/// exception raised by code the model wrote (`NameError`, `ValueError`, ...) counts too.
+pub const INPUT_COMPLAINTS: &[&str] = &[
+    "invalid",
+    "missing",
+    "required",
+    "must be",
+    "must not",
+    "expected",
+    "malformed",
+    "not a valid",
+    "is not a",
+    "bad request",
+    "400",
+    "422",
+    "unprocessable",
+    "cannot parse",
+    "could not parse",
+    "can't parse",
+    "unable to parse",
+    "parse error",
+    "unrecognized",
+    "unknown parameter",
+    "unknown field",
+    "unknown argument",
+    "wrong type",
+    "wrong format",
+    "out of range",
+    "too long",
+    "too short",
+    "not allowed",
+    "not found",
+    "no such",
+    "does not exist",
+    "doesn't exist",
+    "not recognized",
+    "no match",
+    "mismatch",
+    "could not convert",
+    "cannot convert",
+    "syntaxerror",
+    "nameerror",
+    "typeerror",
+    "valueerror",
+    "keyerror",
+    "indexerror",
+    "attributeerror",
+    "zerodivisionerror",
+    "modulenotfounderror",
+    "importerror",
+    "is not defined",
+    "unexpected keyword",
+    "unexpected argument",
+    "positional argument",
+];
+
+/// Phrases of an error that says the details given matched nothing.
+pub const NOT_FOUND: &[&str] = &[
+    "not found",
+    "no match",
+    "no matching",
+    "does not exist",
+    "doesn't exist",
+    "no such",
+    "unknown customer",
+    "unknown user",
+    "unknown account",
+    "no account",
+    "no customer",
+    "no user",
+    "no record",
+    "no records",
+    "could not find",
+    "couldn't find",
+    "cannot find",
+    "can't find",
+    "unable to find",
+    "not recognized",
+    "did not match",
+    "does not match",
+    "doesn't match",
+    "no results",
+];
 
 /// A finding after the walk back: how it was found and what caused it.
 #[derive(Clone, Debug)]

@@ -6,12 +6,12 @@
 //! so the screen can show the same one. Pure; no I/O.
 
 use crate::analysis::compare::{Class, Comparison, Difference, parents};
-use crate::analysis::detect::say::short;
 use crate::analysis::detect::{Category, DetectorId, Facts, Finding, Nature, decides};
 use crate::analysis::model::{Run, RunStatus};
-use crate::analysis::rank::params::{FIRST_DIVERGENCE, WORDING_FACTOR};
+use crate::analysis::params::{FIRST_DIVERGENCE, WORDING_FACTOR};
 use crate::analysis::rank::{Scored, decider, listed};
 use crate::analysis::report::Role;
+use crate::analysis::say::short;
 use serde::{Deserialize, Serialize};
 
 /// The good run and the comparison of the analysed run with it (`compare(good, analysed)`).

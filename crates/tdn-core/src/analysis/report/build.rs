@@ -11,7 +11,6 @@ use super::{
 };
 use crate::analysis::claims::{CheckedClaim, check_claims};
 use crate::analysis::cost::{BUILT_IN_PRICES, Prices, cost_section};
-use crate::analysis::detect::say::{short, step as step_name};
 use crate::analysis::detect::{Facts, RunFacts, detect_all};
 use crate::analysis::import::SourceFormat;
 use crate::analysis::influence::{
@@ -22,12 +21,13 @@ use crate::analysis::judge::{Judge, build_request, finding_from, read_answer, sh
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::load::{Loaded, Warning};
 use crate::analysis::model::{Run, RunStatus};
+use crate::analysis::params::{MAX_SUSPECTS, QUOTE_CHARS, SCORE_CAP};
 use crate::analysis::progress::{Progress, Stage};
-use crate::analysis::rank::params::{MAX_SUSPECTS, QUOTE_CHARS, SCORE_CAP};
 use crate::analysis::rank::{
     Ranked, Scored, SuspectEntry, fault, rank_steps, score_all, walk_back,
 };
 use crate::analysis::report::Role;
+use crate::analysis::say::{short, step as step_name};
 use rayon::prelude::*;
 
 /// Which reference answer is in force.

@@ -7,9 +7,12 @@ mod build;
 mod group;
 mod json;
 mod markdown;
-mod probe;
 mod text;
 
+pub use crate::analysis::probe::{
+    CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
+    Verdict,
+};
 pub use against::{
     Against, AgainstDivergence, AgainstSection, DifferenceCounts, DivergenceWhat, PlacedStep,
     StepAt,
@@ -18,16 +21,17 @@ pub use build::{AnalyzeOptions, ReferenceChoice, analyze, analyze_run, analyze_w
 pub use group::GROUP_MIN_SIMILAR;
 pub use json::{render_json, write_json};
 pub use markdown::{MarkdownExtras, VerdictRow, md, render_markdown};
-pub use probe::{
-    CostStats, CostVerdict, ExperimentsSummary, ProbeResult, Range3, SimilarityStats, SuspectClass,
-    Verdict,
-};
 pub use text::{outcome_sentence, render_text};
 
-use crate::analysis::influence::{RankingConfidence, Signals, Weights};
+pub use crate::analysis::claims::SupportLabel;
+pub use crate::analysis::influence::{
+    DroppedEntry, DroppedSection, DroppedStep, InfluenceEntry, InfluenceSection,
+};
+pub use crate::analysis::rank::{Fault, Party, Role};
+
+use crate::analysis::influence::RankingConfidence;
 use crate::analysis::load::Warning;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// The `format` of every report.
 pub const REPORT_FORMAT: &str = "tdn.report/1";
@@ -122,41 +126,6 @@ pub struct VerdictStep {
     pub evidence: Vec<String>,
 }
 
-/// Which party the failure belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Party {
-    /// The agent did something wrong.
-    Agent,
-    /// The user's details never matched, or they declined what was offered.
-    User,
-    /// The run stopped while waiting for the user.
-    Unfinished,
-    /// The run did not fail.
-    None,
-}
-
-/// `fault`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Fault {
-    /// Who.
-    pub party: Party,
-    /// Why, in one or two sentences.
-    pub why: String,
-}
-
-/// How a suspect was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    /// Found by walking back from a symptom.
-    RootCause,
-    /// Where a failure showed up; has a known `cause`.
-    Symptom,
-    /// Looks wrong on its own.
-    Suspect,
-}
-
 /// One ranked suspect.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Suspect {
@@ -213,24 +182,6 @@ pub struct Link {
     pub value: String,
 }
 
-/// How well a claim is supported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SupportLabel {
-    /// A source says it.
-    Supported,
-    /// A source says some of it.
-    Partial,
-    /// No source says it.
-    Unsupported,
-    /// A close source gives a different number or outcome.
-    Contradicted,
-    /// Only an outdated source supports it.
-    Stale,
-    /// A pleasantry, not a claim.
-    NoClaim,
-}
-
 /// One claim of the final answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Claim {
@@ -248,97 +199,6 @@ pub struct Claim {
     /// The evidence passage the label rests on (run text), when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_text: Option<String>,
-}
-
-/// `influence`: every piece of context that reached the model, ranked by resemblance to the answer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct InfluenceSection {
-    /// `semantic` or `contrastive` (a reference answer is in force).
-    pub ranked_by: String,
-    /// The embedder's name (`hashed`, `mock`, `lexical`, `cmd`).
-    pub embedder: Option<String>,
-    /// Ranked, highest first.
-    pub scores: Vec<InfluenceEntry>,
-    /// How far the ranking can be trusted.
-    pub confidence: RankingConfidence,
-}
-
-/// One scored piece of evidence.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct InfluenceEntry {
-    /// The unit id, else `<step id>` or `<step id>#<n>`. The strings are boxed, exact size: a run
-    /// of 100,000 steps lists 50,000 entries, held until the report is written (issue 11).
-    pub id: Box<str>,
-    /// The unit an ablation removes (null: nothing to remove).
-    pub unit: Option<Box<str>>,
-    /// The producing step, or null.
-    pub step: Option<Box<str>>,
-    /// The composite score; a similarity proxy, not a probability.
-    pub score: f64,
-    /// The four signals.
-    pub signals: Signals,
-    /// The effective weights for this item. Shared: a run's entries hold a handful of distinct
-    /// weights, and 50,000 entries of a 100,000-step run each held their own copy (issue 11).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "shared_weights"
-    )]
-    pub weights: Option<Arc<Weights>>,
-    /// True when weights moved for lack of ancestors.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adapted: Option<bool>,
-    /// From `localize` and the screen's experiments: what re-running without it showed. Boxed:
-    /// a run of 100,000 steps lists 50,000 entries, nearly all never probed (issue 11).
-    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
-    pub probe: Option<Box<ProbeResult>>,
-}
-
-/// `dropped`: context that could have reached the model and did not.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DroppedSection {
-    /// Available units never sent, in first-seen order.
-    pub dropped: Vec<DroppedEntry>,
-    /// Distinct available ids.
-    pub available_count: usize,
-    /// Distinct sent ids (including ids never available).
-    pub sent_count: usize,
-    /// `!dropped.is_empty()`.
-    pub any_dropped: bool,
-    /// A sentence for people; says a dropped unit is only a candidate.
-    pub reason: String,
-    /// Per `llm` step that records `context.available`.
-    pub steps: Vec<DroppedStep>,
-}
-
-/// One dropped unit.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DroppedEntry {
-    /// The unit id.
-    pub id: String,
-    /// The unit's text, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<String>,
-    /// From `localize` and the screen's experiments: what putting it back showed.
-    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
-    pub probe: Option<ProbeResult>,
-}
-
-/// The dropped diff of one `llm` step.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DroppedStep {
-    /// Step id.
-    pub step: String,
-    /// 0-based position.
-    pub index: usize,
-    /// Unit ids available but not sent at this step.
-    pub dropped: Vec<String>,
-    /// Distinct available ids.
-    pub available_count: usize,
-    /// Distinct sent ids.
-    pub sent_count: usize,
-    /// `!dropped.is_empty()`.
-    pub any_dropped: bool,
 }
 
 /// `judge`: what the optional judge said, or why it said nothing.
@@ -362,71 +222,5 @@ impl Report {
     /// The report as pretty JSON (what `analyze --json` prints is the compact form).
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-    }
-}
-
-/// `InfluenceEntry::weights` written and read as plain weights (or null), whatever shares them.
-mod shared_weights {
-    use crate::analysis::influence::Weights;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use std::sync::Arc;
-
-    pub(super) fn serialize<S: Serializer>(
-        w: &Option<Arc<Weights>>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        w.as_deref().serialize(s)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<Arc<Weights>>, D::Error> {
-        Ok(Option::<Weights>::deserialize(d)?.map(Arc::new))
-    }
-}
-
-#[cfg(test)]
-mod entry_tests {
-    use super::*;
-
-    fn entry(weights: Option<Weights>) -> InfluenceEntry {
-        InfluenceEntry {
-            id: "u1".into(),
-            unit: Some("u1".into()),
-            step: None,
-            score: 0.5,
-            signals: Signals::default(),
-            weights: weights.map(Arc::new),
-            adapted: Some(false),
-            probe: None,
-        }
-    }
-
-    #[test]
-    fn shared_weights_are_written_and_read_as_plain_weights() {
-        let w = Weights {
-            fa: 0.8,
-            avg: 0.0,
-            persist: 0.0,
-            depth: 0.2,
-        };
-        let e = entry(Some(w));
-        let json = serde_json::to_string(&e).unwrap_or_default();
-        assert!(
-            json.contains(r#""weights":{"fa":0.8,"avg":0.0,"persist":0.0,"depth":0.2}"#),
-            "{json}"
-        );
-        assert!(
-            json.contains(r#""id":"u1","unit":"u1","step":null"#),
-            "{json}"
-        );
-        let back: Option<InfluenceEntry> = serde_json::from_str(&json).ok();
-        assert_eq!(back, Some(e));
-
-        let none = entry(None);
-        let json = serde_json::to_string(&none).unwrap_or_default();
-        assert!(!json.contains("weights"), "{json}");
-        let back: Option<InfluenceEntry> = serde_json::from_str(&json).ok();
-        assert_eq!(back, Some(none));
     }
 }

@@ -16,7 +16,8 @@ pub(super) use wire::span_kind;
 
 use super::spans;
 use super::{ImportError, ImportedRun, Importer, SourceFormat};
-use crate::analysis::load::{Document, Warning};
+use crate::analysis::document::Document;
+use crate::analysis::warning::Warning;
 use serde_json::Value;
 use std::collections::HashSet;
 

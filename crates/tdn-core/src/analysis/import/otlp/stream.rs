@@ -3,7 +3,7 @@
 //! parsed on its own into a small `serde_json::Value` and decoded at once (`wire::span_of`), so
 //! the file is never held as one tree of values beside the spans it becomes (issue 28).
 //!
-//! It reads what [`super::Otlp`] reads from a parsed [`Document`](crate::analysis::load::Document),
+//! It reads what [`super::Otlp`] reads from a parsed [`Document`](crate::analysis::document::Document),
 //! in the same order, with the same choices (the first present of two names, a field of the wrong
 //! type treated as absent); `tests` checks both give the same spans. A text that is not valid JSON,
 //! or not an OTLP export, gives `None`, and the general reader then parses it and says why.

@@ -22,8 +22,8 @@ mod vercel;
 
 use super::outcome::Said;
 use super::{ImportedRun, tree};
-use crate::analysis::load::Warning;
 use crate::analysis::model::RUN_FORMAT;
+use crate::analysis::warning::Warning;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;

@@ -6,12 +6,76 @@
 //! whether it is about the infrastructure (a 5xx, a time-out, an outage, credentials), which
 //! keeps the blame on the service. Pure; every walk over the arguments is bounded.
 
-use crate::analysis::detect::vocab::{
-    INFRASTRUCTURE, REFUSALS, REJECTIONS, contains_words, find_phrase,
-};
+use crate::analysis::detect::INFRASTRUCTURE;
 use crate::analysis::links::number_value;
 use crate::analysis::links::tokens::{TokenClass, tokens};
 use crate::analysis::model::Json;
+use crate::analysis::whole_words::{contains_words, find_phrase};
+
+/// Phrases of an error rejecting the request's content by a business rule ("balance is not
+/// enough", "amount exceeds the limit"): about the request when the error also names one of its
+/// keys or the kind of one of its values.
+pub const REJECTIONS: &[&str] = &[
+    "not enough",
+    "insufficient",
+    "exceeds",
+    "exceeded",
+    "too many",
+    "too few",
+    "too high",
+    "too low",
+    "too large",
+    "too small",
+    "too long",
+    "too short",
+    "not available",
+    "no longer available",
+    "not allowed",
+    "not permitted",
+    "cannot be",
+    "can't be",
+    "could not be",
+    "not eligible",
+    "ineligible",
+    "already",
+    "over the limit",
+    "limit",
+    "mismatch",
+    "does not match",
+    "doesn't match",
+    "conflict",
+    "duplicate",
+    "not supported",
+    "unsupported",
+    "rejected",
+    "declined",
+    "not accepted",
+    "must",
+    "only",
+    "invalid",
+    "wrong",
+];
+
+/// Phrases of an error refusing the request outright by a rule of the service ("this order
+/// cannot be changed", "balance is not enough", a rule the request "must" or "should" follow):
+/// enough on their own to say the request, not the service, was at fault. Narrower than [`REJECTIONS`], whose generic words
+/// ("wrong", "limit") need a key or kind of the request beside them.
+pub const REFUSALS: &[&str] = &[
+    "cannot be",
+    "can't be",
+    "can only",
+    "not allowed",
+    "not permitted",
+    "not eligible",
+    "ineligible",
+    "not enough",
+    "insufficient",
+    "no longer available",
+    "not supported",
+    "already",
+    "should",
+    "must",
+];
 
 /// At most this many argument values are collected.
 const MAX_VALUES: usize = 64;

@@ -73,8 +73,8 @@ fn the_spec_friday_example_gives_the_spec_report() {
             "tool_errors",
             Role::RootCause,
             round6(
-                crate::analysis::rank::params::WALK_BACK_NAMED
-                    * crate::analysis::rank::params::ROOT_CAUSE_FACTOR
+                crate::analysis::params::WALK_BACK_NAMED
+                    * crate::analysis::params::ROOT_CAUSE_FACTOR
             )
         )
     );

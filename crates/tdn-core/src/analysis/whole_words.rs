@@ -1,11 +1,52 @@
-//! A list of phrases looked for in one pass: [`PhraseSet::find`] answers what
-//! [`find_phrase`](super::vocab::find_phrase) answers (the first phrase of the list found as
-//! whole words), with one automaton over the text instead of one search per phrase, and
-//! [`PhraseSet::find_any_case`] answers it for text not yet in lower case without writing a
-//! lower-case copy when the text is ASCII. Built on first use; no I/O.
+//! Finding a word or phrase in text as whole words: not inside a longer word ("booked" is not
+//! in "unbooked", "400" not in "4001"). One rule (`glued`) for every caller: one phrase
+//! ([`contains_words`]), the first of a list ([`find_phrase`]), or a fixed list in one pass
+//! ([`PhraseSet`]: one automaton over the text instead of one search per phrase, and
+//! [`PhraseSet::find_any_case`] for text not yet in lower case, without a lower-case copy when
+//! the text is ASCII). Built on first use; no I/O.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use std::sync::OnceLock;
+
+/// The first phrase of `phrases` found in `haystack` (both compared in lower case; `haystack`
+/// must already be lower case). Single words match only as whole words.
+pub fn find_phrase<'p>(haystack_lower: &str, phrases: &[&'p str]) -> Option<&'p str> {
+    phrases
+        .iter()
+        .copied()
+        .find(|p| contains_words(haystack_lower, p))
+}
+
+/// True when `needle` occurs in `haystack` not inside a longer word.
+pub fn contains_words(haystack: &str, needle: &str) -> bool {
+    whole_word_matches(haystack, needle).next().is_some()
+}
+
+/// Where `needle` occurs in `haystack` not inside a longer word, left to right (`start..end`
+/// byte ranges; occurrences may overlap). None for an empty `needle`.
+pub fn whole_word_matches<'h>(
+    haystack: &'h str,
+    needle: &'h str,
+) -> impl Iterator<Item = (usize, usize)> + 'h {
+    let step = needle.chars().next().map_or(1, char::len_utf8);
+    let mut from = if needle.is_empty() {
+        haystack.len() + 1
+    } else {
+        0
+    };
+    std::iter::from_fn(move || {
+        while let Some(pos) = haystack.get(from..).and_then(|h| h.find(needle)) {
+            let start = from + pos;
+            let end = start + needle.len();
+            from = start + step;
+            if !glued(haystack, start, end) {
+                return Some((start, end));
+            }
+        }
+        from = haystack.len() + 1;
+        None
+    })
+}
 
 /// A fixed list of phrases (lower case, as `find_phrase` expects) and its automata.
 pub struct PhraseSet {
@@ -65,7 +106,7 @@ impl Matcher {
 }
 
 /// True when the match at `start..end` of `text` sits inside a longer word: an alphanumeric
-/// end of it touches an alphanumeric character (`contains_words`' rule).
+/// end of it touches an alphanumeric character. The one rule of whole-word matching here.
 fn glued(text: &str, start: usize, end: usize) -> bool {
     let Some(found) = text.get(start..end) else {
         return true;
@@ -98,7 +139,7 @@ impl PhraseSet {
             Some(m) => m
                 .first(haystack_lower)
                 .and_then(|i| self.list.get(i).copied()),
-            None => super::vocab::find_phrase(haystack_lower, self.list),
+            None => find_phrase(haystack_lower, self.list),
         }
     }
 
@@ -126,7 +167,68 @@ impl PhraseSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::detect::vocab::find_phrase;
+    use proptest::prelude::*;
+
+    /// The rule spelled out on characters: an occurrence counts unless a letter or digit at
+    /// either end of it touches a letter or digit outside it.
+    fn by_characters(haystack: &str, needle: &str) -> Vec<(usize, usize)> {
+        let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        (0..=haystack.len())
+            .filter(|&i| {
+                !needle.is_empty() && haystack.get(i..).is_some_and(|h| h.starts_with(needle))
+            })
+            .map(|i| (i, i + needle.len()))
+            .filter(|&(i, e)| {
+                let before = haystack[..i].chars().next_back();
+                let after = haystack[e..].chars().next();
+                let glued_before = alnum(needle.chars().next()) && alnum(before);
+                let glued_after = alnum(needle.chars().next_back()) && alnum(after);
+                !(glued_before || glued_after)
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn matches_are_every_occurrence_not_inside_a_longer_word(
+            haystack in "[ab1 .é-]{0,24}",
+            needle in "[ab1 .é-]{0,4}",
+        ) {
+            let got: Vec<_> = whole_word_matches(&haystack, &needle).collect();
+            prop_assert_eq!(&got, &by_characters(&haystack, &needle));
+            prop_assert_eq!(contains_words(&haystack, &needle), !got.is_empty());
+        }
+
+        #[test]
+        fn a_phrase_set_finds_what_find_phrase_finds(
+            text in "[abAB1 .é-]{0,30}",
+            list in proptest::collection::vec("[ab1 .é-]{0,4}", 0..6),
+        ) {
+            let list: &'static [&'static str] = Vec::leak(
+                list.into_iter().map(|p| &*String::leak(p)).collect::<Vec<_>>(),
+            );
+            let set = PhraseSet::new(list);
+            let lower = text.to_lowercase();
+            prop_assert_eq!(set.find(&lower), find_phrase(&lower, list));
+            prop_assert_eq!(set.find_any_case(&text), find_phrase(&lower, list));
+        }
+    }
+
+    #[test]
+    fn phrases_match_whole_words_only() {
+        assert!(contains_words("your order is booked.", "booked"));
+        assert!(!contains_words("unbooked", "booked"));
+        assert!(contains_words("error 400: bad", "400"));
+        assert!(!contains_words("error 4001", "400"));
+        const DECLINES: &[&str] = &["no thank", "no thanks", "not interested"];
+        assert_eq!(
+            find_phrase("no thanks, i'll keep it", DECLINES),
+            Some("no thanks")
+        );
+        assert_eq!(find_phrase("sounds good", DECLINES), None);
+    }
 
     const LIST: &[&str] = &[
         "shall i",

@@ -3,8 +3,65 @@
 //! (`cancel_order`, `createEvent`, `send-email`), or its description does ("Cancel a pending
 //! order"). No list of any one benchmark's tool names. Pure; no I/O.
 
-use super::vocab::ACTION_NAME_WORDS;
 use crate::analysis::model::{Run, Tool};
+
+/// First words of a tool name that say the tool changes things (`create_event`, `issueRefund`),
+/// used for claims of actions when the run marks no tool `mutates` (imported runs often do not).
+pub const ACTION_NAME_WORDS: &[&str] = &[
+    "create",
+    "book",
+    "schedule",
+    "reschedule",
+    "rebook",
+    "send",
+    "email",
+    "cancel",
+    "refund",
+    "update",
+    "delete",
+    "remove",
+    "add",
+    "pay",
+    "charge",
+    "transfer",
+    "submit",
+    "place",
+    "reserve",
+    "issue",
+    "write",
+    "save",
+    "post",
+    "modify",
+    "change",
+    "set",
+    "insert",
+    "upsert",
+    "put",
+    "patch",
+    "approve",
+    "confirm",
+    "order",
+    "buy",
+    "purchase",
+    "ship",
+    "register",
+    "apply",
+    "close",
+    "move",
+    "assign",
+    "grant",
+    "revoke",
+    "publish",
+    "exchange",
+    "return",
+    "credit",
+    "upgrade",
+    "downgrade",
+    "activate",
+    "deactivate",
+    "renew",
+    "notify",
+];
 
 /// True when a call to the tool named `name` changes things: the run's tool of that name is
 /// marked `mutates`, or its name or description opens with an action verb. A tool the run does

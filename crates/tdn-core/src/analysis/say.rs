@@ -3,7 +3,7 @@
 //! them safely.
 
 use crate::analysis::model::{Run, inert_line};
-use crate::analysis::rank::params::QUOTE_CHARS;
+use crate::analysis::params::QUOTE_CHARS;
 use std::borrow::Cow;
 
 /// A stranger's value, quoted: `'Friday'`, cut to [`QUOTE_CHARS`] characters, inert.
