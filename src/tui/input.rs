@@ -77,6 +77,13 @@ pub fn lost() -> Option<String> {
     fds.iter().find_map(|p| gone(p.revents))
 }
 
+/// Why the terminal is gone, after reading or writing it failed with `e`: what `poll(2)` says
+/// when it says the terminal is gone (a write to a terminal that hung up fails with EIO, and may
+/// do so before anything looked at the hang-up), else the error itself.
+pub fn loss(e: &std::io::Error) -> String {
+    lost().unwrap_or_else(|| format!("the terminal failed ({e})"))
+}
+
 /// What `revents` says of a terminal that is gone.
 fn gone(revents: libc::c_short) -> Option<String> {
     if revents & libc::POLLNVAL != 0 {
@@ -263,7 +270,9 @@ fn read_loop(fd: RawFd, woken: &UnixStream, shared: &Shared, tx: &UnboundedSende
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    let _ = tx.send(Input::Lost(format!("reading the terminal failed ({e})")));
+                    let why =
+                        lost().unwrap_or_else(|| format!("reading the terminal failed ({e})"));
+                    let _ = tx.send(Input::Lost(why));
                     return;
                 }
             }

@@ -97,13 +97,14 @@ impl End {
 }
 
 /// The terminal failed under the screen: it ends as [`End::Lost`]. Any error reading or writing
-/// the terminal once the screen is up is taken as its loss.
+/// the terminal once the screen is up is taken as its loss, named as [`input::loss`] names it
+/// (a closed terminal "hung up", whichever of a redraw or `poll(2)` noticed it first).
 #[derive(Debug)]
 struct Lost(String);
 
 impl From<std::io::Error> for Lost {
     fn from(e: std::io::Error) -> Lost {
-        Lost(format!("the terminal failed ({e})"))
+        Lost(input::loss(&e))
     }
 }
 
