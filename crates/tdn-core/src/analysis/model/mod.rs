@@ -10,6 +10,7 @@ mod json_keys;
 pub mod json_string;
 mod message;
 mod run;
+mod shared_text;
 mod step;
 mod text;
 
@@ -20,6 +21,7 @@ pub use message::{Message, MessageCall, ModelCall, UnitAt, char_to_byte};
 pub use run::{
     ContextUnit, Limits, ModelInfo, Run, RunStatus, SAME_ANSWER, StatusFrom, Tool, same_answer,
 };
+pub use shared_text::{SharedText, TextTable};
 pub use step::{
     Decision, DecisionOption, Document, FINAL_ANSWER_TOOLS, LazyMap, MemoryOp, Step, StepContext,
     StepExtras, StepKind, Timestamp, ToolCall, Usage, describe_step,

@@ -311,6 +311,7 @@ fn finish(
     w.extend(warned.into_iter().flatten());
     drop(unit_ids);
     messages::check_places(&mut run.context_units, &steps, &seen, &mut w);
+    messages::share_contents(&mut steps);
     bubbled::one_failure_per_fault(&mut steps, &seen);
     // A string per step: freed on the thread pool rather than before the run is handed on
     // (issue 11: 8 ms on one core at 100,000 steps).
