@@ -63,10 +63,10 @@ impl Importer for Atif {
                     .to_owned(),
             ));
         };
-        Ok(vec![ImportedRun {
-            value: build(&v, steps),
-            warnings: vec![status_guess()],
-        }])
+        Ok(vec![ImportedRun::new(
+            build(&v, steps),
+            vec![status_guess()],
+        )])
     }
 }
 

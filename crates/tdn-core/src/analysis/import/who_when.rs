@@ -71,10 +71,7 @@ impl Importer for WhoWhen {
                     .to_owned(),
             ));
         };
-        Ok(vec![ImportedRun {
-            value: build_run(&v, history),
-            warnings: Vec::new(),
-        }])
+        Ok(vec![ImportedRun::new(build_run(&v, history), Vec::new())])
     }
 }
 
