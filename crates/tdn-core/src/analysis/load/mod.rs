@@ -14,7 +14,7 @@ mod warning;
 
 pub use document::{Document, parse_document};
 pub use error::{LoadError, RunError};
-use native::run_from_imported;
+pub(crate) use native::run_from_imported;
 pub use native::run_from_value;
 use native::{SIZES, Streamed, run_from_file, run_from_text};
 pub use warning::{Cut, Warning};
