@@ -59,9 +59,8 @@ impl Importer for Atif {
         doc: Document,
         _index: Option<usize>,
     ) -> Result<Vec<ImportedRun>, ImportError> {
-        TRAJECTORY.import(doc, |v, steps| ImportedRun {
-            value: build(v, steps),
-            warnings: vec![status_guess()],
+        TRAJECTORY.import(doc, |v, steps| {
+            ImportedRun::new(build(v, steps), vec![status_guess()])
         })
     }
 }

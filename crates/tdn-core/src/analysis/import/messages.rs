@@ -75,7 +75,7 @@ impl Importer for Messages {
             super::outcome::assume_failed(run);
         }
         warnings.push(status_guess());
-        Ok(vec![ImportedRun { value, warnings }])
+        Ok(vec![ImportedRun::new(value, warnings)])
     }
 }
 

@@ -26,6 +26,7 @@ mod units;
 mod who_when;
 
 use crate::analysis::document::Document;
+use crate::analysis::model::Message;
 use crate::analysis::warning::Warning;
 use serde_json::{Map, Value};
 
@@ -119,6 +120,45 @@ pub struct ImportedRun {
     pub value: Value,
     /// What the importer had to guess or drop.
     pub warnings: Vec<Warning>,
+    /// Model calls' messages kept out of `value`, by the step's position in `value`'s `steps`
+    /// (whose `messages` is `null` meanwhile), as the run model holds them: the loader sets them
+    /// on the steps it builds, so an import of many calls never holds them as JSON (issue 28).
+    /// Empty once [`ImportedRun::fold_messages`] has written them into `value`, as every run
+    /// this module hands out of the crate is.
+    pub messages: Vec<(usize, Vec<Message>)>,
+}
+
+impl ImportedRun {
+    /// A run whose messages, if any, are in `value`.
+    pub fn new(value: Value, warnings: Vec<Warning>) -> ImportedRun {
+        ImportedRun {
+            value,
+            warnings,
+            messages: Vec::new(),
+        }
+    }
+
+    /// Writes the messages kept apart into `value`'s steps, where a native run holds them.
+    pub fn fold_messages(&mut self) {
+        let messages = std::mem::take(&mut self.messages);
+        let Some(Value::Array(steps)) = self.value.get_mut("steps") else {
+            return;
+        };
+        for (step, msgs) in messages {
+            if let Some(Value::Object(s)) = steps.get_mut(step) {
+                let list = msgs
+                    .iter()
+                    .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+                    .collect();
+                s.insert("messages".to_owned(), Value::Array(list));
+            }
+        }
+    }
+
+    fn folded(mut self) -> ImportedRun {
+        self.fold_messages();
+        self
+    }
 }
 
 /// Why an importer refused a document.
@@ -167,10 +207,7 @@ impl Importer for Native {
         _index: Option<usize>,
     ) -> Result<Vec<ImportedRun>, ImportError> {
         match doc {
-            Document::One(value) => Ok(vec![ImportedRun {
-                value,
-                warnings: Vec::new(),
-            }]),
+            Document::One(value) => Ok(vec![ImportedRun::new(value, Vec::new())]),
             Document::Lines(_) => Err(ImportError(
                 "a tdn.run/1 file holds one JSON object, but more JSON follows it; remove what comes after the run's closing brace".to_owned(),
             )),
@@ -326,6 +363,15 @@ pub fn import_streamed(
     streamed: Streamed,
     index: Option<usize>,
 ) -> Result<Vec<ImportedRun>, ImportError> {
+    let runs = import_streamed_apart(streamed, index)?;
+    Ok(runs.into_iter().map(ImportedRun::folded).collect())
+}
+
+/// [`import_streamed`], the model calls' messages left apart (see [`ImportedRun::messages`]).
+pub(crate) fn import_streamed_apart(
+    streamed: Streamed,
+    index: Option<usize>,
+) -> Result<Vec<ImportedRun>, ImportError> {
     if let Some(i) = index {
         let n = otlp::count_decoded(&streamed.decoded);
         if i >= n {
@@ -339,6 +385,16 @@ pub fn import_streamed(
 
 /// Runs the importer for `format` on the document.
 pub fn to_native_values(
+    format: SourceFormat,
+    doc: Document,
+    index: Option<usize>,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let runs = to_native_values_apart(format, doc, index)?;
+    Ok(runs.into_iter().map(ImportedRun::folded).collect())
+}
+
+/// [`to_native_values`], the model calls' messages left apart (see [`ImportedRun::messages`]).
+pub(crate) fn to_native_values_apart(
     format: SourceFormat,
     doc: Document,
     index: Option<usize>,

@@ -298,10 +298,7 @@ fn build_run(position: usize, r: &Value) -> ImportedRun {
     }
     run.insert("attributes".to_owned(), json!({ "taubench": kept }));
     run.insert("steps".to_owned(), Value::Array(steps));
-    ImportedRun {
-        value: Value::Object(run),
-        warnings,
-    }
+    ImportedRun::new(Value::Object(run), warnings)
 }
 
 #[cfg(test)]

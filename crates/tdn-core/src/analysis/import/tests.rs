@@ -210,3 +210,66 @@ fn an_unknown_file_lists_every_format_tried_one_line_each() {
             .starts_with("the file holds a number, which no trace format is")
     );
 }
+
+/// Span formats keep a model call's messages apart from the run JSON (issue 28): loaded that way
+/// the run is the one the JSON with its messages written in gives, and the system prompt every
+/// call was sent is one text in memory, whichever way it was loaded.
+#[test]
+fn messages_kept_apart_load_as_the_written_ones_and_equal_texts_are_held_once() {
+    let attr = |k: &str, v: &str| json!({"key": k, "value": {"stringValue": v}});
+    let input = |said: &str| {
+        json!([
+            {"role": "system", "parts": [{"type": "text", "content": "Be brief and polite."}]},
+            {"role": "user", "parts": [{"type": "text", "content": said}]}
+        ])
+        .to_string()
+    };
+    let chat = |id: &str, said: &str| {
+        json!({"traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": id, "name": "chat",
+               "startTimeUnixNano": "1767225600000000000",
+               "attributes": [attr("gen_ai.operation.name", "chat"),
+                              attr("gen_ai.input.messages", &input(said))]})
+    };
+    let doc = Document::One(json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+        chat("0000000000000001", "Where is order 7?"),
+        chat("0000000000000002", "And order 8?")
+    ]}]}]}));
+    let written = to_native_values(SourceFormat::Otlp, doc.clone(), None)
+        .unwrap()
+        .remove(0);
+    let apart = to_native_values_apart(SourceFormat::Otlp, doc, None)
+        .unwrap()
+        .remove(0);
+    assert!(written.messages.is_empty());
+    assert_eq!(apart.messages.len(), 2);
+    for (step, msgs) in &apart.messages {
+        assert!(apart.value["steps"][*step]["messages"].is_null());
+        assert_eq!(
+            written.value["steps"][*step]["messages"],
+            serde_json::to_value(msgs).unwrap()
+        );
+    }
+    let (from_json, w1) = run_from_value(written.value, SourceFormat::Otlp).unwrap();
+    let (from_apart, w2) =
+        crate::analysis::load::run_from_imported(apart.value, apart.messages).unwrap();
+    assert_eq!(from_json, from_apart);
+    assert_eq!(format!("{w1:?}"), format!("{w2:?}"));
+    for run in [&from_json, &from_apart] {
+        let calls: Vec<_> = run
+            .steps
+            .iter()
+            .filter(|s| !s.messages().is_empty())
+            .collect();
+        assert_eq!(calls.len(), 2);
+        let (a, b) = (
+            &calls[0].messages()[0].content,
+            &calls[1].messages()[0].content,
+        );
+        assert_eq!(*a, "Be brief and polite.");
+        assert!(a.same_place(b), "the system prompt is held once");
+        assert_ne!(
+            calls[0].messages()[1].content,
+            calls[1].messages()[1].content
+        );
+    }
+}

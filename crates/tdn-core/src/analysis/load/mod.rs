@@ -14,6 +14,7 @@ mod timestamp;
 pub use crate::analysis::document::{Document, json_type_name};
 pub use document::parse_document;
 pub use error::{LoadError, RunError};
+pub(crate) use native::run_from_imported;
 pub use native::run_from_value;
 use native::{SIZES, Streamed, run_from_file, run_from_text};
 pub use warning::{Cut, Warning};
@@ -105,11 +106,12 @@ fn load_text<T: AsRef<str>>(
     if let Some(streamed) = import::stream(text.as_ref(), opts.format) {
         drop(text);
         let format = streamed.format();
-        let raw = import::import_streamed(streamed, opts.index).map_err(|e| LoadError::Import {
-            path: path.to_path_buf(),
-            format,
-            message: e.to_string(),
-        })?;
+        let raw =
+            import::import_streamed_apart(streamed, opts.index).map_err(|e| LoadError::Import {
+                path: path.to_path_buf(),
+                format,
+                message: e.to_string(),
+            })?;
         return validate(raw, format, path);
     }
     let doc = parse_document(text.as_ref(), path)?;
@@ -121,11 +123,12 @@ fn load_text<T: AsRef<str>>(
             why: import::why_unknown(&doc),
         })?,
     };
-    let raw = import::to_native_values(format, doc, opts.index).map_err(|e| LoadError::Import {
-        path: path.to_path_buf(),
-        format,
-        message: e.to_string(),
-    })?;
+    let raw =
+        import::to_native_values_apart(format, doc, opts.index).map_err(|e| LoadError::Import {
+            path: path.to_path_buf(),
+            format,
+            message: e.to_string(),
+        })?;
     let count = raw.len();
     if let Some(i) = opts.index
         && format == SourceFormat::Native
@@ -148,7 +151,8 @@ fn validate(
 ) -> Result<Vec<Loaded>, LoadError> {
     let mut out = Vec::with_capacity(raw.len());
     for imported in raw {
-        let (run, mut warnings) = run_from_value(imported.value, format).map_err(|e| e.at(path))?;
+        let (run, mut warnings) =
+            run_from_imported(imported.value, imported.messages).map_err(|e| e.at(path))?;
         let mut all = imported.warnings;
         all.append(&mut warnings);
         out.push(Loaded {

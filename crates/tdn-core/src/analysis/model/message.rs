@@ -3,6 +3,7 @@
 //! a context unit sits in them (`at`).
 
 use super::ids::StepId;
+use super::shared_text::SharedText;
 use super::step::LazyMap;
 use serde::{Deserialize, Serialize};
 
@@ -12,8 +13,8 @@ pub struct Message {
     /// `system`, `user`, `assistant` or `tool` (another role is kept as written).
     pub role: String,
     /// Its text (content parts joined as text; empty for an assistant turn that only called
-    /// tools).
-    pub content: String,
+    /// tools). Shared: the same text sent in many calls is held once (see [`SharedText`]).
+    pub content: SharedText,
     /// The speaker's or the tool's name, when recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -30,7 +31,7 @@ pub struct Message {
 
 impl Message {
     /// A message with this role and content and nothing else.
-    pub fn new(role: impl Into<String>, content: impl Into<String>) -> Message {
+    pub fn new(role: impl Into<String>, content: impl Into<SharedText>) -> Message {
         Message {
             role: role.into(),
             content: content.into(),

@@ -11,6 +11,7 @@ pub mod json_string;
 mod message;
 mod names;
 mod run;
+mod shared_text;
 mod step;
 mod text;
 
@@ -22,6 +23,7 @@ pub use names::{is_opaque_id, is_opaque_token, step_name, strip_word_prefix};
 pub use run::{
     ContextUnit, Limits, ModelInfo, Run, RunStatus, SAME_ANSWER, StatusFrom, Tool, same_answer,
 };
+pub use shared_text::{SharedText, TextTable};
 pub use step::{
     Decision, DecisionOption, Document, FINAL_ANSWER_TOOLS, LazyMap, MemoryOp, Step, StepContext,
     StepExtras, StepKind, Timestamp, ToolCall, Usage, decides, describe_step,

@@ -343,7 +343,7 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
     }
     // The model calls' messages and context units, once the task and answer are read from
     // the inputs as recorded.
-    let attached = super::units::attach(&mut steps);
+    let attached = super::units::attach_apart(&mut steps);
     let asked = attached.asked.as_deref().and_then(super::run_text::prose);
     if let Some(t) = stated.or(asked).or(guessed) {
         run.insert("task".to_owned(), Value::String(t));
@@ -375,6 +375,7 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
     ImportedRun {
         value: Value::Object(run),
         warnings,
+        messages: attached.messages,
     }
 }
 

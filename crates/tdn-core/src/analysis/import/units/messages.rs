@@ -15,6 +15,7 @@
 
 use super::super::chat::{self, message_role, str_at};
 use super::super::decode;
+use crate::analysis::model::{Message, MessageCall, TextTable};
 use serde_json::{Map, Value};
 
 /// One message of a call's input, normalised.
@@ -45,7 +46,30 @@ impl Msg {
         }
     }
 
+    /// The message as the run model holds it, its content shared through `table` (the same
+    /// text in many calls held once), with the kind of unit its text is.
+    pub fn into_message(self, table: &mut TextTable) -> (Message, &'static str) {
+        let message = Message {
+            role: self.role,
+            content: table.text(self.content),
+            name: self.name,
+            tool_calls: self
+                .calls
+                .into_iter()
+                .map(|(id, name, arguments)| MessageCall {
+                    id,
+                    name,
+                    arguments,
+                })
+                .collect(),
+            tool_call_id: self.call_id,
+            extra: Default::default(),
+        };
+        (message, self.kind)
+    }
+
     /// The message as run JSON (`{role, content, name?, tool_calls?, tool_call_id?}`).
+    #[cfg(test)]
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("role".to_owned(), Value::String(self.role.clone()));

@@ -27,9 +27,10 @@ mod pieces;
 mod tool_text;
 mod window;
 
-pub use messages::{Msg, messages_of};
+pub use messages::messages_of;
 
 use super::chat;
+use crate::analysis::model::{Message, TextTable};
 use find::{Finder, Prober};
 use hashbrown::{HashMap, HashSet};
 use pieces::{Piece, Split, pieces_of};
@@ -44,6 +45,10 @@ use tool_text::tool_texts;
 pub struct Attached {
     /// The run's `context_units`.
     pub units: Vec<Value>,
+    /// The messages of each model call, by the step's position, as the run model holds them
+    /// (equal texts shared); [`attach_apart`] leaves them here, [`attach`] writes them into the
+    /// steps.
+    pub messages: Vec<(usize, Vec<Message>)>,
     /// The question the first model call's user turn asks, when retrieved documents were pasted
     /// into it: the text of its last user message with the documents cut out (the text after the
     /// last document, else before the first). `None` otherwise.
@@ -126,22 +131,44 @@ fn str_of<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
 /// messages gets `messages` instead of `input`. Steps of a container are left as they are (their
 /// input summarises their children's).
 pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
+    let mut attached = attach_apart(steps);
+    for (step, msgs) in std::mem::take(&mut attached.messages) {
+        if let Some(s) = steps.get_mut(step) {
+            let list = msgs
+                .iter()
+                .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+                .collect();
+            s.insert("messages".to_owned(), Value::Array(list));
+        }
+    }
+    attached
+}
+
+/// [`attach`], with each call's messages left in [`Attached::messages`] as the run model holds
+/// them, not written into the steps as JSON: the step's `messages` is `null` in their place
+/// (issue 28: the messages as JSON maps, beside their own copy, were a fifth of an import's
+/// peak).
+pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
     let is_llm = |s: &Map<String, Value>| {
         str_of(s, "kind") == Some("llm")
             && s.get("container").and_then(Value::as_bool) != Some(true)
     };
     // Each call's messages, in run order. A call's recorded input is let go as soon as its
-    // messages are read (they replace it below), so the inputs and the messages are not both held.
-    let calls: Vec<(usize, Vec<Msg>)> = steps
+    // messages are read (they replace it below), so the inputs and the messages are not both held;
+    // each text is shared with the equal ones read before it as it is read.
+    let mut table = TextTable::default();
+    let calls: Vec<(usize, Vec<(Message, &'static str)>)> = steps
         .iter_mut()
         .enumerate()
         .filter(|(_, s)| is_llm(s))
         .filter_map(|(i, s)| {
             let msgs = messages_of(s.get("input")?)?;
             s.remove("input");
-            Some((i, msgs))
+            let msgs = msgs.into_iter().map(|m| m.into_message(&mut table));
+            Some((i, msgs.collect()))
         })
         .collect();
+    drop(table);
     if calls.is_empty() {
         return Attached::default();
     }
@@ -226,19 +253,11 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
         let step_id = str_of(&steps[*step], "id").unwrap_or_default().to_owned();
         let mut here: Vec<usize> = Vec::new();
         let mut here_set: HashSet<usize> = HashSet::new();
-        for (mi, m) in msgs.iter().enumerate() {
-            let cut = split
-                .entry((m.content.as_str(), m.kind))
-                .or_insert_with(|| {
-                    pieces_of(
-                        &m.content,
-                        m.kind,
-                        &finder,
-                        &sources,
-                        &mut units,
-                        &written_by,
-                    )
-                });
+        for (mi, (m, kind)) in msgs.iter().enumerate() {
+            let kind = *kind;
+            let cut = split.entry((m.content.as_str(), kind)).or_insert_with(|| {
+                pieces_of(&m.content, kind, &finder, &sources, &mut units, &written_by)
+            });
             let pieces = &cut.pieces;
             let mut traced = false;
             for p in pieces {
@@ -267,12 +286,12 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
                     here.push(p.unit);
                 }
             }
-            if m.kind == "tool_result" {
+            if kind == "tool_result" {
                 if let Some(flag) = fed_back.get_mut(ci) {
                     *flag = true;
                 }
                 let by_call = m
-                    .call_id
+                    .tool_call_id
                     .as_ref()
                     .and_then(|c| tool_by_call.get(c))
                     .copied();
@@ -369,14 +388,14 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
         .map(|u| Value::String(u.id.clone()))
         .collect();
     let id_of = |u: usize| ids.get(u).cloned().unwrap_or(Value::Null);
+    let mut messages = Vec::with_capacity(calls.len());
     for (((step, msgs), here), dropped) in calls.into_iter().zip(sent).zip(available) {
         let Some(s) = steps.get_mut(step) else {
             continue;
         };
-        s.insert(
-            "messages".to_owned(),
-            Value::Array(msgs.iter().map(Msg::to_value).collect()),
-        );
+        // In its place among the step's fields, filled by `attach` or by the loader.
+        s.insert("messages".to_owned(), Value::Null);
+        messages.push((step, msgs.into_iter().map(|(m, _)| m).collect()));
         let mut ctx = Map::new();
         if !dropped.is_empty() {
             let all = here.iter().chain(&dropped).map(|&u| id_of(u)).collect();
@@ -412,17 +431,21 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
             Value::Object(m)
         })
         .collect();
-    Attached { units, asked }
+    Attached {
+        units,
+        messages,
+        asked,
+    }
 }
 
 /// What the first call's last user turn asks (see [`Attached::asked`]).
 fn asked_in(
-    msgs: &[Msg],
+    msgs: &[(Message, &'static str)],
     split: &HashMap<(&str, &'static str), Split>,
     units: &Units,
 ) -> Option<String> {
-    let m = msgs.iter().rev().find(|m| m.kind == "user")?;
-    let pieces = &split.get(&(m.content.as_str(), m.kind))?.pieces;
+    let (m, kind) = msgs.iter().rev().find(|(_, kind)| *kind == "user")?;
+    let pieces = &split.get(&(m.content.as_str(), *kind))?.pieces;
     let has_document = pieces
         .iter()
         .any(|p| units.list.get(p.unit).is_some_and(|u| u.kind == "document"));

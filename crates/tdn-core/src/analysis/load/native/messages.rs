@@ -9,7 +9,7 @@ use super::leftover;
 use super::step::Describe;
 use crate::analysis::load::error::{json_type, quoted};
 use crate::analysis::load::warning::Warning;
-use crate::analysis::model::{ContextUnit, Message, MessageCall, Step, UnitAt};
+use crate::analysis::model::{ContextUnit, Message, MessageCall, Step, TextTable, UnitAt};
 use hashbrown::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
@@ -58,7 +58,8 @@ pub(super) fn read_messages(
                 wrong("content", &other, "a string");
                 String::new()
             }
-        };
+        }
+        .into();
         let mut opt_string = |m: &mut Map<String, Value>, field: &str| match m.remove(field) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s),
@@ -94,6 +95,18 @@ pub(super) fn read_messages(
         });
     }
     Some(out)
+}
+
+/// Gives equal message texts across the run's steps one allocation ([`TextTable`]): every model
+/// call sends the system prompt and the conversation so far again, so a run of many calls would
+/// otherwise hold each text once per call (issue 28). Linear in the messages' text.
+pub(super) fn share_contents(steps: &mut [Step]) {
+    let mut table = TextTable::default();
+    for step in steps.iter_mut().filter(|s| !s.messages().is_empty()) {
+        for m in &mut step.call_mut().messages {
+            table.share(&mut m.content);
+        }
+    }
 }
 
 /// One call of an assistant turn: `{id?, name, arguments}`, arguments as JSON text (a JSON

@@ -24,7 +24,7 @@ mod units;
 use super::error::{RunError, json_type, quoted};
 use super::warning::Warning;
 use crate::analysis::import::SourceFormat;
-use crate::analysis::model::{RUN_FORMAT, Run, RunStatus, StatusFrom, Step};
+use crate::analysis::model::{Message, RUN_FORMAT, Run, RunStatus, StatusFrom, Step};
 pub use file::{SIZES, run_from_file};
 use hashbrown::{HashMap, HashSet};
 use payload::RawStep;
@@ -60,6 +60,16 @@ const TOP_FIELDS: &[&str] = &[
 /// (importers write it themselves, so it is checked for every run).
 pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Warning>), RunError> {
     let _ = source;
+    run_from_imported(value, Vec::new())
+}
+
+/// [`run_from_value`] on an imported run whose model calls' messages were kept apart
+/// (`ImportedRun::messages`): each list is set on the step at its position once the steps are
+/// built, before the context units' places in them are checked.
+pub(crate) fn run_from_imported(
+    value: Value,
+    messages: Vec<(usize, Vec<Message>)>,
+) -> Result<(Run, Vec<Warning>), RunError> {
     let Value::Object(mut obj) = value else {
         return Err(RunError::NotObject {
             found: json_type(&value),
@@ -71,6 +81,13 @@ pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Wa
     let mut steps = Steps::with_capacity(raw_steps.len());
     for raw in raw_steps {
         steps.push(raw)?;
+    }
+    for (position, list) in messages {
+        if let Some(step) = steps.steps.get_mut(position)
+            && !list.is_empty()
+        {
+            step.call_mut().messages = list;
+        }
     }
     let units = read_units(&mut obj);
     Ok(finish(run, obj, units, steps, w))
@@ -311,6 +328,7 @@ fn finish(
     w.extend(warned.into_iter().flatten());
     drop(unit_ids);
     messages::check_places(&mut run.context_units, &steps, &seen, &mut w);
+    messages::share_contents(&mut steps);
     bubbled::one_failure_per_fault(&mut steps, &seen);
     // A string per step: freed on the thread pool rather than before the run is handed on
     // (issue 11: 8 ms on one core at 100,000 steps).
