@@ -67,7 +67,9 @@ impl Importer for WhoWhen {
         doc: Document,
         _index: Option<usize>,
     ) -> Result<Vec<ImportedRun>, ImportError> {
-        WHO_WHEN.import(doc, |v, history| ImportedRun::new(build_run(v, history), Vec::new()))
+        WHO_WHEN.import(doc, |v, history| {
+            ImportedRun::new(build_run(v, history), Vec::new())
+        })
     }
 }
 
