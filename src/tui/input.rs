@@ -270,9 +270,7 @@ fn read_loop(fd: RawFd, woken: &UnixStream, shared: &Shared, tx: &UnboundedSende
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    let why =
-                        lost().unwrap_or_else(|| format!("reading the terminal failed ({e})"));
-                    let _ = tx.send(Input::Lost(why));
+                    let _ = tx.send(Input::Lost(loss(&e)));
                     return;
                 }
             }

@@ -470,7 +470,7 @@ impl Step {
         match step_name(self) {
             Some(name) if is_opaque_id(self.id.as_str()) && !is_opaque_id(name) => {
                 let name: String = name.chars().take(NAME_CHARS).collect();
-                format!("step '{}' (position {})", inert_line(&name), self.index + 1)
+                describe_step(&name, self.index)
             }
             _ => describe_step(self.id.as_str(), self.index),
         }
