@@ -4,6 +4,7 @@ use super::*;
 use crate::analysis::claims::check_claims;
 use crate::analysis::links::{LinkGraph, StepTexts};
 use crate::analysis::model::Run;
+use crate::analysis::params::{WALK_BACK_NAMED, WALK_BACK_UNNAMED, WALK_BACK_USER_VALUE};
 use crate::analysis::testutil::{RunBuilder, doc};
 use serde_json::json;
 
