@@ -10,8 +10,8 @@
 //! one of them, since no other passage can be a candidate, and a number a passage gives that no
 //! claim names is counted as "another number" without an id of its own.
 
-use super::records::{KeyedNumber, json_of, records};
 use super::passage_terms::{self, Number, Reader, Reading};
+use super::records::{KeyedNumber, json_of, records};
 use crate::analysis::links::tokens::{clip, sentences};
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
@@ -522,9 +522,7 @@ impl EvidenceIndex {
             .iter()
             .filter_map(|&(n, money)| {
                 let term = match n {
-                    Number::Wanted(w) => {
-                        *self.wanted_ids.get(usize::try_from(w).ok()?)?
-                    }
+                    Number::Wanted(w) => *self.wanted_ids.get(usize::try_from(w).ok()?)?,
                     Number::Other => Some(OTHER_TERM),
                 }?;
                 Some(Counted {

@@ -105,8 +105,8 @@ impl Reader {
                 Some(g) => (*g, true),
                 None => {
                     let g = self.give(&t);
-                    let keep = self.given.len() < MAX_REMEMBERED
-                        && t.text.len() <= MAX_REMEMBERED_BYTES;
+                    let keep =
+                        self.given.len() < MAX_REMEMBERED && t.text.len() <= MAX_REMEMBERED_BYTES;
                     if keep {
                         self.given.insert(t.text.into(), g);
                     }
@@ -237,9 +237,31 @@ mod tests {
     }
 
     const WORDS: &[&str] = &[
-        "Refund", "refunds", "refunded", "policy", "policies", "order", "ORD-77", "ord_12",
-        "the", "is", "$", "€", "120", "1,200.50", "3.1.3", "dollars", "Dana", "K\u{212a}g",
-        "cust7@example.com", "2026-10-25", "x-ray", "don't", "é", "ship-123", "12",
+        "Refund",
+        "refunds",
+        "refunded",
+        "policy",
+        "policies",
+        "order",
+        "ORD-77",
+        "ord_12",
+        "the",
+        "is",
+        "$",
+        "€",
+        "120",
+        "1,200.50",
+        "3.1.3",
+        "dollars",
+        "Dana",
+        "K\u{212a}g",
+        "cust7@example.com",
+        "2026-10-25",
+        "x-ray",
+        "don't",
+        "é",
+        "ship-123",
+        "12",
     ];
     const GAPS: &[&str] = &[" ", ". ", ", ", "\n", "$", " $", ": ", "-", "_", "; "];
 
@@ -313,6 +335,9 @@ mod tests {
         let readings: Vec<Reading> = s.iter().map(|t| r.read(t)).collect();
         assert_eq!(readings[0].numbers, vec![(Number::Wanted(0), false)]);
         assert!(joined(&s, &readings.iter().collect::<Vec<_>>()).is_none());
-        assert_eq!(r.read(&s.join(" ")).numbers, vec![(Number::Wanted(0), true)]);
+        assert_eq!(
+            r.read(&s.join(" ")).numbers,
+            vec![(Number::Wanted(0), true)]
+        );
     }
 }
