@@ -11,7 +11,7 @@
 //! claim names is counted as "another number" without an id of its own.
 
 use super::passage_terms::{self, Number, Reader, Reading};
-use super::records::{KeyedNumber, json_of, records};
+use super::records::{KeyWords, KeyedNumber, json_of, records_with};
 use crate::analysis::links::tokens::{clip, sentences};
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
@@ -99,6 +99,8 @@ pub struct EvidenceIndex {
     reader: Reader,
     /// The id of each wanted term (by its index in `reader`), once a passage held it.
     wanted_ids: Vec<Option<u32>>,
+    /// The words of the results' keys.
+    keys: KeyWords,
 }
 
 /// At most this many distinct system prompts are read from the steps' messages.
@@ -338,7 +340,10 @@ impl EvidenceIndex {
 
     /// A successful tool result: the whole of it, and when it is JSON each of its records.
     fn add_result(&mut self, i: usize, out: &crate::analysis::model::Json) {
-        let recs = json_of(out).map(|v| records(&v)).unwrap_or_default();
+        let keys = &mut self.keys;
+        let recs = json_of(out)
+            .map(|v| records_with(&v, keys))
+            .unwrap_or_default();
         if recs.len() != 1 {
             let whole = self.passages.len();
             self.add(Some(i), SourceKind::ToolResult, false, &result_text(out));
