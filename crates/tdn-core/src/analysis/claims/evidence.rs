@@ -10,8 +10,8 @@
 //! one of them, since no other passage can be a candidate, and a number a passage gives that no
 //! claim names is counted as "another number" without an id of its own.
 
-use super::records::{KeyedNumber, json_of, records};
-use super::words::{each_id_part, each_number, each_term};
+use super::passage_terms::{self, Number, Reader, Reading};
+use super::records::{KeyWords, KeyedNumber, json_of, records_with};
 use crate::analysis::links::tokens::{clip, sentences};
 use crate::analysis::links::{StepTexts, flat_text};
 use crate::analysis::model::{Run, StepKind};
@@ -95,6 +95,12 @@ pub struct EvidenceIndex {
     postings: Vec<Vec<u32>>,
     /// The system prompts already added, each once.
     instructions: HashSet<String>,
+    /// Reads the passages' terms (by the wanted terms' indexes).
+    reader: Reader,
+    /// The id of each wanted term (by its index in `reader`), once a passage held it.
+    wanted_ids: Vec<Option<u32>>,
+    /// The words of the results' keys.
+    keys: KeyWords,
 }
 
 /// At most this many distinct system prompts are read from the steps' messages.
@@ -176,11 +182,27 @@ fn result_leaves(v: &crate::analysis::model::Json, depth: usize, out: &mut Strin
     }
 }
 
+/// The reading of sentence `k` of `all`, read now unless `readings` holds it (taken from there).
+fn reading_at(
+    reader: &mut Reader,
+    all: &[&str],
+    readings: &mut [Option<Reading>],
+    k: usize,
+) -> Reading {
+    match readings.get_mut(k).and_then(Option::take) {
+        Some(r) => r,
+        None => reader.read(all.get(k).copied().unwrap_or("")),
+    }
+}
+
 impl EvidenceIndex {
     /// Collects and indexes the evidence of `run` for claims whose terms are `wanted`.
     pub fn build(run: &Run, texts: &StepTexts, wanted: HashSet<String>) -> EvidenceIndex {
+        let reader = Reader::new(&wanted);
         let mut ix = EvidenceIndex {
+            wanted_ids: vec![None; wanted.len()],
             wanted,
+            reader,
             ..EvidenceIndex::default()
         };
         let has_user_step = run.steps.iter().any(|s| s.kind == StepKind::User);
@@ -318,7 +340,10 @@ impl EvidenceIndex {
 
     /// A successful tool result: the whole of it, and when it is JSON each of its records.
     fn add_result(&mut self, i: usize, out: &crate::analysis::model::Json) {
-        let recs = json_of(out).map(|v| records(&v)).unwrap_or_default();
+        let keys = &mut self.keys;
+        let recs = json_of(out)
+            .map(|v| records_with(&v, keys))
+            .unwrap_or_default();
         if recs.len() != 1 {
             let whole = self.passages.len();
             self.add(Some(i), SourceKind::ToolResult, false, &result_text(out));
@@ -348,13 +373,38 @@ impl EvidenceIndex {
             // short: a document gives a figure on one line and what it is on the next.
             let all: Vec<&str> =
                 sentences(clip(text, crate::analysis::params::LINK_SCAN_BYTES)).collect();
+            // Each sentence is read once: a passage of three is their readings put together.
+            let mut readings: Vec<Option<Reading>> = vec![None; all.len()];
             for (k, s) in all.iter().enumerate() {
-                self.push(step, kind, outdated, s);
-                let around = all.get(k.saturating_sub(1)..(k + 2).min(all.len()));
+                if self.seen >= MAX_EVIDENCE_PASSAGES {
+                    return;
+                }
+                let mine = reading_at(&mut self.reader, &all, &mut readings, k);
+                self.push_read(step, kind, outdated, s, &mine);
+                if let Some(slot) = readings.get_mut(k) {
+                    *slot = Some(mine);
+                }
+                let from = k.saturating_sub(1);
+                let around = all.get(from..(k + 2).min(all.len()));
                 if let Some(near) = around.filter(|w| w.len() == 3) {
-                    let joined = near.join(" ");
-                    if joined.len() <= WHOLE_PASSAGE_BYTES {
-                        self.push(step, kind, outdated, &joined);
+                    let bytes = near.iter().map(|w| w.len()).sum::<usize>() + near.len() - 1;
+                    if bytes <= WHOLE_PASSAGE_BYTES && self.seen < MAX_EVIDENCE_PASSAGES {
+                        let joined = near.join(" ");
+                        let next = reading_at(&mut self.reader, &all, &mut readings, k + 1);
+                        if let Some(slot) = readings.get_mut(k + 1) {
+                            *slot = Some(next);
+                        }
+                        let three: Vec<&Reading> = readings
+                            .get(from..k + 2)
+                            .unwrap_or(&[])
+                            .iter()
+                            .flatten()
+                            .collect();
+                        let reading = match passage_terms::joined(near, &three) {
+                            Some(r) if three.len() == 3 => r,
+                            _ => self.reader.read(&joined),
+                        };
+                        self.push_read(step, kind, outdated, &joined, &reading);
                     }
                 }
                 if self.seen >= MAX_EVIDENCE_PASSAGES {
@@ -366,7 +416,11 @@ impl EvidenceIndex {
 
     /// One record of a JSON result: its numbers are counted with their keys.
     fn push_record(&mut self, i: usize, text: &str, values: &str, numbers: &[KeyedNumber]) {
-        let Some(p) = self.push_indexed(Some(i), SourceKind::ToolResult, text, values) else {
+        if self.seen >= MAX_EVIDENCE_PASSAGES {
+            return;
+        }
+        let reading = self.reader.read(values);
+        let Some(p) = self.push_indexed(Some(i), SourceKind::ToolResult, text, &reading) else {
             return;
         };
         let counted: Vec<Counted> = numbers
@@ -385,16 +439,18 @@ impl EvidenceIndex {
         }
     }
 
-    /// The id of `key`, added when new; `None` for a term no claim has.
-    fn intern(&mut self, key: &str) -> Option<u32> {
-        if !self.wanted.contains(key) {
-            return None;
-        }
-        let next = u32::try_from(self.ids.len()).unwrap_or(OTHER_TERM);
-        let id = match self.ids.get(key) {
-            Some(&id) => id,
-            None => *self.ids.entry(key.to_owned()).or_insert(next),
+    /// The id of the wanted term of index `w`, added when new.
+    fn intern(&mut self, w: u32) -> Option<u32> {
+        let slot = self.wanted_ids.get_mut(usize::try_from(w).ok()?)?;
+        let id = match *slot {
+            Some(id) => id,
+            None => {
+                let id = u32::try_from(self.ids.len()).unwrap_or(OTHER_TERM);
+                let key = self.reader.key(w).to_owned();
+                *self.ids.entry(key).or_insert(id)
+            }
         };
+        *slot = Some(id);
         if usize::try_from(id).is_ok_and(|i| i == self.postings.len()) {
             self.postings.push(Vec::new());
         }
@@ -418,20 +474,37 @@ impl EvidenceIndex {
         outdated: bool,
         text: &str,
     ) -> Option<usize> {
-        let p = self.push_indexed(step, kind, text, text)?;
+        if self.seen >= MAX_EVIDENCE_PASSAGES {
+            return None;
+        }
+        let reading = self.reader.read(text);
+        self.push_read(step, kind, outdated, text, &reading)
+    }
+
+    /// [`Self::push`] of a text already read.
+    fn push_read(
+        &mut self,
+        step: Option<usize>,
+        kind: SourceKind,
+        outdated: bool,
+        text: &str,
+        reading: &Reading,
+    ) -> Option<usize> {
+        let p = self.push_indexed(step, kind, text, reading)?;
         if let Some(pass) = self.passages.get_mut(p) {
             pass.outdated = outdated;
         }
         Some(p)
     }
 
-    /// A passage shown as `text` and matched by the words of `index`.
+    /// A passage shown as `text` and matched by the terms of `reading` (of the text itself, or
+    /// of a record's values).
     fn push_indexed(
         &mut self,
         step: Option<usize>,
         kind: SourceKind,
         text: &str,
-        index: &str,
+        reading: &Reading,
     ) -> Option<usize> {
         if self.seen >= MAX_EVIDENCE_PASSAGES {
             return None;
@@ -440,24 +513,30 @@ impl EvidenceIndex {
         self.seen += 1;
         let p = u32::try_from(self.passages.len()).unwrap_or(u32::MAX);
         let mut terms: Vec<u32> = Vec::new();
-        each_term(index, |key, _| terms.extend(self.intern(key)));
         // Ids hold their parts too ('certificate_7504069' holds 7504069), but those parts are
         // not numbers the passage gives.
-        each_id_part(index, |key, _| terms.extend(self.intern(key)));
+        for &w in reading.main.iter().chain(&reading.parts) {
+            terms.extend(self.intern(w));
+        }
         if terms.is_empty() {
             // No claim's term: never a candidate.
             return None;
         }
-        let mut numbers: Vec<Counted> = Vec::new();
-        each_number(index, |n, money| {
-            if let Some(term) = self.counted_term(n) {
-                numbers.push(Counted {
+        let numbers: Vec<Counted> = reading
+            .numbers
+            .iter()
+            .filter_map(|&(n, money)| {
+                let term = match n {
+                    Number::Wanted(w) => *self.wanted_ids.get(usize::try_from(w).ok()?)?,
+                    Number::Other => Some(OTHER_TERM),
+                }?;
+                Some(Counted {
                     term,
                     money,
                     key: Vec::new(),
-                });
-            }
-        });
+                })
+            })
+            .collect();
         terms.sort_unstable();
         terms.dedup();
         for &t in &terms {

@@ -11,6 +11,7 @@ mod evidence;
 mod label;
 mod markup;
 mod origin;
+mod passage_terms;
 mod records;
 mod split;
 pub(crate) mod words;

@@ -104,7 +104,12 @@ fn identifying(key: &str) -> bool {
 
 fn scalar_text(v: &Json) -> Option<String> {
     match v {
-        Json::String(s) => Some(s.chars().take(VALUE_CHARS).collect()),
+        // (no more characters than bytes: a short string is whole)
+        Json::String(s) if s.len() <= VALUE_CHARS => Some(s.to_string()),
+        Json::String(s) => Some(match s.char_indices().nth(VALUE_CHARS) {
+            Some((end, _)) => s.get(..end).unwrap_or_default().to_owned(),
+            None => s.to_string(),
+        }),
         Json::Number(n) => Some(n.to_string()),
         Json::Bool(b) => Some(b.to_string()),
         _ => None,
@@ -122,8 +127,38 @@ fn context_values(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Most keys a [`KeyWords`] remembers, and the longest.
+const MAX_KEYS_KEPT: usize = 4_096;
+const MAX_KEY_BYTES: usize = 64;
+
+/// The stemmed words of keys met so far, and whether they name money: results of one tool
+/// repeat their keys in every record (issue 28: stemming them again was a third of the claim
+/// check on such runs).
+#[derive(Debug, Default)]
+pub struct KeyWords(hashbrown::HashMap<String, (Vec<String>, bool)>);
+
+impl KeyWords {
+    /// [`key_words`] of `key` and whether they name money.
+    fn of(&mut self, key: &str) -> (Vec<String>, bool) {
+        if let Some((words, money)) = self.0.get(key) {
+            return (words.clone(), *money);
+        }
+        let words = key_words(key);
+        let money = is_money_key(&words);
+        if self.0.len() < MAX_KEYS_KEPT && key.len() <= MAX_KEY_BYTES {
+            self.0.insert(key.to_owned(), (words.clone(), money));
+        }
+        (words, money)
+    }
+}
+
 /// The records of a JSON value, outermost first.
 pub fn records(root: &Json) -> Vec<Record> {
+    records_with(root, &mut KeyWords::default())
+}
+
+/// [`records`], with the words of keys met before kept in `keys`.
+pub fn records_with(root: &Json, keys: &mut KeyWords) -> Vec<Record> {
     let mut out = Vec::new();
     // (value, its key in the parent, identifying lines of the objects around it)
     let mut stack: Vec<(&Json, Option<&str>, Vec<String>)> = vec![(root, None, Vec::new())];
@@ -162,8 +197,7 @@ pub fn records(root: &Json) -> Vec<Record> {
                         _ => scalar_text(x),
                     };
                     let Some(text) = text else { continue };
-                    let words = key_words(k);
-                    let money = is_money_key(&words);
+                    let (words, money) = keys.of(k);
                     for (n, _) in numbers_in(&text) {
                         numbers.push(KeyedNumber {
                             number: n,
@@ -227,6 +261,27 @@ mod tests {
             }]
         );
         assert!(!r[2].numbers[0].money, "last four digits are no amount");
+    }
+
+    /// Keys remembered from result to result give the records a fresh reading gives, and a
+    /// long value is cut to its first 200 characters, not bytes.
+    #[test]
+    fn remembered_keys_and_cut_values_read_as_a_fresh_reading() {
+        let long: String = "é".repeat(150) + &"x".repeat(100);
+        let results = [
+            json!({"refund_amount": 80, "order_id": "ORD-1", "note": long}),
+            json!([{"refund_amount": 120, "last_four": "7447"}, {"order_id": "ORD-2", "fare": 3}]),
+            json!({"refund_amount": "$95", "Total-Paid": 12, "note": "short"}),
+        ];
+        let mut keys = KeyWords::default();
+        for r in &results {
+            let v = Json::from(r.clone());
+            assert_eq!(records_with(&v, &mut keys), records(&v));
+        }
+        let first = records(&Json::from(results[0].clone()));
+        let note = first[0].text.lines().find(|l| l.starts_with("note: "));
+        let want = format!("note: {}{}", "é".repeat(150), "x".repeat(50));
+        assert_eq!(note, Some(want.as_str()));
     }
 
     #[test]

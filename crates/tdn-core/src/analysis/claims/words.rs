@@ -2,7 +2,7 @@
 //! form, ids and addresses in lower case, and names (capitalised words inside a sentence) marked
 //! so they count double. Pure functions over text; no I/O.
 
-use crate::analysis::links::tokens::{TokenClass, tokens};
+use crate::analysis::links::tokens::{Token, TokenClass, tokens};
 use crate::analysis::params::CLAIM_KEY_WEIGHT;
 use hashbrown::{HashMap, HashSet};
 
@@ -135,38 +135,52 @@ pub fn each_term_except(text: &str, skip: &HashSet<&str>, mut f: impl FnMut(&str
         if skip.contains(t.text) {
             continue;
         }
-        match t.class {
-            TokenClass::Number => match number_of(t.text, &mut scratch) {
-                Some(x) => {
-                    number_key(x, &mut key);
-                    f(&key, TermKind::Number);
-                }
-                // Digits that are not one number (a version, an EC number "3.1.3.1", a dotted
-                // code) are an id: left out, a claim made only of them would assert nothing.
-                None => {
-                    lower_into(t.text, &mut key);
-                    f(&key, TermKind::Id);
-                }
-            },
-            TokenClass::Id | TokenClass::Email | TokenClass::Url | TokenClass::Date => {
-                lower_into(t.text, &mut key);
-                f(&key, TermKind::Id);
+        let name_here = t.class == TokenClass::Word
+            && starts_upper(t.text)
+            && !at_sentence_start(text, t.start);
+        token_terms(&t, name_here, &mut key, &mut scratch, &mut f);
+    }
+}
+
+/// The terms of one token (what [`each_term`] reads of it): `name_here` when it is a
+/// capitalised word inside a sentence. `key` and `scratch` are buffers lent for the call.
+pub(super) fn token_terms(
+    t: &Token<'_>,
+    name_here: bool,
+    key: &mut String,
+    scratch: &mut String,
+    f: &mut impl FnMut(&str, TermKind),
+) {
+    match t.class {
+        TokenClass::Number => match number_of(t.text, scratch) {
+            Some(x) => {
+                number_key(x, key);
+                f(key, TermKind::Number);
             }
-            TokenClass::Word => {
-                let name_here = starts_upper(t.text) && !at_sentence_start(text, t.start);
-                for part in t.text.split(['-', '_']) {
-                    lower_word_into(part, &mut key);
-                    if key.chars().count() < 2 || is_stopword(&key) {
-                        continue;
-                    }
-                    let kind = if name_here && starts_upper(part) {
-                        TermKind::Name
-                    } else {
-                        TermKind::Word
-                    };
-                    stem_in_place(&mut key);
-                    f(&key, kind);
+            // Digits that are not one number (a version, an EC number "3.1.3.1", a dotted
+            // code) are an id: left out, a claim made only of them would assert nothing.
+            None => {
+                lower_into(t.text, key);
+                f(key, TermKind::Id);
+            }
+        },
+        TokenClass::Id | TokenClass::Email | TokenClass::Url | TokenClass::Date => {
+            lower_into(t.text, key);
+            f(key, TermKind::Id);
+        }
+        TokenClass::Word => {
+            for part in t.text.split(['-', '_']) {
+                lower_word_into(part, key);
+                if key.chars().count() < 2 || is_stopword(key) {
+                    continue;
                 }
+                let kind = if name_here && starts_upper(part) {
+                    TermKind::Name
+                } else {
+                    TermKind::Word
+                };
+                stem_in_place(key);
+                f(key, kind);
             }
         }
     }
@@ -233,23 +247,46 @@ pub fn each_number(text: &str, mut f: impl FnMut(&str, bool)) {
         if t.class != TokenClass::Number {
             continue;
         }
-        let Some(x) = number_of(t.text, &mut scratch) else {
-            continue;
-        };
-        let before = text
-            .get(..t.start)
-            .and_then(|b| b.trim_end().chars().next_back());
-        let after = text
-            .get(t.start + t.text.len()..)
-            .unwrap_or("")
-            .trim_start()
-            .split(|c: char| !c.is_alphanumeric())
-            .next()
-            .unwrap_or("");
-        let money = before.is_some_and(|c| CURRENCY_SIGNS.contains(&c)) || currency_word(after);
-        number_key(x, &mut key);
-        f(&key, money);
+        if let Some(x) = number_of(t.text, &mut scratch) {
+            number_key(x, &mut key);
+            f(&key, written_as_money(text, &t));
+        }
     }
+}
+
+/// The canonical form of a number token, into `key`; false when its digits are not one
+/// number (then [`each_number`] passes it over).
+pub(super) fn number_token_key(t: &Token<'_>, key: &mut String, scratch: &mut String) -> bool {
+    match number_of(t.text, scratch) {
+        Some(x) => {
+            number_key(x, key);
+            true
+        }
+        None => false,
+    }
+}
+
+/// True when the number token `t` of `text` is written as money: a currency sign before it
+/// (white space between allowed), or a currency word after it.
+pub(super) fn written_as_money(text: &str, t: &Token<'_>) -> bool {
+    let before = text
+        .get(..t.start)
+        .and_then(|b| b.trim_end().chars().next_back());
+    let after = text
+        .get(t.start + t.text.len()..)
+        .unwrap_or("")
+        .trim_start()
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("");
+    before.is_some_and(|c| CURRENCY_SIGNS.contains(&c)) || currency_word(after)
+}
+
+/// True when a text ending in `c` may change how a number right after it (a currency sign)
+/// or right before it (a digit) reads: the money test of [`written_as_money`] looks across
+/// the space that joins two sentences only there.
+pub(super) fn money_reads_across(c: char) -> bool {
+    c.is_ascii_digit() || CURRENCY_SIGNS.contains(&c)
 }
 
 /// True when `word` names a currency, in any case.
@@ -263,28 +300,40 @@ fn currency_word(word: &str) -> bool {
 }
 
 /// Calls `f` with the terms inside the ids of `text`: `certificate_7504069` gives the word
-/// `certificate` and the number `7504069`, so a claim naming the number finds the id.
+/// `certificate` and the number `7504069`, so a claim naming the number finds the id. The
+/// evidence index reads them token by token ([`id_part_terms`]); this is its reference.
+#[cfg(test)]
 pub fn each_id_part(text: &str, mut f: impl FnMut(&str, TermKind)) {
     let mut key = String::new();
     let mut scratch = String::new();
     for t in tokens(text) {
-        if t.class != TokenClass::Id || !t.text.contains(['_', '-']) {
-            continue;
-        }
-        for part in t.text.split(['_', '-']) {
-            if part.chars().all(|c| c.is_ascii_digit()) {
-                if part.len() >= 2
-                    && let Some(x) = number_of(part, &mut scratch)
-                {
-                    number_key(x, &mut key);
-                    f(&key, TermKind::Number);
-                }
-            } else if part.chars().all(char::is_alphabetic) {
-                lower_into(part, &mut key);
-                if key.chars().count() >= 2 && !is_stopword(&key) {
-                    stem_in_place(&mut key);
-                    f(&key, TermKind::Word);
-                }
+        id_part_terms(&t, &mut key, &mut scratch, &mut f);
+    }
+}
+
+/// The terms inside one id token (what [`each_id_part`] reads of it).
+pub(super) fn id_part_terms(
+    t: &Token<'_>,
+    key: &mut String,
+    scratch: &mut String,
+    f: &mut impl FnMut(&str, TermKind),
+) {
+    if t.class != TokenClass::Id || !t.text.contains(['_', '-']) {
+        return;
+    }
+    for part in t.text.split(['_', '-']) {
+        if part.chars().all(|c| c.is_ascii_digit()) {
+            if part.len() >= 2
+                && let Some(x) = number_of(part, scratch)
+            {
+                number_key(x, key);
+                f(key, TermKind::Number);
+            }
+        } else if part.chars().all(char::is_alphabetic) {
+            lower_into(part, key);
+            if key.chars().count() >= 2 && !is_stopword(key) {
+                stem_in_place(key);
+                f(key, TermKind::Word);
             }
         }
     }

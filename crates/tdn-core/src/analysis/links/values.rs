@@ -86,7 +86,12 @@ fn is_month(s: &str) -> bool {
 }
 
 fn is_weekday(s: &str) -> bool {
-    (6..=LONGEST_LISTED).contains(&s.len()) && WEEKDAYS.iter().any(|w| w.eq_ignore_ascii_case(s))
+    // Every weekday ends in "day": one test turns away nearly every other word.
+    (6..=LONGEST_LISTED).contains(&s.len())
+        && s.as_bytes()
+            .get(s.len() - 3..)
+            .is_some_and(|end| end.eq_ignore_ascii_case(b"day"))
+        && WEEKDAYS.iter().any(|w| w.eq_ignore_ascii_case(s))
 }
 
 fn day_of_month(s: &str) -> bool {
@@ -218,16 +223,20 @@ fn atoms<'a>(
             TokenClass::Word => {
                 if is_weekday(t.text) {
                     f(t.text, ValueKind::Date)
-                } else if is_month(t.text) {
+                } else {
+                    // "November 6": a month only matters before a day (asked second: most
+                    // words are followed by no number).
                     match next {
-                        Some(n) if n.class == TokenClass::Number && day_of_month(n.text) => {
+                        Some(n)
+                            if n.class == TokenClass::Number
+                                && day_of_month(n.text)
+                                && is_month(t.text) =>
+                        {
                             span(text, t.start, n.start + n.text.len())
                                 .is_none_or(|s| f(s, ValueKind::Date))
                         }
                         _ => true,
                     }
-                } else {
-                    true
                 }
             }
         };

@@ -28,6 +28,7 @@ pub use step::{
     Decision, DecisionOption, Document, FINAL_ANSWER_TOOLS, LazyMap, MemoryOp, Step, StepContext,
     StepExtras, StepKind, Timestamp, ToolCall, Usage, decides, describe_step,
 };
+pub(crate) use text::next_hazard;
 pub use text::{
     AsText, embedded_json, inert_block, inert_line, is_hazard, value_text, value_text_into,
 };

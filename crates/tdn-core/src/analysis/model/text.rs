@@ -75,6 +75,30 @@ pub fn is_hazard(c: char) -> bool {
         )
 }
 
+/// The first character of `s` at or after byte `from` that is a hazard and not one `keep`
+/// keeps, with its byte offset. Printable ASCII bytes, which are no hazard, are passed over
+/// without decoding (issue 28: a text of ASCII with one `…` was read character by character).
+pub(crate) fn next_hazard(
+    s: &str,
+    from: usize,
+    keep: impl Fn(char) -> bool,
+) -> Option<(usize, char)> {
+    let bytes = s.as_bytes();
+    let mut i = from;
+    while let Some(&b) = bytes.get(i) {
+        if (0x20..0x7f).contains(&b) {
+            i += 1;
+            continue;
+        }
+        let c = s.get(i..)?.chars().next()?;
+        if is_hazard(c) && !keep(c) {
+            return Some((i, c));
+        }
+        i += c.len_utf8();
+    }
+    None
+}
+
 /// Run text made safe for one line of a terminal: a line break (`\n`, `\r\n`, `\r`) or a tab
 /// becomes one space, so prose reads as prose (issue 26: a literal `\u{a}` in a sentence read as
 /// noise); every other control character, escape sequence introducer, bidi override and
@@ -92,7 +116,7 @@ pub fn inert_block(s: &str) -> Cow<'_, str> {
 
 fn inert(s: &str, keep_layout: bool) -> Cow<'_, str> {
     let keep = |c: char| keep_layout && (c == '\n' || c == '\t');
-    if !s.chars().any(|c| is_hazard(c) && !keep(c)) {
+    if next_hazard(s, 0, keep).is_none() {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -117,6 +141,28 @@ fn inert(s: &str, keep_layout: bool) -> Cow<'_, str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    proptest::proptest! {
+        /// Passing over printable ASCII finds the hazards a reading of every character finds.
+        #[test]
+        fn hazards_are_found_as_reading_every_character_finds_them(
+            s in "[a-c ~\u{7f}\n\t\u{1b}\u{85}\u{ad}\u{e9}\u{2026}\u{200b}\u{202e}\u{e0041}]{0,24}",
+            keep_layout in proptest::bool::ANY,
+        ) {
+            let keep = |c: char| keep_layout && (c == '\n' || c == '\t');
+            let want: Vec<(usize, char)> = s
+                .char_indices()
+                .filter(|&(_, c)| is_hazard(c) && !keep(c))
+                .collect();
+            let mut got = Vec::new();
+            let mut from = 0;
+            while let Some((i, c)) = next_hazard(&s, from, keep) {
+                got.push((i, c));
+                from = i + c.len_utf8();
+            }
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
 
     #[test]
     fn strings_holding_json_are_recognised() {

@@ -5,22 +5,24 @@
 //! as `\u` escapes, which JSON reads back as the same text.
 
 use super::{InfluenceSection, Report};
-use crate::analysis::model::is_hazard;
+use crate::analysis::model::next_hazard;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::ser::{Formatter, Serializer};
 use std::io::{self, Write};
 
-/// serde_json's compact layout, with every hazard character ([`is_hazard`]) inside a string
+/// serde_json's compact layout, with every hazard character
+/// ([`is_hazard`](crate::analysis::model::is_hazard)) inside a string
 /// written as a `\u` escape. Outside strings compact JSON is ASCII without controls, and serde
 /// writes the controls below 32 inside strings as escapes itself, so the string fragments are
 /// the only place a hazard can reach the output.
 struct Inert;
 
 /// A hazard that the escaping writes as `\u` (newline, tab and carriage return are JSON's own
-/// layout characters and are left to serde).
+/// layout characters and are left to serde): the reference the writer is tested against.
+#[cfg(test)]
 fn escaped(c: char) -> bool {
-    is_hazard(c) && c != '\n' && c != '\t' && c != '\r'
+    crate::analysis::model::is_hazard(c) && c != '\n' && c != '\t' && c != '\r'
 }
 
 impl Formatter for Inert {
@@ -29,15 +31,11 @@ impl Formatter for Inert {
         w: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        // Nearly every fragment is printable ASCII, which holds no hazard: written as it is.
-        if fragment.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-            return w.write_all(fragment.as_bytes());
-        }
+        // Nearly every byte is printable ASCII, which is no hazard: passed over, and written
+        // with the bytes around it.
+        let layout = |c: char| c == '\n' || c == '\t' || c == '\r';
         let mut from = 0;
-        for (i, c) in fragment.char_indices() {
-            if !escaped(c) {
-                continue;
-            }
+        while let Some((i, c)) = next_hazard(fragment, from, layout) {
             w.write_all(fragment.get(from..i).unwrap_or_default().as_bytes())?;
             // A JSON escape holds one UTF-16 unit: a tag character takes a surrogate pair.
             for unit in c.encode_utf16(&mut [0; 2]) {
