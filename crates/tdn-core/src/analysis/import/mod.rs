@@ -3,6 +3,9 @@
 //!
 //! One registry, [`IMPORTERS`], is walked to sniff a file's format, so users never need a flag;
 //! `--from` forces one. An importer is a pure function from parsed JSON to run JSON: no I/O.
+//! When a run is loaded, the span formats build its steps and context units straight into the
+//! run model instead, each step read by the loader as it is made (`built`); `import` and the
+//! public entries here always give the run JSON.
 
 mod atif;
 pub(crate) mod built;

@@ -18,8 +18,9 @@
 //! call that fed back a tool result nobody can trace to its tool may have been sent it in another
 //! form).
 //!
-//! Works on the run JSON an importer built, so every importer of model calls shares it. Linear
-//! in the run: each distinct message text is searched once, the unit text is held once.
+//! Works on the steps an importer built, as run JSON or in the run model (`super::built`), so
+//! every importer of model calls shares it. Linear in the run: each distinct message text is
+//! searched once, the unit text is held once.
 
 mod find;
 mod messages;
