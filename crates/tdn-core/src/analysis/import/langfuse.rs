@@ -7,6 +7,7 @@
 //! Pure: no I/O, no panic on any input. Inputs and outputs that are strings holding JSON are
 //! parsed.
 
+use super::built::Build;
 use super::spans::{self, Parts, Span, StatusCode};
 use super::{
     ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields, outcome, run_text,
@@ -112,22 +113,31 @@ impl Importer for Langfuse {
     }
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        let all = runs(&doc);
-        let n = all.len();
-        if n == 0 {
-            return Err(ImportError(
-                "no Langfuse trace or observations found".to_owned(),
-            ));
-        }
-        let decoded: Vec<Decoded> = super::pick(all, index, "trace(s)")?
-            .into_iter()
-            .map(|(trace, obs)| decode(trace, &obs))
-            .collect();
-        // Every observation is decoded into owned values: the parsed file is freed before the
-        // runs are built, so it and the runs are never in memory together.
-        drop(doc);
-        Ok(decoded.into_iter().map(build_run).collect())
+        import_into(doc, index, Build::Json)
     }
+}
+
+/// [`Langfuse`]'s import, the steps built where `build` says.
+pub(super) fn import_into(
+    doc: Document,
+    index: Option<usize>,
+    build: Build,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let all = runs(&doc);
+    let n = all.len();
+    if n == 0 {
+        return Err(ImportError(
+            "no Langfuse trace or observations found".to_owned(),
+        ));
+    }
+    let decoded: Vec<Decoded> = super::pick(all, index, "trace(s)")?
+        .into_iter()
+        .map(|(trace, obs)| decode(trace, &obs))
+        .collect();
+    // Every observation is decoded into owned values: the parsed file is freed before the
+    // runs are built, so it and the runs are never in memory together.
+    drop(doc);
+    Ok(decoded.into_iter().map(|d| build_run(d, build)).collect())
 }
 
 fn text_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -352,7 +362,7 @@ fn decode(trace: Option<&Value>, obs: &[&Value]) -> Decoded {
     }
 }
 
-fn build_run(decoded: Decoded) -> ImportedRun {
+fn build_run(decoded: Decoded, build: Build) -> ImportedRun {
     let Decoded {
         trace,
         trace_id,
@@ -368,6 +378,7 @@ fn build_run(decoded: Decoded) -> ImportedRun {
             resources: &resources,
             hex_ids: false,
         },
+        build,
     );
     let Some(t) = trace else { return run };
     let Some(r) = run.value.as_object_mut() else {

@@ -3,8 +3,12 @@
 //!
 //! One registry, [`IMPORTERS`], is walked to sniff a file's format, so users never need a flag;
 //! `--from` forces one. An importer is a pure function from parsed JSON to run JSON: no I/O.
+//! When a run is loaded, the span formats build its steps and context units straight into the
+//! run model instead, each step read by the loader as it is made (`built`); `import` and the
+//! public entries here always give the run JSON.
 
 mod atif;
+pub(crate) mod built;
 mod chat;
 mod decode;
 mod langfuse;
@@ -114,7 +118,7 @@ impl std::fmt::Display for SourceFormat {
 }
 
 /// One run produced by an importer, as `tdn.run/1` JSON, with the importer's own warnings.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ImportedRun {
     /// A `tdn.run/1` object (validated afterwards by the loader).
     pub value: Value,
@@ -126,6 +130,10 @@ pub struct ImportedRun {
     /// Empty once [`ImportedRun::fold_messages`] has written them into `value`, as every run
     /// this module hands out of the crate is.
     pub messages: Vec<(usize, Vec<Message>)>,
+    /// The steps and context units, when a span format built them straight into the run model
+    /// (loading; `value`'s `steps` is empty and it has no `context_units` meanwhile). `None`
+    /// in every run this module hands out of the crate.
+    pub(crate) built: Option<built::Built>,
 }
 
 impl ImportedRun {
@@ -135,6 +143,7 @@ impl ImportedRun {
             value,
             warnings,
             messages: Vec::new(),
+            built: None,
         }
     }
 
@@ -372,6 +381,15 @@ pub(crate) fn import_streamed_apart(
     streamed: Streamed,
     index: Option<usize>,
 ) -> Result<Vec<ImportedRun>, ImportError> {
+    import_streamed_into(streamed, index, built::Build::Json)
+}
+
+/// [`import_streamed_apart`], the steps built where `build` says (see [`built::Build`]).
+pub(crate) fn import_streamed_into(
+    streamed: Streamed,
+    index: Option<usize>,
+    build: built::Build,
+) -> Result<Vec<ImportedRun>, ImportError> {
     if let Some(i) = index {
         let n = otlp::count_decoded(&streamed.decoded);
         if i >= n {
@@ -380,7 +398,7 @@ pub(crate) fn import_streamed_apart(
             )));
         }
     }
-    otlp::import_decoded(streamed.decoded, index)
+    otlp::import_decoded(streamed.decoded, index, build)
 }
 
 /// Runs the importer for `format` on the document.
@@ -399,6 +417,17 @@ pub(crate) fn to_native_values_apart(
     doc: Document,
     index: Option<usize>,
 ) -> Result<Vec<ImportedRun>, ImportError> {
+    to_native_values_into(format, doc, index, built::Build::Json)
+}
+
+/// [`to_native_values_apart`], the steps of a span format built where `build` says (see
+/// [`built::Build`]); other formats give run JSON.
+pub(crate) fn to_native_values_into(
+    format: SourceFormat,
+    doc: Document,
+    index: Option<usize>,
+    build: built::Build,
+) -> Result<Vec<ImportedRun>, ImportError> {
     let imp = importer(format).ok_or_else(|| {
         ImportError(format!(
             "the {} importer is not available in this build",
@@ -413,7 +442,16 @@ pub(crate) fn to_native_values_apart(
             )));
         }
     }
-    imp.import(doc, index)
+    match format {
+        SourceFormat::Otlp => otlp::import_into(doc, index, build),
+        SourceFormat::SpanRows => span_rows::import_into(doc, index, build),
+        SourceFormat::Langfuse => langfuse::import_into(doc, index, build),
+        SourceFormat::Phoenix | SourceFormat::OtelConsole => {
+            span_json::import_into(&doc, index, build)
+        }
+        SourceFormat::OpenAiAgents => openai_agents::import_into(doc, index, build),
+        _ => imp.import(doc, index),
+    }
 }
 
 #[cfg(test)]

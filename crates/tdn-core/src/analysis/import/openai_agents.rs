@@ -16,6 +16,7 @@
 //! Each span becomes a shared [`Span`] with what `span_data` states as its given parts, and the
 //! shared span reader builds the run. Pure; never panics.
 
+use super::built::Build;
 use super::spans::{self, Parts, Span, StatusCode};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields};
 use crate::analysis::document::Document;
@@ -104,20 +105,29 @@ impl Importer for OpenAiAgents {
     }
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        let all = traces(&doc);
-        if all.is_empty() {
-            return Err(ImportError(
-                "no traces or spans found; an OpenAI Agents SDK export lists traces under \"traces\", each with its \"spans\"".to_owned(),
-            ));
-        }
-        Ok(super::pick(all, index, "trace(s)")?
-            .into_iter()
-            .map(|(trace, members)| build(trace, &members))
-            .collect())
+        import_into(doc, index, Build::Json)
     }
 }
 
-fn build(trace: Option<&Value>, members: &[&Value]) -> ImportedRun {
+/// [`OpenAiAgents`]'s import, the steps built where `build` says.
+pub(super) fn import_into(
+    doc: Document,
+    index: Option<usize>,
+    build: Build,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let all = traces(&doc);
+    if all.is_empty() {
+        return Err(ImportError(
+            "no traces or spans found; an OpenAI Agents SDK export lists traces under \"traces\", each with its \"spans\"".to_owned(),
+        ));
+    }
+    Ok(super::pick(all, index, "trace(s)")?
+        .into_iter()
+        .map(|(trace, members)| build_trace(trace, &members, build))
+        .collect())
+}
+
+fn build_trace(trace: Option<&Value>, members: &[&Value], build: Build) -> ImportedRun {
     let decoded: Vec<Span> = members.iter().map(|s| span(s)).collect();
     let trace_id = trace
         .and_then(|t| t.get("id"))
@@ -132,6 +142,7 @@ fn build(trace: Option<&Value>, members: &[&Value]) -> ImportedRun {
             resources: &[],
             hex_ids: false,
         },
+        build,
     );
     if let (Some(t), Some(o)) = (trace, run.value.as_object_mut()) {
         if let Some(name) = t.get("workflow_name").and_then(Value::as_str) {

@@ -9,6 +9,7 @@
 //! [...]}` (Phoenix's REST API), `{"traces": [{"trace_id", "spans": [...]}]}` (spans regrouped by
 //! trace), or one object per span, several in a row. Pure; never panics.
 
+use super::built::Build;
 use super::spans::{self, Event, Resources, Span, StatusCode};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
 use crate::analysis::document::Document;
@@ -44,7 +45,7 @@ impl Importer for SpanJson {
     }
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        import(&doc, index)
+        import_into(&doc, index, Build::Json)
     }
 }
 
@@ -221,7 +222,11 @@ pub fn count(doc: &Document) -> usize {
 
 /// The runs of the document (only the `index` one when given). Both formats write OpenTelemetry
 /// ids, so ids that are not are warned about.
-pub fn import(doc: &Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
+pub(crate) fn import_into(
+    doc: &Document,
+    index: Option<usize>,
+    build: Build,
+) -> Result<Vec<ImportedRun>, ImportError> {
     let (groups, resources) = traces(doc);
     if groups.is_empty() {
         return Err(ImportError(
@@ -232,7 +237,12 @@ pub fn import(doc: &Document, index: Option<usize>) -> Result<Vec<ImportedRun>, 
     Ok(super::pick(groups, index, "trace(s)")?
         .into_iter()
         .map(|(trace_id, members)| {
-            spans::build_run(&trace_id, members, spans::Source::otel(&resources.list))
+            spans::build_run(
+                &trace_id,
+                members,
+                spans::Source::otel(&resources.list),
+                build,
+            )
         })
         .collect())
 }

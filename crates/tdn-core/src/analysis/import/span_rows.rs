@@ -10,6 +10,7 @@
 //! appearance. Each row becomes a [`Span`] read by the shared span reader, so step ids are the
 //! span ids. Nested children are walked without recursion. Pure; never panics.
 
+use super::built::Build;
 use super::spans::{self, Event, Span, StatusCode};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
 use crate::analysis::document::Document;
@@ -107,33 +108,43 @@ impl Importer for SpanRows {
     }
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        let groups = spans::by_trace(rows(&doc));
-        if groups.is_empty() {
-            return Err(ImportError(
-                "no span rows found; each needs a string \"span_id\" (or SpanId) and a \"span_name\" (or SpanName)".to_owned(),
-            ));
-        }
-        let mut resources = spans::Resources::default();
-        let decoded: Vec<(String, Vec<Span>)> = super::pick(groups, index, "trace(s)")?
-            .into_iter()
-            .map(|(trace_id, members)| {
-                let decoded = members
-                    .iter()
-                    .map(|row| decode_row(row, &trace_id, resources.intern(resource_of(row))))
-                    .collect();
-                (trace_id, decoded)
-            })
-            .collect();
-        // Every row is decoded into owned values: the parsed file is freed before the runs are
-        // built, so it and the runs are never in memory together.
-        drop(doc);
-        Ok(decoded
-            .into_iter()
-            .map(|(trace_id, decoded)| {
-                spans::build_run(&trace_id, decoded, spans::Source::otel(&resources.list))
-            })
-            .collect())
+        import_into(doc, index, Build::Json)
     }
+}
+
+/// [`SpanRows`]'s import, the steps built where `build` says.
+pub(super) fn import_into(
+    doc: Document,
+    index: Option<usize>,
+    build: Build,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let groups = spans::by_trace(rows(&doc));
+    if groups.is_empty() {
+        return Err(ImportError(
+            "no span rows found; each needs a string \"span_id\" (or SpanId) and a \"span_name\" (or SpanName)".to_owned(),
+        ));
+    }
+    let mut resources = spans::Resources::default();
+    let decoded: Vec<(String, Vec<Span>)> = super::pick(groups, index, "trace(s)")?
+        .into_iter()
+        .map(|(trace_id, members)| {
+            let decoded = members
+                .iter()
+                .map(|row| decode_row(row, &trace_id, resources.intern(resource_of(row))))
+                .collect();
+            (trace_id, decoded)
+        })
+        .collect();
+    // Every row is decoded into owned values: the parsed file is freed before the runs are
+    // built, so it and the runs are never in memory together.
+    drop(doc);
+    Ok(decoded
+        .into_iter()
+        .map(|(trace_id, decoded)| {
+            let src = spans::Source::otel(&resources.list);
+            spans::build_run(&trace_id, decoded, src, build)
+        })
+        .collect())
 }
 
 /// String attribute values that hold numbers or booleans stay strings: the conventions read both.

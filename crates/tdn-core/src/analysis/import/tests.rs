@@ -132,7 +132,115 @@ fn check(doc: Document) {
                 }
             }
         }
+        same_built_as_written(format, &doc, index);
     }
+}
+
+/// The runs as loading builds them (a span format's steps and units straight into the run
+/// model) are the runs the loader reads from the run JSON `import` writes, with the same
+/// warnings, or the import fails the same way. True when the steps were built in the model.
+fn same_built_as_written(format: SourceFormat, doc: &Document, index: Option<usize>) -> bool {
+    let span_format = matches!(
+        format,
+        SourceFormat::Otlp
+            | SourceFormat::SpanRows
+            | SourceFormat::Langfuse
+            | SourceFormat::Phoenix
+            | SourceFormat::OtelConsole
+            | SourceFormat::OpenAiAgents
+    );
+    let written = to_native_values(format, doc.clone(), index);
+    let built = to_native_values_into(
+        format,
+        doc.clone(),
+        index,
+        crate::analysis::load::MODEL_STEPS,
+    );
+    let (written, built) = match (written, built) {
+        (Ok(w), Ok(b)) => (w, b),
+        (w, b) => {
+            assert_eq!(w.err(), b.err(), "{format}");
+            return span_format;
+        }
+    };
+    assert_eq!(written.len(), built.len(), "{format}");
+    for (w, b) in written.into_iter().zip(built) {
+        assert!(w.built.is_none(), "{format}");
+        assert_eq!(b.built.is_some(), span_format, "{format}");
+        assert_eq!(format!("{:?}", w.warnings), format!("{:?}", b.warnings));
+        let from_json = crate::analysis::load::run_from_imported(w.value, w.messages, None);
+        let from_model = crate::analysis::load::run_from_imported(b.value, b.messages, b.built);
+        match (from_json, from_model) {
+            (Ok((w, ww)), Ok((b, bw))) => {
+                assert_eq!(w, b, "{format}");
+                assert_eq!(format!("{ww:?}"), format!("{bw:?}"), "{format}");
+            }
+            (w, b) => assert_eq!(
+                w.err().map(|e| e.to_string()),
+                b.err().map(|e| e.to_string()),
+                "{format}"
+            ),
+        }
+    }
+    span_format
+}
+
+/// Every span-format trace among the importers' fixtures and the real exports kept as tests
+/// loads into the same run, with the same warnings, whether its steps are built in the run model
+/// or read back from the run JSON `import` writes (by the parsed file, and by the OTLP reader
+/// that decodes the text as it parses it).
+#[test]
+fn span_formats_built_in_the_model_load_as_their_run_json_does() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/import");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| e == "json" || e == "jsonl")
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut compared = 0;
+    let mut streamed = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let Ok(doc) = crate::analysis::load::parse_document(&text, path) else {
+            continue;
+        };
+        let Some(format) = sniff(&doc) else { continue };
+        if same_built_as_written(format, &doc, None) {
+            compared += 1;
+        }
+        if let (Some(a), Some(b)) = (stream(&text, None), stream(&text, None)) {
+            let w = import_streamed(a, None).unwrap();
+            let b = import_streamed_into(b, None, crate::analysis::load::MODEL_STEPS).unwrap();
+            for (w, b) in w.into_iter().zip(b) {
+                assert!(b.built.is_some());
+                let (w, _) = run_from_value(w.value, SourceFormat::Otlp).unwrap();
+                let (b, _) =
+                    crate::analysis::load::run_from_imported(b.value, b.messages, b.built).unwrap();
+                assert_eq!(w, b, "{}", path.display());
+            }
+            streamed += 1;
+        }
+    }
+    assert!(
+        compared >= 15,
+        "{compared} span-format files of {}",
+        files.len()
+    );
+    assert!(
+        streamed >= 5,
+        "{streamed} OTLP files read as they are parsed"
+    );
 }
 
 proptest! {
@@ -251,7 +359,7 @@ fn messages_kept_apart_load_as_the_written_ones_and_equal_texts_are_held_once() 
     }
     let (from_json, w1) = run_from_value(written.value, SourceFormat::Otlp).unwrap();
     let (from_apart, w2) =
-        crate::analysis::load::run_from_imported(apart.value, apart.messages).unwrap();
+        crate::analysis::load::run_from_imported(apart.value, apart.messages, None).unwrap();
     assert_eq!(from_json, from_apart);
     assert_eq!(format!("{w1:?}"), format!("{w2:?}"));
     for run in [&from_json, &from_apart] {

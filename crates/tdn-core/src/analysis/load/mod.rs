@@ -14,8 +14,8 @@ mod timestamp;
 pub use crate::analysis::document::{Document, json_type_name};
 pub use document::parse_document;
 pub use error::{LoadError, RunError};
-pub(crate) use native::run_from_imported;
 pub use native::run_from_value;
+pub(crate) use native::{MODEL_STEPS, run_from_imported};
 use native::{SIZES, Streamed, run_from_file, run_from_text};
 pub use warning::{Cut, Warning};
 
@@ -106,12 +106,13 @@ fn load_text<T: AsRef<str>>(
     if let Some(streamed) = import::stream(text.as_ref(), opts.format) {
         drop(text);
         let format = streamed.format();
-        let raw =
-            import::import_streamed_apart(streamed, opts.index).map_err(|e| LoadError::Import {
+        let raw = import::import_streamed_into(streamed, opts.index, MODEL_STEPS).map_err(|e| {
+            LoadError::Import {
                 path: path.to_path_buf(),
                 format,
                 message: e.to_string(),
-            })?;
+            }
+        })?;
         return validate(raw, format, path);
     }
     let doc = parse_document(text.as_ref(), path)?;
@@ -123,12 +124,13 @@ fn load_text<T: AsRef<str>>(
             why: import::why_unknown(&doc),
         })?,
     };
-    let raw =
-        import::to_native_values_apart(format, doc, opts.index).map_err(|e| LoadError::Import {
+    let raw = import::to_native_values_into(format, doc, opts.index, MODEL_STEPS).map_err(|e| {
+        LoadError::Import {
             path: path.to_path_buf(),
             format,
             message: e.to_string(),
-        })?;
+        }
+    })?;
     let count = raw.len();
     if let Some(i) = opts.index
         && format == SourceFormat::Native
@@ -152,7 +154,8 @@ fn validate(
     let mut out = Vec::with_capacity(raw.len());
     for imported in raw {
         let (run, mut warnings) =
-            run_from_imported(imported.value, imported.messages).map_err(|e| e.at(path))?;
+            run_from_imported(imported.value, imported.messages, imported.built)
+                .map_err(|e| e.at(path))?;
         let mut all = imported.warnings;
         all.append(&mut warnings);
         out.push(Loaded {

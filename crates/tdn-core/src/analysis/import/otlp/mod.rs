@@ -14,6 +14,7 @@ pub(super) use wire::Decoded;
 
 pub(super) use wire::span_kind;
 
+use super::built::Build;
 use super::spans;
 use super::{ImportError, ImportedRun, Importer, SourceFormat};
 use crate::analysis::document::Document;
@@ -68,15 +69,24 @@ impl Importer for Otlp {
     }
 
     fn import(&self, doc: Document, index: Option<usize>) -> Result<Vec<ImportedRun>, ImportError> {
-        // Each value is taken apart as its spans are decoded, so the parsed file and the spans
-        // are not both held whole.
-        let requests = match doc {
-            Document::One(Value::Array(items)) => items,
-            Document::One(v) => vec![v],
-            Document::Lines(vs) => vs,
-        };
-        import_decoded(wire::decode(requests), index)
+        import_into(doc, index, Build::Json)
     }
+}
+
+/// [`Otlp`]'s import, the steps built where `build` says.
+pub(super) fn import_into(
+    doc: Document,
+    index: Option<usize>,
+    build: Build,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    // Each value is taken apart as its spans are decoded, so the parsed file and the spans
+    // are not both held whole.
+    let requests = match doc {
+        Document::One(Value::Array(items)) => items,
+        Document::One(v) => vec![v],
+        Document::Lines(vs) => vs,
+    };
+    import_decoded(wire::decode(requests), index, build)
 }
 
 /// How many runs (distinct trace ids) decoded spans hold (see [`Importer::count`]).
@@ -94,6 +104,7 @@ pub(super) fn count_decoded(decoded: &Decoded) -> usize {
 pub(super) fn import_decoded(
     decoded: Decoded,
     index: Option<usize>,
+    build: Build,
 ) -> Result<Vec<ImportedRun>, ImportError> {
     let wire::Decoded {
         spans: all,
@@ -110,7 +121,8 @@ pub(super) fn import_decoded(
     Ok(super::pick(groups, index, "trace(s)")?
         .into_iter()
         .map(|(trace_id, members)| {
-            let mut run = spans::build_run(&trace_id, members, spans::Source::otel(&resources));
+            let src = spans::Source::otel(&resources);
+            let mut run = spans::build_run(&trace_id, members, src, build);
             if not_traces > 0 {
                 run.warnings.push(Warning::file(
                     None,

@@ -20,9 +20,10 @@ pub(crate) mod step;
 pub mod time;
 mod vercel;
 
+use super::built::{Build, Built, JsonSteps, ModelSteps, StepStore};
 use super::outcome::Said;
 use super::{ImportedRun, tree};
-use crate::analysis::model::RUN_FORMAT;
+use crate::analysis::model::{ContextUnit, RUN_FORMAT};
 use crate::analysis::warning::Warning;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -183,9 +184,100 @@ impl Resources {
     }
 }
 
-/// The run of one trace's spans. Each span's attributes, events and stated parts are freed once
+/// The steps being built: run JSON, or the run model (see [`Build`]).
+enum Steps {
+    Json(Vec<Map<String, Value>>),
+    Model(Box<dyn ModelSteps>),
+}
+
+impl Steps {
+    fn new(build: Build, n: usize) -> Steps {
+        match build {
+            Build::Json => Steps::Json(Vec::with_capacity(n)),
+            Build::Model(new) => Steps::Model(new(n)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Steps::Json(v) => v.len(),
+            Steps::Model(m) => m.steps().len(),
+        }
+    }
+
+    fn push(&mut self, step: Map<String, Value>) {
+        match self {
+            Steps::Json(v) => v.push(step),
+            Steps::Model(m) => m.push(step),
+        }
+    }
+
+    fn id(&self, i: usize) -> Option<&str> {
+        match self {
+            Steps::Json(v) => v.get(i)?.get("id")?.as_str(),
+            Steps::Model(m) => m.id(i),
+        }
+    }
+
+    fn attribute(&self, i: usize, key: &str) -> Option<&Value> {
+        match self {
+            Steps::Json(v) => v.get(i)?.get("attributes")?.get(key),
+            Steps::Model(m) => m.attribute(i, key),
+        }
+    }
+}
+
+/// What the outcome and the units read of the steps built, and the units made.
+struct Read {
+    stated: Option<String>,
+    guessed: Option<String>,
+    said: Option<Said>,
+    answer: Option<String>,
+    units: Vec<ContextUnit>,
+    asked: Option<String>,
+}
+
+/// Marks the containers, reads the outcome (once the task and answer are read from the inputs
+/// as recorded), then makes the model calls' messages and the context units.
+fn finish_steps<S: StepStore + ?Sized>(steps: &mut S, facts: &[container::Facts]) -> Read {
+    for (pos, is) in container::mark(facts).into_iter().enumerate() {
+        if is {
+            steps.set_container(pos);
+        }
+    }
+    let view = outcome::View {
+        steps: &*steps,
+        facts,
+    };
+    let said = view.root_flag();
+    let stated = view.stated_task();
+    let guessed = if stated.is_none() {
+        view.model_task()
+    } else {
+        None
+    };
+    let answer = view.final_answer();
+    let made = super::units::attach_to(steps);
+    Read {
+        stated,
+        guessed,
+        said,
+        answer,
+        units: made.units,
+        asked: made.asked,
+    }
+}
+
+/// The run of one trace's spans, its steps and context units built where `build` says: with
+/// [`Build::Model`], each step is read into the run model as soon as it is made, so the run is
+/// never held as JSON (issue 28). Each span's attributes, events and stated parts are freed once
 /// its step is built, so the spans and the steps they became are not both held whole.
-pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> ImportedRun {
+pub(crate) fn build_run(
+    trace_id: &str,
+    mut spans: Vec<Span>,
+    src: Source<'_>,
+    build: Build,
+) -> ImportedRun {
     let mut warnings = Vec::new();
     let nodes: Vec<tree::Node<'_>> = spans
         .iter()
@@ -224,7 +316,9 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
     let mut position: Vec<Option<usize>> = vec![None; spans.len()];
     let mut agents: Vec<Option<String>> = Vec::with_capacity(spans.len());
     let mut used = tree::UniqueIds::with_capacity(spans.len());
-    let mut steps: Vec<Map<String, Value>> = Vec::with_capacity(spans.len());
+    let mut steps = Steps::new(build, spans.len());
+    // The error of the first root step that failed.
+    let mut root_error: Option<String> = None;
     let mut facts: Vec<container::Facts> = Vec::with_capacity(spans.len());
     let mut tools: Vec<Value> = Vec::new();
     let mut tool_names: HashSet<String> = HashSet::new();
@@ -251,8 +345,8 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
             .and_then(|p| position.get(p).copied().flatten());
         let mut obj = Map::new();
         obj.insert("id".to_owned(), Value::String(id));
-        if let Some(p) = parent.and_then(|p| steps.get(p)).and_then(|s| s.get("id")) {
-            obj.insert("parent".to_owned(), p.clone());
+        if let Some(p) = parent.and_then(|p| steps.id(p)) {
+            obj.insert("parent".to_owned(), Value::String(p.to_owned()));
         }
         obj.extend(built.step);
         let own_agent = obj.get("agent").and_then(Value::as_str).map(str::to_owned);
@@ -290,15 +384,13 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
             wrapper: built.class.wrapper,
             parent,
         });
+        if parent.is_none() && root_error.is_none() {
+            root_error = obj.get("error").and_then(Value::as_str).map(str::to_owned);
+        }
         steps.push(obj);
     }
     for m in used.repeat_messages(&format!("{noun} id")) {
         warnings.push(Warning::run(Some("steps"), m));
-    }
-    for (pos, is) in container::mark(&facts).into_iter().enumerate() {
-        if is && let Some(s) = steps.get_mut(pos) {
-            s.insert("container".to_owned(), Value::Bool(true));
-        }
     }
 
     let mut run = Map::new();
@@ -317,14 +409,20 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
     // The spans (ids, names, what was left of them) are let go before the model calls' messages
     // and units are made, the most the import holds at once.
     drop(spans);
-    let view = outcome::View {
-        steps: &steps,
-        facts: &facts,
+    let mut messages = Vec::new();
+    let read = match &mut steps {
+        Steps::Json(list) => {
+            let mut store = JsonSteps::new(list);
+            let read = finish_steps(&mut store, &facts);
+            messages = store.messages;
+            read
+        }
+        Steps::Model(m) => finish_steps(&mut **m, &facts),
     };
-    match (view.root_error(), view.root_flag()) {
+    match (root_error, read.said) {
         (Some(e), _) => {
             Said::new("error", format!("a root {noun} failed")).write(&mut run);
-            run.insert("error".to_owned(), Value::String(e.to_owned()));
+            run.insert("error".to_owned(), Value::String(e));
         }
         (None, Some(said)) => said.write(&mut run),
         (None, None) => {
@@ -332,24 +430,18 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
             warnings.push(outcome::status_guess());
         }
     }
-    let stated = view.stated_task();
-    let guessed = if stated.is_none() {
-        view.model_task()
-    } else {
-        None
-    };
-    if let Some(a) = view.final_answer() {
+    if let Some(a) = read.answer {
         run.insert("final_answer".to_owned(), Value::String(a));
     }
-    // The model calls' messages and context units, once the task and answer are read from
-    // the inputs as recorded.
-    let attached = super::units::attach_apart(&mut steps);
-    let asked = attached.asked.as_deref().and_then(super::run_text::prose);
-    if let Some(t) = stated.or(asked).or(guessed) {
+    let asked = read.asked.as_deref().and_then(super::run_text::prose);
+    if let Some(t) = read.stated.or(asked).or(read.guessed) {
         run.insert("task".to_owned(), Value::String(t));
     }
-    if !attached.units.is_empty() {
-        run.insert("context_units".to_owned(), Value::Array(attached.units));
+    let mut units = read.units;
+    if matches!(steps, Steps::Json(_)) && !units.is_empty() {
+        let list = units.iter().map(super::units::unit_json).collect();
+        run.insert("context_units".to_owned(), Value::Array(list));
+        units = Vec::new();
     }
     if let Some(m) = model {
         let mut mo = Map::new();
@@ -368,14 +460,16 @@ pub fn build_run(trace_id: &str, mut spans: Vec<Span>, src: Source<'_>) -> Impor
     if !attributes.is_empty() {
         run.insert("attributes".to_owned(), Value::Object(attributes));
     }
-    run.insert(
-        "steps".to_owned(),
-        Value::Array(steps.into_iter().map(Value::Object).collect()),
-    );
+    let (list, built) = match steps {
+        Steps::Json(list) => (list.into_iter().map(Value::Object).collect(), None),
+        Steps::Model(steps) => (Vec::new(), Some(Built { steps, units })),
+    };
+    run.insert("steps".to_owned(), Value::Array(list));
     ImportedRun {
         value: Value::Object(run),
         warnings,
-        messages: attached.messages,
+        messages,
+        built,
     }
 }
 
@@ -386,16 +480,14 @@ const MAX_NAME_SEARCH: usize = 16;
 /// (BeeAI) name the tool on the agent step and record the call's start, finish and result as
 /// tool spans named after the event (`tool.search.wikipedia.start-12`).
 fn ancestor_tool_name(
-    steps: &[Map<String, Value>],
+    steps: &Steps,
     facts: &[container::Facts],
     mut at: Option<usize>,
 ) -> Option<String> {
     for _ in 0..MAX_NAME_SEARCH {
         let i = at?;
         let name = steps
-            .get(i)
-            .and_then(|s| s.get("attributes"))
-            .and_then(|a| a.get("tool.name"))
+            .attribute(i, "tool.name")
             .and_then(Value::as_str)
             .and_then(super::chat::non_empty);
         if name.is_some() {

@@ -17,10 +17,11 @@
 //! Pure; linear in the number of steps.
 
 use super::container::Facts;
+use crate::analysis::import::built::{Payload, StepStore};
 use crate::analysis::import::chat;
 use crate::analysis::import::run_text::{answer_text, call_answer, code_final_answer, task_text};
 use crate::analysis::model::FINAL_ANSWER_TOOLS;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The prefix smolagents puts before the task in the prompt it sends the model.
 const NEW_TASK: &str = "New task:";
@@ -28,14 +29,14 @@ const NEW_TASK: &str = "New task:";
 pub use crate::analysis::import::outcome::status_guess;
 
 /// The built steps and what is known about each.
-pub struct View<'a> {
+pub struct View<'a, S: ?Sized> {
     /// The steps, in run order.
-    pub steps: &'a [Map<String, Value>],
+    pub steps: &'a S,
     /// Their kinds and parents.
     pub facts: &'a [Facts],
 }
 
-impl View<'_> {
+impl<S: StepStore + ?Sized> View<'_, S> {
     fn kind(&self, i: usize) -> &str {
         self.facts.get(i).map_or("event", |f| f.kind)
     }
@@ -47,21 +48,10 @@ impl View<'_> {
     /// What the first root output that holds a success flag says (see
     /// [`crate::analysis::import::outcome::success_flag`]).
     pub fn root_flag(&self) -> Option<crate::analysis::import::outcome::Said> {
-        self.steps
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.is_root(*i))
-            .filter_map(|(_, s)| s.get("output"))
-            .find_map(crate::analysis::import::outcome::success_flag)
-    }
-
-    /// The error of the first root step that failed.
-    pub fn root_error(&self) -> Option<&str> {
-        self.steps
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.is_root(*i))
-            .find_map(|(_, s)| s.get("error").and_then(Value::as_str))
+        (0..self.steps.len())
+            .filter(|&i| self.is_root(i))
+            .filter_map(|i| self.steps.payload(i, Payload::Output))
+            .find_map(|o| crate::analysis::import::outcome::success_flag(&o))
     }
 
     /// The agent steps with no agent above them, in run order.
@@ -102,16 +92,13 @@ impl View<'_> {
     /// The task a root or agent step's input states, else the text after `New task:` in a model
     /// input (what the user asked, as the trace states it).
     pub fn stated_task(&self) -> Option<String> {
-        let input = |s: &Map<String, Value>| s.get("input").and_then(task_text);
-        let from_top = self
-            .steps
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.is_root(*i) || self.kind(*i) == "agent")
-            .find_map(|(_, s)| input(s));
+        let input = |i: usize| self.steps.payload(i, Payload::Input);
+        let from_top = (0..self.steps.len())
+            .filter(|&i| self.is_root(i) || self.kind(i) == "agent")
+            .find_map(|i| input(i).and_then(|v| task_text(&v)));
         from_top.or_else(|| {
             self.model_steps()
-                .find_map(|s| s.get("input").and_then(new_task))
+                .find_map(|i| input(i).and_then(|v| new_task(&v)))
         })
     }
 
@@ -119,16 +106,17 @@ impl View<'_> {
     /// may be a filled prompt template (the units pass cuts the documents out first).
     pub fn model_task(&self) -> Option<String> {
         self.model_steps()
-            .find_map(|s| s.get("input").and_then(task_text))
+            .find_map(|i| {
+                self.steps
+                    .payload(i, Payload::Input)
+                    .and_then(|v| task_text(&v))
+            })
             .map(|t| crate::analysis::import::run_text::labelled_task(&t).unwrap_or(t))
     }
 
-    fn model_steps(&self) -> impl DoubleEndedIterator<Item = &Map<String, Value>> {
-        self.steps
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.kind(*i) == "llm")
-            .map(|(_, s)| s)
+    /// The positions of the model calls.
+    fn model_steps(&self) -> impl DoubleEndedIterator<Item = usize> {
+        (0..self.steps.len()).filter(|&i| self.kind(i) == "llm")
     }
 
     /// See the module documentation.
@@ -146,23 +134,23 @@ impl View<'_> {
         let scope_of = |i: usize| scopes.get(i).copied().flatten();
         let in_top = |i: usize| scope_of(i).is_none_or(|s| is_top.get(s).copied().unwrap_or(false));
         let in_outer = |i: usize| scope_of(i) == outer;
-        let call = self
-            .steps
-            .iter()
-            .enumerate()
+        let call = (0..self.steps.len())
             .rev()
-            .filter(|(i, _)| in_top(*i))
-            .find_map(|(i, s)| match self.kind(i) {
+            .filter(|&i| in_top(i))
+            .find_map(|i| match self.kind(i) {
                 "tool" => {
-                    let t = s.get("tool")?;
-                    let name = t.get("name").and_then(Value::as_str)?;
+                    let (name, _) = self.steps.tool(i)?;
                     FINAL_ANSWER_TOOLS
                         .contains(&name)
-                        .then(|| t.get("arguments").and_then(call_answer))
+                        .then(|| {
+                            self.steps
+                                .payload(i, Payload::Arguments)
+                                .and_then(|a| call_answer(&a))
+                        })
                         .flatten()
                 }
-                "llm" => s.get("output").and_then(|o| {
-                    chat::message_calls(o)
+                "llm" => self.steps.payload(i, Payload::Output).and_then(|o| {
+                    chat::message_calls(&o)
                         .iter()
                         .rev()
                         .find(|c| FINAL_ANSWER_TOOLS.contains(&c.name.as_str()))
@@ -172,9 +160,8 @@ impl View<'_> {
             });
         let output = |i: usize| {
             self.steps
-                .get(i)
-                .and_then(|s| s.get("output"))
-                .and_then(answer_text)
+                .payload(i, Payload::Output)
+                .and_then(|o| answer_text(&o))
         };
         let top = || {
             (0..self.steps.len())
@@ -184,22 +171,23 @@ impl View<'_> {
                 .or_else(|| tops.iter().rev().find_map(|&i| output(i)))
         };
         let last_text = |scoped: bool| {
-            self.steps
-                .iter()
-                .enumerate()
+            self.model_steps()
                 .rev()
-                .filter(|(i, _)| self.kind(*i) == "llm" && (!scoped || in_outer(*i)))
-                .find_map(|(_, s)| s.get("output").and_then(chat::message_text))
+                .filter(|&i| !scoped || in_outer(i))
+                .find_map(|i| {
+                    self.steps
+                        .payload(i, Payload::Output)
+                        .and_then(|o| chat::message_text(&o))
+                })
         };
         call.or_else(top)
             .or_else(|| last_text(true).and_then(|t| code_final_answer(&t)))
             .or_else(|| {
-                self.steps
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .filter(|(i, _)| self.kind(*i) == "llm")
-                    .find_map(|(_, s)| s.get("output").and_then(answer_text))
+                self.model_steps().rev().find_map(|i| {
+                    self.steps
+                        .payload(i, Payload::Output)
+                        .and_then(|o| answer_text(&o))
+                })
             })
     }
 }
@@ -219,7 +207,8 @@ fn new_task(input: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::analysis::import::built::JsonSteps;
+    use serde_json::{Map, json};
 
     fn obj(v: Value) -> Map<String, Value> {
         match v {
@@ -241,7 +230,7 @@ mod tests {
 
     #[test]
     fn the_outermost_agent_s_final_answer_call_wins_over_a_managed_agent_s() {
-        let steps = [
+        let mut steps = [
             obj(json!({"name": "main"})),
             obj(json!({"input": {"task": "Which actor?"}})),
             obj(json!({"input": {"task": "search for the actor"}})),
@@ -261,9 +250,10 @@ mod tests {
                 ("llm", Some(0)),
             ])
         };
+        let store = JsonSteps::new(&mut steps);
         let f = kinds("tool");
         let view = View {
-            steps: &steps,
+            steps: &store,
             facts: &f,
         };
         assert_eq!(view.task().as_deref(), Some("Which actor?"));
@@ -271,7 +261,7 @@ mod tests {
         // Without the outer call, the literal argument in the outer agent's last code.
         let f = kinds("event");
         let view = View {
-            steps: &steps,
+            steps: &store,
             facts: &f,
         };
         assert_eq!(view.final_answer().as_deref(), Some("Marek"));
@@ -279,12 +269,13 @@ mod tests {
 
     #[test]
     fn a_smolagents_prompt_gives_the_task_after_new_task() {
-        let steps = [obj(json!({"input": [
+        let mut steps = [obj(json!({"input": [
             {"role": "system", "content": "You are an expert."},
             {"role": "user", "content": "New task:\nwhat are the AI trends in 2025"}]}))];
+        let store = JsonSteps::new(&mut steps);
         let f = facts(&[("llm", Some(9))]);
         let view = View {
-            steps: &steps,
+            steps: &store,
             facts: &f,
         };
         assert_eq!(

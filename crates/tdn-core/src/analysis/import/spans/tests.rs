@@ -30,6 +30,7 @@ fn run_of(spans: &[Span], hex_ids: bool) -> ImportedRun {
             resources: &[],
             hex_ids,
         },
+        Build::Json,
     )
 }
 

@@ -18,8 +18,9 @@
 //! call that fed back a tool result nobody can trace to its tool may have been sent it in another
 //! form).
 //!
-//! Works on the run JSON an importer built, so every importer of model calls shares it. Linear
-//! in the run: each distinct message text is searched once, the unit text is held once.
+//! Works on the steps an importer built, as run JSON or in the run model (`super::built`), so
+//! every importer of model calls shares it. Linear in the run: each distinct message text is
+//! searched once, the unit text is held once.
 
 mod find;
 mod messages;
@@ -29,8 +30,9 @@ mod window;
 
 pub use messages::messages_of;
 
+use super::built::{JsonSteps, Payload, StepStore};
 use super::chat;
-use crate::analysis::model::{Message, TextTable};
+use crate::analysis::model::{ContextUnit, Message, StepId, TextTable, UnitAt, UnitId};
 use find::{Finder, Prober};
 use hashbrown::{HashMap, HashSet};
 use pieces::{Piece, Split, pieces_of};
@@ -49,10 +51,6 @@ pub struct Attached {
     /// (equal texts shared); [`attach_apart`] leaves them here, [`attach`] writes them into the
     /// steps.
     pub messages: Vec<(usize, Vec<Message>)>,
-    /// The question the first model call's user turn asks, when retrieved documents were pasted
-    /// into it: the text of its last user message with the documents cut out (the text after the
-    /// last document, else before the first). `None` otherwise.
-    pub asked: Option<String>,
 }
 
 /// A retrieved document or a tool's result: text a model may have been sent.
@@ -71,7 +69,7 @@ struct Unit {
     kind: &'static str,
     text: String,
     produced_by: Option<usize>,
-    at: Vec<Value>,
+    at: Vec<UnitAt>,
 }
 
 /// Units by content: each (kind, text) once.
@@ -122,10 +120,6 @@ pub fn hashed_id(kind: &str, text: &str) -> String {
     out
 }
 
-fn str_of<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    m.get(key).and_then(Value::as_str)
-}
-
 /// Makes `messages`, `context` and the units for the model steps of `steps` (the run JSON an
 /// importer built, containers marked), in place: a model step whose recorded input reads as chat
 /// messages gets `messages` instead of `input`. Steps of a container are left as they are (their
@@ -149,48 +143,62 @@ pub fn attach(steps: &mut [Map<String, Value>]) -> Attached {
 /// (issue 28: the messages as JSON maps, beside their own copy, were a fifth of an import's
 /// peak).
 pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
-    let is_llm = |s: &Map<String, Value>| {
-        str_of(s, "kind") == Some("llm")
-            && s.get("container").and_then(Value::as_bool) != Some(true)
+    let mut store = JsonSteps {
+        steps,
+        messages: Vec::new(),
     };
+    let made = attach_to(&mut store);
+    Attached {
+        units: made.units.iter().map(unit_json).collect(),
+        messages: store.messages,
+    }
+}
+
+/// A context unit as the run JSON writes it.
+pub fn unit_json(unit: &ContextUnit) -> Value {
+    serde_json::to_value(unit).unwrap_or(Value::Null)
+}
+
+/// What [`attach_to`] made besides the changes to the steps.
+#[derive(Debug, Default)]
+pub(crate) struct Made {
+    /// The run's context units.
+    pub units: Vec<ContextUnit>,
+    /// The question the first model call's user turn asks, when retrieved documents were pasted
+    /// into it: the text of its last user message with the documents cut out (the text after the
+    /// last document, else before the first). `None` otherwise.
+    pub asked: Option<String>,
+}
+
+/// [`attach`] on the steps of `steps`, as run JSON or in the run model (see
+/// [`super::built`]): each model call gets its messages and its `context` from the store.
+pub(crate) fn attach_to<S: StepStore + ?Sized>(steps: &mut S) -> Made {
+    let n = steps.len();
+    let is_llm = |s: &S, i: usize| s.kind(i) == Some("llm") && !s.is_container(i);
     // Each call's messages, in run order. A call's recorded input is let go as soon as its
     // messages are read (they replace it below), so the inputs and the messages are not both held;
     // each text is shared with the equal ones read before it as it is read.
     let mut table = TextTable::default();
-    let calls: Vec<(usize, Vec<(Message, &'static str)>)> = steps
-        .iter_mut()
-        .enumerate()
-        .filter(|(_, s)| is_llm(s))
-        .filter_map(|(i, s)| {
-            let msgs = messages_of(s.get("input")?)?;
-            s.remove("input");
+    let mut calls: Vec<(usize, Vec<(Message, &'static str)>)> = Vec::new();
+    for i in 0..n {
+        if !is_llm(steps, i) {
+            continue;
+        }
+        if let Some(msgs) = steps.take_input_if(i, messages_of) {
             let msgs = msgs.into_iter().map(|m| m.into_message(&mut table));
-            Some((i, msgs.collect()))
-        })
-        .collect();
+            calls.push((i, msgs.collect()));
+        }
+    }
     drop(table);
     if calls.is_empty() {
-        return Attached::default();
+        return Made::default();
     }
 
     // What retrievers and tools returned, each text of a kind once (the first producer's).
     let mut sources: Vec<Source> = Vec::new();
     let mut tool_by_call: HashMap<String, usize> = HashMap::new();
-    for (i, s) in steps.iter().enumerate() {
-        for d in s
-            .get("documents")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(text) = d.get("text").and_then(Value::as_str) else {
-                continue;
-            };
-            let own_id = d.get("id").and_then(|v| match v {
-                Value::String(s) => Some(s.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            });
+    for i in 0..n {
+        for (text, own_id) in steps.documents(i) {
             sources.push(Source {
                 kind: "document",
                 text: text.trim().to_owned(),
@@ -198,16 +206,12 @@ pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
                 producer: i,
             });
         }
-        if str_of(s, "kind") == Some("tool") {
-            if let Some(id) = s
-                .get("tool")
-                .and_then(|t| t.get("call_id"))
-                .and_then(Value::as_str)
-            {
+        if steps.kind(i) == Some("tool") {
+            if let Some((_, Some(id))) = steps.tool(i) {
                 tool_by_call.entry(id.to_owned()).or_insert(i);
             }
-            if let Some(out) = s.get("output").filter(|o| !o.is_null()) {
-                for text in tool_texts(out) {
+            if let Some(out) = steps.payload(i, Payload::Output) {
+                for text in tool_texts(&out) {
                     sources.push(Source {
                         kind: "tool_result",
                         text,
@@ -231,9 +235,11 @@ pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
 
     // The text each assistant turn was written as, to name the step that wrote it.
     let mut written_by: HashMap<String, usize> = HashMap::new();
-    for (i, s) in steps.iter().enumerate() {
-        if str_of(s, "kind") == Some("llm")
-            && let Some(t) = s.get("output").and_then(chat::message_text)
+    for i in 0..n {
+        if steps.kind(i) == Some("llm")
+            && let Some(t) = steps
+                .payload(i, Payload::Output)
+                .and_then(|o| chat::message_text(&o))
         {
             written_by.entry(t.trim().to_owned()).or_insert(i);
         }
@@ -250,7 +256,7 @@ pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
     let mut unattributed = vec![false; calls.len()];
     let mut asked: Option<String> = None;
     for (ci, (step, msgs)) in calls.iter().enumerate() {
-        let step_id = str_of(&steps[*step], "id").unwrap_or_default().to_owned();
+        let step_id = steps.id(*step).unwrap_or_default().to_owned();
         let mut here: Vec<usize> = Vec::new();
         let mut here_set: HashSet<usize> = HashSet::new();
         for (mi, (m, kind)) in msgs.iter().enumerate() {
@@ -272,15 +278,14 @@ pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
                         traced = true;
                     }
                 }
-                let mut at = Map::new();
-                at.insert("step".to_owned(), Value::String(step_id.clone()));
-                at.insert("message".to_owned(), Value::from(mi));
-                if let Some((a, b)) = p.chars {
-                    at.insert("start".to_owned(), Value::from(a));
-                    at.insert("end".to_owned(), Value::from(b));
-                }
+                let at = UnitAt {
+                    step: StepId(step_id.clone()),
+                    message: mi,
+                    start: p.chars.map(|(a, _)| a),
+                    end: p.chars.map(|(_, b)| b),
+                };
                 if let Some(u) = units.list.get_mut(p.unit) {
-                    u.at.push(Value::Object(at));
+                    u.at.push(at);
                 }
                 if here_set.insert(p.unit) {
                     here.push(p.unit);
@@ -388,14 +393,7 @@ pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
         .map(|u| Value::String(u.id.clone()))
         .collect();
     let id_of = |u: usize| ids.get(u).cloned().unwrap_or(Value::Null);
-    let mut messages = Vec::with_capacity(calls.len());
     for (((step, msgs), here), dropped) in calls.into_iter().zip(sent).zip(available) {
-        let Some(s) = steps.get_mut(step) else {
-            continue;
-        };
-        // In its place among the step's fields, filled by `attach` or by the loader.
-        s.insert("messages".to_owned(), Value::Null);
-        messages.push((step, msgs.into_iter().map(|(m, _)| m).collect()));
         let mut ctx = Map::new();
         if !dropped.is_empty() {
             let all = here.iter().chain(&dropped).map(|&u| id_of(u)).collect();
@@ -405,40 +403,33 @@ pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
             "sent".to_owned(),
             Value::Array(here.iter().map(|&u| id_of(u)).collect()),
         );
-        s.insert("context".to_owned(), Value::Object(ctx));
+        let msgs = msgs.into_iter().map(|(m, _)| m).collect();
+        steps.set_call(step, msgs, Value::Object(ctx));
     }
-    let step_ids: Vec<Option<String>> = steps
-        .iter()
-        .map(|s| str_of(s, "id").map(str::to_owned))
-        .collect();
     let units = units
         .list
         .into_iter()
-        .map(|u| {
-            let mut m = Map::new();
-            m.insert("id".to_owned(), Value::String(u.id));
-            m.insert("kind".to_owned(), Value::String(u.kind.to_owned()));
-            m.insert("text".to_owned(), Value::String(u.text));
-            if let Some(p) = u
+        .map(|u| ContextUnit {
+            id: UnitId(u.id),
+            kind: u.kind.to_owned(),
+            text: u.text,
+            tokens: None,
+            produced_by: u
                 .produced_by
-                .and_then(|p| step_ids.get(p).cloned().flatten())
-            {
-                m.insert("produced_by".to_owned(), Value::String(p));
-            }
-            if !u.at.is_empty() {
-                m.insert("at".to_owned(), Value::Array(u.at));
-            }
-            Value::Object(m)
+                .and_then(|p| steps.id(p))
+                .map(|p| StepId(p.to_owned())),
+            at: {
+                let mut at = u.at;
+                at.shrink_to_fit();
+                at
+            },
+            extra: Map::new(),
         })
         .collect();
-    Attached {
-        units,
-        messages,
-        asked,
-    }
+    Made { units, asked }
 }
 
-/// What the first call's last user turn asks (see [`Attached::asked`]).
+/// What the first call's last user turn asks (see [`Made::asked`]).
 fn asked_in(
     msgs: &[(Message, &'static str)],
     split: &HashMap<(&str, &'static str), Split>,

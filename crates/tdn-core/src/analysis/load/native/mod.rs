@@ -24,7 +24,8 @@ mod units;
 use super::error::{RunError, json_type, quoted};
 use super::warning::Warning;
 use crate::analysis::import::SourceFormat;
-use crate::analysis::model::{Message, RUN_FORMAT, Run, RunStatus, StatusFrom, Step};
+use crate::analysis::import::built::{Build, Built, ModelSteps};
+use crate::analysis::model::{Json, Message, RUN_FORMAT, Run, RunStatus, StatusFrom, Step};
 pub use file::{SIZES, run_from_file};
 use hashbrown::{HashMap, HashSet};
 use payload::RawStep;
@@ -60,15 +61,66 @@ const TOP_FIELDS: &[&str] = &[
 /// (importers write it themselves, so it is checked for every run).
 pub fn run_from_value(value: Value, source: SourceFormat) -> Result<(Run, Vec<Warning>), RunError> {
     let _ = source;
-    run_from_imported(value, Vec::new())
+    run_from_imported(value, Vec::new(), None)
+}
+
+/// Span formats build their steps straight into the run model with the loader's own reading of
+/// a step (see [`ModelSteps`]).
+pub(crate) const MODEL_STEPS: Build = Build::Model(model_steps);
+
+fn model_steps(n: usize) -> Box<dyn ModelSteps> {
+    Box::new(Prebuilt {
+        steps: Steps::with_capacity(n),
+        error: None,
+    })
+}
+
+/// Steps an importer hands over one at a time, each read as a native file's step is.
+struct Prebuilt {
+    steps: Steps,
+    /// The first step refused: the load stops with it (no step is read after it).
+    error: Option<RunError>,
+}
+
+impl ModelSteps for Prebuilt {
+    fn push(&mut self, step: Map<String, Value>) {
+        if self.error.is_none()
+            && let Err(e) = self.steps.push(Value::Object(step))
+        {
+            self.error = Some(e);
+        }
+    }
+
+    fn steps(&self) -> &[Step] {
+        &self.steps.steps
+    }
+
+    fn step_mut(&mut self, i: usize) -> Option<&mut Step> {
+        self.steps.steps.get_mut(i)
+    }
+
+    fn set_context(&mut self, i: usize, context: Value) {
+        if let Some(slot) = self.steps.taken.pending.get_mut(i) {
+            let refs = slot.get_or_insert_with(Box::default);
+            refs.context = (!context.is_null()).then(|| Json::from(context));
+        }
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
 }
 
 /// [`run_from_value`] on an imported run whose model calls' messages were kept apart
 /// (`ImportedRun::messages`): each list is set on the step at its position once the steps are
 /// built, before the context units' places in them are checked.
+///
+/// With `built`, the steps and units an importer built in the run model (see [`Built`]) are
+/// taken as they are, and `value`'s `steps` and `context_units` are not read.
 pub(crate) fn run_from_imported(
     value: Value,
     messages: Vec<(usize, Vec<Message>)>,
+    built: Option<Built>,
 ) -> Result<(Run, Vec<Warning>), RunError> {
     let Value::Object(mut obj) = value else {
         return Err(RunError::NotObject {
@@ -78,10 +130,25 @@ pub(crate) fn run_from_imported(
     let (run, raw_steps) = head(&mut obj)?;
     let mut w = Vec::new();
     let run = top_fields(run, &mut obj, &mut w);
-    let mut steps = Steps::with_capacity(raw_steps.len());
-    for raw in raw_steps {
-        steps.push(raw)?;
-    }
+    let (mut steps, units) = match built {
+        Some(Built { steps, units }) => {
+            let Ok(given) = steps.into_any().downcast::<Prebuilt>() else {
+                return Err(missing_top("steps", "give the steps as an array"));
+            };
+            if let Some(e) = given.error {
+                return Err(e);
+            }
+            obj.remove("context_units");
+            (given.steps, PendingUnits::given(units))
+        }
+        None => {
+            let mut steps = Steps::with_capacity(raw_steps.len());
+            for raw in raw_steps {
+                steps.push(raw)?;
+            }
+            (steps, read_units(&mut obj))
+        }
+    };
     for (position, list) in messages {
         if let Some(step) = steps.steps.get_mut(position)
             && !list.is_empty()
@@ -89,7 +156,6 @@ pub(crate) fn run_from_imported(
             step.call_mut().messages = list;
         }
     }
-    let units = read_units(&mut obj);
     Ok(finish(run, obj, units, steps, w))
 }
 

@@ -67,10 +67,7 @@ pub(super) fn read_units(obj: &mut Map<String, Value>) -> PendingUnits {
             }
         };
         if !seen.insert(id.clone()) {
-            warn(format!(
-                "context_units[{i}] repeats the unit id '{}'; the first unit with that id is used",
-                quoted(&id)
-            ));
+            warn(repeated(i, &id));
             continue;
         }
         let kind = match u.remove("kind") {
@@ -128,7 +125,37 @@ pub(super) fn read_units(obj: &mut Map<String, Value>) -> PendingUnits {
     read
 }
 
+/// The warning on the unit at `i` that repeats the id of one before it.
+fn repeated(i: usize, id: &str) -> String {
+    format!(
+        "context_units[{i}] repeats the unit id '{}'; the first unit with that id is used",
+        quoted(id)
+    )
+}
+
 impl PendingUnits {
+    /// Units an importer made in the run model (`produced_by` still to check), as
+    /// [`read_units`] gives them from the same units written as run JSON.
+    pub(super) fn given(units: Vec<ContextUnit>) -> PendingUnits {
+        let mut read = PendingUnits::default();
+        read.units.reserve(units.len());
+        read.produced_by.reserve(units.len());
+        let mut seen: HashSet<String> = HashSet::with_capacity(units.len());
+        for (i, mut unit) in units.into_iter().enumerate() {
+            if !seen.insert(unit.id.0.clone()) {
+                read.warnings.push((
+                    i,
+                    Warning::run(Some("context_units"), repeated(i, &unit.id.0)),
+                ));
+                continue;
+            }
+            let by = unit.produced_by.take().map(|s| Value::String(s.0));
+            read.produced_by.push((i, by));
+            read.units.push(unit);
+        }
+        read
+    }
+
     /// The units, each with its producer when `produced_by` names a step of `steps`; the
     /// warnings go onto `w` in item order, a unit's own before its producer's.
     pub(super) fn resolve(
