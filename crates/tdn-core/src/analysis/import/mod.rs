@@ -336,34 +336,56 @@ pub(crate) fn keep_fields(from: &Value, keys: &[&str], prefix: &str, to: &mut Ma
 /// A file decoded while its text was parsed, before its runs are built (see [`stream`]).
 #[derive(Debug)]
 pub struct Streamed {
-    decoded: otlp::Decoded,
+    decoded: StreamedFile,
+}
+
+#[derive(Debug)]
+enum StreamedFile {
+    Otlp(otlp::Decoded),
+    Langfuse(langfuse::Streamed),
 }
 
 impl Streamed {
     /// The format it was read as.
     pub fn format(&self) -> SourceFormat {
-        SourceFormat::Otlp
+        match self.decoded {
+            StreamedFile::Otlp(_) => SourceFormat::Otlp,
+            StreamedFile::Langfuse(_) => SourceFormat::Langfuse,
+        }
     }
 }
 
-/// Decodes `text` while it is parsed, when it is in a format read that way (OTLP JSON exports):
-/// the text is never held as one tree of JSON values beside what it becomes, and the caller may
-/// free the text before the runs are built ([`import_streamed`]). `forced` is `--from`. `None`
-/// when the text is not such a file (or not valid JSON): [`crate::analysis::load::parse_document`],
-/// [`sniff`] and [`to_native_values`] then read it, and give the same runs a streamed file gives.
+/// Decodes `text` while it is parsed, when it is in a format read that way (OTLP JSON exports,
+/// Langfuse traces and observation lists): the text is never held as one tree of JSON values
+/// beside what it becomes, and the caller may free the text before the runs are built
+/// ([`import_streamed`]). `forced` is `--from`. `None` when the text is not such a file (or not
+/// valid JSON): [`crate::analysis::load::parse_document`], [`sniff`] and [`to_native_values`] then
+/// read it, and give the same runs a streamed file gives.
 pub fn stream(text: &str, forced: Option<SourceFormat>) -> Option<Streamed> {
-    let forced = match forced {
-        None => false,
-        Some(SourceFormat::Otlp) => true,
-        Some(_) => return None,
-    };
-    // Only a file that names a resource-spans list is tried, so other files are parsed once.
+    // Only a file that names what the format lists is tried, so other files are parsed once.
     let names = |name: &[u8]| memchr::memmem::find(text.as_bytes(), name).is_some();
-    let tried = forced || names(b"resourceSpans") || names(b"resource_spans") || names(b"batches");
-    if !tried {
-        return None;
+    let otlp = match forced {
+        None => names(b"resourceSpans") || names(b"resource_spans") || names(b"batches"),
+        Some(f) => f == SourceFormat::Otlp,
+    };
+    if otlp && let Some(decoded) = otlp::decode_text(text, forced.is_some()) {
+        return Some(Streamed {
+            decoded: StreamedFile::Otlp(decoded),
+        });
     }
-    otlp::decode_text(text, forced).map(|decoded| Streamed { decoded })
+    let langfuse = match forced {
+        None => {
+            names(b"\"observations\"")
+                || (names(b"\"type\"") && (names(b"\"traceId\"") || names(b"\"startTime\"")))
+        }
+        Some(f) => f == SourceFormat::Langfuse,
+    };
+    if langfuse && let Some(decoded) = langfuse::decode_text(text, forced.is_some()) {
+        return Some(Streamed {
+            decoded: StreamedFile::Langfuse(decoded),
+        });
+    }
+    None
 }
 
 /// The runs of a streamed file (only the one at `index` when given), as [`to_native_values`]
@@ -391,14 +413,20 @@ pub(crate) fn import_streamed_into(
     build: built::Build,
 ) -> Result<Vec<ImportedRun>, ImportError> {
     if let Some(i) = index {
-        let n = otlp::count_decoded(&streamed.decoded);
+        let n = match &streamed.decoded {
+            StreamedFile::Otlp(d) => otlp::count_decoded(d),
+            StreamedFile::Langfuse(s) => s.count(),
+        };
         if i >= n {
             return Err(ImportError(format!(
                 "--index {i} is out of range: the file holds {n} run(s), numbered from 0"
             )));
         }
     }
-    otlp::import_decoded(streamed.decoded, index, build)
+    match streamed.decoded {
+        StreamedFile::Otlp(d) => otlp::import_decoded(d, index, build),
+        StreamedFile::Langfuse(s) => langfuse::import_streamed(s, index, build),
+    }
 }
 
 /// Runs the importer for `format` on the document.

@@ -69,6 +69,19 @@ fn shapes(v: Value) -> Vec<Document> {
         Document::One(json!({"resourceSpans": v.clone()})),
         Document::Lines(vec![json!({"batches": v.clone()}), v.clone()]),
         Document::One(json!({"id": "t", "observations": v.clone()})),
+        Document::One(
+            json!({"trace": v.clone(), "name": v.clone(), "observations": [
+            {"type": "GENERATION", "id": "g", "traceId": v.clone(), "input": v.clone(),
+             "metadata": {"resourceAttributes": {"service.name": "a"}, "attributes": v.clone()}},
+            v.clone(), {"type": v.clone(), "startTime": v.clone(), "output": v.clone()}]}),
+        ),
+        Document::One(
+            json!({"data": [{"type": "SPAN", "traceId": "a", "startTime": v.clone(),
+            "metadata": {"resourceAttributes": {"k": v.clone()}}}, v.clone(),
+            {"type": "TOOL", "traceId": v.clone(), "parentObservationId": "x", "input": v.clone(),
+             "metadata": {"resourceAttributes": {"k": "b"}}}, {"type": "SPAN", "traceId": "a"}],
+            "observations": v.clone(), "meta": v.clone()}),
+        ),
         Document::One(json!([{"type": "SPAN", "traceId": v.clone()}, v.clone()])),
         Document::One(json!({"question": v.clone(), "history": [v.clone(), v.clone()]})),
         Document::One(json!({"history": v.clone(), "ground_truth": v.clone()})),
@@ -133,6 +146,39 @@ fn check(doc: Document) {
             }
         }
         same_built_as_written(format, &doc, index);
+        same_streamed(format, &doc, index);
+    }
+}
+
+/// A file read as its text is parsed (when it is read that way) gives the runs, warnings and
+/// errors of the parsed document, sniffed or forced with `--from`.
+fn same_streamed(format: SourceFormat, doc: &Document, index: Option<usize>) {
+    let text = match doc {
+        Document::One(v) => v.to_string(),
+        Document::Lines(vs) => vs
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    let runs = |r: Result<Vec<ImportedRun>, ImportError>| {
+        r.map(|runs| {
+            runs.into_iter()
+                .map(|r| (r.value, format!("{:?}", r.warnings)))
+                .collect::<Vec<_>>()
+        })
+    };
+    if let Some(streamed) = stream(&text, None) {
+        assert_eq!(streamed.format(), format, "{text}");
+        let by_doc = runs(to_native_values(format, doc.clone(), index));
+        assert_eq!(runs(import_streamed(streamed, index)), by_doc, "{text}");
+    }
+    for forced in [SourceFormat::Otlp, SourceFormat::Langfuse] {
+        if let Some(streamed) = stream(&text, Some(forced)) {
+            assert_eq!(streamed.format(), forced);
+            let by_doc = runs(to_native_values(forced, doc.clone(), index));
+            assert_eq!(runs(import_streamed(streamed, index)), by_doc, "{text}");
+        }
     }
 }
 
@@ -210,6 +256,7 @@ fn span_formats_built_in_the_model_load_as_their_run_json_does() {
     files.sort();
     let mut compared = 0;
     let mut streamed = 0;
+    let mut langfuse = 0;
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let Ok(doc) = crate::analysis::load::parse_document(&text, path) else {
@@ -219,12 +266,16 @@ fn span_formats_built_in_the_model_load_as_their_run_json_does() {
         if same_built_as_written(format, &doc, None) {
             compared += 1;
         }
+        same_streamed(format, &doc, None);
+        if stream(&text, None).is_some_and(|s| s.format() == SourceFormat::Langfuse) {
+            langfuse += 1;
+        }
         if let (Some(a), Some(b)) = (stream(&text, None), stream(&text, None)) {
             let w = import_streamed(a, None).unwrap();
             let b = import_streamed_into(b, None, crate::analysis::load::MODEL_STEPS).unwrap();
             for (w, b) in w.into_iter().zip(b) {
                 assert!(b.built.is_some());
-                let (w, _) = run_from_value(w.value, SourceFormat::Otlp).unwrap();
+                let (w, _) = run_from_value(w.value, format).unwrap();
                 let (b, _) =
                     crate::analysis::load::run_from_imported(b.value, b.messages, b.built).unwrap();
                 assert_eq!(w, b, "{}", path.display());
@@ -239,7 +290,11 @@ fn span_formats_built_in_the_model_load_as_their_run_json_does() {
     );
     assert!(
         streamed >= 5,
-        "{streamed} OTLP files read as they are parsed"
+        "{streamed} OTLP and Langfuse files read as they are parsed"
+    );
+    assert!(
+        langfuse >= 3,
+        "{langfuse} Langfuse files read as they are parsed"
     );
 }
 

@@ -6,7 +6,7 @@
 //! never held as one tree of JSON values (the loader's way in); a parsed [`Document`] is decoded
 //! by the same span reader. Pure: no I/O, no panic on any input.
 
-mod stream;
+pub(super) mod stream;
 mod wire;
 
 pub(super) use stream::decode_text;

@@ -149,6 +149,7 @@ macro_rules! others_are_default {
         }
     };
 }
+pub(in crate::analysis::import) use others_are_default;
 
 impl<'de> Deserialize<'de> for Top {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -15,6 +15,10 @@ use super::{
 use crate::analysis::document::Document;
 use serde_json::{Map, Value};
 
+mod stream;
+
+pub(super) use stream::{Streamed, decode_text};
+
 /// The Langfuse importer.
 pub struct Langfuse;
 
@@ -137,6 +141,16 @@ pub(super) fn import_into(
     // Every observation is decoded into owned values: the parsed file is freed before the
     // runs are built, so it and the runs are never in memory together.
     drop(doc);
+    Ok(decoded.into_iter().map(|d| build_run(d, build)).collect())
+}
+
+/// The runs of a Langfuse file decoded while its text was parsed (see [`stream`]).
+pub(super) fn import_streamed(
+    streamed: Streamed,
+    index: Option<usize>,
+    build: Build,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let decoded = super::pick(streamed.into_decoded()?, index, "trace(s)")?;
     Ok(decoded.into_iter().map(|d| build_run(d, build)).collect())
 }
 
@@ -345,21 +359,23 @@ fn decode(trace: Option<&Value>, obs: &[&Value]) -> Decoded {
         .or_else(|| obs.first().and_then(|o| text_at(o, "traceId")))
         .unwrap_or("trace")
         .to_owned();
-    let trace = trace.map(|t| {
-        let mut kept = Map::new();
-        for key in TRACE_FIELDS.into_iter().chain(TRACE_ATTRIBUTES) {
-            if let Some(x) = t.get(key) {
-                kept.insert(key.to_owned(), x.clone());
-            }
-        }
-        Value::Object(kept)
-    });
     Decoded {
-        trace,
+        trace: trace.map(kept_trace),
         trace_id,
         spans,
         resources,
     }
+}
+
+/// The fields of a trace object a run reads ([`TRACE_FIELDS`], [`TRACE_ATTRIBUTES`]), copied.
+fn kept_trace(t: &Value) -> Value {
+    let mut kept = Map::new();
+    for key in TRACE_FIELDS.into_iter().chain(TRACE_ATTRIBUTES) {
+        if let Some(x) = t.get(key) {
+            kept.insert(key.to_owned(), x.clone());
+        }
+    }
+    Value::Object(kept)
 }
 
 fn build_run(decoded: Decoded, build: Build) -> ImportedRun {
@@ -458,7 +474,6 @@ fn documents(out: &Value) -> Option<Vec<Value>> {
 }
 
 #[cfg(test)]
-#[path = "langfuse_cost_tests.rs"]
 mod cost_tests;
 
 #[cfg(test)]
