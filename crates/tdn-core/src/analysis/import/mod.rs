@@ -342,6 +342,7 @@ pub struct Streamed {
 #[derive(Debug)]
 enum StreamedFile {
     Otlp(otlp::Decoded),
+    SpanRows(span_rows::Streamed),
     Langfuse(langfuse::Streamed),
 }
 
@@ -350,13 +351,14 @@ impl Streamed {
     pub fn format(&self) -> SourceFormat {
         match self.decoded {
             StreamedFile::Otlp(_) => SourceFormat::Otlp,
+            StreamedFile::SpanRows(_) => SourceFormat::SpanRows,
             StreamedFile::Langfuse(_) => SourceFormat::Langfuse,
         }
     }
 }
 
 /// Decodes `text` while it is parsed, when it is in a format read that way (OTLP JSON exports,
-/// Langfuse traces and observation lists): the text is never held as one tree of JSON values
+/// span rows as an array or ClickHouse's `{"data": [...]}`, Langfuse traces and observation lists): the text is never held as one tree of JSON values
 /// beside what it becomes, and the caller may free the text before the runs are built
 /// ([`import_streamed`]). `forced` is `--from`. `None` when the text is not such a file (or not
 /// valid JSON): [`crate::analysis::load::parse_document`], [`sniff`] and [`to_native_values`] then
@@ -371,6 +373,15 @@ pub fn stream(text: &str, forced: Option<SourceFormat>) -> Option<Streamed> {
     if otlp && let Some(decoded) = otlp::decode_text(text, forced.is_some()) {
         return Some(Streamed {
             decoded: StreamedFile::Otlp(decoded),
+        });
+    }
+    let rows = match forced {
+        None => names(b"SpanId") || names(b"span_id"),
+        Some(f) => f == SourceFormat::SpanRows,
+    };
+    if rows && let Some(decoded) = span_rows::decode_text(text, forced.is_some()) {
+        return Some(Streamed {
+            decoded: StreamedFile::SpanRows(decoded),
         });
     }
     let langfuse = match forced {
@@ -415,6 +426,7 @@ pub(crate) fn import_streamed_into(
     if let Some(i) = index {
         let n = match &streamed.decoded {
             StreamedFile::Otlp(d) => otlp::count_decoded(d),
+            StreamedFile::SpanRows(s) => s.count(),
             StreamedFile::Langfuse(s) => s.count(),
         };
         if i >= n {
@@ -425,6 +437,7 @@ pub(crate) fn import_streamed_into(
     }
     match streamed.decoded {
         StreamedFile::Otlp(d) => otlp::import_decoded(d, index, build),
+        StreamedFile::SpanRows(s) => span_rows::import_streamed(s, index, build),
         StreamedFile::Langfuse(s) => langfuse::import_streamed(s, index, build),
     }
 }

@@ -92,6 +92,18 @@ fn shapes(v: Value) -> Vec<Document> {
              "timestamp": v.clone(), "duration": v.clone(), "events": v.clone(),
              "child_spans": [v.clone(), {"span_id": "b", "span_name": "x", "parent_span_id": "a",
                 "span_attributes": {"openinference.span.kind": "TOOL", "input.value": v.clone()}}]}]})),
+        Document::One(json!({"meta": v.clone(), "data": [
+            {"TraceId": "t", "SpanId": "a", "SpanName": v.clone(), "ResourceAttributes": v.clone(),
+             "SpanAttributes": v.clone(), "Duration": v.clone(), "Timestamp": v.clone()},
+            v.clone(),
+            {"TraceId": v.clone(), "SpanId": "b", "SpanName": "n", "ParentSpanId": "a",
+             "ResourceAttributes": {"service.name": v.clone()}, "child_spans": [v.clone()]},
+            {"trace_id": "u", "span_id": "c", "span_name": "m", "resource_attributes": {"k": "x"}}]})),
+        Document::One(
+            json!([{"trace_id": "t", "spans": [{"span_id": "a", "span_name": "n",
+            "child_spans": v.clone()}]}, v.clone(), {"span_id": "b", "span_name": v.clone(),
+            "trace_id": v.clone(), "resource_attributes": v.clone()}]),
+        ),
         Document::Lines(vec![
             json!({"TraceId": "t", "SpanId": v.clone(), "SpanName": v.clone(),
             "Events.Name": v.clone(), "Events.Attributes": v.clone()}),
@@ -173,7 +185,11 @@ fn same_streamed(format: SourceFormat, doc: &Document, index: Option<usize>) {
         let by_doc = runs(to_native_values(format, doc.clone(), index));
         assert_eq!(runs(import_streamed(streamed, index)), by_doc, "{text}");
     }
-    for forced in [SourceFormat::Otlp, SourceFormat::Langfuse] {
+    for forced in [
+        SourceFormat::Otlp,
+        SourceFormat::SpanRows,
+        SourceFormat::Langfuse,
+    ] {
         if let Some(streamed) = stream(&text, Some(forced)) {
             assert_eq!(streamed.format(), forced);
             let by_doc = runs(to_native_values(forced, doc.clone(), index));
@@ -435,4 +451,40 @@ fn messages_kept_apart_load_as_the_written_ones_and_equal_texts_are_held_once() 
             calls[1].messages()[1].content
         );
     }
+}
+
+#[test]
+fn clickhouse_output_and_langfuse_lists_are_read_as_they_are_parsed_and_other_shapes_are_not() {
+    let row = |trace: &str, id: &str, service: &str| {
+        json!({"TraceId": trace, "SpanId": id, "SpanName": "chat",
+            "ResourceAttributes": {"service.name": service},
+            "SpanAttributes": {"gen_ai.operation.name": "chat"}})
+    };
+    let rows = json!({"meta": [{"name": "TraceId"}],
+        "data": [row("t2", "a", "x"), row("t1", "b", "y"), row("t2", "c", "y"), row("t1", "d", "z")],
+        "rows": 4});
+    let observation = |trace: &str, id: &str| {
+        json!({"type": "SPAN", "id": id, "traceId": trace, "startTime": "2025-01-01T00:00:00Z",
+            "metadata": {"resourceAttributes": {"service.name": id}}})
+    };
+    let bare =
+        json!({"data": [observation("t", "a"), observation("u", "b"), observation("t", "c")]});
+    let trace = json!({"id": "t", "name": "n", "observations": [observation("t", "a")]});
+    for (v, format) in [
+        (&rows, SourceFormat::SpanRows),
+        (&bare, SourceFormat::Langfuse),
+        (&trace, SourceFormat::Langfuse),
+    ] {
+        let text = v.to_string();
+        let streamed = stream(&text, None).map(|s| s.format());
+        assert_eq!(streamed, Some(format), "{text}");
+        for index in [None, Some(0), Some(1), Some(2)] {
+            same_streamed(format, &Document::One(v.clone()), index);
+        }
+    }
+    // A Patronus trace object, JSON lines of rows: the general reader's.
+    let lines = format!("{}\n{}", row("t", "a", "x"), row("t", "b", "x"));
+    let patronus = json!({"trace_id": "t", "spans": [{"span_id": "a", "span_name": "n"}]});
+    assert!(stream(&lines, None).is_none());
+    assert!(stream(&patronus.to_string(), None).is_none());
 }

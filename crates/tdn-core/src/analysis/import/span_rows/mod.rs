@@ -16,6 +16,10 @@ use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
 use crate::analysis::document::Document;
 use serde_json::{Map, Value};
 
+mod stream;
+
+pub(super) use stream::{Streamed, decode_text};
+
 /// The span-row importer.
 pub struct SpanRows;
 
@@ -58,34 +62,39 @@ fn items(doc: &Document) -> &[Value] {
 fn rows(doc: &Document) -> Vec<(String, &Value)> {
     let mut out = Vec::new();
     for item in items(doc) {
-        let (trace, top): (String, &[Value]) = if is_trace(item) || item.get("spans").is_some() {
-            let id = text(item, "trace_id", "TraceId")
-                .unwrap_or_default()
-                .to_owned();
-            let spans = item
-                .get("spans")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default();
-            (id, spans)
-        } else {
-            (String::new(), std::slice::from_ref(item))
-        };
-        let mut stack: Vec<&Value> = top.iter().rev().collect();
-        while let Some(row) = stack.pop() {
-            if !is_row(row) {
-                continue;
-            }
-            let id = text(row, "trace_id", "TraceId")
-                .map(str::to_owned)
-                .unwrap_or_else(|| trace.clone());
-            out.push((id, row));
-            if let Some(children) = row.get("child_spans").and_then(Value::as_array) {
-                stack.extend(children.iter().rev());
-            }
-        }
+        rows_of(item, &mut out);
     }
     out
+}
+
+/// The rows of one top-level item (see [`rows`]).
+fn rows_of<'a>(item: &'a Value, out: &mut Vec<(String, &'a Value)>) {
+    let (trace, top): (String, &[Value]) = if is_trace(item) || item.get("spans").is_some() {
+        let id = text(item, "trace_id", "TraceId")
+            .unwrap_or_default()
+            .to_owned();
+        let spans = item
+            .get("spans")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        (id, spans)
+    } else {
+        (String::new(), std::slice::from_ref(item))
+    };
+    let mut stack: Vec<&Value> = top.iter().rev().collect();
+    while let Some(row) = stack.pop() {
+        if !is_row(row) {
+            continue;
+        }
+        let id = text(row, "trace_id", "TraceId")
+            .map(str::to_owned)
+            .unwrap_or_else(|| trace.clone());
+        out.push((id, row));
+        if let Some(children) = row.get("child_spans").and_then(Value::as_array) {
+            stack.extend(children.iter().rev());
+        }
+    }
 }
 
 impl Importer for SpanRows {
@@ -138,6 +147,42 @@ pub(super) fn import_into(
     // Every row is decoded into owned values: the parsed file is freed before the runs are
     // built, so it and the runs are never in memory together.
     drop(doc);
+    Ok(decoded
+        .into_iter()
+        .map(|(trace_id, decoded)| {
+            let src = spans::Source::otel(&resources.list);
+            spans::build_run(&trace_id, decoded, src, build)
+        })
+        .collect())
+}
+
+/// The runs of span rows decoded while the text was parsed (see [`stream`]).
+pub(super) fn import_streamed(
+    streamed: Streamed,
+    index: Option<usize>,
+    build: Build,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let (groups, all) = streamed.into_groups();
+    if groups.is_empty() {
+        return Err(ImportError(
+            "no span rows found; each needs a string \"span_id\" (or SpanId) and a \"span_name\" (or SpanName)".to_owned(),
+        ));
+    }
+    // Each resource numbered in order of first use by the runs built, as the parsed file's are.
+    let mut resources = spans::Resources::default();
+    let mut at = std::collections::HashMap::new();
+    let decoded: Vec<(String, Vec<Span>)> = super::pick(groups, index, "trace(s)")?
+        .into_iter()
+        .map(|(trace_id, mut members)| {
+            for span in &mut members {
+                let first = *at.entry(span.resource).or_insert_with(|| {
+                    resources.intern(all.get(span.resource).cloned().unwrap_or_default())
+                });
+                span.resource = first;
+            }
+            (trace_id, members)
+        })
+        .collect();
     Ok(decoded
         .into_iter()
         .map(|(trace_id, decoded)| {
