@@ -35,6 +35,9 @@ impl fmt::Debug for Streamed {
     }
 }
 
+/// Rows grouped by trace id: `(trace id, rows)`.
+pub(super) type Groups = Vec<(String, Vec<Span>)>;
+
 /// What the reader has read so far.
 #[derive(Default)]
 struct State {
@@ -79,7 +82,7 @@ impl Streamed {
     }
 
     /// The rows grouped by trace id in order of first appearance, and the resources they name.
-    pub(super) fn into_groups(self) -> (Vec<(String, Vec<Span>)>, Vec<Map<String, Value>>) {
+    pub(super) fn into_groups(self) -> (Groups, Vec<Map<String, Value>>) {
         let groups = spans::by_trace(self.rows.into_iter().map(|s| (s.trace_id.clone(), s)));
         (groups, self.resources.list)
     }
