@@ -52,6 +52,7 @@ struct Obs {
 struct List(Option<(Vec<Obs>, Option<Value>)>);
 
 /// What the file's one JSON value holds.
+#[derive(Default)]
 enum Top {
     Array(Vec<Obs>, Option<Value>),
     Object {
@@ -60,6 +61,7 @@ enum Top {
         observations: Option<List>,
         data: Option<List>,
     },
+    #[default]
     Other,
 }
 
@@ -231,24 +233,7 @@ impl<'de> Deserialize<'de> for Top {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a JSON value")
             }
-            fn visit_bool<E>(self, _: bool) -> Result<Top, E> {
-                Ok(Top::Other)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Top, E> {
-                Ok(Top::Other)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Top, E> {
-                Ok(Top::Other)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Top, E> {
-                Ok(Top::Other)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Top, E> {
-                Ok(Top::Other)
-            }
-            fn visit_unit<E>(self) -> Result<Top, E> {
-                Ok(Top::Other)
-            }
+            others_are_default!();
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Top, A::Error> {
                 let (items, first) = items(seq)?;
                 Ok(Top::Array(items, first))

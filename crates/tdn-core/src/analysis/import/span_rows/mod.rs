@@ -129,9 +129,7 @@ pub(super) fn import_into(
 ) -> Result<Vec<ImportedRun>, ImportError> {
     let groups = spans::by_trace(rows(&doc));
     if groups.is_empty() {
-        return Err(ImportError(
-            "no span rows found; each needs a string \"span_id\" (or SpanId) and a \"span_name\" (or SpanName)".to_owned(),
-        ));
+        return Err(no_rows());
     }
     let mut resources = spans::Resources::default();
     let decoded: Vec<(String, Vec<Span>)> = super::pick(groups, index, "trace(s)")?
@@ -147,13 +145,7 @@ pub(super) fn import_into(
     // Every row is decoded into owned values: the parsed file is freed before the runs are
     // built, so it and the runs are never in memory together.
     drop(doc);
-    Ok(decoded
-        .into_iter()
-        .map(|(trace_id, decoded)| {
-            let src = spans::Source::otel(&resources.list);
-            spans::build_run(&trace_id, decoded, src, build)
-        })
-        .collect())
+    Ok(build_runs(decoded, &resources, build))
 }
 
 /// The runs of span rows decoded while the text was parsed (see [`stream`]).
@@ -164,9 +156,7 @@ pub(super) fn import_streamed(
 ) -> Result<Vec<ImportedRun>, ImportError> {
     let (groups, all) = streamed.into_groups();
     if groups.is_empty() {
-        return Err(ImportError(
-            "no span rows found; each needs a string \"span_id\" (or SpanId) and a \"span_name\" (or SpanName)".to_owned(),
-        ));
+        return Err(no_rows());
     }
     // Each resource numbered in order of first use by the runs built, as the parsed file's are.
     let mut resources = spans::Resources::default();
@@ -183,13 +173,33 @@ pub(super) fn import_streamed(
             (trace_id, members)
         })
         .collect();
-    Ok(decoded
+    Ok(build_runs(decoded, &resources, build))
+}
+
+/// The error of a file that holds no span row.
+fn no_rows() -> ImportError {
+    ImportError(
+        "no span rows found; each needs a string \"span_id\" (or SpanId) and a \"span_name\" (or SpanName)".to_owned(),
+    )
+}
+
+/// The runs of the decoded traces, their resources numbered in `resources`.
+fn build_runs(
+    decoded: Vec<(String, Vec<Span>)>,
+    resources: &spans::Resources,
+    build: Build,
+) -> Vec<ImportedRun> {
+    decoded
         .into_iter()
         .map(|(trace_id, decoded)| {
-            let src = spans::Source::otel(&resources.list);
-            spans::build_run(&trace_id, decoded, src, build)
+            spans::build_run(
+                &trace_id,
+                decoded,
+                spans::Source::otel(&resources.list),
+                build,
+            )
         })
-        .collect())
+        .collect()
 }
 
 /// String attribute values that hold numbers or booleans stay strings: the conventions read both.
