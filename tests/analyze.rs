@@ -12,6 +12,8 @@ mod docs;
 mod eval;
 #[path = "analyze/judge.rs"]
 mod judge;
+#[path = "analyze/names.rs"]
+mod names;
 #[path = "analyze/stdout.rs"]
 mod stdout;
 
@@ -45,6 +47,15 @@ fn sample(name: &str) -> String {
     root()
         .join("sample-runs")
         .join(format!("{name}.json"))
+        .display()
+        .to_string()
+}
+
+/// A real export's path (tests/fixtures/import/real/).
+fn real_export(name: &str) -> String {
+    root()
+        .join("tests/fixtures/import/real")
+        .join(name)
         .display()
         .to_string()
 }

@@ -7,7 +7,7 @@
 use super::args::{ExperimentArgs, InputArgs};
 use super::common::{self, EXIT_FAILURE};
 use crate::analysis::load::{Loaded, load_one};
-use crate::analysis::model::{StepId, UnitId, inert_block, inert_line};
+use crate::analysis::model::{Run, StepId, UnitId, inert_block, inert_line};
 use crate::analysis::report::Verdict;
 use crate::config::Settings;
 use crate::experiments::engine::drive::{Driven, run_to_end};
@@ -74,7 +74,7 @@ pub fn run(args: &ExperimentArgs) -> anyhow::Result<ExitCode> {
     let text = if args.runner.json {
         format!("{}\n", serde_json::to_string(&summary)?)
     } else {
-        render(&summary, plan.rule_label.as_str())
+        render(&summary, plan.rule_label.as_str(), &subject.run)
     };
     print_out(&text, driven.signal)?;
     if let Some(e) = &outcome.close_error {
@@ -332,7 +332,7 @@ fn print_progress(ev: &Event, labels: &[String]) {
     }
 }
 
-fn render(s: &ExperimentSummary, comparator: &str) -> String {
+fn render(s: &ExperimentSummary, comparator: &str, run: &Run) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let mut what = s.experiment.clone();
@@ -389,7 +389,7 @@ fn render(s: &ExperimentSummary, comparator: &str) -> String {
         out,
         "spent: {} over {}",
         s.spent.total.words(),
-        spent_over(s.spent.samples.len(), s.replayed_call.as_deref())
+        spent_over(s.spent.samples.len(), s.replayed_call.as_deref(), run)
     );
     for e in &s.errors {
         let _ = writeln!(

@@ -1,14 +1,7 @@
 //! What a run cost, as `analyze` prints it in JSON, text and Markdown: the cost a real export
 //! records, an estimate from tokens marked as one, and a price from `tdn.toml`.
 
-/// A real export's path (tests/fixtures/import/real/).
-fn real_export(name: &str) -> String {
-    super::root()
-        .join("tests/fixtures/import/real")
-        .join(name)
-        .display()
-        .to_string()
-}
+use super::real_export;
 
 #[test]
 fn the_cost_a_trace_records_is_in_the_json_text_and_markdown_and_an_estimate_says_so() {

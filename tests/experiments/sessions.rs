@@ -31,6 +31,7 @@ fn plan(s: &Scenario, samples: usize) -> SessionPlan {
         source_path: s.path(crate::support::RUN).display().to_string(),
         run_id: "refund-outdated-policy".to_owned(),
         run_status: RunStatus::Failed,
+        run: Arc::new(tdn_tui::analysis::model::Run::new("r", RunStatus::Failed)),
         original: "You will be refunded $120 for order 1182.".to_owned(),
         samples,
         probes: vec![

@@ -91,6 +91,7 @@ pub fn big_report(run: &Run) -> Report {
         .map(|(r, s)| Suspect {
             rank: r + 1,
             step: s.id.to_string(),
+            name: None,
             index: s.index,
             category: "tool_error".to_owned(),
             detector: "tool_errors".to_owned(),
@@ -140,6 +141,7 @@ pub fn big_report(run: &Run) -> Report {
         },
         verdict: suspects.first().map(|s| VerdictStep {
             step: s.step.clone(),
+            name: s.name.clone(),
             index: s.index,
             category: s.category.clone(),
             title: s.title.clone(),
@@ -165,6 +167,8 @@ pub fn big_report(run: &Run) -> Report {
             label: SupportLabel::Unsupported,
             evidence_step: None,
             origin_step: run.steps.last().map(|s| s.id.to_string()),
+            origin_index: run.steps.last().map(|s| s.index),
+            origin_name: None,
             why: "no source says it".to_owned(),
             evidence_text: None,
         }],

@@ -34,6 +34,19 @@ pub fn step(run: &Run, i: usize) -> String {
     }
 }
 
+/// How verdicts name a step after a noun (`model call 's3'`): its id quoted; for a step whose
+/// id nobody chose to read (a span id) but that has a name, the name quoted with its position,
+/// `'ChatOpenAI' (position 8)`. An id the run does not hold is quoted as it is. Made inert.
+pub fn step_label(run: &Run, id: &str) -> String {
+    match run
+        .step(id)
+        .and_then(|s| s.readable_name().map(|n| (n, s.index)))
+    {
+        Some((name, index)) => format!("'{}' (position {})", inert_line(&name), index + 1),
+        None => format!("'{}'", inert_line(id)),
+    }
+}
+
 /// The tool name of a tool step, quoted, or `a tool`.
 pub fn tool_of(run: &Run, i: usize) -> String {
     run.steps

@@ -250,14 +250,19 @@ pub fn experiment_summary(outcome: &SessionOutcome, ledger: Option<String>) -> E
 
 /// What an experiment's samples ran, for its `spent:` line (the command line's and the
 /// screen's): re-sends of one recorded model call when the runner re-sent one alone (its
-/// `replayed_call`), else runs of the user's agent; with who reported the tokens and dollars.
-pub fn spent_over(samples: usize, replayed_call: Option<&str>) -> String {
+/// `replayed_call`, named as `run` names its step), else runs of the user's agent; with who
+/// reported the tokens and dollars.
+pub fn spent_over(
+    samples: usize,
+    replayed_call: Option<&str>,
+    run: &crate::analysis::model::Run,
+) -> String {
     use crate::analysis::count::counted;
     match replayed_call {
         Some(call) => format!(
-            "{} of model call '{}' (tokens and dollars as the runner reported them)",
+            "{} of model call {} (tokens and dollars as the runner reported them)",
             counted(samples, "re-send", "re-sends"),
-            crate::analysis::model::inert_line(call)
+            crate::analysis::say::step_label(run, call)
         ),
         None => format!(
             "{} of your agent (tokens and dollars as the agent reported them)",

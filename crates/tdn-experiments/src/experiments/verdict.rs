@@ -4,8 +4,9 @@
 //!
 //! Pure functions over counts; no processes, no I/O. The session feeds them.
 
-use crate::analysis::model::inert_line;
+use crate::analysis::model::Run;
 use crate::analysis::report::{SimilarityStats, Verdict};
+use crate::analysis::say::step_label;
 use std::collections::BTreeSet;
 
 /// Samples per probe when none is set, or the setting is not a finite number.
@@ -162,7 +163,8 @@ impl Scope {
 
 /// How a claim names what changed and how often, for the scope of its samples.
 pub struct Words {
-    /// `the outcome`, or `the output of model call 's3'`.
+    /// `the outcome`, or `the output of model call 's3'` (a call with a span id by its name and
+    /// position: `model call 'ChatOpenAI' (position 8)`).
     pub outcome: String,
     /// `outcome` (no article), or as `outcome`.
     pub bare: String,
@@ -171,11 +173,11 @@ pub struct Words {
 }
 
 impl Words {
-    /// The words for `scope`.
-    pub fn of(scope: &Scope) -> Words {
+    /// The words for `scope`, naming a call as `run` names its step.
+    pub fn of(scope: &Scope, run: &Run) -> Words {
         match scope {
             Scope::Call(step) => {
-                let outcome = format!("the output of model call '{}'", inert_line(step));
+                let outcome = format!("the output of model call {}", step_label(run, step));
                 Words {
                     bare: outcome.clone(),
                     outcome,
@@ -193,12 +195,12 @@ impl Words {
 
 /// What a confirmed claim is about (before and after its flip rule and sample count): this
 /// scenario, or only the call the runner re-sent.
-fn about(scope: &Scope) -> (String, String) {
+fn about(scope: &Scope, run: &Run) -> (String, String) {
     match scope {
         Scope::Call(step) => (
             format!(
-                "a causal claim about the output of model call '{}'",
-                inert_line(step)
+                "a causal claim about the output of model call {}",
+                step_label(run, step)
             ),
             ", not about the whole run's answer: the runner re-sent that one recorded call, and no other step was re-run".to_owned(),
         ),
@@ -218,6 +220,7 @@ pub fn claim(
     similarity: &SimilarityStats,
     baseline: &Tally,
     rule: &str,
+    run: &Run,
 ) -> String {
     let act = what.describe();
     let scope = Scope::of(baseline, probe);
@@ -225,7 +228,7 @@ pub fn claim(
         outcome,
         bare,
         reruns,
-    } = Words::of(&scope);
+    } = Words::of(&scope, run);
     let f = probe.flips;
     let n = probe.samples;
     let errs = if probe.errors > 0 {
@@ -240,7 +243,7 @@ pub fn claim(
             .chain(&probe.answered_by)
             .map(|a| match a {
                 None => "the agent's whole run".to_owned(),
-                Some(s) => format!("model call '{}' re-sent alone", inert_line(s)),
+                Some(s) => format!("model call {} re-sent alone", step_label(run, s)),
             })
             .collect();
         kinds.sort();
@@ -256,7 +259,7 @@ pub fn claim(
         ),
         Verdict::Confirmed if baseline.is_stable_baseline() => {
             let s = similarity;
-            let (head, tail) = about(&scope);
+            let (head, tail) = about(&scope, run);
             format!(
                 "CAUSAL: {act} changed {outcome} in {f}/{n} {reruns} (similarity to the recorded answer {:.3} ± {:.3}) against a stable baseline{errs}; {head} under the flip rule '{rule}' with {n} samples{tail}",
                 s.mean, s.stdev

@@ -7,6 +7,11 @@ use crate::experiments::flip::FlipRule;
 use crate::experiments::intervention::Intervention;
 use serde_json::Value;
 
+/// A run whose steps go by their ids (`s3`), as the calls in these tests are named.
+fn no_names() -> Run {
+    Run::new("r", crate::analysis::model::RunStatus::Failed)
+}
+
 const FIXTURE: &str = include_str!("../../../../tests/fixtures/parity/influence/verdicts.json");
 const EPS: f64 = 1e-12;
 
@@ -98,6 +103,7 @@ fn verdict_cases_and_their_claims() {
             &sim,
             &baseline,
             "similarity<0.8@mock",
+            &no_names(),
         );
         let caps = match got {
             Verdict::Confirmed => "CAUSAL",
@@ -136,6 +142,7 @@ fn claims_say_why_a_verdict_is_inconclusive() {
         &sim,
         &unstable,
         "exact",
+        &no_names(),
     );
     assert!(
         t.contains("unchanged scenario itself changed outcome"),
@@ -154,6 +161,7 @@ fn claims_say_why_a_verdict_is_inconclusive() {
         &sim,
         &stable_baseline(true, 3),
         "exact",
+        &no_names(),
     );
     assert!(
         t.contains("1/3") && t.contains("below a majority") && t.contains("restoring 'u'"),
@@ -171,6 +179,7 @@ fn claims_say_why_a_verdict_is_inconclusive() {
         &sim,
         &stable_baseline(true, 3),
         "exact",
+        &no_names(),
     );
     assert!(
         t.contains("did not change the outcome in 3 reruns") && t.contains("correlational proxy"),
@@ -283,6 +292,7 @@ fn a_runner_that_re_sent_one_call_gets_a_claim_about_that_calls_output_only() {
         &SimilarityStats::default(),
         &base,
         "exact",
+        &no_names(),
     );
     assert!(
         t.starts_with(
@@ -301,11 +311,59 @@ fn a_runner_that_re_sent_one_call_gets_a_claim_about_that_calls_output_only() {
         &SimilarityStats::default(),
         &whole,
         "exact",
+        &no_names(),
     );
     assert!(
         t.starts_with("INCONCLUSIVE: the runner answered these reruns from different things")
             && t.contains("the agent's whole run")
             && t.contains("model call 's3' re-sent alone"),
         "{t}"
+    );
+}
+
+#[test]
+fn a_re_sent_call_with_a_span_id_is_named_by_its_name_and_position() {
+    // As an imported trace records it: span ids for ids, the call's name beside them.
+    let text = r#"{"format": "tdn.run/1", "id": "r", "status": "failed", "final_answer": "sunny",
+      "steps": [{"id": "5ba09605e0929d78", "kind": "user", "output": "Weather in Tokyo?"},
+                {"id": "90d94774e8e3724d", "kind": "llm", "name": "ChatOpenAI", "output": "sunny"}]}"#;
+    let run = crate::analysis::load::load_str(
+        text,
+        std::path::Path::new("r.json"),
+        &crate::analysis::load::LoadOptions::default(),
+    )
+    .unwrap()
+    .remove(0)
+    .run;
+    let by = |c: &str| -> std::collections::BTreeSet<Option<String>> {
+        [Some(c.to_owned())].into_iter().collect()
+    };
+    let mut base = stable_baseline(true, 3);
+    base.answered_by = by("90d94774e8e3724d");
+    let probe = Tally {
+        samples: 3,
+        flips: 3,
+        completed: 3,
+        answered_by: by("90d94774e8e3724d"),
+        ..Tally::default()
+    };
+    let t = claim(
+        Verdict::Confirmed,
+        &Intervention::Ablate(vec!["doc".into()]),
+        &probe,
+        &SimilarityStats::default(),
+        &base,
+        "exact",
+        &run,
+    );
+    assert!(
+        t.contains("the output of model call 'ChatOpenAI' (position 2) in 3/3 re-sends")
+            && !t.contains("90d94774e8e3724d"),
+        "{t}"
+    );
+    let spent = crate::experiments::summary::spent_over(3, Some("90d94774e8e3724d"), &run);
+    assert!(
+        spent.contains("model call 'ChatOpenAI' (position 2)"),
+        "{spent}"
     );
 }

@@ -279,7 +279,9 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
         ));
     }
     // What it found is the job's row, whole, above this; what it spent in full comes first.
-    if let Some(spent) = job.spent() {
+    // A job belongs to the open run (opening another starts every pane over), which names
+    // the call it re-sent.
+    if let (Some(spent), Some(doc)) = (job.spent(), app.doc.as_ref()) {
         let (done, _) = job.progress();
         // A runner that re-sent one recorded call did not run the agent: say what it ran.
         let call = job
@@ -297,7 +299,7 @@ pub(super) fn job_lines(app: &App, job: &Job, width: usize) -> Vec<Line<'static>
             format!(
                 "spent: {} over {}",
                 spent_words(&spent),
-                spent_over(done, call.as_deref())
+                spent_over(done, call.as_deref(), &doc.run)
             ),
             Role::Text,
             width,

@@ -467,12 +467,21 @@ impl Step {
     /// read (a span id, a UUID: [`is_opaque_id`]) by its name instead when it has one,
     /// `step 'ChatCompletion' (position 3)`. Made inert.
     pub fn describe(&self) -> String {
+        match self.readable_name() {
+            Some(name) => describe_step(&name, self.index),
+            None => describe_step(self.id.as_str(), self.index),
+        }
+    }
+
+    /// The name a person knows this step by when its id is opaque (a span id, a UUID:
+    /// [`is_opaque_id`]) and its name is not, cut to [`NAME_CHARS`] characters; `None` when its
+    /// id is the better name. Not made inert.
+    pub fn readable_name(&self) -> Option<String> {
         match step_name(self) {
             Some(name) if is_opaque_id(self.id.as_str()) && !is_opaque_id(name) => {
-                let name: String = name.chars().take(NAME_CHARS).collect();
-                describe_step(&name, self.index)
+                Some(name.chars().take(NAME_CHARS).collect())
             }
-            _ => describe_step(self.id.as_str(), self.index),
+            _ => None,
         }
     }
 }

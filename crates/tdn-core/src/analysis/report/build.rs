@@ -340,6 +340,7 @@ fn ranked_out(
         .collect();
     let verdict = ranked.first().map(|s| VerdictStep {
         step: step_id(run, s.step),
+        name: readable_name(run, s.step),
         index: s.step,
         category: s.category.as_str().to_owned(),
         title: s.title.clone(),
@@ -457,10 +458,16 @@ fn step_id(run: &Run, i: usize) -> String {
     run.steps.get(i).map(|s| s.id.0.clone()).unwrap_or_default()
 }
 
+/// The step's name when its id is opaque ([`crate::analysis::model::Step::readable_name`]).
+fn readable_name(run: &Run, i: usize) -> Option<String> {
+    run.steps.get(i).and_then(|s| s.readable_name())
+}
+
 fn to_suspect(run: &Run, k: usize, s: &SuspectEntry) -> Suspect {
     Suspect {
         rank: k + 1,
         step: step_id(run, s.step),
+        name: readable_name(run, s.step),
         index: s.step,
         category: s.category.as_str().to_owned(),
         detector: s.detector.as_str().to_owned(),
@@ -480,6 +487,8 @@ fn to_claim(run: &Run, c: &CheckedClaim) -> Claim {
         label: c.label,
         evidence_step: c.evidence_step.map(|i| step_id(run, i)),
         origin_step: c.origin_step.map(|i| step_id(run, i)),
+        origin_index: c.origin_step,
+        origin_name: c.origin_step.and_then(|i| readable_name(run, i)),
         why: c.why.clone(),
         evidence_text: c.evidence_text.clone(),
     }

@@ -8,7 +8,7 @@
 
 use super::Report;
 use super::text::{label_word, role_words, run_failed, sentence, serde_name, words};
-use crate::analysis::model::{RunStatus, describe_step, inert_line};
+use crate::analysis::model::{RunStatus, inert_line};
 use std::fmt::Write as _;
 
 /// At most this many suspects after the top one are listed.
@@ -133,7 +133,7 @@ pub fn render_markdown(report: &Report, extras: &MarkdownExtras) -> String {
             let _ = writeln!(
                 out,
                 "- **Top suspect**: {}, {}",
-                md(&describe_step(&v.step, v.index), 120),
+                md(&v.described(), 120),
                 words(&v.category)
             );
         }
@@ -213,7 +213,7 @@ fn suspects(report: &Report, failed: bool, out: &mut String) {
     let _ = writeln!(
         out,
         "## {first}: {}, {}\n",
-        md(&describe_step(&top.step, top.index), 120),
+        md(&top.described(), 120),
         words(&top.category)
     );
     let _ = writeln!(out, "{}\n", sentence(&md(&top.title, QUOTE_CHARS)));
@@ -266,7 +266,7 @@ fn suspects(report: &Report, failed: bool, out: &mut String) {
             out,
             "| {} | {} | {}: {} | {} |",
             s.rank,
-            md(&describe_step(&s.step, s.index), 80),
+            md(&s.described(), 80),
             words(&s.category),
             md(&s.title, 160),
             md(&role_words(report, s), 120)
@@ -296,7 +296,7 @@ fn leads(report: &Report, out: &mut String) {
             out,
             "| {} | {} | {}: {} |",
             l.rank,
-            md(&describe_step(&l.step, l.index), 80),
+            md(&l.described(), 80),
             words(&l.category),
             md(&l.title, 160)
         );

@@ -31,6 +31,7 @@ pub use crate::analysis::rank::{Fault, Party, Role};
 
 use crate::analysis::influence::RankingConfidence;
 use crate::analysis::load::Warning;
+use crate::analysis::model::describe_step;
 use serde::{Deserialize, Serialize};
 
 /// The `format` of every report.
@@ -116,6 +117,10 @@ pub struct RunSummary {
 pub struct VerdictStep {
     /// Step id.
     pub step: String,
+    /// The step's name when its id is opaque (a span id, a UUID) and its name is not: how trace
+    /// viewers show it and how the text and Markdown name it. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// 0-based position.
     pub index: usize,
     /// What kind of problem.
@@ -126,6 +131,14 @@ pub struct VerdictStep {
     pub evidence: Vec<String>,
 }
 
+impl VerdictStep {
+    /// How a person names it: `step 'ChatOpenAI' (position 8)`, by its name when it has one
+    /// ([`VerdictStep::name`]), else its id.
+    pub fn described(&self) -> String {
+        describe_step(self.name.as_deref().unwrap_or(&self.step), self.index)
+    }
+}
+
 /// One ranked suspect.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Suspect {
@@ -133,6 +146,10 @@ pub struct Suspect {
     pub rank: usize,
     /// Step id.
     pub step: String,
+    /// The step's name when its id is opaque (a span id, a UUID) and its name is not: how trace
+    /// viewers show it and how the text and Markdown name it. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// 0-based position.
     pub index: usize,
     /// What kind of problem (docs/how-it-decides.md lists them).
@@ -156,6 +173,13 @@ pub struct Suspect {
     /// rank in the full ranking. Empty for a finding that does not repeat.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub similar: Vec<SimilarStep>,
+}
+
+impl Suspect {
+    /// How a person names it, as [`VerdictStep::described`] does.
+    pub fn described(&self) -> String {
+        describe_step(self.name.as_deref().unwrap_or(&self.step), self.index)
+    }
 }
 
 /// A step whose suspect is grouped under a like one (`suspects[].similar`).
@@ -193,12 +217,32 @@ pub struct Claim {
     pub evidence_step: Option<String>,
     /// The earliest model step whose output already held the claim, or null.
     pub origin_step: Option<String>,
+    /// That step's 0-based position, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin_index: Option<usize>,
+    /// That step's name when its id is opaque and its name is not (as [`Suspect::name`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin_name: Option<String>,
     /// Why this label, in one sentence (inert).
     #[serde(default)]
     pub why: String,
     /// The evidence passage the label rests on (run text), when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_text: Option<String>,
+}
+
+impl Claim {
+    /// How a person names the step that first wrote it: `step 'ChatOpenAI' (position 3)`, by
+    /// its name when its id is opaque; by id alone in a report written before positions were
+    /// kept. Made inert.
+    pub fn origin_described(&self) -> Option<String> {
+        let id = self.origin_step.as_deref()?;
+        let name = self.origin_name.as_deref().unwrap_or(id);
+        Some(match self.origin_index {
+            Some(i) => describe_step(name, i),
+            None => format!("step '{}'", crate::analysis::model::inert_line(name)),
+        })
+    }
 }
 
 /// `judge`: what the optional judge said, or why it said nothing.

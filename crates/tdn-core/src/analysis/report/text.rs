@@ -5,7 +5,7 @@
 //! made inert here, whatever the report already did.
 
 use super::{Report, SupportLabel, Suspect};
-use crate::analysis::model::{RunStatus, SAME_ANSWER, StatusFrom, describe_step, inert_line};
+use crate::analysis::model::{RunStatus, SAME_ANSWER, StatusFrom, inert_line};
 use std::fmt::Write as _;
 
 /// A run's name and task longer than this are shortened in the text.
@@ -68,18 +68,14 @@ pub(super) fn role_words(report: &Report, s: &Suspect) -> String {
         }
         (super::Role::RootCause, _) => "upstream of a step that failed".to_owned(),
         (super::Role::Symptom, Some(c)) => {
-            let pos = report
-                .suspects
-                .iter()
-                .find(|x| &x.step == c)
-                .map(|x| x.index);
+            let cause = report.suspects.iter().find(|x| &x.step == c);
             let lead = if failed {
                 "symptom; caused by"
             } else {
                 "traced back to"
             };
-            match pos {
-                Some(i) => format!("{lead} {}", describe_step(c, i)),
+            match cause {
+                Some(x) => format!("{lead} {}", x.described()),
                 None => format!("{lead} step '{}'", inert(c)),
             }
         }
@@ -166,7 +162,7 @@ pub fn render_text(report: &Report) -> String {
             let _ = writeln!(
                 out,
                 "{first}: {}: {}",
-                describe_step(&top.step, top.index),
+                top.described(),
                 words(&top.category)
             );
             let _ = writeln!(out, "  {}", inert(&top.title));
@@ -190,7 +186,7 @@ pub fn render_text(report: &Report) -> String {
                         out,
                         "  {}. {}: {} ({})",
                         s.rank,
-                        describe_step(&s.step, s.index),
+                        s.described(),
                         words(&s.category),
                         role_words(report, s)
                     );
@@ -254,8 +250,8 @@ pub fn render_text(report: &Report) -> String {
             if !c.why.is_empty() {
                 let _ = write!(out, ": {}", inert(&c.why));
             }
-            if let Some(o) = &c.origin_step {
-                let _ = write!(out, " (first written at step '{}')", inert(o));
+            if let Some(o) = c.origin_described() {
+                let _ = write!(out, " (first written at {o})");
             }
             out.push('\n');
         }
@@ -387,7 +383,7 @@ fn leads(report: &Report, out: &mut String) {
             out,
             "  {}. {}: {}",
             l.rank,
-            describe_step(&l.step, l.index),
+            l.described(),
             words(&l.category)
         );
         let _ = writeln!(out, "     {}", inert(&l.title));

@@ -331,6 +331,7 @@ impl Engine {
             original: subject.run.final_answer.clone().unwrap_or_default(),
             samples: plan.samples,
             probes: plan.probes.iter().map(|p| p.probe.clone()).collect(),
+            run: subject.run.clone(),
         };
         let deps = SessionDeps {
             runner: ready.runner.clone(),

@@ -46,6 +46,7 @@ fn baseline_session(
         source_path: "/runs/r1.json".to_owned(),
         run_id: "r1".to_owned(),
         run_status: RunStatus::Failed,
+        run: std::sync::Arc::new(crate::analysis::model::Run::new("r", RunStatus::Failed)),
         original: "x".to_owned(),
         samples: 2,
         probes: vec![Probe::baseline()],

@@ -17,7 +17,7 @@ mod results;
 
 pub use results::probe_claim;
 
-use crate::analysis::model::RunStatus;
+use crate::analysis::model::{Run, RunStatus};
 use crate::analysis::report::{CostStats, ProbeResult};
 use crate::experiments::engine::EngineError;
 use crate::experiments::event::{EventSender, JobId};
@@ -85,6 +85,8 @@ pub struct SessionPlan {
     pub samples: usize,
     /// The probes, baselines before the probes they judge.
     pub probes: Vec<Probe>,
+    /// The run, which names the steps the claims speak of.
+    pub run: Arc<Run>,
 }
 
 impl SessionPlan {

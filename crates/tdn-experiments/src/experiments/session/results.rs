@@ -3,6 +3,7 @@
 //! Pure functions over the collected samples.
 
 use super::{Probe, ProbeId, ProbeOutcome, SampleResult, SessionOutcome, SessionPlan};
+use crate::analysis::model::Run;
 use crate::analysis::report::{CostStats, ProbeResult, SimilarityStats, Verdict};
 use crate::experiments::cost::{CostSubject, assign_costs, classify, cost_stats};
 use crate::experiments::event::EventKind;
@@ -64,6 +65,7 @@ pub fn probe_claim(
     similarity: &SimilarityStats,
     baseline: &Tally,
     rule: &str,
+    run: &Run,
 ) -> String {
     // A restored unit and a replayed step have no rank to stay a proxy: say what they stay
     // (influence.md §9: a dropped unit is a candidate until restoring it changes the outcome).
@@ -72,7 +74,7 @@ pub fn probe_claim(
         let scope = verdict::Scope::of(baseline, probe);
         let verdict::Words {
             outcome, reruns, ..
-        } = verdict::Words::of(&scope);
+        } = verdict::Words::of(&scope, run);
         match &plan.intervention {
             Intervention::Restore(units) => {
                 return format!(
@@ -101,6 +103,7 @@ pub fn probe_claim(
         similarity,
         baseline,
         rule,
+        run,
     )
 }
 
@@ -126,7 +129,7 @@ fn judged(
     let t = tally_of(ps, plan.samples);
     let bt = tally_of(bs, plan.samples);
     let v = verdict::verdict(&bt, &t);
-    let claim = probe_claim(probe, v, &t, &t.similarity(), &bt, rule);
+    let claim = probe_claim(probe, v, &t, &t.similarity(), &bt, rule, &plan.run);
     (Some(v), Some(claim))
 }
 

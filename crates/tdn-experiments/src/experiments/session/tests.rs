@@ -95,6 +95,7 @@ fn plan(original: &str, samples: usize, probes: Vec<Probe>) -> SessionPlan {
         source_path: "/runs/r.json".to_owned(),
         run_id: "r".to_owned(),
         run_status: RunStatus::Failed,
+        run: std::sync::Arc::new(crate::analysis::model::Run::new("r", RunStatus::Failed)),
         original: original.to_owned(),
         samples,
         probes,
