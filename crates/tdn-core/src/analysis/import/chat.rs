@@ -54,6 +54,15 @@ pub fn json_or_string(v: Value) -> Value {
     v
 }
 
+/// [`json_or_string`] without a copy of a value that is no text: a list or an object is given
+/// back as it is, a text is read.
+pub fn json_in(v: &Value) -> std::borrow::Cow<'_, Value> {
+    match v {
+        Value::String(_) => std::borrow::Cow::Owned(json_or_string(v.clone())),
+        _ => std::borrow::Cow::Borrowed(v),
+    }
+}
+
 /// A non-empty, trimmed string.
 pub fn non_empty(s: &str) -> Option<String> {
     let t = s.trim();
@@ -402,8 +411,9 @@ pub fn output_from_messages(v: &Value) -> Option<Value> {
 /// `{type: "function", function: {name, description, parameters}}`, `{name, description,
 /// parameters}` or `{name, input_schema}`; strings holding JSON are parsed first.
 pub fn tool_definition(v: &Value) -> Option<Value> {
-    let v = json_or_string(v.clone());
-    let f = v.get("function").filter(|f| f.is_object()).unwrap_or(&v);
+    let v = json_in(v);
+    let v = v.as_ref();
+    let f = v.get("function").filter(|f| f.is_object()).unwrap_or(v);
     let name = non_empty(str_at(f, "name")?)?;
     let mut m = Map::new();
     m.insert("name".to_owned(), Value::String(name));

@@ -115,7 +115,7 @@ pub fn extract(span: &Span, kind: &str) -> Parts {
 /// A tool offered in `ai.prompt.tools`: `{type: "function", name, description, inputSchema |
 /// parameters}`, often as a string holding that JSON.
 fn vercel_tool(v: &Value) -> Option<Value> {
-    let v = chat::json_or_string(v.clone());
+    let v = chat::json_in(v);
     let name = v
         .get("name")
         .and_then(Value::as_str)

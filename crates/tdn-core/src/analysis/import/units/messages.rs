@@ -119,9 +119,10 @@ const MAX_DEPTH: usize = 8;
 /// The messages a recorded input holds; `None` when it is no chat input (an empty list, a value
 /// of no known shape).
 pub fn messages_of(input: &Value) -> Option<Vec<Msg>> {
-    let input = chat::json_or_string(input.clone());
+    let input = chat::json_in(input);
+    let input = input.as_ref();
     let mut out = Vec::new();
-    match &input {
+    match input {
         Value::String(s) => {
             if s.trim().is_empty() {
                 return None;
@@ -132,7 +133,7 @@ pub fn messages_of(input: &Value) -> Option<Vec<Msg>> {
             }
         }
         Value::Array(items) => list(items, &mut out)?,
-        Value::Object(o) => request(&input, o, &mut out)?,
+        Value::Object(o) => request(input, o, &mut out)?,
         _ => return None,
     }
     merge_call_turns(&mut out);
@@ -193,10 +194,11 @@ fn request(v: &Value, o: &Map<String, Value>, out: &mut Vec<Msg>) -> Option<()> 
     if let Some(s) = system {
         out.push(Msg::new("system", s));
     }
-    match chat::json_or_string(body.clone()) {
-        Value::String(s) if !s.trim().is_empty() => out.push(Msg::new("user", s)),
-        Value::Array(items) => list(&items, out)?,
-        other @ Value::Object(_) if is_message(&other) => item_messages(&other, out, 0),
+    let body = chat::json_in(body);
+    match body.as_ref() {
+        Value::String(s) if !s.trim().is_empty() => out.push(Msg::new("user", s.clone())),
+        Value::Array(items) => list(items, out)?,
+        other @ Value::Object(_) if is_message(other) => item_messages(other, out, 0),
         _ => return None,
     }
     Some(())
