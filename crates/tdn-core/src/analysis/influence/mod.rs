@@ -28,6 +28,8 @@ mod weights;
 #[cfg(test)]
 mod fixture_tests;
 #[cfg(test)]
+mod from_run_paths_tests;
+#[cfg(test)]
 mod from_run_tests;
 #[cfg(test)]
 mod proptests;
