@@ -468,7 +468,8 @@ fn on_an_imported_rag_trace_the_chat_runner_proves_which_document_the_answer_cam
     let out = c.output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains(" over 4 re-sends of model call 'a000000000000003'")
+        text.contains(" over 4 re-sends of model call 'ChatOpenAI' (position 3)")
+            && !text.contains("model call 'a000000000000003'")
             && !text.contains("of your agent"),
         "{text}"
     );
