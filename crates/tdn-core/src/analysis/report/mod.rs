@@ -135,8 +135,13 @@ impl VerdictStep {
     /// How a person names it: `step 'ChatOpenAI' (position 8)`, by its name when it has one
     /// ([`VerdictStep::name`]), else its id.
     pub fn described(&self) -> String {
-        describe_step(self.name.as_deref().unwrap_or(&self.step), self.index)
+        by_name(&self.step, self.name.as_deref(), self.index)
     }
+}
+
+/// `step 'NAME' (position N)` when the step has a readable name, else by its id.
+fn by_name(id: &str, name: Option<&str>, index: usize) -> String {
+    describe_step(name.unwrap_or(id), index)
 }
 
 /// One ranked suspect.
@@ -178,7 +183,7 @@ pub struct Suspect {
 impl Suspect {
     /// How a person names it, as [`VerdictStep::described`] does.
     pub fn described(&self) -> String {
-        describe_step(self.name.as_deref().unwrap_or(&self.step), self.index)
+        by_name(&self.step, self.name.as_deref(), self.index)
     }
 }
 
@@ -237,10 +242,12 @@ impl Claim {
     /// kept. Made inert.
     pub fn origin_described(&self) -> Option<String> {
         let id = self.origin_step.as_deref()?;
-        let name = self.origin_name.as_deref().unwrap_or(id);
         Some(match self.origin_index {
-            Some(i) => describe_step(name, i),
-            None => format!("step '{}'", crate::analysis::model::inert_line(name)),
+            Some(i) => by_name(id, self.origin_name.as_deref(), i),
+            None => format!(
+                "step '{}'",
+                crate::analysis::model::inert_line(self.origin_name.as_deref().unwrap_or(id))
+            ),
         })
     }
 }
