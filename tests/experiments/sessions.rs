@@ -26,13 +26,12 @@ impl Embedder for Flat {
 }
 
 fn plan(s: &Scenario, samples: usize) -> SessionPlan {
+    let mut run = tdn_tui::analysis::model::Run::new("refund-outdated-policy", RunStatus::Failed);
+    run.final_answer = Some("You will be refunded $120 for order 1182.".to_owned());
     SessionPlan {
         run_path: s.path(crate::support::RUN).display().to_string(),
         source_path: s.path(crate::support::RUN).display().to_string(),
-        run_id: "refund-outdated-policy".to_owned(),
-        run_status: RunStatus::Failed,
-        run: Arc::new(tdn_tui::analysis::model::Run::new("r", RunStatus::Failed)),
-        original: "You will be refunded $120 for order 1182.".to_owned(),
+        run: Arc::new(run),
         samples,
         probes: vec![
             Probe::baseline(),

@@ -326,9 +326,6 @@ impl Engine {
         let session_plan = SessionPlan {
             run_path: runner_run.display().to_string(),
             source_path: subject.run_path.display().to_string(),
-            run_id: subject.run.id.clone(),
-            run_status: subject.run.status,
-            original: subject.run.final_answer.clone().unwrap_or_default(),
             samples: plan.samples,
             probes: plan.probes.iter().map(|p| p.probe.clone()).collect(),
             run: subject.run.clone(),

@@ -179,7 +179,7 @@ async fn sample_task(
     let outcome = match run {
         Ok(answer) => match deps
             .judge
-            .judge(&plan.original, &answer.output, &cancel)
+            .judge(plan.original(), &answer.output, &cancel)
             .await
         {
             Ok(j) => Ok(Judged {
@@ -198,8 +198,8 @@ async fn sample_task(
     let record = FinishedSample {
         cohort: deps.cohort.clone(),
         evaluator_epoch: deps.evaluator_epoch.clone(),
-        run_id: plan.run_id.clone(),
-        run_status: plan.run_status,
+        run_id: plan.run.id.clone(),
+        run_status: plan.run.status,
         runner_command: deps.runner.command().to_owned(),
         spec,
         finished_at: utc_now(),

@@ -41,13 +41,12 @@ fn baseline_session(
     SessionHandle,
     tokio::sync::mpsc::UnboundedReceiver<crate::experiments::event::Event>,
 ) {
+    let mut run = crate::analysis::model::Run::new("r1", crate::analysis::model::RunStatus::Failed);
+    run.final_answer = Some("x".to_owned());
     let plan = SessionPlan {
         run_path: "/runs/r1.json".to_owned(),
         source_path: "/runs/r1.json".to_owned(),
-        run_id: "r1".to_owned(),
-        run_status: RunStatus::Failed,
-        run: std::sync::Arc::new(crate::analysis::model::Run::new("r", RunStatus::Failed)),
-        original: "x".to_owned(),
+        run: std::sync::Arc::new(run),
         samples: 2,
         probes: vec![Probe::baseline()],
     };

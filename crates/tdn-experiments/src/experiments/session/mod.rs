@@ -17,7 +17,7 @@ mod results;
 
 pub use results::probe_claim;
 
-use crate::analysis::model::{Run, RunStatus};
+use crate::analysis::model::Run;
 use crate::analysis::report::{CostStats, ProbeResult};
 use crate::experiments::engine::EngineError;
 use crate::experiments::event::{EventSender, JobId};
@@ -75,24 +75,24 @@ pub struct SessionPlan {
     pub run_path: String,
     /// Absolute path of the file the run was read from (the same for a native run).
     pub source_path: String,
-    /// The run's id.
-    pub run_id: String,
-    /// The run's status.
-    pub run_status: RunStatus,
-    /// The recorded final answer each sample is compared with.
-    pub original: String,
     /// Samples per probe (already resolved, at least 2).
     pub samples: usize,
     /// The probes, baselines before the probes they judge.
     pub probes: Vec<Probe>,
-    /// The run, which names the steps the claims speak of.
+    /// The run: its id and status go into each sample's record, its final answer is what each
+    /// sample is compared with, and it names the steps the claims speak of.
     pub run: Arc<Run>,
 }
 
 impl SessionPlan {
+    /// The recorded final answer each sample is compared with (empty when the run has none).
+    pub fn original(&self) -> &str {
+        self.run.final_answer.as_deref().unwrap_or_default()
+    }
+
     /// The spec one sample of `probe` sends.
     pub fn spec(&self, probe: &Probe, seed: u64) -> ExperimentSpec {
-        let mut spec = ExperimentSpec::new(&self.run_path, &self.run_id, &probe.intervention, seed);
+        let mut spec = ExperimentSpec::new(&self.run_path, &self.run.id, &probe.intervention, seed);
         spec.source = Some(self.source_path.clone());
         spec
     }

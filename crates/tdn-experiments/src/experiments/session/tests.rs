@@ -90,13 +90,12 @@ fn rule_of(case: &Value) -> FlipRule {
 }
 
 fn plan(original: &str, samples: usize, probes: Vec<Probe>) -> SessionPlan {
+    let mut run = crate::analysis::model::Run::new("r", crate::analysis::model::RunStatus::Failed);
+    run.final_answer = Some(original.to_owned());
     SessionPlan {
         run_path: "/runs/r.json".to_owned(),
         source_path: "/runs/r.json".to_owned(),
-        run_id: "r".to_owned(),
-        run_status: RunStatus::Failed,
-        run: std::sync::Arc::new(crate::analysis::model::Run::new("r", RunStatus::Failed)),
-        original: original.to_owned(),
+        run: std::sync::Arc::new(run),
         samples,
         probes,
     }
