@@ -22,6 +22,7 @@ mod vercel;
 
 use super::built::{Build, Built, JsonSteps, ModelSteps, StepStore};
 use super::outcome::Said;
+use super::units::{ReadCalls, messages_of};
 use super::{ImportedRun, tree};
 use crate::analysis::model::{ContextUnit, RUN_FORMAT};
 use crate::analysis::warning::Warning;
@@ -227,6 +228,32 @@ impl Steps {
     }
 }
 
+/// The model calls whose input was read as messages where their steps were built: the messages
+/// and what the outcome reads of those inputs.
+#[derive(Default)]
+struct Calls {
+    read: ReadCalls,
+    early: outcome::EarlyReads,
+}
+
+impl Calls {
+    /// Reads the input of a model step about to be handed over (at `position`, a root when
+    /// `root`) as messages, and takes it out when it reads as such, as the units would (a model
+    /// step is never a container, so they would read it): the input is parsed once, and each
+    /// history message a call sends again is held once from the start.
+    fn read(&mut self, position: usize, step: &mut Map<String, Value>, root: bool) {
+        let Some(input) = step.get("input") else {
+            return;
+        };
+        let Some(messages) = messages_of(input) else {
+            return;
+        };
+        self.early.read(position, input, root);
+        step.remove("input");
+        self.read.push(position, messages);
+    }
+}
+
 /// What the outcome and the units read of the steps built, and the units made.
 struct Read {
     stated: Option<String>,
@@ -238,8 +265,13 @@ struct Read {
 }
 
 /// Marks the containers, reads the outcome (once the task and answer are read from the inputs
-/// as recorded), then makes the model calls' messages and the context units.
-fn finish_steps<S: StepStore + ?Sized>(steps: &mut S, facts: &[container::Facts]) -> Read {
+/// as recorded, or from what was read early of those taken out), then makes the model calls'
+/// messages and the context units.
+fn finish_steps<S: StepStore + ?Sized>(
+    steps: &mut S,
+    facts: &[container::Facts],
+    calls: Calls,
+) -> Read {
     for (pos, is) in container::mark(facts).into_iter().enumerate() {
         if is {
             steps.set_container(pos);
@@ -248,6 +280,7 @@ fn finish_steps<S: StepStore + ?Sized>(steps: &mut S, facts: &[container::Facts]
     let view = outcome::View {
         steps: &*steps,
         facts,
+        early: &calls.early,
     };
     let said = view.root_flag();
     let stated = view.stated_task();
@@ -257,7 +290,7 @@ fn finish_steps<S: StepStore + ?Sized>(steps: &mut S, facts: &[container::Facts]
         None
     };
     let answer = view.final_answer();
-    let made = super::units::attach_to(steps);
+    let made = super::units::attach_to(steps, calls.read);
     Read {
         stated,
         guessed,
@@ -323,6 +356,7 @@ pub(crate) fn build_run(
     let mut tools: Vec<Value> = Vec::new();
     let mut tool_names: HashSet<String> = HashSet::new();
     let mut model: Option<String> = None;
+    let mut calls = Calls::default();
     for (pos, &i) in ordered.order.iter().enumerate() {
         let Some(span) = spans.get_mut(i) else {
             continue;
@@ -387,6 +421,9 @@ pub(crate) fn build_run(
         if parent.is_none() && root_error.is_none() {
             root_error = obj.get("error").and_then(Value::as_str).map(str::to_owned);
         }
+        if built.class.kind == "llm" {
+            calls.read(pos, &mut obj, parent.is_none());
+        }
         steps.push(obj);
     }
     for m in used.repeat_messages(&format!("{noun} id")) {
@@ -413,11 +450,11 @@ pub(crate) fn build_run(
     let read = match &mut steps {
         Steps::Json(list) => {
             let mut store = JsonSteps::new(list);
-            let read = finish_steps(&mut store, &facts);
+            let read = finish_steps(&mut store, &facts, calls);
             messages = store.messages;
             read
         }
-        Steps::Model(m) => finish_steps(&mut **m, &facts),
+        Steps::Model(m) => finish_steps(&mut **m, &facts, calls),
     };
     match (root_error, read.said) {
         (Some(e), _) => {

@@ -22,6 +22,7 @@ use crate::analysis::import::chat;
 use crate::analysis::import::run_text::{answer_text, call_answer, code_final_answer, task_text};
 use crate::analysis::model::FINAL_ANSWER_TOOLS;
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// The prefix smolagents puts before the task in the prompt it sends the model.
 const NEW_TASK: &str = "New task:";
@@ -34,6 +35,42 @@ pub struct View<'a, S: ?Sized> {
     pub steps: &'a S,
     /// Their kinds and parents.
     pub facts: &'a [Facts],
+    /// What was read of the inputs taken out where their steps were built.
+    pub early: &'a EarlyReads,
+}
+
+/// What the task needs of a model call's input, read where the call's step is built, before the
+/// input is replaced by the call's messages (issue 28: read then, the input is never held in the
+/// run model only to be read back). Only what [`View`] can ask is read: a root call's task, and
+/// the task and the `New task:` text of each call until one states it (the view's searches stop
+/// at the first that does).
+#[derive(Debug, Default)]
+pub struct EarlyReads {
+    by_step: HashMap<usize, InputRead>,
+    task_found: bool,
+    new_task_found: bool,
+}
+
+#[derive(Debug, Default)]
+struct InputRead {
+    task: Option<String>,
+    new_task: Option<String>,
+}
+
+impl EarlyReads {
+    /// Reads the input of the model call at `position` (a root when `root`), called in run order.
+    pub fn read(&mut self, position: usize, input: &Value, root: bool) {
+        let mut read = InputRead::default();
+        if root || !self.task_found {
+            read.task = task_text(input);
+            self.task_found |= read.task.is_some();
+        }
+        if !self.new_task_found {
+            read.new_task = new_task(input);
+            self.new_task_found |= read.new_task.is_some();
+        }
+        self.by_step.insert(position, read);
+    }
 }
 
 impl<S: StepStore + ?Sized> View<'_, S> {
@@ -89,16 +126,32 @@ impl<S: StepStore + ?Sized> View<'_, S> {
         self.stated_task().or_else(|| self.model_task())
     }
 
+    /// What `read` makes of the input of the step at `i`, or what was read of it early.
+    fn input_read(
+        &self,
+        i: usize,
+        early: impl FnOnce(&InputRead) -> Option<String>,
+        read: impl FnOnce(&Value) -> Option<String>,
+    ) -> Option<String> {
+        match self.early.by_step.get(&i) {
+            Some(r) => early(r),
+            None => self.steps.payload(i, Payload::Input).and_then(|v| read(&v)),
+        }
+    }
+
+    fn task_of(&self, i: usize) -> Option<String> {
+        self.input_read(i, |r| r.task.clone(), task_text)
+    }
+
     /// The task a root or agent step's input states, else the text after `New task:` in a model
     /// input (what the user asked, as the trace states it).
     pub fn stated_task(&self) -> Option<String> {
-        let input = |i: usize| self.steps.payload(i, Payload::Input);
         let from_top = (0..self.steps.len())
             .filter(|&i| self.is_root(i) || self.kind(i) == "agent")
-            .find_map(|i| input(i).and_then(|v| task_text(&v)));
+            .find_map(|i| self.task_of(i));
         from_top.or_else(|| {
             self.model_steps()
-                .find_map(|i| input(i).and_then(|v| new_task(&v)))
+                .find_map(|i| self.input_read(i, |r| r.new_task.clone(), new_task))
         })
     }
 
@@ -106,11 +159,7 @@ impl<S: StepStore + ?Sized> View<'_, S> {
     /// may be a filled prompt template (the units pass cuts the documents out first).
     pub fn model_task(&self) -> Option<String> {
         self.model_steps()
-            .find_map(|i| {
-                self.steps
-                    .payload(i, Payload::Input)
-                    .and_then(|v| task_text(&v))
-            })
+            .find_map(|i| self.task_of(i))
             .map(|t| crate::analysis::import::run_text::labelled_task(&t).unwrap_or(t))
     }
 
@@ -255,6 +304,7 @@ mod tests {
         let view = View {
             steps: &store,
             facts: &f,
+            early: &EarlyReads::default(),
         };
         assert_eq!(view.task().as_deref(), Some("Which actor?"));
         assert_eq!(view.final_answer().as_deref(), Some("Marek"));
@@ -263,6 +313,7 @@ mod tests {
         let view = View {
             steps: &store,
             facts: &f,
+            early: &EarlyReads::default(),
         };
         assert_eq!(view.final_answer().as_deref(), Some("Marek"));
     }
@@ -277,6 +328,7 @@ mod tests {
         let view = View {
             steps: &store,
             facts: &f,
+            early: &EarlyReads::default(),
         };
         assert_eq!(
             view.task().as_deref(),

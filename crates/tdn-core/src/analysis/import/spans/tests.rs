@@ -167,3 +167,71 @@ fn traces_group_in_order_of_first_appearance_and_resources_are_kept_once() {
     assert_eq!(r.intern(svc("a")), 0);
     assert_eq!(r.list.len(), 2);
 }
+
+/// A model call's input is read as messages where its step is built (issue 28); the task the
+/// outcome reads from those inputs must be the one it read when the units took them later.
+#[test]
+fn the_task_is_read_from_model_inputs_taken_out_as_they_are_built() {
+    let messages = |text: &str| {
+        json!({"openinference.span.kind": "LLM",
+               "input.value": json!([{"role": "system", "content": "You are an agent."},
+                                     {"role": "user", "content": text}]).to_string()})
+    };
+    // A smolagents prompt: the task follows `New task:` in a later call, not the first.
+    let spans = [
+        span(
+            "a1a1a1a1a1a1a1a1",
+            None,
+            json!({"openinference.span.kind": "AGENT"}),
+        ),
+        span(
+            "b2b2b2b2b2b2b2b2",
+            Some("a1a1a1a1a1a1a1a1"),
+            messages("Plan the search first."),
+        ),
+        span(
+            "c3c3c3c3c3c3c3c3",
+            Some("a1a1a1a1a1a1a1a1"),
+            messages("New task:\nWhich river runs through Vienna?"),
+        ),
+    ];
+    let run = run_of(&spans, true);
+    assert_eq!(run.value["task"], "Which river runs through Vienna?");
+    // Both calls' inputs became messages: no input is left on them.
+    let steps = run.value["steps"].as_array().cloned().unwrap_or_default();
+    assert!(steps.iter().all(|s| s.get("input").is_none()));
+    let called: Vec<usize> = run.messages.iter().map(|(at, _)| *at).collect();
+    assert_eq!(called, [1, 2]);
+    // Without the prompt's marker, the last user message of the first call that has one.
+    let spans = [
+        span(
+            "a1a1a1a1a1a1a1a1",
+            None,
+            json!({"openinference.span.kind": "AGENT"}),
+        ),
+        span(
+            "b2b2b2b2b2b2b2b2",
+            Some("a1a1a1a1a1a1a1a1"),
+            messages("Which river runs through Vienna?"),
+        ),
+        span(
+            "c3c3c3c3c3c3c3c3",
+            Some("a1a1a1a1a1a1a1a1"),
+            messages("And through Budapest?"),
+        ),
+    ];
+    assert_eq!(
+        run_of(&spans, true).value["task"],
+        "Which river runs through Vienna?"
+    );
+    // A model call at the root states the task with its own input.
+    let spans = [span(
+        "a1a1a1a1a1a1a1a1",
+        None,
+        messages("Which river runs through Vienna?"),
+    )];
+    assert_eq!(
+        run_of(&spans, true).value["task"],
+        "Which river runs through Vienna?"
+    );
+}

@@ -35,6 +35,7 @@ use super::chat;
 use crate::analysis::model::{ContextUnit, Message, StepId, TextTable, UnitAt, UnitId};
 use find::{Finder, Prober};
 use hashbrown::{HashMap, HashSet};
+use messages::Msg;
 use pieces::{Piece, Split, pieces_of};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -147,7 +148,7 @@ pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
         steps,
         messages: Vec::new(),
     };
-    let made = attach_to(&mut store);
+    let made = attach_to(&mut store, ReadCalls::default());
     Attached {
         units: made.units.iter().map(unit_json).collect(),
         messages: store.messages,
@@ -157,6 +158,26 @@ pub fn attach_apart(steps: &mut [Map<String, Value>]) -> Attached {
 /// A context unit as the run JSON writes it.
 pub fn unit_json(unit: &ContextUnit) -> Value {
     serde_json::to_value(unit).unwrap_or(Value::Null)
+}
+
+/// Model calls whose recorded input was already read as messages where their steps were built
+/// (the span importers: `spans::build_run`), their inputs taken out, and the table their texts
+/// are shared in: [`attach_to`] takes these as they are and reads the other calls' inputs.
+#[derive(Default)]
+pub(crate) struct ReadCalls {
+    /// Equal texts, held once.
+    table: TextTable,
+    /// Each call's messages, by the step's position, in run order.
+    calls: Vec<(usize, Vec<(Message, &'static str)>)>,
+}
+
+impl ReadCalls {
+    /// The call at position `position` (after any already given) reads as `messages`.
+    pub fn push(&mut self, position: usize, messages: Vec<Msg>) {
+        let table = &mut self.table;
+        let msgs = messages.into_iter().map(|m| m.into_message(table));
+        self.calls.push((position, msgs.collect()));
+    }
 }
 
 /// What [`attach_to`] made besides the changes to the steps.
@@ -171,20 +192,28 @@ pub(crate) struct Made {
 }
 
 /// [`attach`] on the steps of `steps`, as run JSON or in the run model (see
-/// [`super::built`]): each model call gets its messages and its `context` from the store.
-pub(crate) fn attach_to<S: StepStore + ?Sized>(steps: &mut S) -> Made {
+/// [`super::built`]): each model call gets its messages and its `context` from the store, or
+/// from `read` for the calls whose messages were read where their steps were built.
+pub(crate) fn attach_to<S: StepStore + ?Sized>(steps: &mut S, read: ReadCalls) -> Made {
     let n = steps.len();
     let is_llm = |s: &S, i: usize| s.kind(i) == Some("llm") && !s.is_container(i);
     // Each call's messages, in run order. A call's recorded input is let go as soon as its
     // messages are read (they replace it below), so the inputs and the messages are not both held;
     // each text is shared with the equal ones read before it as it is read.
-    let mut table = TextTable::default();
-    let mut calls: Vec<(usize, Vec<(Message, &'static str)>)> = Vec::new();
+    let ReadCalls {
+        mut table,
+        calls: given,
+    } = read;
+    let mut given = given.into_iter().peekable();
+    let mut calls: Vec<(usize, Vec<(Message, &'static str)>)> = Vec::with_capacity(given.len());
     for i in 0..n {
         if !is_llm(steps, i) {
             continue;
         }
-        if let Some(msgs) = steps.take_input_if(i, messages_of) {
+        // A call read already has no input left (a model step is never a container).
+        if let Some(call) = given.next_if(|(at, _)| *at == i) {
+            calls.push(call);
+        } else if let Some(msgs) = steps.take_input_if(i, messages_of) {
             let msgs = msgs.into_iter().map(|m| m.into_message(&mut table));
             calls.push((i, msgs.collect()));
         }

@@ -51,7 +51,7 @@ fn units_by_id(units: &[Value]) -> HashMap<String, Value> {
 /// What the first call's last user turn asks, made on a copy of `steps`.
 fn asked_of(steps: &[Map<String, Value>]) -> Option<String> {
     let mut copy = steps.to_vec();
-    attach_to(&mut JsonSteps::new(&mut copy)).asked
+    attach_to(&mut JsonSteps::new(&mut copy), ReadCalls::default()).asked
 }
 
 fn check_places(steps: &[Map<String, Value>], units: &[Value]) -> Result<(), String> {
