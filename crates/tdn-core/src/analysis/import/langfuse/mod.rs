@@ -1,8 +1,9 @@
 //! Langfuse traces: a trace with its `observations` (what `GET /api/public/traces/{id}` returns),
 //! `{"trace": {...}, "observations": [...]}`, or a bare list of observations (an array, or
 //! `{"data": [...]}` as `GET /api/public/observations` returns; one run per `traceId`, in order of
-//! first appearance). One step per observation, a parent (`parentObservationId`) before its
-//! children, siblings by `startTime`.
+//! first appearance), or `{"traces": [...], "observations": [...]}` (the traces and their
+//! observations side by side, one run per `traceId`, each with the trace of that id). One step per
+//! observation, a parent (`parentObservationId`) before its children, siblings by `startTime`.
 //!
 //! Pure: no I/O, no panic on any input. Inputs and outputs that are strings holding JSON are
 //! parsed.
@@ -14,6 +15,7 @@ use super::{
 };
 use crate::analysis::document::Document;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 mod stream;
 
@@ -62,6 +64,26 @@ fn looks_like_observation(v: &Value) -> bool {
         && (v.get("traceId").is_some() || v.get("startTime").is_some())
 }
 
+/// The list of trace objects of a `{"traces": [...], "observations": [...]}` file: an object with
+/// no trace of its own (no `trace` object, no `id`).
+fn listed_traces(o: &Map<String, Value>) -> Option<&[Value]> {
+    if o.get("trace").is_some_and(Value::is_object) || o.contains_key("id") {
+        return None;
+    }
+    o.get("traces").and_then(Value::as_array).map(Vec::as_slice)
+}
+
+/// The trace objects of `traces` by their `id` (the first of an id).
+fn traces_by_id(traces: &[Value]) -> HashMap<&str, &Value> {
+    let mut by_id = HashMap::new();
+    for t in traces {
+        if let Some(id) = text_at(t, "id") {
+            by_id.entry(id).or_insert(t);
+        }
+    }
+    by_id
+}
+
 /// The runs of a document: `(trace, observations)`, the trace absent for bare observation lists.
 fn runs(doc: &Document) -> Vec<RunParts<'_>> {
     let Document::One(v) = doc else {
@@ -71,7 +93,17 @@ fn runs(doc: &Document) -> Vec<RunParts<'_>> {
         Value::Array(list) => bare(list),
         Value::Object(o) => {
             let observations = o.get("observations").and_then(Value::as_array);
-            if let Some(list) = observations {
+            if let (Some(list), Some(traces)) = (observations, listed_traces(o)) {
+                let by_id = traces_by_id(traces);
+                let trace_of = |members: &[&Value]| {
+                    let id = members.first().and_then(|m| text_at(m, "traceId"))?;
+                    by_id.get(id).copied()
+                };
+                bare(list)
+                    .into_iter()
+                    .map(|(_, members)| (trace_of(&members), members))
+                    .collect()
+            } else if let Some(list) = observations {
                 let trace = o.get("trace").filter(|t| t.is_object()).unwrap_or(v);
                 vec![(Some(trace), list.iter().filter(|x| x.is_object()).collect())]
             } else if let Some(list) = o.get("data").and_then(Value::as_array) {
@@ -90,7 +122,7 @@ impl Importer for Langfuse {
     }
 
     fn looks_for(&self) -> &'static str {
-        "{\"trace\", \"observations\": [...]} or a list of observations (type GENERATION, SPAN, ... with traceId or startTime), also under \"data\""
+        "{\"trace\", \"observations\": [...]}, {\"traces\": [...], \"observations\": [...]} or a list of observations (type GENERATION, SPAN, ... with traceId or startTime), also under \"data\""
     }
 
     fn sniff(&self, doc: &Document) -> bool {
@@ -100,7 +132,9 @@ impl Importer for Langfuse {
             Value::Object(o) => match o.get("observations").and_then(Value::as_array) {
                 Some(list) => {
                     list.first().is_none_or(is_observation)
-                        && (o.contains_key("trace") || o.contains_key("id"))
+                        && (o.contains_key("trace")
+                            || o.contains_key("id")
+                            || o.get("traces").is_some_and(Value::is_array))
                 }
                 None => o
                     .get("data")
@@ -189,9 +223,19 @@ fn tool_message_name(output: &Value) -> Option<String> {
 
 /// What an observation cost in dollars as Langfuse records it: `costDetails.total`, else
 /// `calculatedTotalCost` (the API), `totalCost` (UI exports), else `inputCost` + `outputCost`.
+/// Langfuse writes a total of 0 when it knows no price for the model: a zero total is a cost
+/// only when `costDetails` holds the parts it was added up from.
 fn recorded_cost(o: &Value) -> Option<f64> {
-    let at = |k: &str| o.get(k).and_then(chat::cost);
-    o.get("costDetails")
+    let details = o.get("costDetails");
+    let priced = details
+        .and_then(Value::as_object)
+        .is_some_and(|d| !d.is_empty());
+    let at = |k: &str| {
+        o.get(k)
+            .and_then(chat::cost)
+            .filter(|&c| c != 0.0 || priced)
+    };
+    details
         .and_then(|d| d.get("total"))
         .and_then(chat::cost)
         .or_else(|| at("calculatedTotalCost"))
@@ -264,14 +308,17 @@ fn span(o: &Value, resources: &mut Vec<Map<String, Value>>) -> Span {
     }
     given.model = text_at(o, "model").map(str::to_owned);
     let u = o.get("usageDetails").or_else(|| o.get("usage"));
+    // The counts as `usageDetails` (or the older `usage`) holds them, else the observation's own
+    // fields: `promptTokens` (older exports), `inputUsage` (the v3 API).
+    let own = |keys: [&str; 2]| keys.iter().find_map(|k| o.get(*k).and_then(chat::count));
     let input_tokens = u
         .and_then(|u| u.get("input").or_else(|| u.get("promptTokens")))
         .and_then(chat::count)
-        .or_else(|| o.get("promptTokens").and_then(chat::count));
+        .or_else(|| own(["promptTokens", "inputUsage"]));
     let output_tokens = u
         .and_then(|u| u.get("output").or_else(|| u.get("completionTokens")))
         .and_then(chat::count)
-        .or_else(|| o.get("completionTokens").and_then(chat::count));
+        .or_else(|| own(["completionTokens", "outputUsage"]));
     // Langfuse gives every observation a usage, zeros on spans and events: a count of 0 on a
     // step that is not a model call measured nothing.
     let measured = hint == Some("llm")
@@ -477,121 +524,4 @@ fn documents(out: &Value) -> Option<Vec<Value>> {
 mod cost_tests;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_tool_result_names_its_tool_plain_or_serialised() {
-        let plain =
-            json!({"type": "tool", "name": "weather", "tool_call_id": "c1", "content": "4C"});
-        assert_eq!(tool_message_name(&plain).as_deref(), Some("weather"));
-        for class in ["ToolMessage", "ToolMessageChunk"] {
-            let lc = json!({"lc": 1, "type": "constructor",
-                "id": ["langchain_core", "messages", class],
-                "kwargs": {"name": "weather", "tool_call_id": "c1", "content": "4C"}});
-            assert_eq!(
-                tool_message_name(&lc).as_deref(),
-                Some("weather"),
-                "{class}"
-            );
-        }
-        let answer = json!({"lc": 1, "type": "constructor",
-            "id": ["langchain_core", "messages", "AIMessage"],
-            "kwargs": {"name": "bot", "tool_call_id": "c1", "content": "hi"}});
-        assert_eq!(
-            tool_message_name(&answer),
-            None,
-            "an AI message is no tool result"
-        );
-    }
-
-    #[test]
-    fn shapes_are_recognised_and_others_are_not() {
-        let obs = json!({"id": "o1", "traceId": "t", "type": "SPAN", "startTime": "2024-01-01T00:00:00Z"});
-        let with_trace = Document::One(json!({"id": "t", "observations": [obs.clone()]}));
-        assert!(Langfuse.sniff(&with_trace));
-        assert!(Langfuse.sniff(&Document::One(json!([obs.clone()]))));
-        assert!(Langfuse.sniff(&Document::One(json!({"data": [obs]}))));
-        assert!(!Langfuse.sniff(&Document::One(
-            json!({"observations": [{"type": "X"}], "id": "t"})
-        )));
-        assert!(!Langfuse.sniff(&Document::One(json!([{"traj": []}]))));
-    }
-
-    #[test]
-    fn bare_observations_group_by_trace_in_order_of_first_appearance() {
-        let doc = Document::One(json!([
-            {"id": "a", "traceId": "t2", "type": "SPAN"},
-            {"id": "b", "traceId": "t1", "type": "SPAN"},
-            {"id": "c", "traceId": "t2", "type": "EVENT"},
-        ]));
-        assert_eq!(Langfuse.count(&doc), 2);
-        let runs = Langfuse.import(doc, Some(0)).unwrap_or_default();
-        assert_eq!(runs.len(), 1);
-        assert_eq!(runs[0].value["id"], "t2");
-        assert_eq!(runs[0].value["steps"].as_array().map(Vec::len), Some(2));
-    }
-
-    #[test]
-    fn zero_usage_is_kept_for_model_calls_only() {
-        let zero = json!({"input": 0, "output": 0});
-        let doc = Document::One(json!({"id": "t", "observations": [
-            {"id": "g", "traceId": "t", "type": "GENERATION", "usage": zero},
-            {"id": "s", "traceId": "t", "type": "SPAN", "usage": zero},
-            {"id": "k", "traceId": "t", "type": "TOOL", "usage": {"input": 3, "output": 0}},
-        ]}));
-        let runs = Langfuse.import(doc, None).unwrap_or_default();
-        let steps = runs[0].value["steps"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let usage = |id: &str| {
-            steps
-                .iter()
-                .find(|s| s["id"] == id)
-                .map(|s| s.get("usage").cloned())
-        };
-        assert!(
-            usage("g").flatten().is_some(),
-            "a model call's zero is a count"
-        );
-        assert_eq!(usage("s"), Some(None), "a span's zeros measured nothing");
-        assert!(usage("k").flatten().is_some());
-    }
-
-    #[test]
-    fn a_cycle_of_parents_and_a_repeated_id_are_warned_about() {
-        let doc = Document::One(json!({"id": "t", "observations": [
-            {"id": "a", "traceId": "t", "type": "SPAN", "parentObservationId": "b"},
-            {"id": "b", "traceId": "t", "type": "SPAN", "parentObservationId": "a"},
-            {"id": "a", "traceId": "t", "type": "EVENT"},
-        ]}));
-        let runs = Langfuse.import(doc, None).unwrap_or_default();
-        assert_eq!(runs.len(), 1);
-        let said = |what: &str| runs[0].warnings.iter().any(|w| w.message.contains(what));
-        assert!(
-            said("2 observation(s) form a cycle"),
-            "{:?}",
-            runs[0].warnings
-        );
-        assert!(
-            said("the repeat became step 'a-2'"),
-            "{:?}",
-            runs[0].warnings
-        );
-    }
-
-    #[test]
-    fn retriever_outputs_become_documents_only_when_every_item_has_text() {
-        assert_eq!(
-            documents(&json!([{"pageContent": "p", "metadata": {"source": "s.md"}}, "plain"])),
-            Some(vec![
-                json!({"text": "p", "source": "s.md"}),
-                json!({"text": "plain"})
-            ])
-        );
-        assert_eq!(documents(&json!([{"score": 1}])), None);
-        assert_eq!(documents(&json!("text")), None);
-    }
-}
+mod tests;

@@ -11,7 +11,10 @@
 //! the same way once the text is read. A text that is not one JSON value, or that the general
 //! reader would not take for Langfuse, gives `None`, and the general reader then reads it.
 
-use super::{Decoded, Span, TRACE_ATTRIBUTES, TRACE_FIELDS, kept_trace, looks_like_observation};
+use super::{
+    Decoded, Span, TRACE_ATTRIBUTES, TRACE_FIELDS, kept_trace, listed_traces,
+    looks_like_observation, traces_by_id,
+};
 use crate::analysis::document::Document;
 use crate::analysis::import::otlp::stream::others_are_default;
 use crate::analysis::import::{ImportError, SourceFormat, spans};
@@ -30,8 +33,9 @@ pub struct Streamed {
 enum Shape {
     /// One trace: the trace object's fields the run reads, and its observations that are objects.
     Trace(Value, Vec<Obs>),
-    /// A bare list of observations (one run per `traceId`); the items that look like observations.
-    Bare(Vec<Obs>),
+    /// A bare list of observations (one run per `traceId`); the items that look like observations,
+    /// and the trace objects listed beside them (`traces`), the fields the run reads.
+    Bare(Vec<Obs>, Vec<Value>),
     /// Neither (only when the format was forced).
     Nothing,
 }
@@ -100,12 +104,16 @@ pub fn decode_text(text: &str, forced: bool) -> Option<Streamed> {
     }
     let list = |l: Option<List>| l.and_then(|List(l)| l).map(|(items, _)| items);
     let shape = match top {
-        Top::Array(items, _) => Shape::Bare(items),
+        Top::Array(items, _) => Shape::Bare(items, Vec::new()),
         Top::Object {
             others,
             observations,
             data,
         } => match (list(observations), list(data)) {
+            (Some(items), _) if listed_traces(&others).is_some() => {
+                let traces = listed_traces(&others).unwrap_or_default();
+                Shape::Bare(items, traces.iter().map(kept_trace).collect())
+            }
             (Some(items), _) => {
                 let trace = match others.get("trace").filter(|t| t.is_object()) {
                     Some(t) => kept_trace(t),
@@ -119,7 +127,7 @@ pub fn decode_text(text: &str, forced: bool) -> Option<Streamed> {
                 };
                 Shape::Trace(trace, items)
             }
-            (None, Some(items)) => Shape::Bare(items),
+            (None, Some(items)) => Shape::Bare(items, Vec::new()),
             (None, None) => Shape::Nothing,
         },
         Top::Other => Shape::Nothing,
@@ -132,7 +140,7 @@ impl Streamed {
     pub fn count(&self) -> usize {
         match &self.shape {
             Shape::Trace(..) => 1,
-            Shape::Bare(items) => {
+            Shape::Bare(items, _) => {
                 let keys = items.iter().filter(|o| o.looks_like);
                 keys.map(|o| o.span.trace_id.as_str())
                     .collect::<std::collections::HashSet<_>>()
@@ -146,11 +154,12 @@ impl Streamed {
     pub(super) fn into_decoded(self) -> Result<Vec<Decoded>, ImportError> {
         let groups: Vec<(Option<Value>, Vec<Obs>)> = match self.shape {
             Shape::Trace(trace, items) => vec![(Some(trace), items)],
-            Shape::Bare(items) => {
+            Shape::Bare(items, traces) => {
+                let by_id = traces_by_id(&traces);
                 let kept = items.into_iter().filter(|o| o.looks_like);
                 spans::by_trace(kept.map(|o| (o.span.trace_id.clone(), o)))
                     .into_iter()
-                    .map(|(_, members)| (None, members))
+                    .map(|(id, members)| (by_id.get(id.as_str()).map(|&t| t.clone()), members))
                     .collect()
             }
             Shape::Nothing => Vec::new(),
