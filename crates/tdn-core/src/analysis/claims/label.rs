@@ -215,14 +215,20 @@ pub fn label_claim(
     } else {
         verb.as_deref()
     };
+    // "Done!" alone names no call: it says the last one did what was asked.
+    let about = match (explicit && only_success, only_verb) {
+        (true, _) => About::Last,
+        (false, Some(v)) => About::Verb(v),
+        (false, None) if explicit => About::Any,
+        (false, None) => About::Shared,
+    };
     if action
         && let Some(l) = label_action(
             run,
             &ts,
             negated,
             LazyCell::force(actions).as_slice(),
-            !explicit,
-            only_verb,
+            about,
         )
     {
         return l;
@@ -292,16 +298,33 @@ fn negated_action_verb(lower: &str) -> Option<String> {
     None
 }
 
+/// Which of the run's state-changing calls a claim of an action is about.
+#[derive(Clone, Copy, Debug)]
+enum About<'a> {
+    /// A claim with words of its own that says it was done ("I booked room Orion"): the call
+    /// that shares the most of its words, or the only call.
+    Any,
+    /// A claim found by its wording alone ("… is booked"): a call that shares a word with it.
+    Shared,
+    /// "I could not book …": a call whose tool name has this (stemmed) verb, sharing a word with
+    /// the claim when there are several.
+    Verb(&'a str),
+    /// "Done!" or "All set." alone: the last call, the one that finished the job.
+    Last,
+}
+
 fn label_action(
     run: &Run,
     ts: &[Term],
     negated: bool,
     actions: &[ActionCall],
-    need_shared: bool,
-    verb: Option<&str>,
+    about: About<'_>,
 ) -> Option<Labelled> {
     let mut best: Option<(&ActionCall, f64)> = None;
-    let doing = |c: &&ActionCall| verb.is_none_or(|v| c.name_words.iter().any(|w| w == v));
+    let doing = |c: &&ActionCall| match about {
+        About::Verb(v) => c.name_words.iter().any(|w| w == v),
+        _ => true,
+    };
     let actions: Vec<&ActionCall> = actions.iter().filter(doing).collect();
     for c in actions.iter().copied() {
         let score: f64 = ts
@@ -313,10 +336,15 @@ fn label_action(
             best = Some((c, score));
         }
     }
-    let (c, score) = best?;
+    let (c, score) = match about {
+        About::Last => (*actions.last()?, 0.0),
+        _ => best?,
+    };
     // A claim found by its wording alone ("… is booked", "could not book …") must share a word
-    // with the call it is checked against.
-    if score <= 0.0 && (actions.len() > 1 || need_shared) {
+    // with the call it is checked against, as must one with words of its own when several calls
+    // could be meant.
+    let need_shared = matches!(about, About::Shared | About::Verb(_));
+    if !matches!(about, About::Last) && score <= 0.0 && (actions.len() > 1 || need_shared) {
         return None;
     }
     let call = format!(

@@ -1,5 +1,8 @@
 //! Splitting the final answer into claims: sentences, then clauses joined by "and" or "but" when
-//! both sides are long enough to stand alone. Fenced code blocks and bare list markers ("1.")
+//! both sides are long enough to stand alone and, after "and", the right side opens a clause of
+//! its own (a subject: a pronoun, an article, a name, a number), not a second verb or a list's
+//! next item sharing the left side's subject ("helps developers monitor and debug apps"). Fenced
+//! code blocks and bare list markers ("1.")
 //! are not claims; a sentence does not end after an abbreviation ("St.", "Dr.") or an initial
 //! ("Susan L.") or inside a parenthesis; a clause opening with "that" stays with the one before
 //! it; a short line with more under it is a heading. Pure; bounded by
@@ -173,9 +176,33 @@ fn is_list_marker(s: &str) -> bool {
     numeric || letter || roman
 }
 
-/// Splits one sentence at separators whose both sides hold at least [`CLAUSE_MIN_WORDS`] words
-/// and whose right side does not open with "that"; one pass, word counts by binary search over
-/// token starts.
+/// Words that open a clause with a subject of its own after "and" (compared in lower case).
+const SUBJECT_OPENERS: &[&str] = &[
+    "a", "all", "an", "both", "each", "every", "he", "her", "his", "i", "it", "its", "my", "no",
+    "our", "she", "some", "the", "their", "there", "these", "they", "this", "those", "we", "you",
+    "your",
+];
+
+/// True when `rest` (what follows "and") opens with a subject: one of [`SUBJECT_OPENERS`], a
+/// word with a capital letter first (a name), or a number or an amount.
+fn opens_clause(rest: &str) -> bool {
+    let word: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || matches!(c, '$' | '€' | '£' | '\''))
+        .collect();
+    let Some(first) = word.chars().next() else {
+        return false;
+    };
+    first.is_uppercase()
+        || first.is_ascii_digit()
+        || matches!(first, '$' | '€' | '£')
+        || SUBJECT_OPENERS.contains(&word.to_lowercase().as_str())
+}
+
+/// Splits one sentence at separators whose both sides hold at least [`CLAUSE_MIN_WORDS`] words,
+/// whose right side does not open with "that", and, after "and", opens a clause
+/// ([`opens_clause`]); one pass, word counts by binary search over token starts.
 fn split_clauses(s: &str, out: &mut Vec<String>) {
     let starts: Vec<usize> = tokens(s).map(|t| t.start).collect();
     let words_in = |a: usize, b: usize| {
@@ -187,7 +214,10 @@ fn split_clauses(s: &str, out: &mut Vec<String>) {
         let rest = s.get(i..).unwrap_or("");
         match SEPARATORS.iter().find(|sep| rest.starts_with(**sep)) {
             Some(sep) => {
-                cuts.push((i, i + sep.len()));
+                let after = rest.get(sep.len()..).unwrap_or("");
+                if !sep.ends_with(" and ") || opens_clause(after) {
+                    cuts.push((i, i + sep.len()));
+                }
                 i += sep.len();
             }
             None => i += rest.chars().next().map_or(1, char::len_utf8),
@@ -236,6 +266,40 @@ mod tests {
         assert_eq!(
             split_claims("Dana and I will talk."),
             vec!["Dana and I will talk."]
+        );
+    }
+
+    /// "and" between two verbs or list items of one subject is not a clause boundary (a real
+    /// LlamaIndex answer was cut into "… help developers monitor" and "debug applications …").
+    #[test]
+    fn and_splits_only_before_a_clause_with_its_own_subject() {
+        assert_eq!(
+            split_claims(
+                "Langfuse is a tool designed to help developers monitor and debug applications that use LLMs."
+            ),
+            vec![
+                "Langfuse is a tool designed to help developers monitor and debug applications that use LLMs."
+            ]
+        );
+        assert_eq!(
+            split_claims(
+                "It is useful for finding issues, tuning prompts, and keeping costs down."
+            ),
+            vec!["It is useful for finding issues, tuning prompts, and keeping costs down."]
+        );
+        assert_eq!(
+            split_claims("The refund was issued today and it reaches your card in 3 days."),
+            vec![
+                "The refund was issued today",
+                "it reaches your card in 3 days."
+            ]
+        );
+        assert_eq!(
+            split_claims("The order ships on Monday and $20 was refunded to your card."),
+            vec![
+                "The order ships on Monday",
+                "$20 was refunded to your card."
+            ]
         );
     }
 

@@ -197,6 +197,37 @@ fn a_bare_done_is_a_claim_of_an_action_and_a_tool_name_is_not_its_origin() {
     );
 }
 
+/// "Done!" alone, after several state-changing calls, is about the last: the job it finished.
+#[test]
+fn a_bare_done_after_several_calls_is_checked_against_the_last() {
+    let calls = |first_ok: bool, last_ok: bool| {
+        let b = RunBuilder::failed()
+            .tool_def("create_dataset", "", json!(null), true)
+            .tool_def("add_examples", "", json!(null), true);
+        let b = if first_ok {
+            b.tool_ok("s1", "create_dataset", json!({"name": "golden"}), "created")
+        } else {
+            b.tool_err(
+                "s1",
+                "create_dataset",
+                json!({"name": "golden"}),
+                "name taken",
+            )
+        };
+        let b = if last_ok {
+            b.tool_ok("s2", "add_examples", json!({"span": "a1"}), "added 1")
+        } else {
+            b.tool_err("s2", "add_examples", json!({"span": "a1"}), "no such span")
+        };
+        let run = b.llm("s3", "Done!").answer("Done!").build();
+        let c = check(&run);
+        (c[0].label, c[0].evidence_step)
+    };
+    assert_eq!(calls(false, true), (SupportLabel::Supported, Some(1)));
+    assert_eq!(calls(true, false), (SupportLabel::Contradicted, Some(1)));
+    assert_eq!(calls(true, true), (SupportLabel::Supported, Some(1)));
+}
+
 #[test]
 fn a_general_statement_with_a_success_word_is_not_a_claim_of_an_action() {
     let run = RunBuilder::failed()

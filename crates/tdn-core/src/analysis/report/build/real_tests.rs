@@ -79,11 +79,12 @@ fn a_sentence_goes_on_after_a_full_stop_inside_parentheses() {
     );
     let c = claims(&l);
     let texts: Vec<&str> = c.iter().map(|x| x.0.as_str()).collect();
+    // One claim: not cut at the full stop inside the parentheses, nor at "and" before a second
+    // instruction to the same reader.
     assert_eq!(
         texts,
         vec![
-            "Run one experiment per variant (the SDK creates a dataset run for you. Each run is scored.)",
-            "compare runs in the UI."
+            "Run one experiment per variant (the SDK creates a dataset run for you. Each run is scored.) and compare runs in the UI."
         ]
     );
 }
