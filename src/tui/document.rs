@@ -380,7 +380,12 @@ pub fn step_excerpt(step: &crate::analysis::model::Step, max: usize) -> String {
         }
         _ => {
             if let Some(v) = &step.output {
-                out.push_str(&turn_excerpt(v, max).unwrap_or_else(|| compact(v, max)));
+                // A conversation as output (an agent's whole run) reads as its last message.
+                let last = match v {
+                    Json::Array(a) => turn::last_message(a).unwrap_or(v),
+                    _ => v,
+                };
+                out.push_str(&turn_excerpt(last, max).unwrap_or_else(|| compact(v, max)));
             }
             if let Some(e) = &step.error {
                 arrow(&mut out);

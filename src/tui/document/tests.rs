@@ -140,6 +140,22 @@ fn a_model_step_that_calls_a_tool_names_it_and_never_shows_its_prompt() {
     assert_eq!(step_excerpt(&s, 200), "");
 }
 
+/// An agent step whose output is its whole conversation (Pydantic AI's agent run, as a real
+/// Langfuse export records it) shows the reply it ended with, not its system prompt.
+#[test]
+fn a_conversation_as_output_shows_its_last_message() {
+    let mut s = Step::new("a1", StepKind::Agent);
+    s.output = Some(
+        json!([
+            {"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "What is Langfuse?"},
+            {"role": "assistant", "content": "An LLM engineering platform."}
+        ])
+        .into(),
+    );
+    assert_eq!(step_excerpt(&s, 200), "An LLM engineering platform.");
+}
+
 #[test]
 fn excerpts_are_inert_nested_values_summarised_and_cut() {
     let mut s = Step::new("s1", StepKind::Llm);

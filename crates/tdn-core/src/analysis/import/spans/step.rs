@@ -139,6 +139,14 @@ pub fn classify(span: &Span) -> Class {
     {
         return class("llm", false);
     }
+    // Pydantic AI's agent run (`{agent} run`, recorded through Logfire) names its agent in
+    // `agent_name`; the model calls under it carry the GenAI keys above.
+    if a.get("agent_name")
+        .and_then(Value::as_str)
+        .is_some_and(|n| !n.trim().is_empty())
+    {
+        return class("agent", true);
+    }
     // OpenLLMetry's `@workflow` and `@task` decorators wrap the calls made inside them.
     let traceloop_wrapper = matches!(traceloop.as_deref(), Some("workflow" | "task"));
     Class {
@@ -371,6 +379,16 @@ mod tests {
             ("llm", true, false)
         );
         assert_eq!(kind(json!({"http.method": "GET"})), ("event", false, false));
+        // Pydantic AI's agent run, as Logfire records it.
+        assert_eq!(
+            kind(json!({"agent_name": "qa_agent", "model_name": "gpt-4o", "final_result": "x"})),
+            ("agent", true, true)
+        );
+        assert_eq!(
+            kind(json!({"agent_name": "qa_agent", "gen_ai.request.model": "gpt-4o"})),
+            ("llm", true, false),
+            "a model call that names its agent is still a model call"
+        );
         assert_eq!(
             kind(json!({"traceloop.span.kind": "workflow"})),
             ("event", false, true)
