@@ -101,7 +101,9 @@ const EXPECT: &[Expect] = &[
         name: "track-package-wrong-tool",
         verdict: Some(("s2", "wrong_tool")),
         fault: "agent",
-        claims: &["unsupported", "unsupported"],
+        // "Your package is out for delivery and will arrive today by 8 pm.": one claim, the
+        // second verb shares the first's subject.
+        claims: &["unsupported"],
     },
     Expect {
         name: "warranty-search-loop",
@@ -161,7 +163,7 @@ const EXPECT: &[Expect] = &[
         name: "order-status-succeeded",
         verdict: None,
         fault: "none",
-        claims: &["supported", "supported"],
+        claims: &["supported"],
     },
     Expect {
         name: "refund-wrong-order",
