@@ -218,7 +218,8 @@ pub struct ValidateArgs {
 pub struct AnalyzeArgs {
     /// The run file.
     pub run: PathBuf,
-    /// Print the JSON report (docs/report.md) instead of text (the same as --format json).
+    /// Print the JSON report (docs/report.md) instead of text (the same as --format json): one
+    /// line of JSON per run, so a file holding several runs prints JSON lines.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
     /// text (for people), json (docs/report.md) or markdown (to paste into a bug, with the
