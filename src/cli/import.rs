@@ -8,7 +8,9 @@
 use super::args::ImportArgs;
 use super::common::{EXIT_USAGE, load_options};
 use crate::analysis::import::{self, SourceFormat};
-use crate::analysis::load::{self, LoadError, parse_document, run_from_value};
+use crate::analysis::load::{
+    self, LoadError, parse_document_skipping_text, run_from_value, skipped_text_warning,
+};
 use crate::analysis::model::inert_line;
 use anyhow::Context;
 use std::process::ExitCode;
@@ -18,7 +20,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     let path = &args.input_path;
     let opts = load_options(&args.input);
     let text = load::read_text(path)?;
-    let doc = parse_document(&text, path)?;
+    let (doc, skipped) = parse_document_skipping_text(&text, path)?;
     let format = match opts.format {
         Some(f) => f,
         None => import::sniff(&doc).ok_or_else(|| LoadError::UnknownFormat {
@@ -63,6 +65,13 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         return Err(LoadError::NoRuns { path: path.clone() }.into());
     };
     let (_, warnings) = run_from_value(imported.value.clone(), format).map_err(|e| e.at(path))?;
+    if skipped > 0 {
+        eprintln!(
+            "{}: warning: {}",
+            path.display(),
+            skipped_text_warning(skipped)
+        );
+    }
     for w in imported.warnings.iter().chain(&warnings) {
         eprintln!("{}: warning: {}", path.display(), inert_line(&w.message));
     }

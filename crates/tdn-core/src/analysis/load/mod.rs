@@ -12,7 +12,7 @@ mod native;
 mod timestamp;
 
 pub use crate::analysis::document::{Document, json_type_name};
-pub use document::parse_document;
+pub use document::{parse_document, parse_document_skipping_text, skipped_text_warning};
 pub use error::{LoadError, RunError};
 pub use native::run_from_value;
 pub(crate) use native::{MODEL_STEPS, run_from_imported};
@@ -115,7 +115,7 @@ fn load_text<T: AsRef<str>>(
         })?;
         return validate(raw, format, path);
     }
-    let doc = parse_document(text.as_ref(), path)?;
+    let (doc, skipped) = parse_document_skipping_text(text.as_ref(), path)?;
     drop(text);
     let format = match opts.format {
         Some(f) => f,
@@ -124,13 +124,20 @@ fn load_text<T: AsRef<str>>(
             why: import::why_unknown(&doc),
         })?,
     };
-    let raw = import::to_native_values_into(format, doc, opts.index, MODEL_STEPS).map_err(|e| {
-        LoadError::Import {
-            path: path.to_path_buf(),
-            format,
-            message: e.to_string(),
+    let mut raw =
+        import::to_native_values_into(format, doc, opts.index, MODEL_STEPS).map_err(|e| {
+            LoadError::Import {
+                path: path.to_path_buf(),
+                format,
+                message: e.to_string(),
+            }
+        })?;
+    if skipped > 0 {
+        for run in &mut raw {
+            let w = Warning::file(None, skipped_text_warning(skipped));
+            run.warnings.insert(0, w);
         }
-    })?;
+    }
     let count = raw.len();
     if let Some(i) = opts.index
         && format == SourceFormat::Native
