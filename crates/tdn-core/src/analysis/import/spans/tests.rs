@@ -177,25 +177,24 @@ fn the_task_is_read_from_model_inputs_taken_out_as_they_are_built() {
                "input.value": json!([{"role": "system", "content": "You are an agent."},
                                      {"role": "user", "content": text}]).to_string()})
     };
+    // An agent that made two model calls, each sent a system prompt and one user message.
+    let two_calls = |first: &str, second: &str| {
+        let agent = "a1a1a1a1a1a1a1a1";
+        let agent_kind = json!({"openinference.span.kind": "AGENT"});
+        [
+            span(agent, None, agent_kind),
+            span("b2b2b2b2b2b2b2b2", Some(agent), messages(first)),
+            span("c3c3c3c3c3c3c3c3", Some(agent), messages(second)),
+        ]
+    };
     // A smolagents prompt: the task follows `New task:` in a later call, not the first.
-    let spans = [
-        span(
-            "a1a1a1a1a1a1a1a1",
-            None,
-            json!({"openinference.span.kind": "AGENT"}),
+    let run = run_of(
+        &two_calls(
+            "Plan the search first.",
+            "New task:\nWhich river runs through Vienna?",
         ),
-        span(
-            "b2b2b2b2b2b2b2b2",
-            Some("a1a1a1a1a1a1a1a1"),
-            messages("Plan the search first."),
-        ),
-        span(
-            "c3c3c3c3c3c3c3c3",
-            Some("a1a1a1a1a1a1a1a1"),
-            messages("New task:\nWhich river runs through Vienna?"),
-        ),
-    ];
-    let run = run_of(&spans, true);
+        true,
+    );
     assert_eq!(run.value["task"], "Which river runs through Vienna?");
     // Both calls' inputs became messages: no input is left on them.
     let steps = run.value["steps"].as_array().cloned().unwrap_or_default();
@@ -203,23 +202,7 @@ fn the_task_is_read_from_model_inputs_taken_out_as_they_are_built() {
     let called: Vec<usize> = run.messages.iter().map(|(at, _)| *at).collect();
     assert_eq!(called, [1, 2]);
     // Without the prompt's marker, the last user message of the first call that has one.
-    let spans = [
-        span(
-            "a1a1a1a1a1a1a1a1",
-            None,
-            json!({"openinference.span.kind": "AGENT"}),
-        ),
-        span(
-            "b2b2b2b2b2b2b2b2",
-            Some("a1a1a1a1a1a1a1a1"),
-            messages("Which river runs through Vienna?"),
-        ),
-        span(
-            "c3c3c3c3c3c3c3c3",
-            Some("a1a1a1a1a1a1a1a1"),
-            messages("And through Budapest?"),
-        ),
-    ];
+    let spans = two_calls("Which river runs through Vienna?", "And through Budapest?");
     assert_eq!(
         run_of(&spans, true).value["task"],
         "Which river runs through Vienna?"
