@@ -11,6 +11,7 @@ mod atif;
 pub(crate) mod built;
 mod chat;
 mod decode;
+mod jaeger;
 mod langfuse;
 mod messages;
 mod openai_agents;
@@ -53,6 +54,8 @@ pub enum SourceFormat {
     Phoenix,
     /// The OpenTelemetry SDK's console exporter (`span.to_json()`).
     OtelConsole,
+    /// Jaeger's trace JSON (its UI's download, its query API).
+    Jaeger,
     /// The OpenAI Agents SDK's trace export.
     OpenAiAgents,
     /// ATIF agent trajectories (Harbor, OpenHands, Terminus).
@@ -63,7 +66,7 @@ pub enum SourceFormat {
 
 impl SourceFormat {
     /// Every format, native first.
-    pub const ALL: [SourceFormat; 11] = [
+    pub const ALL: [SourceFormat; 12] = [
         SourceFormat::Native,
         SourceFormat::Otlp,
         SourceFormat::SpanRows,
@@ -72,6 +75,7 @@ impl SourceFormat {
         SourceFormat::TauBench,
         SourceFormat::Phoenix,
         SourceFormat::OtelConsole,
+        SourceFormat::Jaeger,
         SourceFormat::OpenAiAgents,
         SourceFormat::Atif,
         SourceFormat::Messages,
@@ -99,6 +103,7 @@ impl SourceFormat {
             SourceFormat::TauBench => "taubench",
             SourceFormat::Phoenix => "phoenix",
             SourceFormat::OtelConsole => "otel-console",
+            SourceFormat::Jaeger => "jaeger",
             SourceFormat::OpenAiAgents => "openai-agents",
             SourceFormat::Atif => "atif",
             SourceFormat::Messages => "messages",
@@ -264,6 +269,7 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &tau_bench::TauBench,
     &phoenix::PHOENIX,
     &otel_console::OTEL_CONSOLE,
+    &jaeger::Jaeger,
     &openai_agents::OpenAiAgents,
     &atif::Atif,
     &messages::Messages,
@@ -490,6 +496,7 @@ pub(crate) fn to_native_values_into(
         SourceFormat::Phoenix | SourceFormat::OtelConsole => {
             span_json::import_into(&doc, index, build)
         }
+        SourceFormat::Jaeger => jaeger::import_into(&doc, index, build),
         SourceFormat::OpenAiAgents => openai_agents::import_into(doc, index, build),
         _ => imp.import(doc, index),
     }

@@ -209,6 +209,7 @@ fn same_built_as_written(format: SourceFormat, doc: &Document, index: Option<usi
             | SourceFormat::Langfuse
             | SourceFormat::Phoenix
             | SourceFormat::OtelConsole
+            | SourceFormat::Jaeger
             | SourceFormat::OpenAiAgents
     );
     let written = to_native_values(format, doc.clone(), index);
