@@ -12,6 +12,8 @@ fn every_fixture_is_analysed_with_no_flags() {
         "openinference.json",
         "otlp-indexed.json",
         "langfuse-trace.json",
+        "langfuse-traces-list.json",
+        "jaeger-genai.json",
         "whowhen/algorithm-generated.json",
         "whowhen/hand-crafted.json",
         "taubench.json",
