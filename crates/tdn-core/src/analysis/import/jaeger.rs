@@ -204,17 +204,8 @@ pub(crate) fn import_into(
             "no spans found; Jaeger lists them under data, then each trace's spans, each with a \"spanID\" and an \"operationName\"".to_owned(),
         ));
     }
-    Ok(super::pick(groups, index, "trace(s)")?
-        .into_iter()
-        .map(|(trace_id, members)| {
-            spans::build_run(
-                &trace_id,
-                members,
-                spans::Source::otel(&resources.list),
-                build,
-            )
-        })
-        .collect())
+    let picked = super::pick(groups, index, "trace(s)")?;
+    Ok(spans::otel_runs(picked, &resources, build))
 }
 
 #[cfg(test)]

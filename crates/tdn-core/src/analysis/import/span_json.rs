@@ -234,15 +234,6 @@ pub(crate) fn import_into(
                 .to_owned(),
         ));
     }
-    Ok(super::pick(groups, index, "trace(s)")?
-        .into_iter()
-        .map(|(trace_id, members)| {
-            spans::build_run(
-                &trace_id,
-                members,
-                spans::Source::otel(&resources.list),
-                build,
-            )
-        })
-        .collect())
+    let picked = super::pick(groups, index, "trace(s)")?;
+    Ok(spans::otel_runs(picked, &resources, build))
 }

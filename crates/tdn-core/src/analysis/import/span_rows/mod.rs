@@ -145,7 +145,7 @@ pub(super) fn import_into(
     // Every row is decoded into owned values: the parsed file is freed before the runs are
     // built, so it and the runs are never in memory together.
     drop(doc);
-    Ok(build_runs(decoded, &resources, build))
+    Ok(spans::otel_runs(decoded, &resources, build))
 }
 
 /// The runs of span rows decoded while the text was parsed (see [`stream`]).
@@ -173,7 +173,7 @@ pub(super) fn import_streamed(
             (trace_id, members)
         })
         .collect();
-    Ok(build_runs(decoded, &resources, build))
+    Ok(spans::otel_runs(decoded, &resources, build))
 }
 
 /// The error of a file that holds no span row.
@@ -181,25 +181,6 @@ fn no_rows() -> ImportError {
     ImportError(
         "no span rows found; each needs a string \"span_id\" (or SpanId) and a \"span_name\" (or SpanName)".to_owned(),
     )
-}
-
-/// The runs of the decoded traces, their resources numbered in `resources`.
-fn build_runs(
-    decoded: Vec<(String, Vec<Span>)>,
-    resources: &spans::Resources,
-    build: Build,
-) -> Vec<ImportedRun> {
-    decoded
-        .into_iter()
-        .map(|(trace_id, decoded)| {
-            spans::build_run(
-                &trace_id,
-                decoded,
-                spans::Source::otel(&resources.list),
-                build,
-            )
-        })
-        .collect()
 }
 
 /// String attribute values that hold numbers or booleans stay strings: the conventions read both.

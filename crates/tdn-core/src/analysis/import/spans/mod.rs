@@ -510,6 +510,21 @@ pub(crate) fn build_run(
     }
 }
 
+/// The runs of OpenTelemetry spans grouped by trace, each built by [`build_run`], their
+/// resources numbered in `resources`.
+pub(crate) fn otel_runs(
+    traces: Vec<(String, Vec<Span>)>,
+    resources: &Resources,
+    build: Build,
+) -> Vec<ImportedRun> {
+    traces
+        .into_iter()
+        .map(|(trace_id, members)| {
+            build_run(&trace_id, members, Source::otel(&resources.list), build)
+        })
+        .collect()
+}
+
 /// At most this many ancestors are searched for the name of a tool span that has none.
 const MAX_NAME_SEARCH: usize = 16;
 
