@@ -74,6 +74,11 @@ pub fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
+/// [`str_at`], when the string is not empty.
+pub fn text_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    str_at(v, key).filter(|s| !s.is_empty())
+}
+
 /// The text of a message or of a list of messages in any of the recognised shapes; `None` when
 /// there is none. Tool calls and their results carry no text.
 pub fn message_text(v: &Value) -> Option<String> {

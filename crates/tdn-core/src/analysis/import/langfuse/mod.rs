@@ -9,6 +9,7 @@
 //! parsed.
 
 use super::built::Build;
+use super::chat::text_at;
 use super::spans::{self, Parts, Span, StatusCode};
 use super::{
     ImportError, ImportedRun, Importer, SourceFormat, chat, decode, keep_fields, outcome, run_text,
@@ -186,10 +187,6 @@ pub(super) fn import_streamed(
 ) -> Result<Vec<ImportedRun>, ImportError> {
     let decoded = super::pick(streamed.into_decoded()?, index, "trace(s)")?;
     Ok(decoded.into_iter().map(|d| build_run(d, build)).collect())
-}
-
-fn text_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
 fn nanos(v: &Value, key: &str) -> Option<u64> {

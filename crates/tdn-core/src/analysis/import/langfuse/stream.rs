@@ -110,23 +110,22 @@ pub fn decode_text(text: &str, forced: bool) -> Option<Streamed> {
             observations,
             data,
         } => match (list(observations), list(data)) {
-            (Some(items), _) if listed_traces(&others).is_some() => {
-                let traces = listed_traces(&others).unwrap_or_default();
-                Shape::Bare(items, traces.iter().map(kept_trace).collect())
-            }
-            (Some(items), _) => {
-                let trace = match others.get("trace").filter(|t| t.is_object()) {
-                    Some(t) => kept_trace(t),
-                    None => {
-                        let keys = TRACE_FIELDS.into_iter().chain(TRACE_ATTRIBUTES);
-                        Value::Object(
-                            keys.filter_map(|k| Some((k.to_owned(), others.get(k)?.clone())))
-                                .collect(),
-                        )
-                    }
-                };
-                Shape::Trace(trace, items)
-            }
+            (Some(items), _) => match listed_traces(&others) {
+                Some(traces) => Shape::Bare(items, traces.iter().map(kept_trace).collect()),
+                None => {
+                    let trace = match others.get("trace").filter(|t| t.is_object()) {
+                        Some(t) => kept_trace(t),
+                        None => {
+                            let keys = TRACE_FIELDS.into_iter().chain(TRACE_ATTRIBUTES);
+                            Value::Object(
+                                keys.filter_map(|k| Some((k.to_owned(), others.get(k)?.clone())))
+                                    .collect(),
+                            )
+                        }
+                    };
+                    Shape::Trace(trace, items)
+                }
+            },
             (None, Some(items)) => Shape::Bare(items, Vec::new()),
             (None, None) => Shape::Nothing,
         },
