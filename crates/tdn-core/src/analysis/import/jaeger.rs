@@ -10,6 +10,7 @@
 //! Pure; never panics.
 
 use super::built::Build;
+use super::chat::text_at as text;
 use super::spans::{self, Event, Resources, Span, StatusCode};
 use super::{ImportError, ImportedRun, Importer, SourceFormat, chat};
 use crate::analysis::document::Document;
@@ -38,8 +39,8 @@ impl Importer for Jaeger {
 
     fn count(&self, doc: &Document) -> usize {
         let mut seen = std::collections::HashSet::new();
-        for (_, span) in raw_spans(doc) {
-            seen.insert(text(span, "traceID").unwrap_or_default());
+        for (trace, span) in raw_spans(doc) {
+            seen.insert(trace_id(trace, span));
         }
         seen.len()
     }
@@ -88,8 +89,11 @@ fn raw_spans(doc: &Document) -> Vec<(&Value, &Value)> {
     out
 }
 
-fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+/// A span's trace id: its own `traceID`, else its trace's ("" when neither has one).
+fn trace_id<'a>(trace: &'a Value, span: &'a Value) -> &'a str {
+    text(span, "traceID")
+        .or_else(|| text(trace, "traceID"))
+        .unwrap_or_default()
 }
 
 /// A list of `{"key", "type", "value"}` tags as attributes (the last of two equal keys wins).
@@ -166,10 +170,7 @@ fn decode(trace: &Value, v: &Value, resources: &mut Resources) -> Span {
     }
     let start_ns = micros(v.get("startTime"));
     Span {
-        trace_id: text(v, "traceID")
-            .or_else(|| text(trace, "traceID"))
-            .unwrap_or_default()
-            .to_owned(),
+        trace_id: trace_id(trace, v).to_owned(),
         span_id: text(v, "spanID").unwrap_or_default().to_owned(),
         parent_id: parent(v),
         name: text(v, "operationName").unwrap_or_default().to_owned(),

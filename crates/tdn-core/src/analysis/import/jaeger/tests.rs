@@ -132,3 +132,14 @@ fn other_shapes_are_not_jaeger() {
         assert!(!Jaeger.sniff(&Document::One(v.clone())), "{v}");
     }
 }
+
+/// Spans that leave their trace id to their trace are counted by it, as they are grouped, so
+/// `--index` reaches every trace.
+#[test]
+fn spans_without_their_own_trace_id_count_under_their_trace() {
+    let trace = |id: &str| json!({"traceID": id, "spans": [{"spanID": "a1", "operationName": "step", "tags": []}]});
+    let doc = Document::One(json!({"data": [trace("t1"), trace("t2")]}));
+    assert_eq!(Jaeger.count(&doc), 2);
+    let second = Jaeger.import(doc, Some(1)).unwrap_or_default();
+    assert_eq!(second[0].value["id"], "t2");
+}
